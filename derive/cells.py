@@ -1,0 +1,322 @@
+"""Recurrent cells, each written once as its SymPy update equations.
+
+A cell is a list of equations ``lhs = rhs`` over SymPy matrix expressions:
+weights are :class:`sympy.MatrixSymbol` objects of shape (rows, columns),
+biases and states are column vectors. Nothing here states a parameter count:
+the parameters of a cell are the weight and bias symbols that *appear* in its
+equations, and their shapes are checked for conformance (every sum, product
+and element-wise product must have matching dimensions) when the cell is built.
+
+The equations follow the PyTorch documentation (``torch/nn/modules/rnn.py``),
+whose notation is the field's: ``W_{ii}`` is the weight from the input to the
+input gate, ``W_{hf}`` from the hidden state to the forget gate, and so on.
+
+Sources
+-------
+* Elman RNN: J. L. Elman, "Finding structure in time", Cognitive Science 14 (1990).
+* LSTM: S. Hochreiter, J. Schmidhuber, "Long short-term memory", Neural Computation 9 (1997),
+  with the forget gate of F. Gers et al. (2000).
+* LSTM with projection: H. Sak, A. Senior, F. Beaufays, "Long short-term memory recurrent
+  neural network architectures for large scale acoustic modeling", Interspeech 2014
+  (arXiv:1402.1128).
+* GRU: K. Cho et al., "Learning phrase representations using RNN encoder-decoder for
+  statistical machine translation", EMNLP 2014 (arXiv:1406.1078); the candidate
+  ``n_t = tanh(W_in x_t + b_in + r_t * (W_hn h_{t-1} + b_hn))`` is PyTorch's (and cuDNN's) form.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy
+from sympy import HadamardProduct, MatAdd, MatMul, MatrixExpr, MatrixSymbol, OneMatrix
+from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+__all__ = [
+    "Parameter",
+    "Cell",
+    "sigma",
+    "relu",
+    "elman",
+    "lstm",
+    "gru",
+    "CELLS",
+    "make_cell",
+]
+
+#: The logistic sigmoid, applied element-wise.
+sigma = sympy.Function("sigma")
+#: The rectifier max(0, x), applied element-wise.
+relu = sympy.Function("ReLU")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One trainable weight matrix or bias vector of a cell.
+
+    Attributes
+    ----------
+    symbol : sympy.MatrixSymbol
+        The symbol as it appears in the equations; ``symbol.shape`` is (rows, columns),
+        a bias is a column vector (rows, 1).
+    kind : {"weight", "bias"}
+    group : str
+        Which connection it belongs to: ``"ih"`` input to hidden, ``"hh"`` hidden to hidden,
+        ``"hr"`` the LSTM projection. Conventions use (kind, group) to lay parameters out
+        in framework tensors.
+    gate : str or None
+        The gate block it feeds (``"i"``, ``"f"``, ``"g"``, ``"o"`` for the LSTM; ``"r"``,
+        ``"z"``, ``"n"`` for the GRU; ``"h"`` for the Elman RNN), or None (projection).
+    """
+
+    symbol: MatrixSymbol
+    kind: str
+    group: str
+    gate: str | None
+
+    @property
+    def shape(self) -> tuple[sympy.Expr, sympy.Expr]:
+        """(rows, columns) of the symbol; a bias has one column."""
+        return tuple(self.symbol.shape)
+
+    @property
+    def numel(self) -> sympy.Expr:
+        """Number of scalar parameters: rows x columns."""
+        rows, cols = self.symbol.shape
+        return rows * cols
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A recurrent cell: its update equations and the parameters derived from them.
+
+    Attributes
+    ----------
+    name : str
+        ``"RNN_TANH"``, ``"RNN_RELU"``, ``"LSTM"`` or ``"GRU"`` (PyTorch's mode names).
+    gates : tuple of str
+        Gate blocks in the order PyTorch stacks them in ``weight_ih``/``weight_hh``.
+    equations : tuple of (MatrixSymbol, MatrixExpr)
+        ``(lhs, rhs)`` pairs, in the order they are computed at one time step.
+    inputs : tuple of MatrixSymbol
+        What the step reads: ``x_t`` and the previous states.
+    output : MatrixSymbol
+        The new hidden state ``h_t`` (what the next layer reads).
+    parameters : tuple of Parameter
+        The weights and biases appearing in ``equations``, in order of declaration.
+    """
+
+    name: str
+    gates: tuple[str, ...]
+    equations: tuple[tuple[MatrixSymbol, MatrixExpr], ...]
+    inputs: tuple[MatrixSymbol, ...]
+    output: MatrixSymbol
+    parameters: tuple[Parameter, ...]
+
+    @property
+    def count(self) -> sympy.Expr:
+        """Scalar parameters of one cell: the sum of its parameters' sizes."""
+        return sympy.Add(*(p.numel for p in self.parameters))
+
+    @property
+    def input_size(self) -> sympy.Expr:
+        """Rows of ``x_t``."""
+        return self.inputs[0].shape[0]
+
+    @property
+    def output_size(self) -> sympy.Expr:
+        """Rows of ``h_t``: ``hidden_size``, or ``proj_size`` for a projected LSTM."""
+        return self.output.shape[0]
+
+
+class ShapeError(ValueError):
+    """Raised when an equation adds or multiplies matrices of non-conforming shapes."""
+
+
+def _same(a: sympy.Expr, b: sympy.Expr) -> bool:
+    return sympy.expand(a - b) == 0
+
+
+def _check_conformance(expr: MatrixExpr) -> None:
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, (MatAdd, HadamardProduct)):
+            shapes = [arg.shape for arg in node.args]
+            if not all(_same(r, shapes[0][0]) and _same(c, shapes[0][1]) for r, c in shapes):
+                raise ShapeError(f"non-conforming shapes {shapes} in {node}")
+        elif isinstance(node, MatMul):
+            factors = [a for a in node.args if isinstance(a, MatrixExpr)]
+            for left, right in zip(factors, factors[1:]):
+                if not _same(left.shape[1], right.shape[0]):
+                    raise ShapeError(f"cannot multiply {left.shape} by {right.shape} in {node}")
+
+
+class _Equations:
+    """Collects a cell's equations and the parameters they introduce."""
+
+    def __init__(self, input_size, hidden_size, state_size, bias: bool):
+        self.x = MatrixSymbol("x_t", input_size, 1)
+        self.h = MatrixSymbol("h_{t-1}", state_size, 1)
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.inputs = [self.x, self.h]
+        self.declared: list[Parameter] = []
+        self.equations: list[tuple[MatrixSymbol, MatrixExpr]] = []
+
+    def state(self, name: str, rows) -> MatrixSymbol:
+        vector = MatrixSymbol(name, rows, 1)
+        self.inputs.append(vector)
+        return vector
+
+    def weight(self, group: str, gate: str | None, label: str, rows, cols) -> MatrixSymbol:
+        symbol = MatrixSymbol(f"W_{{{label}}}", rows, cols)
+        self.declared.append(Parameter(symbol, "weight", group, gate))
+        return symbol
+
+    def linear(self, source: str, gate: str) -> MatrixExpr:
+        """``W_{source gate} v + b_{source gate}`` with v = x_t (source "i") or h_{t-1} (source "h")."""
+        v = self.x if source == "i" else self.h
+        label = f"{source}{gate}"
+        w = self.weight(f"{source}h", gate, label, self.hidden_size, v.shape[0])
+        if not self.bias:
+            return MatMul(w, v)
+        b = MatrixSymbol(f"b_{{{label}}}", self.hidden_size, 1)
+        self.declared.append(Parameter(b, "bias", f"{source}h", gate))
+        return MatAdd(MatMul(w, v), b, evaluate=False)
+
+    def let(self, name: str, rhs: MatrixExpr) -> MatrixSymbol:
+        _check_conformance(rhs)
+        lhs = MatrixSymbol(name, *rhs.shape)
+        self.equations.append((lhs, rhs))
+        return lhs
+
+    def cell(self, name: str, gates: tuple[str, ...]) -> Cell:
+        appearing = set().union(*(rhs.atoms(MatrixSymbol) for _, rhs in self.equations))
+        parameters = tuple(p for p in self.declared if p.symbol in appearing)
+        return Cell(name, gates, tuple(self.equations), tuple(self.inputs), self.equations[-1][0], parameters)
+
+
+def _f(function, expr: MatrixExpr) -> MatrixExpr:
+    """``function`` applied element-wise."""
+    return ElementwiseApplyFunction(function, expr)
+
+
+def _add(*terms: MatrixExpr) -> MatrixExpr:
+    flat = []
+    for term in terms:
+        flat.extend(term.args if isinstance(term, MatAdd) else [term])
+    return MatAdd(*flat, evaluate=False)
+
+
+def _odot(a: MatrixExpr, b: MatrixExpr) -> MatrixExpr:
+    return HadamardProduct(a, b, evaluate=False)
+
+
+@lru_cache(maxsize=4096)
+def elman(input_size, hidden_size, bias: bool = True, nonlinearity: str = "tanh") -> Cell:
+    """Elman RNN: ``h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` (or ReLU).
+
+    Parameters
+    ----------
+    input_size, hidden_size : int or sympy.Expr
+        Rows of ``x_t`` and of ``h_t``.
+    bias : bool
+        Whether the two bias vectors ``b_ih``, ``b_hh`` are present.
+    nonlinearity : {"tanh", "relu"}
+
+    Returns
+    -------
+    Cell
+    """
+    eq = _Equations(input_size, hidden_size, hidden_size, bias)
+    phi = {"tanh": sympy.tanh, "relu": relu}[nonlinearity]
+    eq.let("h_t", _f(phi, _add(eq.linear("i", "h"), eq.linear("h", "h"))))
+    return eq.cell("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", ("h",))
+
+
+@lru_cache(maxsize=4096)
+def lstm(input_size, hidden_size, bias: bool = True, proj_size=0) -> Cell:
+    """LSTM, optionally with a projection of the hidden state (LSTMP).
+
+    ``i, f, o = sigma(...)``, ``g = tanh(...)``, ``c_t = f * c_{t-1} + i * g``,
+    ``h_t = o * tanh(c_t)``; with ``proj_size > 0``, ``h_t = W_hr (o * tanh(c_t))``
+    and ``h_t`` (so also ``h_{t-1}``) has ``proj_size`` rows.
+
+    Parameters
+    ----------
+    input_size, hidden_size : int or sympy.Expr
+    bias : bool
+    proj_size : int or sympy.Expr
+        0 for no projection.
+
+    Returns
+    -------
+    Cell
+    """
+    projected = proj_size != 0
+    out = proj_size if projected else hidden_size
+    eq = _Equations(input_size, hidden_size, out, bias)
+    c_prev = eq.state("c_{t-1}", hidden_size)
+    x_h = lambda gate: _add(eq.linear("i", gate), eq.linear("h", gate))  # noqa: E731
+    i = eq.let("i_t", _f(sigma, x_h("i")))
+    f = eq.let("f_t", _f(sigma, x_h("f")))
+    g = eq.let("g_t", _f(sympy.tanh, x_h("g")))
+    o = eq.let("o_t", _f(sigma, x_h("o")))
+    c = eq.let("c_t", _add(_odot(f, c_prev), _odot(i, g)))
+    if projected:
+        w_hr = eq.weight("hr", None, "hr", proj_size, hidden_size)
+        eq.let("h_t", MatMul(w_hr, _odot(o, _f(sympy.tanh, c))))
+    else:
+        eq.let("h_t", _odot(o, _f(sympy.tanh, c)))
+    return eq.cell("LSTM", ("i", "f", "g", "o"))
+
+
+@lru_cache(maxsize=4096)
+def gru(input_size, hidden_size, bias: bool = True) -> Cell:
+    """GRU in PyTorch's (cuDNN's) form, the reset gate applied after the recurrent product.
+
+    ``r, z = sigma(...)``, ``n_t = tanh(W_in x_t + b_in + r_t * (W_hn h_{t-1} + b_hn))``,
+    ``h_t = (1 - z_t) * n_t + z_t * h_{t-1}``.
+
+    Parameters
+    ----------
+    input_size, hidden_size : int or sympy.Expr
+    bias : bool
+
+    Returns
+    -------
+    Cell
+    """
+    eq = _Equations(input_size, hidden_size, hidden_size, bias)
+    r = eq.let("r_t", _f(sigma, _add(eq.linear("i", "r"), eq.linear("h", "r"))))
+    z = eq.let("z_t", _f(sigma, _add(eq.linear("i", "z"), eq.linear("h", "z"))))
+    n = eq.let("n_t", _f(sympy.tanh, _add(eq.linear("i", "n"), _odot(r, eq.linear("h", "n")))))
+    one = OneMatrix(hidden_size, 1)
+    eq.let("h_t", _add(_odot(MatAdd(one, -z, evaluate=False), n), _odot(z, eq.h)))
+    return eq.cell("GRU", ("r", "z", "n"))
+
+
+#: Cell builders by name, as accepted by :func:`make_cell`.
+CELLS = {"RNN_TANH": elman, "RNN_RELU": elman, "LSTM": lstm, "GRU": gru}
+
+
+def make_cell(mode: str, input_size, hidden_size, bias: bool = True, proj_size=0) -> Cell:
+    """Build the cell named by PyTorch's ``mode`` string for one layer.
+
+    Parameters
+    ----------
+    mode : {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"}
+    input_size, hidden_size, proj_size : int or sympy.Expr
+    bias : bool
+
+    Raises
+    ------
+    ValueError
+        Unknown ``mode``.
+    """
+    if mode == "LSTM":
+        return lstm(input_size, hidden_size, bias, proj_size)
+    if mode == "GRU":
+        return gru(input_size, hidden_size, bias)
+    if mode in ("RNN_TANH", "RNN_RELU"):
+        return elman(input_size, hidden_size, bias, "tanh" if mode == "RNN_TANH" else "relu")
+    raise ValueError(f"mode must be one of {sorted(CELLS)}, got {mode!r}")

@@ -1,0 +1,122 @@
+"""Framework conventions: how a cell's parameters are laid out in named tensors.
+
+A convention does not change what a cell computes; it says which of the cell's
+weights and biases a framework stores together, under which name, in which
+gate order and with which shape. Adding a framework is adding one
+:class:`Convention` value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import sympy
+
+from .cells import Cell, Parameter
+
+__all__ = ["Tensor", "TensorLayout", "Convention", "PYTORCH"]
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One named framework tensor.
+
+    Attributes
+    ----------
+    name : str
+        The framework's own name, e.g. ``"weight_ih_l1_reverse"``.
+    shape : tuple of sympy.Expr
+        The framework's shape (a bias vector has one dimension).
+    parameters : tuple of Parameter
+        The cell parameters it holds, in the order the framework stacks them.
+    layer : int, sympy.Symbol or None
+        Layer index (None for a single cell).
+    direction : int
+        0 forward, 1 reverse.
+    """
+
+    name: str
+    shape: tuple
+    parameters: tuple[Parameter, ...]
+    layer: object = None
+    direction: int = 0
+
+    @property
+    def numel(self) -> sympy.Expr:
+        """Number of scalar parameters in the tensor."""
+        return sympy.Mul(*self.shape)
+
+
+@dataclass(frozen=True)
+class TensorLayout:
+    """Which parameters (by ``kind`` and ``group``) one framework tensor stacks, and its base name."""
+
+    name: str
+    kind: str
+    group: str
+
+
+@dataclass(frozen=True)
+class Convention:
+    """A framework's layout of recurrent weights.
+
+    Attributes
+    ----------
+    name : str
+        Framework name shown on the site.
+    tensors : tuple of TensorLayout
+        Tensors of one layer and direction, in the framework's parameter order.
+    layer_name : callable (base, layer, direction) -> str
+        Builds the full tensor name; ``layer`` is None for a single cell.
+    source : str
+        Where the convention is defined (framework file).
+    """
+
+    name: str
+    tensors: tuple[TensorLayout, ...]
+    layer_name: Callable[[str, object, int], str]
+    source: str
+
+    def layout(self, cell: Cell, layer=None, direction: int = 0) -> list[Tensor]:
+        """Lay out ``cell``'s parameters in this framework's tensors.
+
+        Gate blocks are stacked along the rows in the cell's gate order, so a
+        stacked weight has shape (G·H, columns) and a stacked bias (G·H,).
+        Tensors whose parameters do not appear in the cell (``bias=False``, no
+        projection) are absent, as in the framework.
+        """
+        order = {gate: k for k, gate in enumerate(cell.gates)}
+        out = []
+        for spec in self.tensors:
+            held = [p for p in cell.parameters if (p.kind, p.group) == (spec.kind, spec.group)]
+            if not held:
+                continue
+            held.sort(key=lambda p: order.get(p.gate, 0))
+            rows = sympy.Add(*(p.shape[0] for p in held))
+            cols = {p.shape[1] for p in held}
+            assert len(cols) == 1, f"{spec.name}: gate blocks of unequal width {cols}"
+            shape = (rows,) if spec.kind == "bias" else (rows, cols.pop())
+            out.append(Tensor(self.layer_name(spec.name, layer, direction), shape, tuple(held), layer, direction))
+        return out
+
+
+def _torch_name(base: str, layer, direction: int) -> str:
+    if layer is None:
+        return base
+    return f"{base}_l{layer}" + ("_reverse" if direction == 1 else "")
+
+
+#: PyTorch (``torch/nn/modules/rnn.py``, ``RNNBase.__init__`` and ``RNNCellBase``): two bias
+#: vectors per layer and direction, gate blocks stacked along rows (LSTM i, f, g, o; GRU r, z, n).
+PYTORCH = Convention(
+    name="PyTorch",
+    tensors=(
+        TensorLayout("weight_ih", "weight", "ih"),
+        TensorLayout("weight_hh", "weight", "hh"),
+        TensorLayout("bias_ih", "bias", "ih"),
+        TensorLayout("bias_hh", "bias", "hh"),
+        TensorLayout("weight_hr", "weight", "hr"),
+    ),
+    layer_name=_torch_name,
+    source="torch/nn/modules/rnn.py (RNNBase.__init__, RNNCellBase.__init__)",
+)

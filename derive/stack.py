@@ -1,0 +1,135 @@
+"""A stack of recurrent layers: one cell, one convention, one wiring.
+
+The count of a stack is the sum of the sizes of the tensors the convention
+lays out for every layer and direction, each layer's cell built with the input
+width the wiring gives it. With a symbolic number of layers ``L`` the count is
+``C_0 + (L - 1) C_1``, where ``C_0`` is layer 0's count (all directions) and
+``C_1`` that of any layer >= 1, which all read the same width; it holds for
+every ``L >= 1``.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import sympy
+
+from .cells import Cell, make_cell
+from .conventions import Convention, Tensor
+from .wirings import Wiring
+
+__all__ = ["Stack", "UPPER"]
+
+#: Stands for "any layer l >= 1" where a layer index is expected.
+UPPER = sympy.Symbol("k", integer=True, positive=True)
+
+
+class Stack:
+    """Parameters of a recurrent stack, derived from its cell's equations.
+
+    Parameters
+    ----------
+    mode : {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"}
+        The cell (PyTorch's mode names).
+    input_size, hidden_size : int or sympy.Expr
+        I and H.
+    num_layers : int or sympy.Expr
+        L.
+    bias : bool
+    proj_size : int or sympy.Expr
+        P, 0 for none (LSTM only).
+    convention : Convention
+    wiring : Wiring
+
+    Notes
+    -----
+    Arguments are not validated here; the framework adapters (:mod:`derive.torch`) do that.
+    """
+
+    def __init__(self, mode, input_size, hidden_size, num_layers, bias, proj_size,
+                 convention: Convention, wiring: Wiring, *, single_cell: bool = False):
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.proj_size = proj_size
+        self.convention = convention
+        self.wiring = wiring
+        self.single_cell = single_cell
+
+    @property
+    def output_size(self):
+        """H_out: ``proj_size`` if it is not 0, else ``hidden_size``."""
+        return self.proj_size if self.proj_size != 0 else self.hidden_size
+
+    def layer_input_size(self, layer):
+        """Input width of ``layer`` (int, or :data:`UPPER` for any layer >= 1)."""
+        return self.wiring.layer_input_size(layer, self.input_size, self.output_size)
+
+    def cell(self, layer=0) -> Cell:
+        """The cell of ``layer`` (its equations, with that layer's input width)."""
+        return make_cell(self.mode, self.layer_input_size(layer), self.hidden_size, self.bias, self.proj_size)
+
+    def layer_tensors(self, layer) -> list[Tensor]:
+        """Tensors of every direction of ``layer`` (int, or :data:`UPPER` for any layer >= 1)."""
+        cell = self.cell(layer)
+        name_layer = None if self.single_cell else layer
+        return [t for d in range(self.wiring.num_directions) for t in self.convention.layout(cell, name_layer, d)]
+
+    def layer_count(self, layer) -> sympy.Expr:
+        """Parameters of ``layer``, all directions (units: parameters)."""
+        return sympy.Add(*(t.numel for t in self.layer_tensors(layer)))
+
+    def _layers(self) -> range:
+        if not isinstance(self.num_layers, (int, sympy.Integer)):
+            raise ValueError(
+                f"num_layers is symbolic ({self.num_layers}); per-tensor listings need an int num_layers "
+                "(use layer_tensors(0) and layer_tensors(UPPER) for the layer-0 and layer >= 1 tensors)"
+            )
+        return range(int(self.num_layers))
+
+    @property
+    def tensors(self) -> list[Tensor]:
+        """Every tensor, in the framework's parameter order (needs an int num_layers)."""
+        return [t for layer in self._layers() for t in self.layer_tensors(layer)]
+
+    @property
+    def shapes(self) -> "OrderedDict[str, tuple]":
+        """Tensor name -> shape, in the framework's order (needs an int num_layers).
+
+        Shapes are tuples of ints when all sizes are ints, of SymPy expressions otherwise.
+        """
+        return OrderedDict((t.name, tuple(_plain(d) for d in t.shape)) for t in self.tensors)
+
+    @property
+    def count(self) -> sympy.Expr:
+        """Number of parameters: a ``sympy.Integer`` when every size is an int, else a closed form.
+
+        With a symbolic ``num_layers`` L the closed form holds for every L >= 1.
+        """
+        first = self.layer_count(0)
+        if self.num_layers == 1:
+            return sympy.expand(first)
+        upper = self.layer_count(UPPER)
+        return sympy.expand(first + (self.num_layers - 1) * upper)
+
+    @property
+    def factored(self) -> sympy.Expr:
+        """:attr:`count`, factored by SymPy."""
+        return sympy.factor(self.count)
+
+    def _repr_latex_(self) -> str:
+        return f"$\\displaystyle {sympy.latex(self.count)}$"
+
+    def __int__(self) -> int:
+        count = self.count
+        if not count.is_Integer:
+            raise TypeError(f"the count is symbolic: {count}")
+        return int(count)
+
+
+def _plain(dim):
+    """An int for a numeric dimension, the SymPy expression otherwise."""
+    if isinstance(dim, int):
+        return dim
+    return int(dim) if dim.is_Integer else dim

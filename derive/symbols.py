@@ -1,0 +1,47 @@
+"""The size symbols every formula is written in.
+
+All are SymPy symbols with ``integer=True, positive=True``, so SymPy may
+simplify with them freely and a substituted value is an exact integer.
+
+========  ===================  =================================================
+symbol    framework argument   meaning
+========  ===================  =================================================
+``I``     ``input_size``       features of the input at one time step
+``H``     ``hidden_size``      features of the hidden (and cell) state, Keras ``units``
+``L``     ``num_layers``       recurrent layers stacked on each other
+``P``     ``proj_size``        features of the projected hidden state (LSTM only)
+``T``     sequence length      time steps (used by cost formulas)
+========  ===================  =================================================
+
+Notation used on the site (see ``../shared/REFERENCE.md``): ``G`` gate blocks
+(RNN 1, GRU 3, LSTM 4) and ``D`` directions (1 or 2) are small integers fixed by
+the cell and the wiring, so they enter formulas as numbers, not symbols.
+"""
+from __future__ import annotations
+
+import sympy
+
+__all__ = ["I", "H", "L", "P", "T", "size_symbols"]
+
+I = sympy.Symbol("I", integer=True, positive=True)
+H = sympy.Symbol("H", integer=True, positive=True)
+L = sympy.Symbol("L", integer=True, positive=True)
+P = sympy.Symbol("P", integer=True, positive=True)
+T = sympy.Symbol("T", integer=True, positive=True)
+
+
+def size_symbols(names: str) -> tuple[sympy.Symbol, ...]:
+    """Make further positive-integer size symbols, e.g. ``size_symbols("I_1 H_1")``.
+
+    Parameters
+    ----------
+    names : str
+        Space- or comma-separated symbol names, as for :func:`sympy.symbols`.
+
+    Returns
+    -------
+    tuple of sympy.Symbol
+        Symbols with ``integer=True, positive=True``.
+    """
+    made = sympy.symbols(names, integer=True, positive=True, seq=True)
+    return tuple(made)

@@ -1,0 +1,102 @@
+"""Argument checks shared by the framework adapters.
+
+Each check refuses bad input with the exception type the framework itself
+raises for it, and a message that names the argument and what is allowed.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import sympy
+
+__all__ = ["size", "flag", "probability", "choice"]
+
+
+def size(name: str, value, *, minimum: int = 1):
+    """Check a size argument; return it as an int or a SymPy expression.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, used in the message.
+    value : int or sympy.Expr
+        A Python or NumPy integer (not a bool), or a SymPy expression that may be a
+        positive integer (a symbol with unknown assumptions is accepted).
+    minimum : int
+        Smallest allowed value (1 for sizes, 0 for ``proj_size``).
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not an integer (floats, bools, strings, NaN ...), as torch does.
+    ValueError
+        ``value`` is below ``minimum`` (for a SymPy expression: provably so).
+    """
+    if isinstance(value, sympy.Basic):
+        if not isinstance(value, sympy.Expr) or value.is_integer is False or value.is_finite is False:
+            raise TypeError(f"{name} should be an integer or a SymPy integer expression, got: {value!r}")
+        if value.is_Integer:
+            value = int(value)
+        else:
+            if (value < minimum) == sympy.true:
+                raise ValueError(_too_small(name, minimum))
+            return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        got = type(value).__name__
+        if isinstance(value, float) and math.isnan(value):
+            got = "float (nan)"
+        raise TypeError(f"{name} should be of type int, got: {got}")
+    value = int(value)
+    if value < minimum:
+        raise ValueError(_too_small(name, minimum))
+    return value
+
+
+def _too_small(name: str, minimum: int) -> str:
+    if minimum == 0:
+        return f"{name} should be a positive integer or zero to disable projections"
+    return f"{name} must be greater than zero"
+
+
+def flag(name: str, value) -> bool:
+    """Check a boolean argument.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a ``bool`` (torch refuses ``bias=1`` the same way).
+    """
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} should be of type bool, got: {type(value).__name__}")
+    return value
+
+
+def probability(name: str, value) -> float:
+    """Check a probability such as ``dropout``: a real number in [0, 1], not a bool.
+
+    Raises
+    ------
+    ValueError
+        Outside [0, 1], NaN, a bool or not a number (torch raises ValueError for all of these).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
+        raise ValueError(
+            f"{name} should be a number in range [0, 1] representing the probability of an element "
+            f"being zeroed, got: {value!r}"
+        )
+    return float(value)
+
+
+def choice(name: str, value, allowed: tuple[str, ...]) -> str:
+    """Check that ``value`` is one of ``allowed``.
+
+    Raises
+    ------
+    ValueError
+        Not one of ``allowed``.
+    """
+    if not isinstance(value, str) or value not in allowed:
+        options = " or ".join(repr(a) for a in allowed)
+        raise ValueError(f"Unknown {name} {value!r}. Select from {options}.")
+    return value
