@@ -41,6 +41,8 @@ __all__ = [
     "lstm",
     "gru",
     "CELLS",
+    "BIAS_POLICIES",
+    "bias_policy",
     "make_cell",
 ]
 
@@ -150,14 +152,29 @@ def _check_conformance(expr: MatrixExpr) -> None:
                     raise ShapeError(f"cannot multiply {left.shape} by {right.shape} in {node}")
 
 
+#: Bias policies. ``"two"``: every linear map has its own bias (PyTorch, cuDNN, ONNX);
+#: ``"none"``: no bias; ``"input"`` / ``"hidden"``: where an input-side and a hidden-side bias
+#: would be added in the same sum they are one parameter, kept on that side (Keras, Flax, TF1).
+BIAS_POLICIES = ("two", "none", "input", "hidden")
+
+
+def bias_policy(bias) -> str:
+    """``True`` -> ``"two"``, ``False`` -> ``"none"``; a policy name is returned unchanged."""
+    if bias is True or bias is False:
+        return "two" if bias else "none"
+    if bias not in BIAS_POLICIES:
+        raise ValueError(f"bias must be a bool or one of {BIAS_POLICIES}, got {bias!r}")
+    return bias
+
+
 class _Equations:
     """Collects a cell's equations and the parameters they introduce."""
 
-    def __init__(self, input_size, hidden_size, state_size, bias: bool):
+    def __init__(self, input_size, hidden_size, state_size, bias):
         self.x = MatrixSymbol("x_t", input_size, 1)
         self.h = MatrixSymbol("h_{t-1}", state_size, 1)
         self.hidden_size = hidden_size
-        self.bias = bias
+        self.bias = bias_policy(bias)
         self.inputs = [self.x, self.h]
         self.declared: list[Parameter] = []
         self.equations: list[tuple[MatrixSymbol, MatrixExpr]] = []
@@ -172,16 +189,30 @@ class _Equations:
         self.declared.append(Parameter(symbol, "weight", group, gate))
         return symbol
 
-    def linear(self, source: str, gate: str) -> MatrixExpr:
-        """``W_{source gate} v + b_{source gate}`` with v = x_t (source "i") or h_{t-1} (source "h")."""
+    def bias_vector(self, group: str, gate: str, label: str) -> MatrixSymbol:
+        b = MatrixSymbol(f"b_{{{label}}}", self.hidden_size, 1)
+        self.declared.append(Parameter(b, "bias", group, gate))
+        return b
+
+    def linear(self, source: str, gate: str, bias: bool = True) -> MatrixExpr:
+        """``W_{source gate} v + b_{source gate}`` with v = x_t (source "i") or h_{t-1} (source "h").
+
+        The bias is left out under the ``"none"`` policy, or when ``bias`` is False.
+        """
         v = self.x if source == "i" else self.h
         label = f"{source}{gate}"
         w = self.weight(f"{source}h", gate, label, self.hidden_size, v.shape[0])
-        if not self.bias:
+        if self.bias == "none" or not bias:
             return MatMul(w, v)
-        b = MatrixSymbol(f"b_{{{label}}}", self.hidden_size, 1)
-        self.declared.append(Parameter(b, "bias", f"{source}h", gate))
-        return MatAdd(MatMul(w, v), b, evaluate=False)
+        return MatAdd(MatMul(w, v), self.bias_vector(f"{source}h", gate, label), evaluate=False)
+
+    def pre_activation(self, gate: str) -> MatrixExpr:
+        """``W_{i g} x_t + b_{i g} + W_{h g} h_{t-1} + b_{h g}``; under a merged bias policy the
+        two biases, which are only ever added together, are one vector ``b_g``."""
+        if self.bias in ("two", "none"):
+            return _add(self.linear("i", gate), self.linear("h", gate))
+        group = "ih" if self.bias == "input" else "hh"
+        return _add(self.linear("i", gate, False), self.linear("h", gate, False), self.bias_vector(group, gate, gate))
 
     def let(self, name: str, rhs: MatrixExpr) -> MatrixSymbol:
         _check_conformance(rhs)
@@ -212,15 +243,16 @@ def _odot(a: MatrixExpr, b: MatrixExpr) -> MatrixExpr:
 
 
 @lru_cache(maxsize=4096)
-def elman(input_size, hidden_size, bias: bool = True, nonlinearity: str = "tanh") -> Cell:
+def elman(input_size, hidden_size, bias: bool | str = True, nonlinearity: str = "tanh") -> Cell:
     """Elman RNN: ``h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` (or ReLU).
 
     Parameters
     ----------
     input_size, hidden_size : int or sympy.Expr
         Rows of ``x_t`` and of ``h_t``.
-    bias : bool
-        Whether the two bias vectors ``b_ih``, ``b_hh`` are present.
+    bias : bool or str
+        Whether the two bias vectors ``b_ih``, ``b_hh`` are present, or a bias policy
+        (see :data:`BIAS_POLICIES`).
     nonlinearity : {"tanh", "relu"}
 
     Returns
@@ -229,12 +261,12 @@ def elman(input_size, hidden_size, bias: bool = True, nonlinearity: str = "tanh"
     """
     eq = _Equations(input_size, hidden_size, hidden_size, bias)
     phi = {"tanh": sympy.tanh, "relu": relu}[nonlinearity]
-    eq.let("h_t", _f(phi, _add(eq.linear("i", "h"), eq.linear("h", "h"))))
+    eq.let("h_t", _f(phi, eq.pre_activation("h")))
     return eq.cell("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", ("h",))
 
 
 @lru_cache(maxsize=4096)
-def lstm(input_size, hidden_size, bias: bool = True, proj_size=0) -> Cell:
+def lstm(input_size, hidden_size, bias: bool | str = True, proj_size=0) -> Cell:
     """LSTM, optionally with a projection of the hidden state (LSTMP).
 
     ``i, f, o = sigma(...)``, ``g = tanh(...)``, ``c_t = f * c_{t-1} + i * g``,
@@ -244,7 +276,8 @@ def lstm(input_size, hidden_size, bias: bool = True, proj_size=0) -> Cell:
     Parameters
     ----------
     input_size, hidden_size : int or sympy.Expr
-    bias : bool
+    bias : bool or str
+        True, False or a bias policy (see :data:`BIAS_POLICIES`).
     proj_size : int or sympy.Expr
         0 for no projection.
 
@@ -256,11 +289,10 @@ def lstm(input_size, hidden_size, bias: bool = True, proj_size=0) -> Cell:
     out = proj_size if projected else hidden_size
     eq = _Equations(input_size, hidden_size, out, bias)
     c_prev = eq.state("c_{t-1}", hidden_size)
-    x_h = lambda gate: _add(eq.linear("i", gate), eq.linear("h", gate))  # noqa: E731
-    i = eq.let("i_t", _f(sigma, x_h("i")))
-    f = eq.let("f_t", _f(sigma, x_h("f")))
-    g = eq.let("g_t", _f(sympy.tanh, x_h("g")))
-    o = eq.let("o_t", _f(sigma, x_h("o")))
+    i = eq.let("i_t", _f(sigma, eq.pre_activation("i")))
+    f = eq.let("f_t", _f(sigma, eq.pre_activation("f")))
+    g = eq.let("g_t", _f(sympy.tanh, eq.pre_activation("g")))
+    o = eq.let("o_t", _f(sigma, eq.pre_activation("o")))
     c = eq.let("c_t", _add(_odot(f, c_prev), _odot(i, g)))
     if projected:
         w_hr = eq.weight("hr", None, "hr", proj_size, hidden_size)
@@ -271,25 +303,36 @@ def lstm(input_size, hidden_size, bias: bool = True, proj_size=0) -> Cell:
 
 
 @lru_cache(maxsize=4096)
-def gru(input_size, hidden_size, bias: bool = True) -> Cell:
-    """GRU in PyTorch's (cuDNN's) form, the reset gate applied after the recurrent product.
+def gru(input_size, hidden_size, bias: bool | str = True, reset_after: bool = True) -> Cell:
+    """GRU. With ``reset_after`` (PyTorch, cuDNN, Keras' default) the reset gate multiplies the
+    recurrent product: ``n_t = tanh(W_in x_t + b_in + r_t * (W_hn h_{t-1} + b_hn))``; without it
+    (Cho et al. 2014, Keras ``reset_after=False``, TF1) it multiplies the state before the product:
+    ``n_t = tanh(W_in x_t + W_hn (r_t * h_{t-1}) + b_n)``.
 
-    ``r, z = sigma(...)``, ``n_t = tanh(W_in x_t + b_in + r_t * (W_hn h_{t-1} + b_hn))``,
-    ``h_t = (1 - z_t) * n_t + z_t * h_{t-1}``.
+    ``r, z = sigma(...)``, ``h_t = (1 - z_t) * n_t + z_t * h_{t-1}``.
 
     Parameters
     ----------
     input_size, hidden_size : int or sympy.Expr
-    bias : bool
+    bias : bool or str
+        True, False or a bias policy (see :data:`BIAS_POLICIES`).
+    reset_after : bool
 
     Returns
     -------
     Cell
     """
     eq = _Equations(input_size, hidden_size, hidden_size, bias)
-    r = eq.let("r_t", _f(sigma, _add(eq.linear("i", "r"), eq.linear("h", "r"))))
-    z = eq.let("z_t", _f(sigma, _add(eq.linear("i", "z"), eq.linear("h", "z"))))
-    n = eq.let("n_t", _f(sympy.tanh, _add(eq.linear("i", "n"), _odot(r, eq.linear("h", "n")))))
+    r = eq.let("r_t", _f(sigma, eq.pre_activation("r")))
+    z = eq.let("z_t", _f(sigma, eq.pre_activation("z")))
+    if reset_after:
+        n = eq.let("n_t", _f(sympy.tanh, _add(eq.linear("i", "n"), _odot(r, eq.linear("h", "n")))))
+    else:
+        w_hn = eq.weight("hh", "n", "hn", hidden_size, eq.h.shape[0])
+        terms = [eq.linear("i", "n", bias=False), MatMul(w_hn, _odot(r, eq.h))]
+        if eq.bias != "none":
+            terms.append(eq.bias_vector("ih" if eq.bias != "hidden" else "hh", "n", "n"))
+        n = eq.let("n_t", _f(sympy.tanh, _add(*terms)))
     one = OneMatrix(hidden_size, 1)
     eq.let("h_t", _add(_odot(MatAdd(one, -z, evaluate=False), n), _odot(z, eq.h)))
     return eq.cell("GRU", ("r", "z", "n"))
@@ -299,14 +342,17 @@ def gru(input_size, hidden_size, bias: bool = True) -> Cell:
 CELLS = {"RNN_TANH": elman, "RNN_RELU": elman, "LSTM": lstm, "GRU": gru}
 
 
-def make_cell(mode: str, input_size, hidden_size, bias: bool = True, proj_size=0) -> Cell:
+def make_cell(mode: str, input_size, hidden_size, bias=True, proj_size=0, reset_after: bool = True) -> Cell:
     """Build the cell named by PyTorch's ``mode`` string for one layer.
 
     Parameters
     ----------
     mode : {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"}
     input_size, hidden_size, proj_size : int or sympy.Expr
-    bias : bool
+    bias : bool or str
+        True, False or a bias policy (see :data:`BIAS_POLICIES`).
+    reset_after : bool
+        GRU only: where the reset gate is applied (see :func:`gru`).
 
     Raises
     ------
@@ -316,7 +362,7 @@ def make_cell(mode: str, input_size, hidden_size, bias: bool = True, proj_size=0
     if mode == "LSTM":
         return lstm(input_size, hidden_size, bias, proj_size)
     if mode == "GRU":
-        return gru(input_size, hidden_size, bias)
+        return gru(input_size, hidden_size, bias, reset_after)
     if mode in ("RNN_TANH", "RNN_RELU"):
         return elman(input_size, hidden_size, bias, "tanh" if mode == "RNN_TANH" else "relu")
     raise ValueError(f"mode must be one of {sorted(CELLS)}, got {mode!r}")

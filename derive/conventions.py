@@ -7,8 +7,8 @@ gate order and with which shape. Adding a framework is adding one
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
 
 import sympy
 
@@ -49,11 +49,25 @@ class Tensor:
 
 @dataclass(frozen=True)
 class TensorLayout:
-    """Which parameters (by ``kind`` and ``group``) one framework tensor stacks, and its base name."""
+    """One framework tensor: its base name and which parameters it stacks.
+
+    Attributes
+    ----------
+    name : str
+        Base name (``"weight_ih"``, ``"kernel"``, ...).
+    kind : {"weight", "bias"}
+    groups : tuple of str
+        Parameter groups held (``"ih"``, ``"hh"``, ``"hr"``). With more than one group present
+        the tensor gets a leading axis, one entry per group (Keras' GRU bias (2, 3H)).
+    transpose : bool
+        False: gate blocks stacked along rows, shape (G·H, columns) (PyTorch).
+        True: stored transposed, gate blocks side by side, shape (columns, G·H) (Keras).
+    """
 
     name: str
     kind: str
-    group: str
+    groups: tuple[str, ...]
+    transpose: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,33 +84,51 @@ class Convention:
         Builds the full tensor name; ``layer`` is None for a single cell.
     source : str
         Where the convention is defined (framework file).
+    biases : mapping of cell mode -> bias policy
+        How many bias vectors the framework gives each cell (default ``"two"``, see
+        :data:`derive.cells.BIAS_POLICIES`).
+    gate_order : mapping of cell mode -> tuple of gate names
+        The framework's stacking order, where it differs from the cell's (PyTorch's).
     """
 
     name: str
     tensors: tuple[TensorLayout, ...]
     layer_name: Callable[[str, object, int], str]
     source: str
+    biases: Mapping[str, str] = field(default_factory=dict)
+    gate_order: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def bias_policy(self, mode: str, bias: bool) -> str:
+        """The bias policy of ``mode``'s cell in this framework; ``"none"`` when ``bias`` is False."""
+        return self.biases.get(mode, "two") if bias else "none"
 
     def layout(self, cell: Cell, layer=None, direction: int = 0) -> list[Tensor]:
         """Lay out ``cell``'s parameters in this framework's tensors.
 
-        Gate blocks are stacked along the rows in the cell's gate order, so a
-        stacked weight has shape (G·H, columns) and a stacked bias (G·H,).
-        Tensors whose parameters do not appear in the cell (``bias=False``, no
-        projection) are absent, as in the framework.
+        Gate blocks are stacked in the framework's gate order, so a stacked weight
+        has shape (G·H, columns) — or (columns, G·H) when stored transposed — and a
+        stacked bias (G·H,). Tensors whose parameters do not appear in the cell
+        (``bias=False``, no projection) are absent, as in the framework.
         """
-        order = {gate: k for k, gate in enumerate(cell.gates)}
+        order = {gate: k for k, gate in enumerate(self.gate_order.get(cell.name, cell.gates))}
         out = []
         for spec in self.tensors:
-            held = [p for p in cell.parameters if (p.kind, p.group) == (spec.kind, spec.group)]
-            if not held:
+            blocks = []
+            for group in spec.groups:
+                held = [p for p in cell.parameters if (p.kind, p.group) == (spec.kind, group)]
+                if held:
+                    blocks.append(sorted(held, key=lambda p: order.get(p.gate, 0)))
+            if not blocks:
                 continue
-            held.sort(key=lambda p: order.get(p.gate, 0))
-            rows = sympy.Add(*(p.shape[0] for p in held))
-            cols = {p.shape[1] for p in held}
-            assert len(cols) == 1, f"{spec.name}: gate blocks of unequal width {cols}"
-            shape = (rows,) if spec.kind == "bias" else (rows, cols.pop())
-            out.append(Tensor(self.layer_name(spec.name, layer, direction), shape, tuple(held), layer, direction))
+            rows = {sympy.Add(*(p.shape[0] for p in held)) for held in blocks}
+            cols = {p.shape[1] for held in blocks for p in held}
+            assert len(rows) == 1 and len(cols) == 1, f"{spec.name}: blocks of unequal shape"
+            rows, cols = rows.pop(), cols.pop()
+            shape = (rows,) if spec.kind == "bias" else ((cols, rows) if spec.transpose else (rows, cols))
+            if len(blocks) > 1:
+                shape = (len(blocks),) + shape
+            held = tuple(p for block in blocks for p in block)
+            out.append(Tensor(self.layer_name(spec.name, layer, direction), shape, held, layer, direction))
         return out
 
 
@@ -111,11 +143,11 @@ def _torch_name(base: str, layer, direction: int) -> str:
 PYTORCH = Convention(
     name="PyTorch",
     tensors=(
-        TensorLayout("weight_ih", "weight", "ih"),
-        TensorLayout("weight_hh", "weight", "hh"),
-        TensorLayout("bias_ih", "bias", "ih"),
-        TensorLayout("bias_hh", "bias", "hh"),
-        TensorLayout("weight_hr", "weight", "hr"),
+        TensorLayout("weight_ih", "weight", ("ih",)),
+        TensorLayout("weight_hh", "weight", ("hh",)),
+        TensorLayout("bias_ih", "bias", ("ih",)),
+        TensorLayout("bias_hh", "bias", ("hh",)),
+        TensorLayout("weight_hr", "weight", ("hr",)),
     ),
     layer_name=_torch_name,
     source="torch/nn/modules/rnn.py (RNNBase.__init__, RNNCellBase.__init__)",

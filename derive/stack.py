@@ -39,6 +39,10 @@ class Stack:
         P, 0 for none (LSTM only).
     convention : Convention
     wiring : Wiring
+    single_cell : bool
+        Name tensors without a layer suffix (``torch.nn.LSTMCell``).
+    reset_after : bool
+        GRU only: where the reset gate is applied (see :func:`derive.cells.gru`).
 
     Notes
     -----
@@ -46,7 +50,8 @@ class Stack:
     """
 
     def __init__(self, mode, input_size, hidden_size, num_layers, bias, proj_size,
-                 convention: Convention, wiring: Wiring, *, single_cell: bool = False):
+                 convention: Convention, wiring: Wiring, *, single_cell: bool = False,
+                 reset_after: bool = True):
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -56,6 +61,7 @@ class Stack:
         self.convention = convention
         self.wiring = wiring
         self.single_cell = single_cell
+        self.reset_after = reset_after
 
     @property
     def output_size(self):
@@ -68,7 +74,9 @@ class Stack:
 
     def cell(self, layer=0) -> Cell:
         """The cell of ``layer`` (its equations, with that layer's input width)."""
-        return make_cell(self.mode, self.layer_input_size(layer), self.hidden_size, self.bias, self.proj_size)
+        bias = self.convention.bias_policy(self.mode, self.bias)
+        return make_cell(self.mode, self.layer_input_size(layer), self.hidden_size, bias, self.proj_size,
+                         self.reset_after)
 
     def layer_tensors(self, layer) -> list[Tensor]:
         """Tensors of every direction of ``layer`` (int, or :data:`UPPER` for any layer >= 1)."""
