@@ -8,7 +8,7 @@ prints element-wise functions as ``\\sigma(\\cdot)``, ``\\tanh(\\cdot)`` and
 from __future__ import annotations
 
 import sympy
-from sympy import HadamardProduct, MatAdd, MatMul, OneMatrix
+from sympy import HadamardProduct, MatAdd, MatMul
 from sympy.printing.latex import LatexPrinter
 
 from .cells import Cell

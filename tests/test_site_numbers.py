@@ -1,7 +1,7 @@
 """Every number and formula the site shows, held against the real torch.nn modules.
 
-The site's pages take their worked examples from ``derive.site.EXAMPLES`` and the
-home page's numbers from ``derive.site.headline()``; both are checked here against
+The site's pages take their worked examples from ``derive.site.examples("torch")`` and the
+home page's numbers from ``derive.headline()``; both are checked here against
 live torch, never against a copy of the formula.
 """
 from __future__ import annotations
@@ -15,12 +15,15 @@ import sympy
 from torch import nn
 
 import derive.site as site
-from derive import H, I, L
+import derive.torch as dt
+from derive import H, I, L, P
+from derive.pages.cells import CELL_PAGES, cell_page_context
+from derive.pages.home import headline
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 
 
-def torch_module(example: site.Example) -> nn.Module:
+def torch_module(example) -> nn.Module:
     return getattr(nn, example.cls)(*example.args, **dict(example.kwargs))
 
 
@@ -36,7 +39,7 @@ def torch_count(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
 
 
-@pytest.mark.parametrize("example", site.EXAMPLES, ids=lambda e: e.call)
+@pytest.mark.parametrize("example", site.examples("torch"), ids=lambda e: e.call)
 def test_worked_example_matches_torch(example):
     module = torch_module(example)
     ours = example.build()
@@ -49,16 +52,16 @@ def test_worked_example_matches_torch(example):
 def test_every_example_is_rendered_and_checked():
     pages = site.render_pages(TEMPLATES)
     shown = "\n".join(pages.values())
-    for example in site.EXAMPLES:
+    for example in site.examples("torch"):
         assert example.call in shown, f"{example.call} is in EXAMPLES but on no page"
     # and every constructor call on a page is one of the checked examples
     calls = set(re.findall(r"nn\.[A-Za-z]+\([^()]*\)", shown))
-    checked = {e.call for e in site.EXAMPLES}
+    checked = {e.call for e in site.examples("torch")}
     assert calls <= checked, f"unchecked constructor calls on the site: {calls - checked}"
 
 
 def test_headline_numbers_match_torch():
-    h = site.headline()
+    h = headline()
     uni = torch_count(nn.LSTM(32, 128, 2, batch_first=True))
     bi = torch_count(nn.LSTM(32, 128, 2, batch_first=True, bidirectional=True))
     assert (h["uni"], h["bi"]) == (uni, bi) == (215040, 561152)  # seed 000, as reported with torchinfo
@@ -80,7 +83,7 @@ def test_headline_numbers_match_torch():
 @pytest.mark.parametrize("sizes", [(32, 128), (7, 3), (1, 1), (100, 17)])
 def test_headline_formulas_match_torch(layers, sizes):
     i, hidden = sizes
-    h = site.headline()
+    h = headline()
     values = {I: i, H: hidden, L: layers}
     uni = torch_count(nn.LSTM(i, hidden, layers, device="meta"))
     bi = torch_count(nn.LSTM(i, hidden, layers, bidirectional=True, device="meta"))
@@ -91,29 +94,29 @@ def test_headline_formulas_match_torch(layers, sizes):
     assert h["extra_formula"].xreplace(values) == bi - 2 * uni
 
 
-@pytest.mark.parametrize("page", site.CELL_PAGES, ids=lambda p: p.path)
+@pytest.mark.parametrize("page", CELL_PAGES, ids=lambda p: p.path)
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("bias", [True, False])
 def test_cell_page_closed_forms_match_torch(page, bidirectional, bias):
     """The closed forms printed on each cell page, substituted, equal torch for L = 1..4."""
-    context = site._cell_page(page)
+    context = cell_page_context(page)
     wiring = context["wirings"][int(bidirectional)]
     shown = wiring["total" if bias else "total_no_bias"]
     kwargs = dict(page.symbolic_kwargs)
     for layers in range(1, 5):
         for i, hidden, proj in [(5, 9, 4), (32, 128, 64), (1, 2, 1)]:
-            values = {I: i, H: hidden, L: layers, site.P: proj}
+            values = {I: i, H: hidden, L: layers, P: proj}
             torch_kwargs = {"proj_size": proj} if "proj_size" in kwargs else {}
             module = getattr(nn, page.cls)(i, hidden, layers, bias=bias, bidirectional=bidirectional,
                                            device="meta", **torch_kwargs)
-            stack = getattr(site.dt, page.cls)(I, H, L, bias=bias, bidirectional=bidirectional, **kwargs)
+            stack = getattr(dt, page.cls)(I, H, L, bias=bias, bidirectional=bidirectional, **kwargs)
             assert stack.count.xreplace(values) == torch_count(module)
             assert stack.factored.xreplace(values) == torch_count(module)
             assert shown["expanded"] == sympy.latex(stack.count)
             assert shown["factored"] == sympy.latex(stack.factored)
 
 
-@pytest.mark.parametrize("page", site.CELL_PAGES, ids=lambda p: p.path)
+@pytest.mark.parametrize("page", CELL_PAGES, ids=lambda p: p.path)
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_cell_page_tensor_tables_match_torch(page, bidirectional):
     """The symbolic tensor tables (layer 0 and layer k >= 1) substituted equal torch's shapes."""
@@ -121,11 +124,11 @@ def test_cell_page_tensor_tables_match_torch(page, bidirectional):
     from derive.stack import UPPER
 
     kwargs = dict(page.symbolic_kwargs)
-    stack = getattr(site.dt, page.cls)(I, H, L, bidirectional=bidirectional, **kwargs)
-    context = site._cell_page(page)
+    stack = getattr(dt, page.cls)(I, H, L, bidirectional=bidirectional, **kwargs)
+    context = cell_page_context(page)
     layers = context["wirings"][int(bidirectional)]["layers"]
     i, hidden, proj, num_layers = 11, 24, 7, 4
-    values = {I: i, H: hidden, site.P: proj}
+    values = {I: i, H: hidden, P: proj}
     torch_kwargs = {"proj_size": proj} if "proj_size" in kwargs else {}
     module = getattr(nn, page.cls)(i, hidden, num_layers, bidirectional=bidirectional, device="meta", **torch_kwargs)
     expected = dict((n, tuple(p.shape)) for n, p in module.named_parameters())

@@ -1,0 +1,1 @@
+"""Page modules of the reference site; see :mod:`derive.site`."""
