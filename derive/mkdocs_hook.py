@@ -50,6 +50,15 @@ def _render_pages(root: Path) -> dict[str, str]:
     return pages
 
 
+def on_config(config, **kwargs):
+    """Take the navigation from the page registry (``derive.site.nav()``)."""
+    root = _root(config)
+    if str(root) not in sys.path:
+        sys.path.append(str(root))
+    config.nav = importlib.import_module("derive.site").nav()
+    return config
+
+
 def _katex_files(config, root: Path) -> list[File]:
     dist = root / "node_modules" / "katex" / "dist"
     if not (dist / "katex.min.js").is_file():

@@ -1,8 +1,11 @@
 """The reference site's pages, rendered from ``templates/`` with our own Jinja2 environment.
 
-Each page is a :class:`Page`: a path, a template and a function computing the
-template's context from the derivation at build time. Page modules live in
-:mod:`derive.pages`; a new page is one :class:`Page` added to a module's ``PAGES``.
+Each page is a :class:`Page`: a path, a title, a navigation section, a template
+and a function computing the template's context from the derivation at build
+time. Page modules live in :mod:`derive.pages`: every module there with a
+``PAGES`` list is part of the site, in the order of its ``ORDER`` number, and
+the navigation is built from them (:func:`nav`) — a new page family is one new
+module, with no edit elsewhere.
 The worked examples a page shows are listed on it, so that :func:`examples`
 gives the test suite every configuration the site shows, to hold against the
 real framework. The MkDocs hook (``derive/mkdocs_hook.py``) calls
@@ -11,6 +14,7 @@ real framework. The MkDocs hook (``derive/mkdocs_hook.py``) calls
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -18,10 +22,7 @@ from typing import Callable
 import jinja2
 import sympy
 
-__all__ = ["Example", "Page", "PAGE_MODULES", "pages", "examples", "render_pages", "number"]
-
-#: Modules of :mod:`derive.pages` whose ``PAGES`` make the site, in navigation order.
-PAGE_MODULES = ("home", "cells")
+__all__ = ["Example", "Page", "pages", "nav", "examples", "render_pages", "number"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,8 @@ class Page:
         Computes the template's variables.
     examples : tuple of Example
         The worked examples the page shows (checked by the tests).
+    section : str or None
+        Navigation section ("Cells", ...); None for a top-level entry.
     """
 
     path: str
@@ -80,13 +83,30 @@ class Page:
     template: str
     context: Callable[[], dict]
     examples: tuple[Example, ...] = ()
+    section: str | None = None
 
 
 def pages() -> list[Page]:
-    """Every page of the site, in navigation order."""
-    out = []
-    for name in PAGE_MODULES:
-        out.extend(importlib.import_module(f"derive.pages.{name}").PAGES)
+    """Every page of the site, in navigation order (modules by ``ORDER``, then as listed)."""
+    from . import pages as package
+
+    modules = [importlib.import_module(f"{package.__name__}.{m.name}") for m in pkgutil.iter_modules(package.__path__)]
+    modules = sorted((m for m in modules if hasattr(m, "PAGES")), key=lambda m: (m.ORDER, m.__name__))
+    return [page for module in modules for page in module.PAGES]
+
+
+def nav() -> list:
+    """The MkDocs ``nav``: top-level pages and one entry per section, in page order."""
+    out: list = []
+    sections: dict[str, list] = {}
+    for page in pages():
+        if page.section is None:
+            out.append({page.title: page.path})
+        else:
+            if page.section not in sections:
+                sections[page.section] = []
+                out.append({page.section: sections[page.section]})
+            sections[page.section].append({page.title: page.path})
     return out
 
 

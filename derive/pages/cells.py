@@ -127,7 +127,8 @@ def cell_page_context(page: CellPage) -> dict:
     }
 
 
+ORDER = 10
 PAGES = [
-    Page(page.path, page.title, "cell.md.j2", (lambda page=page: cell_page_context(page)), page.examples)
+    Page(page.path, page.title, "cell.md.j2", (lambda page=page: cell_page_context(page)), page.examples, "Cells")
     for page in CELL_PAGES
 ]

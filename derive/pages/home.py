@@ -52,4 +52,5 @@ def headline() -> dict:
 
 
 
+ORDER = 0
 PAGES = [Page("index.md", "Home", "index.md.j2", lambda: {"h": headline(), "cells": CELL_PAGES}, HEADLINE)]
