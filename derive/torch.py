@@ -74,9 +74,12 @@ class _RNNBase(Stack):
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
-def _refuse_proj_size(proj_size) -> None:
-    if proj_size is not None:
+def _refuse_extra(kwargs: dict) -> None:
+    """RNN and GRU take no ``proj_size``: torch refuses the keyword whatever its value."""
+    if "proj_size" in kwargs:
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if kwargs:
+        raise TypeError(f"got an unexpected keyword argument {next(iter(kwargs))!r}")
 
 
 class RNN(_RNNBase):
@@ -99,10 +102,10 @@ class RNN(_RNNBase):
         Checked, does not change the weights.
     bidirectional : bool, default False
         Deep bidirectional wiring: layers >= 1 read 2·H features.
-    proj_size : None
-        Not supported; any value raises ValueError, as torch does.
     device, dtype
         Ignored.
+    **kwargs
+        Only to refuse ``proj_size`` (any value) with torch's ValueError; other keywords are a TypeError.
 
     Raises
     ------
@@ -118,9 +121,8 @@ class RNN(_RNNBase):
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None,
-                 proj_size=None):
-        _refuse_proj_size(proj_size)
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
+        _refuse_extra(kwargs)
         self.nonlinearity = validate.choice("nonlinearity", nonlinearity, _NONLINEARITIES)
         mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
         super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional)
@@ -177,10 +179,10 @@ class GRU(_RNNBase):
     batch_first : bool, default False
     dropout : float in [0, 1], default 0.0
     bidirectional : bool, default False
-    proj_size : None
-        Not supported; any value raises ValueError, as torch does.
     device, dtype
         Ignored.
+    **kwargs
+        Only to refuse ``proj_size`` (any value) with torch's ValueError; other keywords are a TypeError.
 
     Raises
     ------
@@ -189,8 +191,8 @@ class GRU(_RNNBase):
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None, proj_size=None):
-        _refuse_proj_size(proj_size)
+                 bidirectional=False, device=None, dtype=None, **kwargs):
+        _refuse_extra(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional)
 
 

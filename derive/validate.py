@@ -34,7 +34,11 @@ def size(name: str, value, *, minimum: int = 1):
         ``value`` is below ``minimum`` (for a SymPy expression: provably so).
     """
     if isinstance(value, sympy.Basic):
-        if not isinstance(value, sympy.Expr) or value.is_integer is False or value.is_finite is False:
+        if (
+            not isinstance(value, sympy.Expr)
+            or value.is_integer is False
+            or value.has(sympy.Float, sympy.nan, sympy.oo, -sympy.oo, sympy.zoo)
+        ):
             raise TypeError(f"{name} should be an integer or a SymPy integer expression, got: {value!r}")
         if value.is_Integer:
             value = int(value)
@@ -75,11 +79,23 @@ def flag(name: str, value) -> bool:
 def probability(name: str, value) -> float:
     """Check a probability such as ``dropout``: a real number in [0, 1], not a bool.
 
+    As in torch (``RNNBase.__init__`` converts with ``float()`` first), a value that
+    ``float()`` cannot take at all (None, a list) is a TypeError; everything else
+    that is not a real number in [0, 1] is a ValueError.
+
     Raises
     ------
+    TypeError
+        ``float(value)`` raises TypeError (None, a list, ...).
     ValueError
-        Outside [0, 1], NaN, a bool or not a number (torch raises ValueError for all of these).
+        Outside [0, 1], NaN, a bool, a string.
     """
+    try:
+        float(value)
+    except TypeError:
+        raise TypeError(f"{name} should be a number in range [0, 1], got: {type(value).__name__}") from None
+    except ValueError:
+        pass
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
         raise ValueError(
             f"{name} should be a number in range [0, 1] representing the probability of an element "

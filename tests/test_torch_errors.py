@@ -194,9 +194,6 @@ def test_sympy_non_integers_are_type_errors(value, argument):
         dt.LSTM(**args)
 
 
-@pytest.mark.xfail(strict=True, reason="derive bug: sympy.Float(2.0) has is_integer None, so validate.size "
-                   "accepts it; .count then fails with SymPy's ValueError (input/hidden size) or is the Float "
-                   "304.000000000000 (num_layers)")
 @pytest.mark.parametrize("argument", ["input_size", "hidden_size", "num_layers"])
 def test_sympy_integral_float_is_a_type_error(argument):
     args = {"input_size": 3, "hidden_size": 4, "num_layers": 2, argument: sympy.Float(2.0)}
@@ -204,8 +201,6 @@ def test_sympy_integral_float_is_a_type_error(argument):
         dt.LSTM(**args)
 
 
-@pytest.mark.xfail(strict=True, reason="derive bug: sympy.nan passes validate.size's checks and the "
-                   "comparison raises SymPy's 'Invalid NaN comparison', which does not name the argument")
 def test_sympy_nan_is_a_type_error_naming_the_argument():
     with pytest.raises(TypeError, match="input_size"):
         dt.LSTM(sympy.nan, 4)
@@ -265,8 +260,6 @@ def test_sympy_symbol_without_assumptions_is_accepted():
 # ---------------------------------------------------------------- known gaps (reported)
 
 
-@pytest.mark.xfail(strict=True, reason="derive bug: torch converts dropout with float() first, so a "
-                   "non-number that is not a str (None, a list) is a TypeError in torch; derive raises ValueError")
 @pytest.mark.parametrize("dropout", [None, [0.5]], ids=repr)
 def test_dropout_non_number_type_like_torch(dropout):
     expected = torch_exception("LSTM", 3, 4, 2, dropout=dropout)
@@ -275,8 +268,6 @@ def test_dropout_non_number_type_like_torch(dropout):
     assert type(exc) is expected and "dropout" in str(exc)
 
 
-@pytest.mark.xfail(strict=True, reason="derive bug: RNN/GRU accept proj_size=None, torch raises ValueError "
-                   "for any proj_size keyword (derive's docstring: 'any value raises ValueError, as torch does')")
 @pytest.mark.parametrize("name", ["RNN", "GRU"])
 def test_proj_size_none_refused_like_torch(name):
     expected = torch_exception(name, 3, 4, proj_size=None)
