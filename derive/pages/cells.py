@@ -86,6 +86,28 @@ CELL_PAGES = (
 )
 
 
+_GATE_NAMES = {
+    ("LSTM", "i"): "input", ("LSTM", "f"): "forget", ("LSTM", "g"): "cell candidate", ("LSTM", "o"): "output",
+    ("GRU", "r"): "reset", ("GRU", "z"): "update", ("GRU", "n"): "candidate",
+}
+
+
+def _parameters_by_gate(cell) -> list[dict]:
+    """One row per gate block (and one for the projection): its weights, its biases, their size."""
+    rows: dict = {}
+    for p in cell.parameters:
+        rows.setdefault(p.gate, []).append(p)
+    return [
+        {
+            "gate": "projection" if gate is None else f"{_GATE_NAMES.get((cell.name, gate), '')} ${gate}$".strip(),
+            "weights": ", ".join(f"${latex(p.symbol)}$ ${shape_latex(p.shape)}$" for p in held if p.kind == "weight"),
+            "biases": ", ".join(f"${latex(p.symbol)}$ ${shape_latex(p.shape)}$" for p in held if p.kind == "bias") or "—",
+            "numel": sympy.latex(sympy.factor(sympy.Add(*(p.numel for p in held)))),
+        }
+        for gate, held in rows.items()
+    ]
+
+
 def cell_page_context(page: CellPage) -> dict:
     """Template variables of a cell page: equations, parameter and tensor tables, closed forms, examples."""
     cls = getattr(dt, page.cls)
@@ -113,10 +135,7 @@ def cell_page_context(page: CellPage) -> dict:
     return {
         "page": page,
         "equations": equations_latex(first),
-        "parameters": [
-            {"symbol": latex(p.symbol), "shape": shape_latex(p.shape), "numel": sympy.latex(p.numel)}
-            for p in first.parameters
-        ],
+        "parameters": _parameters_by_gate(first),
         "cell_count": sympy.latex(sympy.factor(first.count)),
         "wirings": wirings,
         "cell_class": page.cell_cls,
