@@ -10,10 +10,10 @@ and a wiring of layers and directions (:mod:`derive.wirings`).
 561152
 >>> from derive import I, H, L
 >>> dt.LSTM(I, H, L).count
-4*H**2*L + 4*H**2 + 4*H*I + 8*H*L + ...
+8*H**2*L - 4*H**2 + 4*H*I + 8*H*L
 """
-from . import cells, conventions, stack, wirings
+from . import cells, conventions, stack, torch, wirings
 from .symbols import H, I, L, P, T, size_symbols
 
-__all__ = ["I", "H", "L", "P", "T", "size_symbols", "cells", "conventions", "wirings", "stack"]
+__all__ = ["I", "H", "L", "P", "T", "size_symbols", "cells", "conventions", "wirings", "stack", "torch"]
 __version__ = "0.1.0"
