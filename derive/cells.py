@@ -19,6 +19,7 @@ Sources
 * LSTM with projection: H. Sak, A. Senior, F. Beaufays, "Long short-term memory recurrent
   neural network architectures for large scale acoustic modeling", Interspeech 2014
   (arXiv:1402.1128).
+* ConvLSTM: X. Shi et al., "Convolutional LSTM Network", NeurIPS 2015 (arXiv:1506.04214).
 * GRU: K. Cho et al., "Learning phrase representations using RNN encoder-decoder for
   statistical machine translation", EMNLP 2014 (arXiv:1406.1078); the candidate
   ``n_t = tanh(W_in x_t + b_in + r_t * (W_hn h_{t-1} + b_hn))`` is PyTorch's (and cuDNN's) form.
@@ -40,6 +41,7 @@ __all__ = [
     "elman",
     "lstm",
     "gru",
+    "conv_lstm",
     "CELLS",
     "BIAS_POLICIES",
     "bias_policy",
@@ -69,12 +71,18 @@ class Parameter:
     gate : str or None
         The gate block it feeds (``"i"``, ``"f"``, ``"g"``, ``"o"`` for the LSTM; ``"r"``,
         ``"z"``, ``"n"`` for the GRU; ``"h"`` for the Elman RNN), or None (projection).
+    kernel_size : tuple
+        Empty for a dense weight. For a convolution weight (ConvLSTM) the kernel's spatial
+        size (k_1, ..., k_n): the symbol is then the (F, K·C) matrix, K = k_1···k_n, that
+        multiplies an unfolded K·C patch (im2col), and a convention may present it as a
+        convolution kernel, e.g. (k_1, ..., k_n, C, F).
     """
 
     symbol: MatrixSymbol
     kind: str
     group: str
     gate: str | None
+    kernel_size: tuple = ()
 
     @property
     def shape(self) -> tuple[sympy.Expr, sympy.Expr]:
@@ -170,10 +178,12 @@ def bias_policy(bias) -> str:
 class _Equations:
     """Collects a cell's equations and the parameters they introduce."""
 
-    def __init__(self, input_size, hidden_size, state_size, bias):
-        self.x = MatrixSymbol("x_t", input_size, 1)
-        self.h = MatrixSymbol("h_{t-1}", state_size, 1)
+    def __init__(self, input_size, hidden_size, state_size, bias, *, x_name="x_t", h_name="h_{t-1}",
+                 kernel_size=()):
+        self.x = MatrixSymbol(x_name, input_size, 1)
+        self.h = MatrixSymbol(h_name, state_size, 1)
         self.hidden_size = hidden_size
+        self.kernel_size = tuple(kernel_size)
         self.bias = bias_policy(bias)
         self.inputs = [self.x, self.h]
         self.declared: list[Parameter] = []
@@ -184,9 +194,9 @@ class _Equations:
         self.inputs.append(vector)
         return vector
 
-    def weight(self, group: str, gate: str | None, label: str, rows, cols) -> MatrixSymbol:
+    def weight(self, group: str, gate: str | None, label: str, rows, cols, kernel_size=()) -> MatrixSymbol:
         symbol = MatrixSymbol(f"W_{{{label}}}", rows, cols)
-        self.declared.append(Parameter(symbol, "weight", group, gate))
+        self.declared.append(Parameter(symbol, "weight", group, gate, tuple(kernel_size)))
         return symbol
 
     def bias_vector(self, group: str, gate: str, label: str) -> MatrixSymbol:
@@ -201,7 +211,7 @@ class _Equations:
         """
         v = self.x if source == "i" else self.h
         label = f"{source}{gate}"
-        w = self.weight(f"{source}h", gate, label, self.hidden_size, v.shape[0])
+        w = self.weight(f"{source}h", gate, label, self.hidden_size, v.shape[0], self.kernel_size)
         if self.bias == "none" or not bias:
             return MatMul(w, v)
         return MatAdd(MatMul(w, v), self.bias_vector(f"{source}h", gate, label), evaluate=False)
@@ -336,6 +346,54 @@ def gru(input_size, hidden_size, bias: bool | str = True, reset_after: bool = Tr
     one = OneMatrix(hidden_size, 1)
     eq.let("h_t", _add(_odot(MatAdd(one, -z, evaluate=False), n), _odot(z, eq.h)))
     return eq.cell("GRU", ("r", "z", "n"))
+
+
+@lru_cache(maxsize=4096)
+def conv_lstm(channels, filters, kernel_size: tuple, bias: bool | str = True) -> Cell:
+    """Convolutional LSTM (ConvLSTM): the LSTM with every matrix product replaced by a convolution.
+
+    X. Shi et al., "Convolutional LSTM Network: A Machine Learning Approach for Precipitation
+    Nowcasting", NeurIPS 2015 (arXiv:1506.04214), eq. (3), without the peephole terms
+    ``W_c ∘ C_{t-1}`` — as Keras implements it (``keras/src/layers/rnn/conv_lstm.py``).
+
+    A convolution whose kernel has K = k_1···k_n taps over C channels computes, at each output
+    position, the product of an (F, K·C) weight with the unfolded K·C patch of the input at that
+    position (im2col). The equations are written for one position with those products:
+    ``\\mathcal{X}_t`` (K·C rows) is the unfolded input patch and ``\\mathcal{H}_{t-1}`` (K·F rows)
+    the unfolded patch of the previous hidden state; ``c_{t-1}``, the gates and ``h_t`` are the
+    F channels at that position. So the weights are ``W_{i·}`` (F, K·C) and ``W_{h·}`` (F, K·F),
+    each carrying ``kernel_size`` so that a convention can present it as a convolution kernel.
+    Strides, padding and dilation move the patches; they do not change the weights.
+
+    Parameters
+    ----------
+    channels : int or sympy.Expr
+        C, channels of the input at one time step.
+    filters : int or sympy.Expr
+        F, channels of the hidden and cell state.
+    kernel_size : tuple of int or sympy.Expr
+        (k_1, ..., k_n), the convolution kernel's spatial size, n = 1, 2 or 3.
+    bias : bool or str
+        True, False or a bias policy (see :data:`BIAS_POLICIES`).
+
+    Returns
+    -------
+    Cell
+        Named ``"CONVLSTM"``, gates i, f, g, o as :func:`lstm`; the gate blocks hold
+        4F(K(C + F) + b) parameters with b = 1 under a merged bias policy, 2 with two biases.
+    """
+    kernel_size = tuple(kernel_size)
+    taps = sympy.Mul(*kernel_size)
+    eq = _Equations(taps * channels, filters, taps * filters, bias, x_name=r"\mathcal{X}_t",
+                    h_name=r"\mathcal{H}_{t-1}", kernel_size=kernel_size)
+    c_prev = eq.state("c_{t-1}", filters)
+    i = eq.let("i_t", _f(sigma, eq.pre_activation("i")))
+    f = eq.let("f_t", _f(sigma, eq.pre_activation("f")))
+    g = eq.let("g_t", _f(sympy.tanh, eq.pre_activation("g")))
+    o = eq.let("o_t", _f(sigma, eq.pre_activation("o")))
+    c = eq.let("c_t", _add(_odot(f, c_prev), _odot(i, g)))
+    eq.let("h_t", _odot(o, _f(sympy.tanh, c)))
+    return eq.cell("CONVLSTM", ("i", "f", "g", "o"))
 
 
 #: Cell builders by name, as accepted by :func:`make_cell`.

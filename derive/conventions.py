@@ -62,6 +62,13 @@ class TensorLayout:
     transpose : bool
         False: gate blocks stacked along rows, shape (G·H, columns) (PyTorch).
         True: stored transposed, gate blocks side by side, shape (columns, G·H) (Keras).
+
+    Notes
+    -----
+    A convolution weight (a parameter with a ``kernel_size``, see
+    :class:`derive.cells.Parameter`) of columns K·C, K = k_1···k_n, is presented as a
+    convolution kernel: (k_1, ..., k_n, C, G·F) when ``transpose`` (Keras ``ConvLSTM*D``),
+    (G·F, C, k_1, ..., k_n) otherwise (the ``torch.nn.Conv*d`` order).
     """
 
     name: str
@@ -84,9 +91,10 @@ class Convention:
         Builds the full tensor name; ``layer`` is None for a single cell.
     source : str
         Where the convention is defined (framework file).
-    biases : mapping of cell mode -> bias policy
+    biases : mapping of cell mode (or of (mode, reset_after)) -> bias policy
         How many bias vectors the framework gives each cell (default ``"two"``, see
-        :data:`derive.cells.BIAS_POLICIES`).
+        :data:`derive.cells.BIAS_POLICIES`); a key ``("GRU", False)`` gives the policy of the
+        GRU's ``reset_after=False`` variant where it differs from the mode's.
     gate_order : mapping of cell mode -> tuple of gate names
         The framework's stacking order, where it differs from the cell's (PyTorch's).
     """
@@ -98,9 +106,15 @@ class Convention:
     biases: Mapping[str, str] = field(default_factory=dict)
     gate_order: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def bias_policy(self, mode: str, bias: bool) -> str:
-        """The bias policy of ``mode``'s cell in this framework; ``"none"`` when ``bias`` is False."""
-        return self.biases.get(mode, "two") if bias else "none"
+    def bias_policy(self, mode: str, bias: bool, reset_after: bool = True) -> str:
+        """The bias policy of ``mode``'s cell in this framework; ``"none"`` when ``bias`` is False.
+
+        ``reset_after`` selects the GRU variant (a key ``(mode, reset_after)`` in :attr:`biases`
+        takes precedence over ``mode``).
+        """
+        if not bias:
+            return "none"
+        return self.biases.get((mode, reset_after), self.biases.get(mode, "two"))
 
     def layout(self, cell: Cell, layer=None, direction: int = 0) -> list[Tensor]:
         """Lay out ``cell``'s parameters in this framework's tensors.
@@ -108,7 +122,8 @@ class Convention:
         Gate blocks are stacked in the framework's gate order, so a stacked weight
         has shape (G·H, columns) — or (columns, G·H) when stored transposed — and a
         stacked bias (G·H,). Tensors whose parameters do not appear in the cell
-        (``bias=False``, no projection) are absent, as in the framework.
+        (``bias=False``, no projection) are absent, as in the framework. Convolution weights
+        are presented as kernels (see :class:`TensorLayout`).
         """
         order = {gate: k for k, gate in enumerate(self.gate_order.get(cell.name, cell.gates))}
         out = []
@@ -122,9 +137,16 @@ class Convention:
                 continue
             rows = {sympy.Add(*(p.shape[0] for p in held)) for held in blocks}
             cols = {p.shape[1] for held in blocks for p in held}
-            assert len(rows) == 1 and len(cols) == 1, f"{spec.name}: blocks of unequal shape"
-            rows, cols = rows.pop(), cols.pop()
-            shape = (rows,) if spec.kind == "bias" else ((cols, rows) if spec.transpose else (rows, cols))
+            kernels = {p.kernel_size for held in blocks for p in held}
+            assert len(rows) == 1 and len(cols) == 1 and len(kernels) == 1, f"{spec.name}: blocks of unequal shape"
+            rows, cols, kernel = rows.pop(), cols.pop(), kernels.pop()
+            if spec.kind == "bias":
+                shape = (rows,)
+            elif kernel:
+                per_tap = sympy.Mul(cols, sympy.Pow(sympy.Mul(*kernel), -1))  # C of K·C columns
+                shape = (*kernel, per_tap, rows) if spec.transpose else (rows, per_tap, *kernel)
+            else:
+                shape = (cols, rows) if spec.transpose else (rows, cols)
             if len(blocks) > 1:
                 shape = (len(blocks),) + shape
             held = tuple(p for block in blocks for p in block)

@@ -74,7 +74,7 @@ class Stack:
 
     def cell(self, layer=0) -> Cell:
         """The cell of ``layer`` (its equations, with that layer's input width)."""
-        bias = self.convention.bias_policy(self.mode, self.bias)
+        bias = self.convention.bias_policy(self.mode, self.bias, self.reset_after)
         return make_cell(self.mode, self.layer_input_size(layer), self.hidden_size, bias, self.proj_size,
                          self.reset_after)
 
