@@ -113,8 +113,13 @@ class Stack:
     def count(self) -> sympy.Expr:
         """Number of parameters: a ``sympy.Integer`` when every size is an int, else a closed form.
 
-        With a symbolic ``num_layers`` L the closed form holds for every L >= 1.
+        With a symbolic ``num_layers`` L the closed form holds for every L >= 1. When every size
+        is an int the derivation's closed form for the stack's structure is evaluated (it is
+        derived once per structure and cached, see :func:`_numeric_count`): same result, faster.
         """
+        fast = _numeric_count(self)
+        if fast is not None:
+            return fast
         first = self.layer_count(0)
         if self.num_layers == 1:
             return sympy.expand(first)
@@ -127,13 +132,68 @@ class Stack:
         return sympy.factor(self.count)
 
     def _repr_latex_(self) -> str:
-        return f"$\\displaystyle {sympy.latex(self.count)}$"
+        """Jupyter: the count as LaTeX (layer sum and total, or the closed form); see :mod:`derive.display`."""
+        from .display import latex_repr
+
+        return latex_repr(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the per-tensor table (name, shape, parameters, total) as HTML; see :mod:`derive.display`."""
+        from .display import html_repr
+
+        return html_repr(self)
 
     def __int__(self) -> int:
         count = self.count
         if not count.is_Integer:
             raise TypeError(f"the count is symbolic: {count}")
         return int(count)
+
+
+#: Methods that derive a stack's tensors; a class overriding any of them is not counted by
+#: :func:`_numeric_count` (it may depend on more than the key below).
+_DERIVING = ("output_size", "layer_input_size", "cell", "layer_tensors", "layer_count")
+
+#: Structure of a stack -> (its convention, the terms of its count as a polynomial in I, H, L, P).
+_COUNT_POLYNOMIALS: dict = {}
+
+
+def _numeric_count(stack: Stack):
+    """The count of a stack whose sizes are all ints, from its structure's cached closed form.
+
+    The closed form is the derivation's own :attr:`Stack.count` of the same stack with I, H, L
+    (and P, if projected) symbolic, derived once per structure (class, mode, bias, projected or
+    not, convention, wiring, single cell, ``reset_after``) and evaluated with Python ints, so
+    the result is exact and the same as deriving with the numbers. Returns None (derive as
+    usual) for symbolic sizes or a class that overrides how tensors are derived.
+    """
+    from .symbols import H, I, L, P
+
+    sizes = (stack.input_size, stack.hidden_size, stack.num_layers, stack.proj_size)
+    if not all(type(s) is int for s in sizes):
+        return None
+    cls = type(stack)
+    if any(getattr(cls, name, None) is not getattr(Stack, name) for name in _DERIVING):
+        return None
+    projected = stack.proj_size != 0
+    key = (cls, stack.mode, stack.bias, projected, id(stack.convention), stack.wiring, type(stack.wiring),
+           stack.single_cell, stack.reset_after)
+    try:
+        entry = _COUNT_POLYNOMIALS.get(key)
+    except TypeError:  # an unhashable attribute: derive as usual
+        return None
+    if entry is None:
+        symbolic = object.__new__(cls)
+        symbolic.__dict__.update(stack.__dict__)
+        symbolic.input_size, symbolic.hidden_size, symbolic.num_layers = I, H, L
+        symbolic.proj_size = P if projected else 0
+        poly = sympy.Poly(Stack.count.fget(symbolic), I, H, L, P)
+        entry = (stack.convention, tuple((m, int(c)) for m, c in poly.terms()))
+        _COUNT_POLYNOMIALS[key] = entry
+    total = 0
+    for (a, b, c, d), coeff in entry[1]:
+        total += coeff * sizes[0] ** a * sizes[1] ** b * sizes[2] ** c * sizes[3] ** d
+    return sympy.Integer(total)
 
 
 def _plain(dim):
