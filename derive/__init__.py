@@ -13,7 +13,8 @@ and a wiring of layers and directions (:mod:`derive.wirings`).
 8*H**2*L - 4*H**2 + 4*H*I + 8*H*L
 """
 from . import cells, conventions, stack, torch, wirings
+from .solving import solve
 from .symbols import H, I, L, P, T, size_symbols
 
-__all__ = ["I", "H", "L", "P", "T", "size_symbols", "cells", "conventions", "wirings", "stack", "torch"]
+__all__ = ["I", "H", "L", "P", "T", "size_symbols", "cells", "conventions", "wirings", "stack", "torch", "solve"]
 __version__ = "0.1.0"
