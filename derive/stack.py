@@ -43,15 +43,22 @@ class Stack:
         Name tensors without a layer suffix (``torch.nn.LSTMCell``).
     reset_after : bool
         GRU only: where the reset gate is applied (see :func:`derive.cells.gru`).
+    output_features : int or sympy.Expr, default 0
+        O: an output layer ``y_t = W_y v_t + b_y`` (``torch.nn.Linear``, see :mod:`derive.readout`)
+        on top of the last layer, reading what the wiring hands on (D·H_out, see
+        :meth:`derive.wirings.Wiring.output_layer_input_size`); 0 for none.
 
     Notes
     -----
+    Each direction's cell is built with the input width the wiring gives that layer and direction;
+    a tensor the wiring ties across directions (:attr:`derive.wirings.Wiring.shared`) is listed and
+    counted once, under direction 0's name.
     Arguments are not validated here; the framework adapters (:mod:`derive.torch`) do that.
     """
 
     def __init__(self, mode, input_size, hidden_size, num_layers, bias, proj_size,
                  convention: Convention, wiring: Wiring, *, single_cell: bool = False,
-                 reset_after: bool = True):
+                 reset_after: bool = True, output_features=0):
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -62,27 +69,47 @@ class Stack:
         self.wiring = wiring
         self.single_cell = single_cell
         self.reset_after = reset_after
+        self.output_features = output_features
 
     @property
     def output_size(self):
         """H_out: ``proj_size`` if it is not 0, else ``hidden_size``."""
         return self.proj_size if self.proj_size != 0 else self.hidden_size
 
-    def layer_input_size(self, layer):
-        """Input width of ``layer`` (int, or :data:`UPPER` for any layer >= 1)."""
-        return self.wiring.layer_input_size(layer, self.input_size, self.output_size)
+    def layer_input_size(self, layer, direction: int = 0):
+        """Input width of ``layer`` (int, or :data:`UPPER` for any layer >= 1) in ``direction`` (0 forward)."""
+        return self.wiring.layer_input_size(layer, self.input_size, self.output_size, direction)
 
-    def cell(self, layer=0) -> Cell:
-        """The cell of ``layer`` (its equations, with that layer's input width)."""
+    def cell(self, layer=0, direction: int = 0) -> Cell:
+        """The cell of ``layer`` and ``direction`` (its equations, with that input width)."""
         bias = self.convention.bias_policy(self.mode, self.bias, self.reset_after)
-        return make_cell(self.mode, self.layer_input_size(layer), self.hidden_size, bias, self.proj_size,
-                         self.reset_after)
+        return make_cell(self.mode, self.layer_input_size(layer, direction), self.hidden_size, bias,
+                         self.proj_size, self.reset_after)
 
     def layer_tensors(self, layer) -> list[Tensor]:
-        """Tensors of every direction of ``layer`` (int, or :data:`UPPER` for any layer >= 1)."""
-        cell = self.cell(layer)
+        """Tensors of every direction of ``layer`` (int, or :data:`UPPER` for any layer >= 1).
+
+        A tensor the wiring ties across directions appears once, as direction 0's.
+        """
         name_layer = None if self.single_cell else layer
-        return [t for d in range(self.wiring.num_directions) for t in self.convention.layout(cell, name_layer, d)]
+        return [t for d in range(self.wiring.num_directions)
+                for t in self.convention.layout(self.cell(layer, d), name_layer, d) if not self.wiring.ties(t)]
+
+    def output_cell(self) -> Cell | None:
+        """The output layer's equation (:func:`derive.readout.output_layer`), or None without one."""
+        if self.output_features == 0:
+            return None
+        from .readout import output_layer
+
+        return output_layer(self.wiring.output_layer_input_size(self.output_size), self.output_features)
+
+    @property
+    def output_tensors(self) -> list[Tensor]:
+        """The output layer's tensors (``output.weight``, ``output.bias``), [] without one."""
+        from .readout import LINEAR
+
+        cell = self.output_cell()
+        return [] if cell is None else LINEAR.layout(cell)
 
     def layer_count(self, layer) -> sympy.Expr:
         """Parameters of ``layer``, all directions (units: parameters)."""
@@ -99,7 +126,7 @@ class Stack:
     @property
     def tensors(self) -> list[Tensor]:
         """Every tensor, in the framework's parameter order (needs an int num_layers)."""
-        return [t for layer in self._layers() for t in self.layer_tensors(layer)]
+        return [t for layer in self._layers() for t in self.layer_tensors(layer)] + self.output_tensors
 
     @property
     def shapes(self) -> "OrderedDict[str, tuple]":
@@ -120,7 +147,7 @@ class Stack:
         fast = _numeric_count(self)
         if fast is not None:
             return fast
-        first = self.layer_count(0)
+        first = self.layer_count(0) + sympy.Add(*(t.numel for t in self.output_tensors))
         if self.num_layers == 1:
             return sympy.expand(first)
         upper = self.layer_count(UPPER)
@@ -177,7 +204,7 @@ def _numeric_count(stack: Stack):
         return None
     projected = stack.proj_size != 0
     key = (cls, stack.mode, stack.bias, projected, id(stack.convention), stack.wiring, type(stack.wiring),
-           stack.single_cell, stack.reset_after)
+           stack.single_cell, stack.reset_after, getattr(stack, "output_features", 0))
     try:
         entry = _COUNT_POLYNOMIALS.get(key)
     except TypeError:  # an unhashable attribute: derive as usual
@@ -188,8 +215,13 @@ def _numeric_count(stack: Stack):
         symbolic.input_size, symbolic.hidden_size, symbolic.num_layers = I, H, L
         symbolic.proj_size = P if projected else 0
         poly = sympy.Poly(Stack.count.fget(symbolic), I, H, L, P)
-        entry = (stack.convention, tuple((m, int(c)) for m, c in poly.terms()))
-        _COUNT_POLYNOMIALS[key] = entry
+        if not all(c.is_Integer for _, c in poly.terms()):  # another symbol (a wiring's K, an output O)
+            _COUNT_POLYNOMIALS[key] = entry = (stack.convention, None)
+        else:
+            entry = (stack.convention, tuple((m, int(c)) for m, c in poly.terms()))
+            _COUNT_POLYNOMIALS[key] = entry
+    if entry[1] is None:
+        return None
     total = 0
     for (a, b, c, d), coeff in entry[1]:
         total += coeff * sizes[0] ** a * sizes[1] ** b * sizes[2] ** c * sizes[3] ** d

@@ -1,14 +1,108 @@
 """Wirings: how the layers and directions of a recurrent stack feed each other.
 
-A wiring fixes the directions each layer runs in and the width of the input
-that every layer above the first reads. It is independent of the cell and of
-the framework convention.
+A wiring fixes the directions each layer runs in, what every layer above the
+first reads (and so its input width), which parameters the directions share,
+and any extra inputs (class labels). It is independent of the cell and of the
+framework convention: a :class:`derive.stack.Stack` combines one cell, one
+convention and one wiring, and the counts come from the cell's equations built
+with the input width the wiring gives each layer and direction.
+
+Wirings
+-------
+* :data:`UNIDIRECTIONAL` — one direction.
+* :data:`DEEP_BIDIRECTIONAL` — PyTorch, cuDNN: both directions of layer l >= 1 read [fwd ; bwd] of l - 1.
+* :data:`SIMPLE_CONCAT` — two independent stacks joined only at the top (AllenNLP, TF1).
+* :func:`keras_bidirectional` — one Keras ``Bidirectional`` per layer; ``merge_mode`` sets the next width.
+* :data:`SHARED_INPUT_WEIGHTS` — deep bidirectional with the input weights tied across directions
+  (Deep Speech 2).
+* :func:`modified_brnn` — Schuster & Paliwal's modified BRNN for dependent outputs (class-label inputs).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Wiring", "UNIDIRECTIONAL", "DEEP_BIDIRECTIONAL"]
+import sympy
+
+__all__ = [
+    "Wiring",
+    "Labels",
+    "MERGES",
+    "PLACEMENTS",
+    "POSTERIORS",
+    "UNIDIRECTIONAL",
+    "DEEP_BIDIRECTIONAL",
+    "SIMPLE_CONCAT",
+    "SHARED_INPUT_WEIGHTS",
+    "KERAS_MERGE_MODES",
+    "keras_bidirectional",
+    "modified_brnn",
+    "K",
+]
+
+#: How the directions' outputs of layer l - 1 are combined into what layer l reads.
+#: ``"concat"``: every direction reads [fwd ; bwd] (D·H_out wide); ``"separate"``: each direction
+#: reads only its own direction below (H_out), the directions are joined (concatenated) at the top
+#: only; ``"sum"``, ``"mul"``, ``"ave"``: element-wise merge, H_out wide (Keras ``merge_mode``).
+MERGES = ("concat", "separate", "sum", "mul", "ave")
+
+#: Where the class labels of a modified BRNN enter: ``"states"`` — the states of the conditioning
+#: direction in layer 0 (extra input columns of its cell); ``"output"`` — the output layer directly.
+PLACEMENTS = ("states", "output")
+
+#: Which posterior a modified BRNN estimates: ``"forward"``, Pr(c_t | c_1..c_{t-1}, x_1^T), reads
+#: c_{t-1} in the forward states; ``"backward"``, Pr(c_t | c_{t+1}..c_T, x_1^T), reads c_{t+1} in
+#: the reverse states.
+POSTERIORS = ("forward", "backward")
+
+_ROLES = {("weight", "ih"), ("weight", "hh"), ("weight", "hr"), ("bias", "ih"), ("bias", "hh")}
+
+#: K, the number of classes of a modified BRNN's one-hot label input (and of its output layer).
+K = sympy.Symbol("K", integer=True, positive=True)
+
+
+@dataclass(frozen=True)
+class Labels:
+    """One-hot class-label inputs of Schuster & Paliwal's modified BRNN (Part III of the paper).
+
+    Attributes
+    ----------
+    classes : int or sympy.Expr
+        K, the width of the one-hot label vector.
+    posterior : {"forward", "backward"}
+        ``"forward"``: the network estimates Pr(c_t | c_1..c_{t-1}, x_1^T) and reads the previous
+        label c_{t-1}; ``"backward"``: Pr(c_t | c_{t+1}..c_T, x_1^T), reading c_{t+1}.
+    placement : tuple of {"states", "output"}
+        Where the label enters: the states of the conditioning direction (the forward states for
+        the forward posterior) in layer 0, and/or the output layer. Never the other direction's
+        states: those run from the other end of the sequence, so they would have read c_t.
+
+    Source
+    ------
+    M. Schuster, K. K. Paliwal, "Bidirectional recurrent neural networks", IEEE Trans. Signal
+    Processing 45(11):2673-2681, 1997, Part III (modified BRNN).
+    """
+
+    classes: object
+    posterior: str = "forward"
+    placement: tuple[str, ...] = ("states",)
+
+    def __post_init__(self):
+        if self.posterior not in POSTERIORS:
+            raise ValueError(f"posterior must be one of {POSTERIORS}, got {self.posterior!r}")
+        if not isinstance(self.placement, tuple) or not self.placement or \
+                any(p not in PLACEMENTS for p in self.placement) or len(set(self.placement)) != len(self.placement):
+            raise ValueError(f"placement must be a non-empty tuple of distinct values from {PLACEMENTS}, "
+                             f"got {self.placement!r}")
+
+    @property
+    def direction(self) -> int:
+        """The conditioning direction: 0 (forward) for the forward posterior, 1 (reverse) for the backward one."""
+        return POSTERIORS.index(self.posterior)
+
+    @property
+    def symbol(self) -> str:
+        """The label read at step t, in LaTeX: ``c_{t-1}`` or ``c_{t+1}``."""
+        return "c_{t-1}" if self.posterior == "forward" else "c_{t+1}"
 
 
 @dataclass(frozen=True)
@@ -21,24 +115,57 @@ class Wiring:
     directions : tuple of str
         Directions of every layer, ``("forward",)`` or ``("forward", "reverse")``.
     upper_reads : int
-        How many directions' outputs of layer l - 1 every direction of layer l >= 1
-        reads, concatenated at the same time step.
+        How many directions' widths every direction of layer l >= 1 reads: D for ``merge="concat"``,
+        1 otherwise (checked).
     source : str
         Paper or framework file describing the wiring.
+    merge : {"concat", "separate", "sum", "mul", "ave"}, default "concat"
+        How the directions' outputs of a layer are combined for the layer above (see :data:`MERGES`).
+    shared : tuple of (kind, group), default ()
+        Parameter roles stored once for all directions of a layer (tied), e.g.
+        ``(("weight", "ih"),)``: the input weights. A tied tensor is counted once.
+    labels : Labels or None, default None
+        Class-label inputs (modified BRNN).
+
+    Raises
+    ------
+    ValueError
+        Unknown ``merge``, ``upper_reads`` not matching it, an unknown role in ``shared``, a
+        non-bidirectional wiring with ``shared`` or ``labels``, or labels entering the states of a
+        wiring that ties the input weights (the tied tensors would differ in width).
     """
 
     name: str
     directions: tuple[str, ...]
     upper_reads: int
     source: str
+    merge: str = "concat"
+    shared: tuple[tuple[str, str], ...] = ()
+    labels: Labels | None = None
+
+    def __post_init__(self):
+        if self.merge not in MERGES:
+            raise ValueError(f"merge must be one of {MERGES}, got {self.merge!r}")
+        expected = self.num_directions if self.merge == "concat" else 1
+        if self.upper_reads != expected:
+            raise ValueError(f"upper_reads must be {expected} for merge={self.merge!r} with "
+                             f"{self.num_directions} direction(s), got {self.upper_reads!r}")
+        bad = [role for role in self.shared if tuple(role) not in _ROLES]
+        if bad:
+            raise ValueError(f"shared must hold (kind, group) pairs from {sorted(_ROLES)}, got {bad!r}")
+        if (self.shared or self.labels) and self.num_directions != 2:
+            raise ValueError("shared and labels need two directions")
+        if self.shared and self.labels and "states" in self.labels.placement:
+            raise ValueError("labels entering the states of one direction make its input weights wider "
+                             "than the other's: they cannot be shared")
 
     @property
     def num_directions(self) -> int:
         """D: 1 or 2."""
         return len(self.directions)
 
-    def layer_input_size(self, layer, input_size, output_size):
-        """Width of the input of ``layer`` (an int, or a symbol standing for any layer >= 1).
+    def layer_input_size(self, layer, input_size, output_size, direction: int = 0):
+        """Width of the input of ``layer``, ``direction`` (an int, or a symbol standing for any layer >= 1).
 
         Parameters
         ----------
@@ -47,8 +174,38 @@ class Wiring:
             Width of the stack's input (I).
         output_size : int or sympy.Expr
             Width of one direction's output (H_out: P if projected, else H).
+        direction : int, default 0
+            0 forward, 1 reverse. Only differs with labels entering the states.
         """
-        return input_size if layer == 0 else self.upper_reads * output_size
+        width = input_size if layer == 0 else self.upper_reads * output_size
+        if self.labels is not None and "states" in self.labels.placement and layer == 0 \
+                and direction == self.labels.direction:
+            width = width + self.labels.classes
+        return width
+
+    def top_size(self, output_size):
+        """Width of what the last layer hands on (e.g. to an output layer): D·H_out, or H_out
+        for an element-wise merge (``sum``, ``mul``, ``ave``)."""
+        return (1 if self.merge in ("sum", "mul", "ave") else self.num_directions) * output_size
+
+    def output_layer_input_size(self, output_size):
+        """Width read by an output layer on top: :meth:`top_size`, plus K with labels placed there."""
+        width = self.top_size(output_size)
+        if self.labels is not None and "output" in self.labels.placement:
+            width = width + self.labels.classes
+        return width
+
+    def reads(self, direction: int) -> tuple[int, ...]:
+        """Directions of layer l - 1 whose outputs ``direction`` of layer l >= 1 reads."""
+        if self.merge == "separate":
+            return (direction,)
+        return tuple(range(self.num_directions))
+
+    def ties(self, tensor) -> bool:
+        """True if ``tensor`` (a :class:`derive.conventions.Tensor` of a direction > 0) is the
+        direction-0 tensor stored once: all its parameters have a role in :attr:`shared`."""
+        return tensor.direction > 0 and bool(tensor.parameters) and all(
+            (p.kind, p.group) in self.shared for p in tensor.parameters)
 
 
 #: One direction; layer l >= 1 reads the H_out-wide output of layer l - 1.
@@ -63,3 +220,116 @@ DEEP_BIDIRECTIONAL = Wiring(
     2,
     "Graves, Jaitly & Mohamed 2013 (arXiv:1303.5778); torch/nn/modules/rnn.py; aten/src/ATen/native/RNN.cpp",
 )
+
+#: Two independent stacks, one per direction, joined (concatenated) only at the top: layer l >= 1
+#: of each direction reads its own direction's H_out-wide output. Exactly twice a unidirectional
+#: stack. AllenNLP ``ElmoLstm`` (``allennlp/modules/elmo_lstm.py``); TF1
+#: ``tf.compat.v1.nn.bidirectional_dynamic_rnn`` over a ``MultiRNNCell`` (``tensorflow/python/ops/rnn.py``);
+#: requested for PyTorch in pytorch/pytorch#4930.
+SIMPLE_CONCAT = Wiring(
+    "simple concat",
+    ("forward", "reverse"),
+    1,
+    "AllenNLP ElmoLstm (allennlp/modules/elmo_lstm.py); TF1 tf.compat.v1.nn.bidirectional_dynamic_rnn "
+    "over MultiRNNCell (tensorflow/python/ops/rnn.py); pytorch/pytorch#4930",
+    merge="separate",
+)
+
+#: Deep bidirectional with the input-to-hidden weights of each layer shared by both directions
+#: (tied, stored once); each direction keeps its recurrent weights and biases. Deep Speech 2
+#: (Amodei et al. 2016, arXiv:1512.02595) as implemented in PaddlePaddle/models#224
+#: (``share_rnn_weights``: "Share input-hidden weights across bi-directional RNNs").
+SHARED_INPUT_WEIGHTS = Wiring(
+    "shared input weights",
+    ("forward", "reverse"),
+    2,
+    "Amodei et al. 2016, Deep Speech 2 (arXiv:1512.02595); PaddlePaddle/models#224 (share_rnn_weights)",
+    shared=(("weight", "ih"),),
+)
+
+#: Keras ``Bidirectional`` merge modes that feed a next layer (``None`` returns two outputs).
+KERAS_MERGE_MODES = ("concat", "sum", "mul", "ave")
+
+
+def keras_bidirectional(merge_mode: str = "concat") -> Wiring:
+    """A stack of Keras ``Bidirectional`` layers, one per recurrent layer.
+
+    Each ``Bidirectional`` holds a forward layer and a backward clone (``go_backwards=True``); its
+    ``merge_mode`` adds no weights but sets the width the next layer reads: ``"concat"`` → 2·H
+    (the deep bidirectional wiring), ``"sum"``, ``"mul"``, ``"ave"`` → H, with both directions of
+    the next layer reading the merged output.
+
+    Parameters
+    ----------
+    merge_mode : {"concat", "sum", "mul", "ave"}
+
+    Returns
+    -------
+    Wiring
+
+    Raises
+    ------
+    ValueError
+        Another ``merge_mode`` (``None`` gives two separate outputs: no single next layer).
+
+    Notes
+    -----
+    Keras also allows a ``backward_layer`` with other ``units``; a wiring has one hidden size, so
+    such a layer is the sum of its two one-direction layers (see the Keras adapter).
+    Source: ``keras/src/layers/rnn/bidirectional.py`` (Keras 3).
+    """
+    if merge_mode not in KERAS_MERGE_MODES:
+        raise ValueError(f"merge_mode must be one of {KERAS_MERGE_MODES}, got {merge_mode!r}")
+    return Wiring(
+        f"Keras Bidirectional (merge_mode={merge_mode!r})",
+        ("forward", "reverse"),
+        2 if merge_mode == "concat" else 1,
+        "keras/src/layers/rnn/bidirectional.py (Keras 3)",
+        merge=merge_mode,
+    )
+
+
+def modified_brnn(classes=K, posterior: str = "forward", placement: tuple[str, ...] = ("states",)) -> Wiring:
+    """Schuster & Paliwal's modified BRNN for dependent outputs.
+
+    The basic BRNN's two directions never feed each other; the modified BRNN adds the one-hot
+    class label of the neighbouring step on the conditioning side — c_{t-1} for the forward
+    posterior Pr(c_t | c_1..c_{t-1}, x_1^T), c_{t+1} for the backward one — as K extra inputs.
+    Stacked, the directions stay separate (joined at the top), as in :data:`SIMPLE_CONCAT`: were the
+    reverse direction of a layer l >= 1 to read the forward states of layer l - 1 (which at step
+    t + 1 have read c_t), the forward posterior would see the label it estimates.
+
+    Parameters
+    ----------
+    classes : int or sympy.Expr, default :data:`K`
+        K, the number of classes (width of the one-hot label).
+    posterior : {"forward", "backward"}
+    placement : tuple of {"states", "output"}
+        ``("states",)``: the label is K extra input columns of layer 0's conditioning direction;
+        ``("output",)``: K extra input columns of the output layer; or both.
+
+    Returns
+    -------
+    Wiring
+
+    Raises
+    ------
+    ValueError
+        Unknown ``posterior`` or ``placement``.
+
+    Source
+    ------
+    M. Schuster, K. K. Paliwal, "Bidirectional recurrent neural networks", IEEE Trans. Signal
+    Processing 45(11):2673-2681, 1997, Part III. The figure of the modified structure was not
+    available to us: the placement of the label input is a parameter, not a claim.
+    """
+    labels = Labels(classes, posterior, tuple(placement))
+    where = " and ".join(placement)
+    return Wiring(
+        f"modified BRNN ({posterior} posterior, labels into {where})",
+        ("forward", "reverse"),
+        1,
+        "Schuster & Paliwal 1997, IEEE Trans. Signal Processing 45(11):2673-2681, Part III",
+        merge="separate",
+        labels=labels,
+    )
