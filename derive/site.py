@@ -32,31 +32,60 @@ class Example:
     Attributes
     ----------
     cls : str
-        Class name, the same in the framework (``torch.nn``) and in the adapter (``derive.torch``).
+        Class name, the same in the framework (``torch.nn``, ``keras.layers``) and in the adapter
+        (``derive.torch``, ``derive.keras``).
     args : tuple
-        Positional arguments.
+        Positional arguments; an argument may itself be an :class:`Example` (the layer a Keras
+        ``Bidirectional`` wraps) or a tuple of them (the layers of a ``Sequential``, shown and
+        passed as a list).
     kwargs : tuple of (str, value)
-        Keyword arguments.
+        Keyword arguments (values may be examples too).
     framework : str
-        ``"torch"``: ``derive.torch`` and ``torch.nn``.
+        ``"torch"``: ``derive.torch`` and ``torch.nn``; ``"keras"``: ``derive.keras`` and
+        ``keras.layers`` (``keras.Sequential`` for ``cls="Sequential"``).
+    input_shape : tuple
+        Keras: the shape of one sample, ``keras.Input(input_shape)``, that the layer is applied
+        to; its last entry is the input width. Empty otherwise (and for nested examples).
     """
 
     cls: str
     args: tuple
     kwargs: tuple = ()
     framework: str = "torch"
+    input_shape: tuple = ()
 
     @property
     def call(self) -> str:
-        """The constructor as one would type it: ``nn.LSTM(32, 128, 2, bidirectional=True)``."""
-        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs]
-        prefix = {"torch": "nn."}.get(self.framework, "")
+        """The constructor as one would type it: ``nn.LSTM(32, 128, 2, bidirectional=True)``,
+        ``layers.Bidirectional(layers.LSTM(128))``."""
+        parts = [_call(a) for a in self.args] + [f"{k}={_call(v)}" for k, v in self.kwargs]
+        prefix = {"torch": "nn.", "keras": "keras." if self.cls == "Sequential" else "layers."}.get(self.framework, "")
         return f"{prefix}{self.cls}({', '.join(parts)})"
 
     def build(self):
-        """The ``derive`` object for this call."""
+        """The ``derive`` object for this call (nested examples built first)."""
         adapter = importlib.import_module(f"derive.{self.framework}")
-        return getattr(adapter, self.cls)(*self.args, **dict(self.kwargs))
+        return getattr(adapter, self.cls)(*map(_build, self.args), **{k: _build(v) for k, v in self.kwargs})
+
+
+def _examples(value) -> bool:
+    return isinstance(value, tuple) and bool(value) and all(isinstance(v, Example) for v in value)
+
+
+def _call(value) -> str:
+    if isinstance(value, Example):
+        return value.call
+    if _examples(value):
+        return "[" + ", ".join(v.call for v in value) + "]"
+    return repr(value)
+
+
+def _build(value):
+    if isinstance(value, Example):
+        return value.build()
+    if _examples(value):
+        return [v.build() for v in value]
+    return value
 
 
 @dataclass(frozen=True)
