@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from derive.site import pages as registry
 from derive.site import render_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,9 +192,10 @@ def test_katex_is_served_by_the_site(site, pages):
 def test_every_page_has_math_that_katex_renders(site, pages):
     """Each page carries arithmatex math, and KaTeX (the served version) accepts all of it."""
     items = []
+    reference = {p.path for p in registry() if p.section == "API reference"}  # docstrings: math optional
     for src_uri in pages:
         math = parse(site / html_path(src_uri)).math
-        assert math, f"{src_uri} has no arithmatex math"
+        assert math or src_uri in reference, f"{src_uri} has no arithmatex math"
         for tag, tex in math:
             tex = tex.strip()
             if tex.startswith("\\(") and tex.endswith("\\)"):
