@@ -20,6 +20,12 @@ Sources
   neural network architectures for large scale acoustic modeling", Interspeech 2014
   (arXiv:1402.1128).
 * ConvLSTM: X. Shi et al., "Convolutional LSTM Network", NeurIPS 2015 (arXiv:1506.04214).
+* Peephole LSTM: F. Gers, J. Schmidhuber, "Recurrent nets that time and count", IJCNN 2000;
+  the peepholes are diagonal weights from the cell state to the gates, written as element-wise
+  products ``p_i * c_{t-1}``, ``p_f * c_{t-1}``, ``p_o * c_t`` (ONNX ``LSTM`` input ``P``, TF1
+  ``LSTMCell(use_peepholes=True)``).
+* MGU: G.-B. Zhou, J. Wu, C.-L. Zhang, Z.-H. Zhou, "Minimal gated unit for recurrent neural
+  networks", International Journal of Automation and Computing 13 (2016) (arXiv:1603.09420).
 * GRU: K. Cho et al., "Learning phrase representations using RNN encoder-decoder for
   statistical machine translation", EMNLP 2014 (arXiv:1406.1078); the candidate
   ``n_t = tanh(W_in x_t + b_in + r_t * (W_hn h_{t-1} + b_hn))`` is PyTorch's (and cuDNN's) form.
@@ -42,6 +48,7 @@ __all__ = [
     "lstm",
     "gru",
     "conv_lstm",
+    "mgu",
     "CELLS",
     "BIAS_POLICIES",
     "bias_policy",
@@ -63,14 +70,17 @@ class Parameter:
     symbol : sympy.MatrixSymbol
         The symbol as it appears in the equations; ``symbol.shape`` is (rows, columns),
         a bias is a column vector (rows, 1).
-    kind : {"weight", "bias"}
+    kind : {"weight", "bias", "peephole"}
+        ``"peephole"``: a diagonal weight from the cell state, stored as its diagonal, a
+        column vector (H, 1) like a bias.
     group : str
         Which connection it belongs to: ``"ih"`` input to hidden, ``"hh"`` hidden to hidden,
-        ``"hr"`` the LSTM projection. Conventions use (kind, group) to lay parameters out
-        in framework tensors.
+        ``"hr"`` the LSTM projection, ``"c"`` cell state to gate (peepholes). Conventions use
+        (kind, group) to lay parameters out in framework tensors.
     gate : str or None
         The gate block it feeds (``"i"``, ``"f"``, ``"g"``, ``"o"`` for the LSTM; ``"r"``,
-        ``"z"``, ``"n"`` for the GRU; ``"h"`` for the Elman RNN), or None (projection).
+        ``"z"``, ``"n"`` for the GRU; ``"f"``, ``"n"`` for the MGU; ``"h"`` for the Elman RNN),
+        or None (projection).
     kernel_size : tuple
         Empty for a dense weight. For a convolution weight (ConvLSTM) the kernel's spatial
         size (k_1, ..., k_n): the symbol is then the (F, K·C) matrix, K = k_1···k_n, that
@@ -162,8 +172,10 @@ def _check_conformance(expr: MatrixExpr) -> None:
 
 #: Bias policies. ``"two"``: every linear map has its own bias (PyTorch, cuDNN, ONNX);
 #: ``"none"``: no bias; ``"input"`` / ``"hidden"``: where an input-side and a hidden-side bias
-#: would be added in the same sum they are one parameter, kept on that side (Keras, Flax, TF1).
-BIAS_POLICIES = ("two", "none", "input", "hidden")
+#: would be added in the same sum they are one parameter, kept on that side (Keras, Flax, TF1);
+#: ``"input_only"``: only input-side maps have a bias — as ``"input"``, except that a recurrent
+#: product the reset gate multiplies (GRU ``reset_after``) has none (Flax nnx ``GRUCell``).
+BIAS_POLICIES = ("two", "none", "input", "hidden", "input_only")
 
 
 def bias_policy(bias) -> str:
@@ -204,25 +216,54 @@ class _Equations:
         self.declared.append(Parameter(b, "bias", group, gate))
         return b
 
+    def peephole(self, gate: str, cell_state: MatrixSymbol) -> MatrixExpr:
+        """``p_g * c``: the diagonal weight from the cell state to ``gate``, stored as its diagonal (H, 1)."""
+        p = MatrixSymbol(f"p_{{{gate}}}", self.hidden_size, 1)
+        self.declared.append(Parameter(p, "peephole", "c", gate))
+        return _odot(p, cell_state)
+
     def linear(self, source: str, gate: str, bias: bool = True) -> MatrixExpr:
         """``W_{source gate} v + b_{source gate}`` with v = x_t (source "i") or h_{t-1} (source "h").
 
-        The bias is left out under the ``"none"`` policy, or when ``bias`` is False.
+        The bias is left out under the ``"none"`` policy, on the hidden side under ``"input_only"``,
+        or when ``bias`` is False.
         """
         v = self.x if source == "i" else self.h
         label = f"{source}{gate}"
         w = self.weight(f"{source}h", gate, label, self.hidden_size, v.shape[0], self.kernel_size)
-        if self.bias == "none" or not bias:
+        if self.bias == "none" or not bias or (self.bias == "input_only" and source == "h"):
             return MatMul(w, v)
         return MatAdd(MatMul(w, v), self.bias_vector(f"{source}h", gate, label), evaluate=False)
 
-    def pre_activation(self, gate: str) -> MatrixExpr:
+    def pre_activation(self, gate: str, peephole: MatrixSymbol | None = None) -> MatrixExpr:
         """``W_{i g} x_t + b_{i g} + W_{h g} h_{t-1} + b_{h g}``; under a merged bias policy the
-        two biases, which are only ever added together, are one vector ``b_g``."""
+        two biases, which are only ever added together, are one vector ``b_g``. With a cell state
+        ``peephole``, the term ``p_g * peephole`` is added (see :meth:`peephole`)."""
+        products = [self.linear("i", gate, self.bias in ("two", "none")),
+                    self.linear("h", gate, self.bias in ("two", "none"))]
+        extra = [] if peephole is None else [self.peephole(gate, peephole)]
         if self.bias in ("two", "none"):
-            return _add(self.linear("i", gate), self.linear("h", gate))
-        group = "ih" if self.bias == "input" else "hh"
-        return _add(self.linear("i", gate, False), self.linear("h", gate, False), self.bias_vector(group, gate, gate))
+            return _add(*products, *extra)
+        group = "hh" if self.bias == "hidden" else "ih"
+        return _add(*products, *extra, self.bias_vector(group, gate, gate))
+
+    def candidate(self, gate: str, reset: MatrixSymbol, reset_after: bool) -> MatrixExpr:
+        """The candidate pre-activation of a reset-gated cell (GRU, MGU), gate block ``gate``.
+
+        ``reset_after``: ``W_{i g} x_t + b_{i g} + reset * (W_{h g} h_{t-1} + b_{h g})``. Otherwise
+        the reset gate multiplies the state before the product: ``W_{i g} x_t + W_{h g} (reset *
+        h_{t-1}) + b_g`` — one bias under a merged policy, both ``b_{i g}`` and ``b_{h g}`` under
+        ``"two"`` (ONNX ``GRU`` with ``linear_before_reset=0`` keeps both).
+        """
+        if reset_after:
+            return _add(self.linear("i", gate), _odot(reset, self.linear("h", gate)))
+        w_h = self.weight("hh", gate, f"h{gate}", self.hidden_size, self.h.shape[0])
+        terms = [self.linear("i", gate, bias=self.bias == "two"), MatMul(w_h, _odot(reset, self.h))]
+        if self.bias == "two":
+            terms.append(self.bias_vector("hh", gate, f"h{gate}"))
+        elif self.bias != "none":
+            terms.append(self.bias_vector("hh" if self.bias == "hidden" else "ih", gate, gate))
+        return _add(*terms)
 
     def let(self, name: str, rhs: MatrixExpr) -> MatrixSymbol:
         _check_conformance(rhs)
@@ -276,12 +317,18 @@ def elman(input_size, hidden_size, bias: bool | str = True, nonlinearity: str = 
 
 
 @lru_cache(maxsize=4096)
-def lstm(input_size, hidden_size, bias: bool | str = True, proj_size=0) -> Cell:
-    """LSTM, optionally with a projection of the hidden state (LSTMP).
+def lstm(input_size, hidden_size, bias: bool | str = True, proj_size=0, peepholes: bool = False) -> Cell:
+    """LSTM, optionally with a projection of the hidden state (LSTMP) and with peepholes.
 
     ``i, f, o = sigma(...)``, ``g = tanh(...)``, ``c_t = f * c_{t-1} + i * g``,
     ``h_t = o * tanh(c_t)``; with ``proj_size > 0``, ``h_t = W_hr (o * tanh(c_t))``
     and ``h_t`` (so also ``h_{t-1}``) has ``proj_size`` rows.
+
+    With ``peepholes`` (Gers & Schmidhuber 2000) the gates also read the cell state through
+    diagonal weights, written as element-wise products with vectors (H, 1): ``p_i * c_{t-1}``
+    and ``p_f * c_{t-1}`` in the input and forget gates, ``p_o * c_t`` (the new cell state) in
+    the output gate, as in ONNX ``LSTM`` (``onnx/defs/rnn/defs.cc``) and TF1 ``LSTMCell``
+    (``tensorflow/python/ops/rnn_cell_impl.py``). The output gate is then computed after ``c_t``.
 
     Parameters
     ----------
@@ -290,6 +337,7 @@ def lstm(input_size, hidden_size, bias: bool | str = True, proj_size=0) -> Cell:
         True, False or a bias policy (see :data:`BIAS_POLICIES`).
     proj_size : int or sympy.Expr
         0 for no projection.
+    peepholes : bool, default False
 
     Returns
     -------
@@ -299,11 +347,16 @@ def lstm(input_size, hidden_size, bias: bool | str = True, proj_size=0) -> Cell:
     out = proj_size if projected else hidden_size
     eq = _Equations(input_size, hidden_size, out, bias)
     c_prev = eq.state("c_{t-1}", hidden_size)
-    i = eq.let("i_t", _f(sigma, eq.pre_activation("i")))
-    f = eq.let("f_t", _f(sigma, eq.pre_activation("f")))
+    peep = c_prev if peepholes else None
+    i = eq.let("i_t", _f(sigma, eq.pre_activation("i", peep)))
+    f = eq.let("f_t", _f(sigma, eq.pre_activation("f", peep)))
     g = eq.let("g_t", _f(sympy.tanh, eq.pre_activation("g")))
-    o = eq.let("o_t", _f(sigma, eq.pre_activation("o")))
-    c = eq.let("c_t", _add(_odot(f, c_prev), _odot(i, g)))
+    if peepholes:
+        c = eq.let("c_t", _add(_odot(f, c_prev), _odot(i, g)))
+        o = eq.let("o_t", _f(sigma, eq.pre_activation("o", c)))
+    else:
+        o = eq.let("o_t", _f(sigma, eq.pre_activation("o")))
+        c = eq.let("c_t", _add(_odot(f, c_prev), _odot(i, g)))
     if projected:
         w_hr = eq.weight("hr", None, "hr", proj_size, hidden_size)
         eq.let("h_t", MatMul(w_hr, _odot(o, _f(sympy.tanh, c))))
@@ -335,17 +388,49 @@ def gru(input_size, hidden_size, bias: bool | str = True, reset_after: bool = Tr
     eq = _Equations(input_size, hidden_size, hidden_size, bias)
     r = eq.let("r_t", _f(sigma, eq.pre_activation("r")))
     z = eq.let("z_t", _f(sigma, eq.pre_activation("z")))
-    if reset_after:
-        n = eq.let("n_t", _f(sympy.tanh, _add(eq.linear("i", "n"), _odot(r, eq.linear("h", "n")))))
-    else:
-        w_hn = eq.weight("hh", "n", "hn", hidden_size, eq.h.shape[0])
-        terms = [eq.linear("i", "n", bias=False), MatMul(w_hn, _odot(r, eq.h))]
-        if eq.bias != "none":
-            terms.append(eq.bias_vector("ih" if eq.bias != "hidden" else "hh", "n", "n"))
-        n = eq.let("n_t", _f(sympy.tanh, _add(*terms)))
+    n = eq.let("n_t", _f(sympy.tanh, eq.candidate("n", r, reset_after)))
     one = OneMatrix(hidden_size, 1)
     eq.let("h_t", _add(_odot(MatAdd(one, -z, evaluate=False), n), _odot(z, eq.h)))
     return eq.cell("GRU", ("r", "z", "n"))
+
+
+@lru_cache(maxsize=4096)
+def mgu(input_size, hidden_size, bias: bool | str = True, reset_after: bool = True,
+        reset_gate: bool = True) -> Cell:
+    """Minimal gated unit (MGU): a GRU whose one forget gate ``f_t`` also plays the reset gate.
+
+    ``f_t = sigma(W_{if} x_t + W_{hf} h_{t-1} + b)``; the candidate ``n_t`` is the GRU's with
+    ``f_t`` as its reset gate (see :meth:`_Equations.candidate`; ``reset_after`` as in
+    :func:`gru`); ``h_t = (1 - f_t) * n_t + f_t * h_{t-1}``.
+
+    Zhou et al. 2016 (arXiv:1603.09420, eq. (7)) reset the state before the product
+    (``reset_after=False``) and write the update with the roles of ``f_t`` and ``1 - f_t``
+    exchanged, ``h_t = (1 - f_t) * h_{t-1} + f_t * n_t``: the same parameters. The form above,
+    with the reset after the product, is Flax's ``MGUCell`` (``flax/linen/recurrent.py``);
+    its option ``reset_gate=False`` drops the reset: ``n_t = tanh(W_{in} x_t + W_{hn} h_{t-1} + b)``.
+
+    Parameters
+    ----------
+    input_size, hidden_size : int or sympy.Expr
+    bias : bool or str
+        True, False or a bias policy (see :data:`BIAS_POLICIES`).
+    reset_after : bool, default True
+    reset_gate : bool, default True
+
+    Returns
+    -------
+    Cell
+        Named ``"MGU"``, gates f, n.
+    """
+    eq = _Equations(input_size, hidden_size, hidden_size, bias)
+    f = eq.let("f_t", _f(sigma, eq.pre_activation("f")))
+    if reset_gate:
+        n = eq.let("n_t", _f(sympy.tanh, eq.candidate("n", f, reset_after)))
+    else:
+        n = eq.let("n_t", _f(sympy.tanh, eq.pre_activation("n")))
+    one = OneMatrix(hidden_size, 1)
+    eq.let("h_t", _add(_odot(MatAdd(one, -f, evaluate=False), n), _odot(f, eq.h)))
+    return eq.cell("MGU", ("f", "n"))
 
 
 @lru_cache(maxsize=4096)
@@ -397,30 +482,41 @@ def conv_lstm(channels, filters, kernel_size: tuple, bias: bool | str = True) ->
 
 
 #: Cell builders by name, as accepted by :func:`make_cell`.
-CELLS = {"RNN_TANH": elman, "RNN_RELU": elman, "LSTM": lstm, "GRU": gru}
+CELLS = {"RNN_TANH": elman, "RNN_RELU": elman, "LSTM": lstm, "GRU": gru, "MGU": mgu, "CONVLSTM": conv_lstm}
 
 
-def make_cell(mode: str, input_size, hidden_size, bias=True, proj_size=0, reset_after: bool = True) -> Cell:
-    """Build the cell named by PyTorch's ``mode`` string for one layer.
+def make_cell(mode: str, input_size, hidden_size, bias=True, proj_size=0, reset_after: bool = True,
+              **options) -> Cell:
+    """Build the cell named by PyTorch's ``mode`` string (or ``"MGU"``, ``"CONVLSTM"``) for one layer.
 
     Parameters
     ----------
-    mode : {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"}
+    mode : {"RNN_TANH", "RNN_RELU", "LSTM", "GRU", "MGU", "CONVLSTM"}
     input_size, hidden_size, proj_size : int or sympy.Expr
+        For ``"CONVLSTM"``: channels C and filters F.
     bias : bool or str
         True, False or a bias policy (see :data:`BIAS_POLICIES`).
     reset_after : bool
-        GRU only: where the reset gate is applied (see :func:`gru`).
+        GRU and MGU: where the reset gate is applied (see :func:`gru`).
+    **options
+        The cell's own options: ``peepholes`` (LSTM, see :func:`lstm`), ``reset_gate`` (MGU,
+        see :func:`mgu`), ``kernel_size`` (CONVLSTM, required, see :func:`conv_lstm`).
 
     Raises
     ------
     ValueError
         Unknown ``mode``.
+    TypeError
+        An option the cell does not take.
     """
     if mode == "LSTM":
-        return lstm(input_size, hidden_size, bias, proj_size)
+        return lstm(input_size, hidden_size, bias, proj_size, **options)
     if mode == "GRU":
-        return gru(input_size, hidden_size, bias, reset_after)
+        return gru(input_size, hidden_size, bias, reset_after, **options)
+    if mode == "MGU":
+        return mgu(input_size, hidden_size, bias, reset_after, **options)
+    if mode == "CONVLSTM":
+        return conv_lstm(input_size, hidden_size, bias=bias, **options)
     if mode in ("RNN_TANH", "RNN_RELU"):
-        return elman(input_size, hidden_size, bias, "tanh" if mode == "RNN_TANH" else "relu")
+        return elman(input_size, hidden_size, bias, "tanh" if mode == "RNN_TANH" else "relu", **options)
     raise ValueError(f"mode must be one of {sorted(CELLS)}, got {mode!r}")
