@@ -179,7 +179,8 @@ class Stack:
 
 #: Methods that derive a stack's tensors; a class overriding any of them is not counted by
 #: :func:`_numeric_count` (it may depend on more than the key below).
-_DERIVING = ("output_size", "layer_input_size", "cell", "layer_tensors", "layer_count")
+_DERIVING = ("output_size", "layer_input_size", "cell", "layer_tensors", "layer_count", "output_cell",
+             "output_tensors")
 
 #: Structure of a stack -> (its convention, the terms of its count as a polynomial in I, H, L, P).
 _COUNT_POLYNOMIALS: dict = {}
