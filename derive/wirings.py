@@ -204,7 +204,7 @@ class Wiring:
     def ties(self, tensor) -> bool:
         """True if ``tensor`` (a :class:`derive.conventions.Tensor` of a direction > 0) is the
         direction-0 tensor stored once: all its parameters have a role in :attr:`shared`."""
-        return tensor.direction > 0 and bool(tensor.parameters) and all(
+        return (tensor.direction or 0) > 0 and bool(tensor.parameters) and all(
             (p.kind, p.group) in self.shared for p in tensor.parameters)
 
 
