@@ -1,0 +1,471 @@
+"""``derive`` on the command line: paste a constructor, get the count, the tensors and the formula.
+
+::
+
+    derive "nn.LSTM(32, 128, 2, bidirectional=True)"
+    derive "torch.nn.GRU(10, 20)" --json
+    derive --keras "Bidirectional(LSTM(128))" --input-dim 28
+    derive "nn.LSTM(I, H, L)" --latex
+    python -m derive "nn.RNN(25, 50, 4, bidirectional=True)" --cost --seq-len 100 --batch 32
+
+The constructor is read with :mod:`ast` and never evaluated: the only thing accepted is one call
+of a known class (``derive.torch``'s, optionally prefixed ``nn.`` or ``torch.nn.``; with
+``--keras``, ``derive.keras``' layers, optionally prefixed ``layers.``, ``keras.layers.`` or
+``tf.keras.layers.``) whose arguments are literals — int, float, bool, str, None, and tuples or
+lists of them — or the size symbols ``I``, ``H``, ``L``, ``P``. Calls nest only where Keras
+wraps a layer (``Bidirectional(layer, backward_layer=...)``, ``Sequential([...])``). Anything
+else — another name, attribute access, ``__import__``, a lambda, a comprehension, ``*args``,
+an f-string, an operator, an int beyond 10**15, a string beyond 64 characters — is refused
+with one line on stderr and exit status 2 (as for a usage error); so is an argument the
+framework itself would refuse (the adapters' ``ValueError``/``TypeError``).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import inspect
+import json
+import sys
+
+import sympy
+
+from . import cost as cost_module
+from . import torch as dt
+from .symbols import H, I, L, P
+
+__all__ = ["main", "parse", "describe", "InputError"]
+
+#: Classes the torch path accepts (``derive.torch``).
+TORCH_CLASSES = ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell")
+#: Prefixes a torch constructor may carry.
+TORCH_PREFIXES = ("", "nn.", "torch.nn.")
+#: Layers and wrappers the Keras path accepts (``derive.keras``).
+KERAS_LAYERS = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D")
+KERAS_WRAPPERS = ("Bidirectional", "Sequential")
+KERAS_PREFIXES = ("", "layers.", "keras.layers.", "tf.keras.layers.", "keras.", "tf.keras.")
+#: Names that stand for derive's size symbols.
+SYMBOLS = {"I": I, "H": H, "L": L, "P": P}
+#: Sanity limits on literals.
+MAX_INT = 10**15
+MAX_STR = 64
+MAX_TEXT = 2000
+MAX_ITEMS = 32
+#: Exit status for input the tool refuses.
+EXIT_BAD_INPUT = 2
+
+
+class InputError(ValueError):
+    """A constructor the CLI refuses; the message is one line for stderr."""
+
+
+def _dotted(node) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _callee(node: ast.Call, keras: bool, parent: str | None) -> str:
+    name = _dotted(node.func)
+    if name is None:
+        raise InputError("only a call of a class name is allowed (e.g. nn.LSTM(32, 128))")
+    prefixes, classes = (KERAS_PREFIXES, KERAS_LAYERS + KERAS_WRAPPERS) if keras else (TORCH_PREFIXES, TORCH_CLASSES)
+    base = name.rsplit(".", 1)[-1]
+    prefix = name[: len(name) - len(base)]
+    if prefix not in prefixes:
+        allowed = ", ".join(p for p in prefixes if p)
+        raise InputError(f"attribute access {name!r} is not allowed; allowed prefixes: {allowed}")
+    if base not in classes:
+        hint = ""
+        if not keras and base in KERAS_LAYERS + KERAS_WRAPPERS:
+            hint = " (use --keras for Keras layers)"
+        elif keras and base in TORCH_CLASSES:
+            hint = " (drop --keras for torch.nn classes)"
+        raise InputError(f"unknown name {base!r}; allowed: {', '.join(classes)}{hint}")
+    if parent is not None and (base == "Sequential" or (parent == "Bidirectional" and base in KERAS_WRAPPERS)):
+        raise InputError(f"{base} cannot be nested in {parent}")
+    return base
+
+
+def _literal(node, keras: bool, depth: int, parent: str | None):
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, int):
+            if abs(value) > MAX_INT:
+                raise InputError(f"integer literal too large (more than {MAX_INT:.0e})")
+            return value
+        if isinstance(value, float):
+            return value
+        if isinstance(value, str):
+            if len(value) > MAX_STR:
+                raise InputError(f"string literal longer than {MAX_STR} characters")
+            return value
+        raise InputError(f"literal of type {type(value).__name__} is not allowed")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) \
+            and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float):
+        value = _literal(node.operand, keras, depth, None)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Name):
+        if node.id in SYMBOLS:
+            return SYMBOLS[node.id]
+        if node.id in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.id]
+        raise InputError(f"unknown name {node.id!r}; allowed symbols: {', '.join(SYMBOLS)}")
+    if isinstance(node, (ast.Tuple, ast.List)):
+        if len(node.elts) > MAX_ITEMS:
+            raise InputError(f"more than {MAX_ITEMS} items in a tuple or list")
+        items = [_literal(e, keras, depth + 1, parent) for e in node.elts]
+        return tuple(items) if isinstance(node, ast.Tuple) else items
+    if isinstance(node, ast.Call):
+        if not (keras and parent):
+            raise InputError("a call is allowed only as the layer of a Keras wrapper (Bidirectional, Sequential)")
+        return _build(node, keras, depth + 1, parent)
+    if isinstance(node, ast.Starred):
+        raise InputError("starred arguments (*args) are not allowed")
+    if isinstance(node, ast.Lambda):
+        raise InputError("lambdas are not allowed")
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        raise InputError("comprehensions are not allowed")
+    if isinstance(node, ast.JoinedStr):
+        raise InputError("f-strings are not allowed")
+    if isinstance(node, ast.Attribute):
+        raise InputError(f"attribute access {ast.unparse(node)!r} is not allowed")
+    raise InputError(f"{type(node).__name__} expressions are not allowed; use literals and I, H, L, P")
+
+
+class _Call:
+    """A parsed constructor: class name, arguments (literals, symbols or nested calls)."""
+
+    def __init__(self, name: str, args: list, kwargs: dict):
+        self.name, self.args, self.kwargs = name, args, kwargs
+
+
+def _build(node: ast.Call, keras: bool, depth: int = 0, parent: str | None = None) -> _Call:
+    if depth > 4:
+        raise InputError("calls nested too deeply")
+    name = _callee(node, keras, parent)
+    wrapper = keras and name in KERAS_WRAPPERS
+    args = []
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            raise InputError("starred arguments (*args) are not allowed")
+        args.append(_literal(arg, keras, depth, name if wrapper else None))
+    kwargs = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise InputError("keyword unpacking (**kwargs) is not allowed")
+        if kw.arg in kwargs:
+            raise InputError(f"keyword argument repeated: {kw.arg}")
+        nested = wrapper and kw.arg in ("layer", "backward_layer", "layers")
+        kwargs[kw.arg] = _literal(kw.value, keras, depth, name if nested else None)
+    return _Call(name, args, kwargs)
+
+
+def parse(text: str, keras: bool = False) -> _Call:
+    """Parse a pasted constructor without evaluating it.
+
+    Parameters
+    ----------
+    text : str
+        E.g. ``"nn.LSTM(32, 128, 2, bidirectional=True)"``.
+    keras : bool
+        Accept ``derive.keras`` layers instead of ``derive.torch`` classes.
+
+    Raises
+    ------
+    InputError
+        Anything but one call of a known class with literal arguments (see the module docstring).
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InputError("empty constructor; expected e.g. nn.LSTM(32, 128, 2, bidirectional=True)")
+    if len(text) > MAX_TEXT:
+        raise InputError(f"constructor longer than {MAX_TEXT} characters")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as error:
+        raise InputError(f"syntax error: {error.msg} (column {error.offset})") from None
+    except ValueError as error:  # e.g. null bytes
+        raise InputError(f"cannot parse: {error}") from None
+    if not isinstance(tree.body, ast.Call):
+        raise InputError("expected one constructor call, e.g. nn.LSTM(32, 128, 2, bidirectional=True)")
+    return _build(tree.body, keras)
+
+
+def _instantiate(call: _Call, keras: bool):
+    if keras:
+        from . import keras as dk
+
+        def make(value):
+            if isinstance(value, _Call):
+                return _instantiate(value, True)
+            if isinstance(value, list):
+                return [make(v) for v in value]
+            return value
+
+        cls = getattr(dk, call.name)
+        return cls(*[make(a) for a in call.args], **{k: make(v) for k, v in call.kwargs.items()})
+    return getattr(dt, call.name)(*call.args, **call.kwargs)
+
+
+#: torch argument names replaced by symbols for the formula.
+_TORCH_SIZES = {"input_size": I, "hidden_size": H, "num_layers": L, "proj_size": P}
+
+
+def _torch_formula(call: _Call):
+    """The same constructor with its sizes symbolic, and the values they take."""
+    cls = getattr(dt, call.name)
+    bound = inspect.signature(cls).bind(*call.args, **call.kwargs)
+    bound.apply_defaults()
+    values = {}
+    for name, symbol in _TORCH_SIZES.items():
+        if name in bound.arguments:
+            value = bound.arguments[name]
+            if name == "proj_size" and value == 0:
+                continue
+            if name == "num_layers" and value == 1 and call.name.endswith("Cell"):
+                continue
+            bound.arguments[name] = symbol
+            values[str(symbol)] = value
+    symbolic = cls(*bound.args, **bound.kwargs)
+    return symbolic.count, {k: v for k, v in values.items() if not isinstance(v, sympy.Basic)}
+
+
+def _keras_units(call: _Call, found: list) -> _Call:
+    """A copy of ``call`` with every layer's ``units`` (first argument) replaced by H; values in ``found``."""
+    def walk(value):
+        if isinstance(value, _Call):
+            return _keras_units(value, found)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    args = [walk(a) for a in call.args]
+    kwargs = {k: walk(v) for k, v in call.kwargs.items()}
+    if call.name in ("SimpleRNN", "LSTM", "GRU"):
+        if args and isinstance(args[0], int):
+            found.append(args[0])
+            args[0] = H
+        elif isinstance(kwargs.get("units"), int):
+            found.append(kwargs["units"])
+            kwargs["units"] = H
+    return _Call(call.name, args, kwargs)
+
+
+def _keras_formula(call: _Call, input_dim):
+    """The count with the input width as I and, if every layer has the same units, those as H."""
+    from . import keras as dk
+
+    found: list = []
+    symbolic = _keras_units(call, found)
+    values = {"I": input_dim}
+    if found and len(set(found)) == 1:
+        try:
+            obj = _instantiate(symbolic, True)
+            values["H"] = found[0]
+            return dk.count(obj, I), values
+        except (TypeError, ValueError):
+            pass
+    return dk.count(_instantiate(call, True), I), {"I": input_dim}
+
+
+def describe(text: str, keras: bool = False, input_dim=None) -> dict:
+    """Everything the CLI prints, as plain data.
+
+    Parameters
+    ----------
+    text : str
+        The pasted constructor.
+    keras : bool
+    input_dim : int or None
+        Keras only: the last dimension of the layer's input (required with ``keras``).
+
+    Returns
+    -------
+    dict
+        ``framework``, ``call`` (normalized), ``count``, ``tensors`` (name, shape, parameters),
+        ``layers`` (per-layer counts, torch with an int ``num_layers``), ``formula``,
+        ``formula_latex``, ``values`` (the symbols' values), ``object`` (the derive object).
+
+    Raises
+    ------
+    InputError
+        Refused input, or arguments the adapter refuses (its message).
+    """
+    from .display import _rows
+
+    call = parse(text, keras)
+    try:
+        if keras:
+            if input_dim is None:
+                raise InputError("--input-dim is required with --keras (the features per time step)")
+            from . import keras as dk
+
+            obj = _instantiate(call, True)
+            weights = dk.tensors(obj, input_dim)
+            count = dk.count(obj, input_dim)
+            rows = [(w.path, tuple(_plain(d) for d in w.shape), _plain(w.numel)) for w in weights]
+            formula, values = _keras_formula(call, input_dim)
+            layers = []
+        else:
+            obj = _instantiate(call, False)
+            count = obj.count
+            rows = [(n, tuple(_plain(d) for d in s), _plain(c)) for n, s, c in _rows(obj)[0]]
+            formula, values = _torch_formula(call)
+            layers = [_plain(obj.layer_count(k)) for k in range(obj.num_layers)] \
+                if isinstance(obj.num_layers, int) else []
+    except InputError:
+        raise
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{call.name}: {error}") from None
+    return {
+        "framework": "keras" if keras else "torch",
+        "call": repr(obj),
+        "count": _plain(count),
+        "tensors": rows,
+        "layers": layers,
+        "formula": sympy.expand(formula),
+        "values": values,
+        "object": obj,
+    }
+
+
+def _plain(value):
+    if isinstance(value, sympy.Basic) and value.is_Integer:
+        return int(value)
+    if isinstance(value, sympy.Basic):
+        return value
+    return value
+
+
+def _jsonable(value):
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, sympy.Basic):
+        return int(value) if value.is_Integer else str(value)
+    return value
+
+
+def _latex(info: dict) -> str:
+    from .display import latex_number
+
+    count = info["count"]
+    formula = sympy.latex(info["formula"])
+    values = ", ".join(f"{k} = {v}" for k, v in info["values"].items())
+    if isinstance(count, int):
+        where = rf" \quad ({values})" if values else ""
+        return f"N = {formula} = {latex_number(count)}{where}"
+    return f"N = {formula}"
+
+
+def _print_rich(info: dict, cost_info: dict | None, out) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .display import text
+
+    width = None if out.isatty() else 160
+    console = Console(file=out, highlight=False, soft_wrap=True, width=width)
+    table = Table(title=f"{info['framework']}: {info['call']}", title_justify="left")
+    table.add_column("tensor", overflow="fold")
+    table.add_column("shape")
+    table.add_column("parameters", justify="right")
+    for name, shape, numel in info["tensors"]:
+        table.add_row(name, text(shape), text(numel))
+    table.add_section()
+    table.add_row("total", "", text(info["count"]))
+    console.print(table)
+    if info["layers"]:
+        console.print("per layer: " + " + ".join(text(c) for c in info["layers"]) + f" = {text(info['count'])}")
+    values = ", ".join(f"{k}={v}" for k, v in info["values"].items())
+    console.print(f"formula: N = {info['formula']}" + (f"   ({values})" if values else ""))
+    if cost_info:
+        console.print(
+            f"cost (T={cost_info['seq_len']}, N={cost_info['batch']}, {cost_info['dtype']}): "
+            f"MACs {text(cost_info['macs'])}, FLOPs {text(cost_info['flops'])} "
+            f"(matrix products {text(cost_info['matmul_flops'])}), weights {text(cost_info['weight_bytes'])} B, "
+            f"activations kept for training {text(cost_info['activation_bytes'])} B"
+        )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1 or value > MAX_INT:
+        raise argparse.ArgumentTypeError(f"expected a positive integer up to {MAX_INT:.0e}, got {text!r}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="derive",
+        description="Exact parameter count, tensors and formula of a recurrent layer, from its constructor "
+                    "(read, never evaluated).",
+        epilog='examples: derive "nn.LSTM(32, 128, 2, bidirectional=True)"; '
+               'derive --keras "Bidirectional(LSTM(128))" --input-dim 28',
+    )
+    parser.add_argument("constructor", help='e.g. "nn.LSTM(32, 128, 2, bidirectional=True)"; symbols I, H, L, P allowed')
+    parser.add_argument("--keras", action="store_true", help="a Keras 3 layer (keras.layers) instead of torch.nn")
+    parser.add_argument("--input-dim", type=_positive_int, help="Keras: features per time step of the input")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print JSON for machines")
+    output.add_argument("--latex", action="store_true", help="print the count as LaTeX for papers")
+    parser.add_argument("--cost", action="store_true", help="torch: also MACs, FLOPs and memory (see derive.cost)")
+    parser.add_argument("--seq-len", type=_positive_int, default=1, help="time steps T for --cost (default 1)")
+    parser.add_argument("--batch", type=_positive_int, default=1, help="batch size N for --cost (default 1)")
+    parser.add_argument("--dtype", default="float32", choices=sorted(cost_module.DTYPE_BYTES),
+                        help="element type for --cost (default float32)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0, or 2 for refused input)."""
+    parser = _parser()
+
+    def fail(message: str) -> int:
+        print(f"derive: error: {' '.join(str(message).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    if args.input_dim is not None and not args.keras:
+        return fail("--input-dim is only for --keras (torch constructors take input_size)")
+    if args.cost and args.keras:
+        return fail("--cost is only available for torch constructors")
+    try:
+        info = describe(args.constructor, args.keras, args.input_dim)
+        cost_info = None
+        if args.cost:
+            if not isinstance(info["count"], int):
+                raise InputError("--cost needs numeric sizes")
+            cost_info = cost_module.cost(info["object"], args.seq_len, args.batch, args.dtype).as_dict()
+    except InputError as error:
+        return fail(str(error))
+    except RecursionError:
+        return fail("constructor nested too deeply")
+    if args.json:
+        payload = {k: _jsonable(v) for k, v in info.items() if k != "object"}
+        payload["tensors"] = [{"name": n, "shape": _jsonable(s), "parameters": _jsonable(c)}
+                              for n, s, c in info["tensors"]]
+        payload["formula_latex"] = sympy.latex(info["formula"])
+        if cost_info:
+            payload["cost"] = cost_info
+        print(json.dumps(payload, indent=2))
+    elif args.latex:
+        print(_latex(info))
+    else:
+        _print_rich(info, cost_info, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

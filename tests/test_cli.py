@@ -1,0 +1,187 @@
+"""The command-line tool, run as a subprocess: numbers against torch/Keras, and hostile input refused."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("KERAS_BACKEND", "torch")
+os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
+
+import pytest
+from torch import nn
+
+import derive.torch as dt
+from derive.cli import InputError, parse
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = Path(sys.executable).with_name("derive")
+
+
+def run(*args, cwd=None, check_clean=True):
+    env = dict(os.environ, KERAS_BACKEND="torch", KERAS_HOME=tempfile.mkdtemp(prefix="keras-home-"))
+    result = subprocess.run([sys.executable, "-m", "derive", *args], capture_output=True, text=True, cwd=cwd or ROOT,
+                            env=env, timeout=120)
+    return result
+
+
+def torch_count(module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+@pytest.mark.parametrize("call,module", [
+    ("nn.LSTM(32, 128, 2, bidirectional=True)", lambda: nn.LSTM(32, 128, 2, bidirectional=True)),
+    ("torch.nn.GRU(10, 20)", lambda: nn.GRU(10, 20)),
+    ("LSTM(10, 20, 1, proj_size=5)", lambda: nn.LSTM(10, 20, 1, proj_size=5)),
+    ("nn.RNN(25, 50, 4, nonlinearity='relu', bias=False)", lambda: nn.RNN(25, 50, 4, nonlinearity="relu", bias=False)),
+    ("nn.LSTMCell(10, 20)", lambda: nn.LSTMCell(10, 20)),
+])
+def test_json_matches_torch(call, module):
+    result = run(call, "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    m = module()
+    assert data["count"] == torch_count(m)
+    assert [(t["name"], tuple(t["shape"]), t["parameters"]) for t in data["tensors"]] == \
+        [(n, tuple(p.shape), p.numel()) for n, p in m.named_parameters()]
+    assert sum(data["layers"]) == data["count"]
+
+
+def test_text_output_has_table_total_and_formula():
+    result = run("nn.LSTM(32, 128, 2, bidirectional=True)")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    expected = torch_count(nn.LSTM(32, 128, 2, bidirectional=True))
+    assert f"{expected:,}" in out
+    assert "weight_ih_l1_reverse" in out and "(512, 256)" in out
+    assert "formula: N = 24*H**2*L - 16*H**2 + 8*H*I + 16*H*L" in out
+    assert result.stderr == ""
+
+
+def test_console_script_installed():
+    assert SCRIPT.exists(), "pip install -e . creates the derive console script"
+    result = subprocess.run([str(SCRIPT), "nn.GRU(10, 20)", "--json"], capture_output=True, text=True, timeout=120)
+    assert json.loads(result.stdout)["count"] == torch_count(nn.GRU(10, 20))
+
+
+def test_latex_output():
+    result = run("nn.LSTM(32, 128, 2, bidirectional=True)", "--latex")
+    assert result.returncode == 0
+    assert result.stdout.strip().startswith("N = 24 H^{2} L")
+    assert f"{torch_count(nn.LSTM(32, 128, 2, bidirectional=True)):,}".replace(",", "{,}") in result.stdout
+
+
+def test_symbolic_sizes():
+    result = run("nn.LSTM(I, H, L)", "--json")
+    data = json.loads(result.stdout)
+    assert data["count"] == "8*H**2*L - 4*H**2 + 4*H*I + 8*H*L"
+    assert any(t["name"] == "weight_ih_l{k}" for t in data["tensors"])
+
+
+def test_cost_option_matches_the_library():
+    from derive.cost import cost
+
+    result = run("nn.GRU(10, 20, 2)", "--cost", "--seq-len", "7", "--batch", "3", "--json")
+    data = json.loads(result.stdout)
+    assert data["cost"]["matmul_flops"] == cost(dt.GRU(10, 20, 2), 7, 3).matmul_flops
+
+
+def test_keras_bidirectional_matches_keras():
+    keras = pytest.importorskip("keras")
+    if keras.backend.backend() != "torch":
+        pytest.skip("keras not on the torch backend")
+    from keras import layers
+
+    result = run("--keras", "Bidirectional(LSTM(128))", "--input-dim", "28", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    inputs = keras.Input(shape=(None, 28))
+    layer = layers.Bidirectional(layers.LSTM(128))
+    layer(inputs)
+    assert data["count"] == layer.count_params() == 160768
+    assert [tuple(t["shape"]) for t in data["tensors"]] == [tuple(w.shape) for w in layer.weights]
+    assert data["formula"] == "8*H**2 + 8*H*I + 8*H"
+
+
+def test_keras_sequential():
+    result = run("--keras", "keras.layers.Bidirectional(layers.GRU(16, return_sequences=True))", "--input-dim", "8",
+                 "--json")
+    assert result.returncode == 0, result.stderr
+    from derive import keras as dk
+
+    assert json.loads(result.stdout)["count"] == dk.count(dk.Bidirectional(dk.GRU(16, return_sequences=True)), 8)
+
+
+HOSTILE = [
+    ('nn.LSTM(__import__("os").system("touch PWNED"), 3)', "call is allowed only"),
+    ('__import__("os").system("touch PWNED")', "only a call of a class name"),
+    ("__import__('os')", "unknown name '__import__'"),
+    ("open('PWNED', 'w')", "unknown name 'open'"),
+    ("os.system('touch PWNED')", "attribute access 'os.system'"),
+    ("nn.LSTM.__init__.__globals__", "expected one constructor call"),
+    ("nn.LSTM(1, 2).__class__", "expected one constructor call"),
+    ("torch.nn.modules.rnn.LSTM(1, 2)", "attribute access"),
+    ("nn.LSTM((lambda: 3)(), 2)", "call is allowed only"),
+    ("nn.LSTM(lambda: 3, 2)", "lambdas are not allowed"),
+    ("nn.LSTM([x for x in range(9)], 2)", "comprehensions are not allowed"),
+    ("nn.LSTM(*[32, 64])", "starred"),
+    ("nn.LSTM(**{'input_size': 3})", "keyword unpacking"),
+    ("nn.LSTM(f'{1}', 2)", "f-strings"),
+    ("nn.LSTM(2**1000, 2)", "BinOp"),
+    ("nn.LSTM(10**30, 2)", "BinOp"),
+    ("nn.LSTM(99999999999999999999999, 2)", "too large"),
+    ("nn.LSTM(x, 2)", "unknown name 'x'"),
+    ("nn.LSTM(32, 128", "syntax error"),
+    ("import os", "syntax error"),
+    ("nn.LSTM(32, 0)", "hidden_size must be greater than zero"),
+    ("nn.LSTM(32, 128, proj_size=200)", "proj_size has to be smaller"),
+    ("nn.LSTM(32, 128, bidirectional=1)", "bidirectional should be of type bool"),
+    ("nn.LSTM(32.5, 128)", "input_size should be of type int"),
+    ("nn.GRU(3, 4, proj_size=2)", "only supported for LSTM"),
+    ("nn.Linear(3, 4)", "unknown name 'Linear'"),
+    ("Bidirectional(LSTM(3))", "use --keras"),
+    ("nn.LSTM('" + "a" * 100 + "', 2)", "string literal longer"),
+    ("", "empty constructor"),
+    ("nn.LSTM(3, 4); import os", "syntax error"),
+    ("nn.LSTM(3, 4)\nimport os", "syntax error"),
+    ("nn.LSTM(3, 4 if True else 5)", "IfExp"),
+    ("nn.LSTM(b'3', 4)", "literal of type bytes"),
+]
+
+
+@pytest.mark.parametrize("text,message", HOSTILE, ids=[h[0][:40] for h in HOSTILE])
+def test_hostile_input_is_refused_and_nothing_runs(text, message, tmp_path):
+    result = run(text, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("derive: error: ")
+    assert message in lines[0]
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "PWNED").exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--keras", "Bidirectional(LSTM(3))"], "--input-dim is required"),
+    (["--keras", "Bidirectional(Bidirectional(LSTM(3)))", "--input-dim", "3"], "cannot be nested"),
+    (["--keras", "Sequential([LSTM(3), Sequential([LSTM(2)])])", "--input-dim", "3"], "cannot be nested"),
+    (["--keras", "Bidirectional(LSTM(3), merge_mode='max')", "--input-dim", "3"], "merge_mode"),
+    (["--keras", "nn.LSTM(3, 4)", "--input-dim", "3"], "attribute access 'nn.LSTM'"),
+    (["nn.GRU(3, 4)", "--input-dim", "3"], "only for --keras"),
+    (["nn.GRU(3, 4)", "--seq-len", "-1"], "positive integer"),
+])
+def test_bad_options(args, message):
+    result = run(*args)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_parse_never_evaluates():
+    call = parse("nn.LSTM(I, 128, 2, bidirectional=True)")
+    assert call.name == "LSTM" and call.args[1:] == [128, 2] and call.kwargs == {"bidirectional": True}
+    with pytest.raises(InputError):
+        parse("nn.LSTM(().__class__.__base__.__subclasses__(), 1)")
