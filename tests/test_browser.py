@@ -1,0 +1,247 @@
+"""The built site, opened page by page in a real browser (headless Chromium).
+
+The site is built once into a temporary folder, served on 127.0.0.1 by a
+``http.server`` thread, and every page is loaded in Debian's Chromium
+(``/usr/bin/chromium``, installed by ``scripts/bootstrap``), driven by the
+Playwright library. No browser is downloaded: Playwright only drives that
+executable (never run ``playwright install``).
+
+On every page: all math typeset by KaTeX (as many rendered formulas as
+``.arithmatex`` sources, no raw TeX left, no ``.katex-error``), no console error
+or uncaught exception, no failed or non-local request. Search works offline.
+
+Run these tests alone with ``./scripts/test -m browser``; skip them with ``-m "not browser"``.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from derive.site import pages as registry
+from test_site_build import build, html_path
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("DERIVE_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",  # the tests run as root
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--metrics-recording-only",
+]
+TIMEOUT_MS = 20_000
+
+# Every generated page, known before the build from the page registry, plus MkDocs' 404 page.
+PAGES = [html_path(page.path) for page in registry()] + ["404.html"]
+
+# Typeset state of the page's math, read in the browser after KaTeX has run.
+MATH_STATE = """() => {
+  const sources = [...document.querySelectorAll('.arithmatex')];
+  const raw = [];
+  for (const el of sources) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let text = '';
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!n.parentElement.closest('.katex')) text += n.textContent;
+    }
+    if (/\\\\[()\\[\\]]/.test(text)) raw.push(text.trim().slice(0, 80));
+  }
+  return {
+    sources: sources.length,
+    rendered: sources.filter(el => el.querySelector('.katex') !== null).length,
+    display: document.querySelectorAll('div.arithmatex').length,
+    displayRendered: document.querySelectorAll('div.arithmatex .katex-display').length,
+    errors: [...document.querySelectorAll('.katex-error')].map(e => e.getAttribute('title') || e.textContent),
+    raw: raw,
+  };
+}"""
+
+MATH_DONE = """() => [...document.querySelectorAll('.arithmatex')].every(
+  el => el.querySelector('.katex, .katex-error') !== null)"""
+
+
+def _require_browser():
+    """Playwright and Chromium are installed by scripts/bootstrap; in CI their absence is a failure."""
+    problem = None
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        problem = "the playwright library is not installed (pip install -e '.[test]')"
+    if problem is None and not os.access(CHROMIUM, os.X_OK):
+        problem = f"{CHROMIUM} not found (apt-get install chromium; scripts/bootstrap does it as root)"
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(problem)
+        pytest.skip(problem)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (signature of the base class)
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    site_dir = tmp_path_factory.mktemp("browser") / "site"
+    build(site_dir)
+    return site_dir
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}/"
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Visit:
+    """One page load: what the page requested, logged and raised."""
+
+    def __init__(self, browser, base: str):
+        self.base = urlsplit(base)
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+        self.context.set_default_timeout(TIMEOUT_MS)
+        self.requests: list[str] = []
+        self.outside: list[str] = []
+        self.failed: list[str] = []
+        self.console: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url}: {r.failure}"))
+        self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url}: HTTP {r.status}"))
+        self.page.on("console", lambda m: m.type == "error" and self.console.append(f"console.error: {m.text}"))
+        self.page.on("pageerror", lambda e: self.console.append(f"uncaught: {e}"))
+
+    def local(self, url: str) -> bool:
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob", "about"):
+            return True
+        return parts.scheme == "http" and parts.hostname == "127.0.0.1" and parts.port == self.base.port
+
+    def _route(self, route):
+        url = route.request.url
+        if self.local(url):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort("blockedbyclient")
+
+    def goto(self, path: str):
+        self.page.goto(self.base.geturl() + path, wait_until="load")
+        self.page.wait_for_load_state("networkidle")
+        return self.page
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser, server):
+    opened = []
+
+    def open_page(path: str):
+        v = Visit(browser, server)
+        opened.append(v)
+        v.goto(path)
+        return v
+
+    yield open_page
+    for v in opened:
+        v.close()
+
+
+def test_every_built_page_is_visited(site):
+    built = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+    assert built == sorted(PAGES), "HTML pages not covered by the browser tests (or not built)"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_renders_offline_without_errors(visit, path):
+    v = visit(path)
+    page = v.page
+    try:
+        page.wait_for_function(MATH_DONE, timeout=TIMEOUT_MS)
+    except Exception:  # noqa: BLE001  (the assertions below say what is missing)
+        pass
+    math = page.evaluate(MATH_STATE)
+    assert math["errors"] == [], f"{path}: KaTeX errors: {math['errors']}"
+    assert math["rendered"] == math["sources"], (
+        f"{path}: {math['sources'] - math['rendered']} of {math['sources']} formulas not typeset")
+    assert math["displayRendered"] == math["display"], f"{path}: display math not typeset in display mode"
+    assert math["raw"] == [], f"{path}: raw TeX left on the page: {math['raw']}"
+    assert page.locator("h1").count() >= 1, f"{path}: no title"
+    assert v.outside == [], f"{path}: requests leaving 127.0.0.1: {v.outside}"
+    assert all(v.local(u) for u in v.requests), [u for u in v.requests if not v.local(u)]
+    assert v.failed == [], f"{path}: failed requests: {v.failed}"
+    assert v.console == [], f"{path}: console errors: {v.console}"
+
+
+def test_math_pages_really_have_math(visit):
+    """Guard against a vacuous pass: the cell pages carry many formulas, all typeset."""
+    v = visit(html_path("cells/lstm.md"))
+    v.page.wait_for_function(MATH_DONE, timeout=TIMEOUT_MS)
+    math = v.page.evaluate(MATH_STATE)
+    assert math["sources"] >= 20 and math["display"] >= 1
+    assert v.page.locator(".katex-html").count() >= math["sources"]
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("proj_size", "cells/lstm-projection/"),
+    ("bidirectional", "cells/lstm/"),
+])
+def test_search_works_offline(visit, query, expected):
+    v = visit("index.html")
+    page = v.page
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially(query, delay=20)
+    results = page.locator(".md-search-result__item a.md-search-result__link")
+    results.first.wait_for(state="visible", timeout=TIMEOUT_MS)
+    hrefs = [results.nth(k).get_attribute("href") for k in range(results.count())]
+    assert any(expected in (h or "") for h in hrefs), f"search {query!r}: {hrefs}"
+    meta = page.locator(".md-search-result__meta").inner_text()
+    assert "matching" in meta.lower() or meta.strip()[0].isdigit(), meta
+    assert v.outside == [] and v.console == [] and v.failed == [], (v.outside, v.console, v.failed)
+
+
+def test_search_finds_nothing_for_nonsense(visit):
+    """The search box answers "no match" rather than results for every query."""
+    v = visit("index.html")
+    box = v.page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially("qwxzvbnm", delay=20)
+    meta = v.page.locator(".md-search-result__meta")
+    v.page.wait_for_function(
+        "() => /no matching/i.test(document.querySelector('.md-search-result__meta').textContent)",
+        timeout=TIMEOUT_MS)
+    assert v.page.locator(".md-search-result__item").count() == 0, meta.inner_text()
