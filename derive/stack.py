@@ -43,6 +43,9 @@ class Stack:
         Name tensors without a layer suffix (``torch.nn.LSTMCell``).
     reset_after : bool
         GRU only: where the reset gate is applied (see :func:`derive.cells.gru`).
+    cell_options : tuple of (str, value)
+        Further options of the cell, passed to :func:`derive.cells.make_cell` (``peepholes``
+        for the LSTM, ``reset_gate`` for the MGU, ``kernel_size`` for the ConvLSTM).
     output_features : int or sympy.Expr, default 0
         O: an output layer ``y_t = W_y v_t + b_y`` (``torch.nn.Linear``, see :mod:`derive.readout`)
         on top of the last layer, reading what the wiring hands on (D·H_out, see
@@ -58,7 +61,7 @@ class Stack:
 
     def __init__(self, mode, input_size, hidden_size, num_layers, bias, proj_size,
                  convention: Convention, wiring: Wiring, *, single_cell: bool = False,
-                 reset_after: bool = True, output_features=0):
+                 reset_after: bool = True, output_features=0, cell_options: tuple = ()):
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -70,6 +73,7 @@ class Stack:
         self.single_cell = single_cell
         self.reset_after = reset_after
         self.output_features = output_features
+        self.cell_options = tuple(cell_options)
 
     @property
     def output_size(self):
@@ -84,7 +88,7 @@ class Stack:
         """The cell of ``layer`` and ``direction`` (its equations, with that input width)."""
         bias = self.convention.bias_policy(self.mode, self.bias, self.reset_after)
         return make_cell(self.mode, self.layer_input_size(layer, direction), self.hidden_size, bias,
-                         self.proj_size, self.reset_after)
+                         self.proj_size, self.reset_after, **dict(self.cell_options))
 
     def layer_tensors(self, layer) -> list[Tensor]:
         """Tensors of every direction of ``layer`` (int, or :data:`UPPER` for any layer >= 1).
@@ -92,8 +96,8 @@ class Stack:
         A tensor the wiring ties across directions appears once, as direction 0's.
         """
         name_layer = None if self.single_cell else layer
-        return [t for d in range(self.wiring.num_directions)
-                for t in self.convention.layout(self.cell(layer, d), name_layer, d) if not self.wiring.ties(t)]
+        cells = [self.cell(layer, d) for d in range(self.wiring.num_directions)]
+        return [t for t in self.convention.layer_layout(cells, name_layer, bias=self.bias) if not self.wiring.ties(t)]
 
     def output_cell(self) -> Cell | None:
         """The output layer's equation (:func:`derive.readout.output_layer`), or None without one."""
@@ -205,7 +209,8 @@ def _numeric_count(stack: Stack):
         return None
     projected = stack.proj_size != 0
     key = (cls, stack.mode, stack.bias, projected, id(stack.convention), stack.wiring, type(stack.wiring),
-           stack.single_cell, stack.reset_after, getattr(stack, "output_features", 0))
+           stack.single_cell, stack.reset_after, getattr(stack, "output_features", 0),
+           getattr(stack, "cell_options", ()))
     try:
         entry = _COUNT_POLYNOMIALS.get(key)
     except TypeError:  # an unhashable attribute: derive as usual
