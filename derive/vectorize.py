@@ -15,13 +15,16 @@ How it stays exact
 ------------------
 The closed form (a polynomial with integer coefficients, e.g. a ``derive`` count or a
 :mod:`derive.cost` figure) is compiled once with :func:`sympy.lambdify` for NumPy and
-evaluated in ``int64``. Before that, every entry is bounded in ``float64`` by
+evaluated in ``int64``. Before that, the inputs are bounded in ``float64`` by
 ``B = Σ |c| · Π max(|x_i|, 1)^{e_i}`` over the polynomial's terms ``c · Π x_i^{e_i}``: ``B``
 bounds the absolute value of the result *and of every partial product and partial sum* the
-compiled expression forms on the way. Entries with ``B < 2**62`` (half of int64's range, a
-margin far above float64's rounding error) are computed in int64 and cannot have wrapped
-around; the others are computed again with Python ints (an ``object`` array), or raise
-:class:`OverflowError` with ``overflow="raise"``. An int64 overflow is never silent.
+compiled expression forms on the way. ``B`` is first taken once for the whole call, at each
+size's largest magnitude (``B`` grows with every ``|x_i|``, so this bounds every entry); only
+if that reaches ``2**62`` (half of int64's range, a margin far above float64's rounding error)
+is ``B`` computed entry by entry. Entries with ``B < 2**62`` are computed in int64 and cannot
+have wrapped around; if any entry is not, the call is computed with Python ints (an ``object``
+array), or raises :class:`OverflowError` with ``overflow="raise"``. Sizes given as Python ints
+in an ``object`` array are computed with Python ints. An int64 overflow is never silent.
 """
 from __future__ import annotations
 
@@ -104,24 +107,36 @@ class Vectorized:
         OverflowError
             ``overflow="raise"`` and some entry could exceed int64.
         """
-        arrays = np.broadcast_arrays(*self._arrays(args, kwargs)) if self.symbols else []
-        shape = arrays[0].shape if arrays else ()
         if not self.symbols:
-            return np.asarray(int(self.expr), dtype=np.int64 if abs(int(self.expr)) < SAFE_BOUND else object)
-        as_float = [np.maximum(np.abs(a.astype(np.float64)), 1.0) for a in arrays]
-        bound = np.broadcast_to(np.asarray(self._bound(*as_float), dtype=np.float64), shape)
-        unsafe = ~(bound < SAFE_BOUND)  # NaN-proof
-        if not unsafe.any() and all(a.dtype != object for a in arrays):
-            with np.errstate(over="raise"):
-                return np.broadcast_to(np.asarray(self._exact(*[a.astype(np.int64) for a in arrays])),
-                                       shape).astype(np.int64)
-        if self.overflow == "raise":
-            raise OverflowError(
-                f"{self.expr} may exceed int64 for some inputs (bound {float(bound.max()):.3g} >= 2**62); "
-                "use overflow='object' for exact Python ints"
-            )
-        exact = self._exact(*[a.astype(object) for a in arrays])
-        return np.broadcast_to(np.asarray(exact, dtype=object), shape).copy()
+            value = int(self.expr)
+            return np.asarray(value, dtype=np.int64 if abs(value) < SAFE_BOUND else object)
+        arrays = self._arrays(args, kwargs)
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        if all(a.dtype != object for a in arrays):
+            # One bound for the whole call, at the largest magnitude of each size: the bound is
+            # increasing in every max(|x_i|, 1), so it bounds every entry.
+            peaks = [max(float(a.max()), -float(a.min()), 1.0) if a.size else 1.0 for a in arrays]
+            if self._bound(*peaks) < SAFE_BOUND:
+                result = self._exact(*[a.astype(np.int64, copy=False) for a in arrays])
+                result = np.asarray(result, dtype=np.int64)
+                return result if result.shape == shape else np.broadcast_to(result, shape).copy()
+            as_float = [np.maximum(np.abs(a.astype(np.float64)), 1.0) for a in arrays]
+            bound = np.broadcast_to(np.asarray(self._bound(*as_float), dtype=np.float64), shape)
+            unsafe = ~(bound < SAFE_BOUND)  # NaN-proof
+            if not unsafe.any():  # the peaks came from different entries; each entry is safe
+                result = self._exact(*[a.astype(np.int64, copy=False) for a in arrays])
+                return np.broadcast_to(np.asarray(result, dtype=np.int64), shape).copy()
+            if self.overflow == "raise":
+                raise OverflowError(
+                    f"{self.expr} may exceed int64 for some inputs (bound {float(bound.max()):.3g} >= 2**62); "
+                    "use overflow='object' for exact Python ints"
+                )
+        exact = np.broadcast_to(np.asarray(self._exact(*[a.astype(object) for a in arrays]), dtype=object), shape)
+        if self.overflow == "raise":  # Python-int inputs: raise only if a result does not fit
+            if any(not -(2**63) <= v < 2**63 for v in exact.flat):
+                raise OverflowError(f"{self.expr} exceeds int64 for some inputs; use overflow='object'")
+            return exact.astype(np.int64)
+        return exact.copy()
 
 
 def vectorize(expr, symbols=None, *, overflow: str = "object") -> Vectorized:

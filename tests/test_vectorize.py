@@ -94,3 +94,21 @@ def test_bad_input():
         vectorize(H, overflow="wrap")
     with pytest.raises(ValueError, match="missing"):
         vectorize(H * I, symbols=(H,))
+
+
+def test_entries_safe_one_by_one_stay_int64():
+    """The whole-call bound combines the largest I and the largest H of different entries; when it is too
+    large the entries are bounded one by one, and if each is safe the result stays int64 and exact."""
+    f = vectorize(H * I)
+    i = np.array([2**40, 1], dtype=np.int64)
+    h = np.array([1, 2**40], dtype=np.int64)
+    got = f(H=h, I=i)
+    assert got.dtype == np.int64 and got.tolist() == [2**40, 2**40]
+
+
+def test_python_int_object_arrays():
+    f = vectorize(H**2)
+    assert f(np.array([2**40, 3], dtype=object)).tolist() == [2**80, 9]
+    assert vectorize(H**2, overflow="raise")(np.array([3, 4], dtype=object)).dtype == np.int64
+    with pytest.raises(OverflowError):
+        vectorize(H**2, overflow="raise")(np.array([2**40], dtype=object))
