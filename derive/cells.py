@@ -309,7 +309,14 @@ def elman(input_size, hidden_size, bias: bool | str = True, nonlinearity: str = 
     Returns
     -------
     Cell
+
+    Raises
+    ------
+    ValueError
+        ``nonlinearity`` is not ``"tanh"`` or ``"relu"``.
     """
+    if not isinstance(nonlinearity, str) or nonlinearity not in ("tanh", "relu"):
+        raise ValueError(f"Unknown nonlinearity {nonlinearity!r}. Select from 'tanh' or 'relu'.")
     eq = _Equations(input_size, hidden_size, hidden_size, bias)
     phi = {"tanh": sympy.tanh, "relu": relu}[nonlinearity]
     eq.let("h_t", _f(phi, eq.pre_activation("h")))

@@ -22,6 +22,10 @@ __all__ = ["Stack", "UPPER"]
 #: Stands for "any layer l >= 1" where a layer index is expected.
 UPPER = sympy.Symbol("k", integer=True, positive=True)
 
+#: Most layers :attr:`Stack.tensors` and :attr:`Stack.shapes` list one by one; a larger
+#: ``num_layers`` (say 10**30) is refused with ValueError instead of never finishing.
+MAX_LISTED_LAYERS = 10_000
+
 
 class Stack:
     """Parameters of a recurrent stack, derived from its cell's equations.
@@ -124,6 +128,11 @@ class Stack:
             raise ValueError(
                 f"num_layers is symbolic ({self.num_layers}); per-tensor listings need an int num_layers "
                 "(use layer_tensors(0) and layer_tensors(UPPER) for the layer-0 and layer >= 1 tensors)"
+            )
+        if int(self.num_layers) > MAX_LISTED_LAYERS:
+            raise ValueError(
+                f"num_layers={self.num_layers} is too many to list tensor by tensor (at most "
+                f"{MAX_LISTED_LAYERS:,}); count, layer_count(layer) and layer_tensors(layer) work for any num_layers"
             )
         return range(int(self.num_layers))
 
