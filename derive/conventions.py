@@ -151,17 +151,61 @@ class Convention:
 
         ``reset_after`` selects the GRU variant (a key ``(mode, reset_after)`` in :attr:`biases`
         takes precedence over ``mode``).
+
+        Parameters
+        ----------
+        mode : str
+            The cell, by PyTorch's mode name (``"LSTM"``, ``"GRU"``, ``"RNN_TANH"``, ...).
+        bias : bool
+            The layer's bias flag (``bias`` in torch, ``use_bias`` in Keras).
+        reset_after : bool, default True
+            GRU only: which variant (see :func:`derive.cells.gru`).
+
+        Returns
+        -------
+        str
+            One of :data:`derive.cells.BIAS_POLICIES`.
         """
         if not bias and not self.frozen_bias:
             return "none"
         return self.biases.get((mode, reset_after), self.biases.get(mode, "two"))
 
     def gate_label(self, mode: str, gate: str | None) -> str:
-        """The framework's name of ``gate`` in cell ``mode`` (see :attr:`gate_labels`)."""
+        """The framework's name of ``gate`` in cell ``mode`` (see :attr:`gate_labels`).
+
+        Parameters
+        ----------
+        mode : str
+            The cell, by PyTorch's mode name.
+        gate : str or None
+            The cell's gate name (``"i"``, ``"f"``, ``"g"``, ``"o"``, ``"r"``, ``"z"``, ``"n"``, ...);
+            None for a parameter outside the gates (the projection), which gives ``""``.
+
+        Returns
+        -------
+        str
+        """
         return self.gate_labels.get(mode, {}).get(gate, gate or "")
 
     def tensor_name(self, base: str, layer=None, direction: int = 0, num_directions: int | None = None) -> str:
-        """Full name of tensor ``base`` of ``layer`` and ``direction`` in a layer of ``num_directions``."""
+        """Full name of tensor ``base`` of ``layer`` and ``direction`` in a layer of ``num_directions``.
+
+        Parameters
+        ----------
+        base : str
+            Base name from a :class:`TensorLayout` (``"weight_ih"``, ``"kernel"``, ...).
+        layer : int, sympy.Symbol or None
+            Layer index (:data:`derive.stack.UPPER` for any layer >= 1); None for a single cell.
+        direction : int, default 0
+            0 forward, 1 reverse.
+        num_directions : int or None
+            D of the layer (1 or 2); None counts as 1.
+
+        Returns
+        -------
+        str
+            E.g. ``"weight_ih_l1_reverse"`` (PyTorch).
+        """
         if self.direction_names:
             return self.layer_name(base, layer, self.direction_names[num_directions or 1][direction])
         return self.layer_name(base, layer, direction)
@@ -171,6 +215,20 @@ class Convention:
 
         Applies the layer-level rules: one tensor per layout with a leading direction axis
         (:attr:`direction_axis`), frozen biases when ``bias`` is False (:attr:`frozen_bias`).
+
+        Parameters
+        ----------
+        cells : sequence of Cell
+            One cell per direction (1 or 2), forward first.
+        layer : int, sympy.Symbol or None
+            Layer index (:data:`derive.stack.UPPER` for any layer >= 1); None for a single cell.
+        bias : bool, default True
+            The layer's bias flag.
+
+        Returns
+        -------
+        list of Tensor
+            In the framework's parameter order; shapes in units of scalar parameters per axis.
         """
         per_direction = [self.layout(cell, layer, d, num_directions=len(cells)) for d, cell in enumerate(cells)]
         if not bias and self.frozen_bias:
@@ -194,6 +252,22 @@ class Convention:
         (``bias=False``, no projection) are absent, as in the framework. Convolution weights
         are presented as kernels (see :class:`TensorLayout`). ``num_directions`` (D of the
         layer) matters only for :attr:`direction_names`.
+
+        Parameters
+        ----------
+        cell : Cell
+            The cell of this layer and direction.
+        layer : int, sympy.Symbol or None
+            Layer index (:data:`derive.stack.UPPER` for any layer >= 1); None for a single cell.
+        direction : int, default 0
+            0 forward, 1 reverse.
+        num_directions : int or None
+            D of the layer (1 or 2).
+
+        Returns
+        -------
+        list of Tensor
+            In the framework's parameter order.
         """
         order = {gate: k for k, gate in enumerate(self.gate_order.get(cell.name, cell.gates))}
         out = []
