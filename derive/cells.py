@@ -179,7 +179,23 @@ BIAS_POLICIES = ("two", "none", "input", "hidden", "input_only")
 
 
 def bias_policy(bias) -> str:
-    """``True`` -> ``"two"``, ``False`` -> ``"none"``; a policy name is returned unchanged."""
+    """``True`` -> ``"two"``, ``False`` -> ``"none"``; a policy name is returned unchanged.
+
+    Parameters
+    ----------
+    bias : bool or str
+        A bias flag, or one of :data:`BIAS_POLICIES`.
+
+    Returns
+    -------
+    str
+        One of :data:`BIAS_POLICIES`.
+
+    Raises
+    ------
+    ValueError
+        Neither a bool nor a known policy name.
+    """
     if bias is True or bias is False:
         return "two" if bias else "none"
     if bias not in BIAS_POLICIES:

@@ -85,11 +85,36 @@ class Stack:
         return self.proj_size if self.proj_size != 0 else self.hidden_size
 
     def layer_input_size(self, layer, direction: int = 0):
-        """Input width of ``layer`` (int, or :data:`UPPER` for any layer >= 1) in ``direction`` (0 forward)."""
+        """Input width of ``layer`` (int, or :data:`UPPER` for any layer >= 1) in ``direction`` (0 forward).
+
+        Parameters
+        ----------
+        layer : int or sympy.Symbol
+            Layer index from 0, or :data:`UPPER` for any layer >= 1.
+        direction : int, default 0
+            0 forward, 1 reverse.
+
+        Returns
+        -------
+        int or sympy.Expr
+            Features per time step.
+        """
         return self.wiring.layer_input_size(layer, self.input_size, self.output_size, direction)
 
     def cell(self, layer=0, direction: int = 0) -> Cell:
-        """The cell of ``layer`` and ``direction`` (its equations, with that input width)."""
+        """The cell of ``layer`` and ``direction`` (its equations, with that input width).
+
+        Parameters
+        ----------
+        layer : int or sympy.Symbol
+            Layer index from 0, or :data:`UPPER` for any layer >= 1.
+        direction : int, default 0
+            0 forward, 1 reverse.
+
+        Returns
+        -------
+        Cell
+        """
         bias = self.convention.bias_policy(self.mode, self.bias, self.reset_after)
         return make_cell(self.mode, self.layer_input_size(layer, direction), self.hidden_size, bias,
                          self.proj_size, self.reset_after, **dict(self.cell_options))
@@ -98,6 +123,16 @@ class Stack:
         """Tensors of every direction of ``layer`` (int, or :data:`UPPER` for any layer >= 1).
 
         A tensor the wiring ties across directions appears once, as direction 0's.
+
+        Parameters
+        ----------
+        layer : int or sympy.Symbol
+            Layer index from 0, or :data:`UPPER` for any layer >= 1.
+
+        Returns
+        -------
+        list of Tensor
+            In the framework's parameter order.
         """
         name_layer = None if self.single_cell else layer
         cells = [self.cell(layer, d) for d in range(self.wiring.num_directions)]
@@ -120,7 +155,18 @@ class Stack:
         return [] if cell is None else LINEAR.layout(cell)
 
     def layer_count(self, layer) -> sympy.Expr:
-        """Parameters of ``layer``, all directions (units: parameters)."""
+        """Parameters of ``layer``, all directions (units: parameters).
+
+        Parameters
+        ----------
+        layer : int or sympy.Symbol
+            Layer index from 0, or :data:`UPPER` for any layer >= 1.
+
+        Returns
+        -------
+        sympy.Expr
+            A ``sympy.Integer`` when every size is an int.
+        """
         return sympy.Add(*(t.numel for t in self.layer_tensors(layer)))
 
     def _layers(self) -> range:

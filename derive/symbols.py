@@ -23,10 +23,15 @@ import sympy
 
 __all__ = ["I", "H", "L", "P", "T", "size_symbols"]
 
+#: Input size (``input_size``; Keras: the last axis of the input): features per time step.
 I = sympy.Symbol("I", integer=True, positive=True)
+#: Hidden size (``hidden_size``; Keras ``units``): features of the hidden and cell state.
 H = sympy.Symbol("H", integer=True, positive=True)
+#: Number of stacked layers (``num_layers``).
 L = sympy.Symbol("L", integer=True, positive=True)
+#: Projection size (``proj_size``, LSTM only): features of the projected hidden state.
 P = sympy.Symbol("P", integer=True, positive=True)
+#: Sequence length: time steps (used by cost formulas).
 T = sympy.Symbol("T", integer=True, positive=True)
 
 

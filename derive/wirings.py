@@ -185,25 +185,66 @@ class Wiring:
 
     def top_size(self, output_size):
         """Width of what the last layer hands on (e.g. to an output layer): D·H_out, or H_out
-        for an element-wise merge (``sum``, ``mul``, ``ave``)."""
+        for an element-wise merge (``sum``, ``mul``, ``ave``).
+
+        Parameters
+        ----------
+        output_size : int or sympy.Expr
+            H_out, the width of one direction's output (P if projected, else H), in features.
+
+        Returns
+        -------
+        int or sympy.Expr
+            Features per time step.
+        """
         return (1 if self.merge in ("sum", "mul", "ave") else self.num_directions) * output_size
 
     def output_layer_input_size(self, output_size):
-        """Width read by an output layer on top: :meth:`top_size`, plus K with labels placed there."""
+        """Width read by an output layer on top: :meth:`top_size`, plus K with labels placed there.
+
+        Parameters
+        ----------
+        output_size : int or sympy.Expr
+            H_out, the width of one direction's output, in features.
+
+        Returns
+        -------
+        int or sympy.Expr
+            Features per time step.
+        """
         width = self.top_size(output_size)
         if self.labels is not None and "output" in self.labels.placement:
             width = width + self.labels.classes
         return width
 
     def reads(self, direction: int) -> tuple[int, ...]:
-        """Directions of layer l - 1 whose outputs ``direction`` of layer l >= 1 reads."""
+        """Directions of layer l - 1 whose outputs ``direction`` of layer l >= 1 reads.
+
+        Parameters
+        ----------
+        direction : int
+            0 forward, 1 reverse.
+
+        Returns
+        -------
+        tuple of int
+        """
         if self.merge == "separate":
             return (direction,)
         return tuple(range(self.num_directions))
 
     def ties(self, tensor) -> bool:
         """True if ``tensor`` (a :class:`derive.conventions.Tensor` of a direction > 0) is the
-        direction-0 tensor stored once: all its parameters have a role in :attr:`shared`."""
+        direction-0 tensor stored once: all its parameters have a role in :attr:`shared`.
+
+        Parameters
+        ----------
+        tensor : derive.conventions.Tensor
+
+        Returns
+        -------
+        bool
+        """
         return (tensor.direction or 0) > 0 and bool(tensor.parameters) and all(
             (p.kind, p.group) in self.shared for p in tensor.parameters)
 
