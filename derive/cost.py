@@ -135,7 +135,18 @@ def step_ops(cell: Cell) -> dict[str, sympy.Expr]:
 
 
 def stored_elements(cell: Cell) -> sympy.Expr:
-    """Values kept per time step and sequence for training: the sizes of every equation's left-hand side."""
+    """Values kept per time step and sequence for training: the sizes of every equation's left-hand side.
+
+    Parameters
+    ----------
+    cell : Cell
+        A cell from :mod:`derive.cells`.
+
+    Returns
+    -------
+    sympy.Expr
+        Scalars (units: values) stored per time step and sequence.
+    """
     return sympy.expand(sympy.Add(*(_size(lhs) for lhs, _ in cell.equations)))
 
 

@@ -20,12 +20,31 @@ __all__ = ["latex_repr", "html_repr", "latex_number", "text"]
 
 
 def latex_number(value) -> str:
-    """An integer in LaTeX with thin-space-free thousands groups: ``561{,}152``."""
+    """An integer in LaTeX with thin-space-free thousands groups: ``561{,}152``.
+
+    Parameters
+    ----------
+    value : int or sympy.Integer
+
+    Returns
+    -------
+    str
+    """
     return f"{int(value):,}".replace(",", "{,}")
 
 
 def text(value) -> str:
-    """A number or SymPy expression as plain text: ints with thousands separators, shapes as tuples."""
+    """A number or SymPy expression as plain text: ints with thousands separators, shapes as tuples.
+
+    Parameters
+    ----------
+    value : int, sympy.Expr or tuple of them
+        A count, a dimension or a shape.
+
+    Returns
+    -------
+    str
+    """
     if isinstance(value, tuple):
         inner = ", ".join(text(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
@@ -89,7 +108,18 @@ def _rows(stack):
 
 
 def tensor_rows(stack) -> tuple[list[tuple[str, str, str]], str | None]:
-    """(name, shape, parameters) as text for every tensor, and a note when layers are symbolic."""
+    """(name, shape, parameters) as text for every tensor, and a note when layers are symbolic.
+
+    Parameters
+    ----------
+    stack : derive.stack.Stack
+        Any adapter object (``derive.torch.LSTM(...)``, ...).
+
+    Returns
+    -------
+    tuple of (list of (str, str, str), str or None)
+        The rows, and the note (None when ``num_layers`` is an int).
+    """
     rows, note = _rows(stack)
     return [(name, text(tuple(_plain(d) for d in shape)), text(_plain(numel))) for name, shape, numel in rows], note
 

@@ -140,12 +140,31 @@ def nav() -> list:
 
 
 def examples(framework: str | None = None) -> list[Example]:
-    """Every worked example shown on the site (of one ``framework``, or all)."""
+    """Every worked example shown on the site (of one ``framework``, or all).
+
+    Parameters
+    ----------
+    framework : str or None
+        ``"torch"``, ``"keras"``, ...; None for all.
+
+    Returns
+    -------
+    list of Example
+    """
     return [e for page in pages() for e in page.examples if framework in (None, e.framework)]
 
 
 def number(value) -> str:
-    """An exact integer with thousands separators: ``561,152``."""
+    """An exact integer with thousands separators: ``561,152``.
+
+    Parameters
+    ----------
+    value : int or sympy.Integer
+
+    Returns
+    -------
+    str
+    """
     return f"{int(value):,}"
 
 
