@@ -51,17 +51,47 @@ class _PaperPrinter(LatexPrinter):
 
 
 def latex(expr) -> str:
-    """LaTeX of a matrix expression from a cell, or of any SymPy expression."""
+    """LaTeX of a matrix expression from a cell, or of any SymPy expression.
+
+    Parameters
+    ----------
+    expr : sympy.Basic
+        E.g. the right-hand side of one of :attr:`derive.cells.Cell.equations`.
+
+    Returns
+    -------
+    str
+        LaTeX without ``$`` delimiters.
+    """
     return _PaperPrinter().doprint(expr)
 
 
 def equations_latex(cell: Cell) -> str:
-    """The cell's update equations as one ``aligned`` block (without ``$$`` delimiters)."""
+    """The cell's update equations as one ``aligned`` block (without ``$$`` delimiters).
+
+    Parameters
+    ----------
+    cell : Cell
+
+    Returns
+    -------
+    str
+    """
     rows = [rf"{latex(lhs)} &= {latex(rhs)}" for lhs, rhs in cell.equations]
     return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
 
 
 def shape_latex(shape) -> str:
-    """A shape tuple as ``(4H, I)`` in LaTeX, ``(4H,)`` for a vector."""
+    """A shape tuple as ``(4H, I)`` in LaTeX, ``(4H,)`` for a vector.
+
+    Parameters
+    ----------
+    shape : tuple of int or sympy.Expr
+        Sizes of the axes, in scalar parameters.
+
+    Returns
+    -------
+    str
+    """
     dims = [sympy.latex(d) for d in shape]
     return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"

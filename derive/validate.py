@@ -66,6 +66,18 @@ def _too_small(name: str, minimum: int) -> str:
 def flag(name: str, value) -> bool:
     """Check a boolean argument.
 
+    Parameters
+    ----------
+    name : str
+        The argument's name, used in the message.
+    value : object
+        What the caller passed.
+
+    Returns
+    -------
+    bool
+        ``value``.
+
     Raises
     ------
     TypeError
@@ -78,6 +90,18 @@ def flag(name: str, value) -> bool:
 
 def probability(name: str, value) -> float:
     """Check a probability such as ``dropout``: a real number in [0, 1], not a bool.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, used in the message.
+    value : object
+        What the caller passed.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
 
     As in torch (``RNNBase.__init__`` converts with ``float()`` first), a value that
     ``float()`` cannot take at all (None, a list) is a TypeError; everything else
@@ -106,6 +130,20 @@ def probability(name: str, value) -> float:
 
 def choice(name: str, value, allowed: tuple[str, ...]) -> str:
     """Check that ``value`` is one of ``allowed``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, used in the message.
+    value : object
+        What the caller passed.
+    allowed : tuple of str
+        The accepted strings, named in the message.
+
+    Returns
+    -------
+    str
+        ``value``.
 
     Raises
     ------
