@@ -72,7 +72,7 @@ def _dotted(node) -> str | None:
 def _callee(node: ast.Call, keras: bool, parent: str | None) -> str:
     name = _dotted(node.func)
     if name is None:
-        raise InputError("only a call of a class name is allowed (e.g. nn.LSTM(32, 128))")
+        raise InputError("only a call of a class name is allowed (e.g. LSTM(32, 128) or nn.GRU(10, 20))")
     prefixes, classes = (KERAS_PREFIXES, KERAS_LAYERS + KERAS_WRAPPERS) if keras else (TORCH_PREFIXES, TORCH_CLASSES)
     base = name.rsplit(".", 1)[-1]
     prefix = name[: len(name) - len(base)]

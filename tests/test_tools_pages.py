@@ -1,0 +1,110 @@
+"""The Tools pages: every number they show, held against torch / Keras."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("KERAS_BACKEND", "torch")
+os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+
+import derive.site as site  # noqa: E402
+from derive.pages import tools  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def pages():
+    return site.render_pages(ROOT / "templates")
+
+
+def torch_module(example):
+    return getattr(nn, example.cls)(*example.args, **dict(example.kwargs))
+
+
+def torch_flops(module, seq_len, batch):
+    counter = FlopCounterMode(display=False)
+    with torch.no_grad(), torch.backends.mkldnn.flags(enabled=False), counter:
+        module(torch.randn(seq_len, batch, module.input_size))
+    return counter.get_total_flops()
+
+
+def grouped(n: int) -> str:
+    return f"{n:,}"
+
+
+def test_tools_pages_are_in_the_navigation():
+    entries = [e for e in site.nav() if "Tools" in e]
+    assert entries
+    paths = [next(iter(item.values())) for item in entries[0]["Tools"]]
+    assert paths == ["tools/notebook.md", "tools/cli.md", "tools/cost.md", "tools/calculator.md", "tools/benchmark.md"]
+
+
+@pytest.mark.parametrize("example", tools.COST_EXAMPLES, ids=lambda e: e.call)
+def test_cost_page_rows_match_torch(example, pages):
+    module = torch_module(example)
+    context = tools.cost_context()
+    row = next(r for r in context["examples"] if r["call"] == example.call)
+    assert row["matmul_flops"] == grouped(torch_flops(module, tools.COST_T, tools.COST_N))
+    assert row["weights"] == grouped(sum(p.numel() * p.element_size() for p in module.parameters()))
+    line = next(line for line in pages["tools/cost.md"].splitlines() if line.startswith(f"| `{example.call}`"))
+    assert f"| {row['matmul_flops']} |" in line and f"| {row['weights']} |" in line
+
+
+def test_cli_page_outputs_match_torch_and_keras(pages):
+    page = pages["tools/cli.md"]
+    runs = {r["command"]: r for r in (tools.cli_run(a) for a in tools.CLI_RUNS)}
+    for run in runs.values():
+        assert run["command"] in page
+        assert (run["stdout"] or run["stderr"]) in page
+
+    bi = runs['derive "nn.LSTM(32, 128, 2, bidirectional=True)"']
+    assert bi["status"] == 0
+    assert grouped(sum(p.numel() for p in nn.LSTM(32, 128, 2, bidirectional=True).parameters())) in bi["stdout"]
+    for name, p in nn.LSTM(32, 128, 2, bidirectional=True).named_parameters():
+        assert re.search(rf"{name}\s+│ \({', '.join(map(str, p.shape))},?\)\s+│\s+{grouped(p.numel())} │", bi["stdout"])
+
+    gru = runs['derive "nn.GRU(10, 20)" --cost --seq-len 100 --batch 32']
+    flops = torch_flops(nn.GRU(10, 20), 100, 32)
+    assert f"(matrix products {grouped(flops)})" in gru["stdout"]
+
+    keras_run = runs['derive --keras "Bidirectional(LSTM(128))" --input-dim 28']
+    keras = pytest.importorskip("keras")
+    if keras.backend.backend() == "torch":
+        layer = keras.layers.Bidirectional(keras.layers.LSTM(128))
+        layer(keras.Input(shape=(28, 28)))
+        assert grouped(layer.count_params()) in keras_run["stdout"]
+
+    hostile = runs["""derive "__import__('os').system('rm -rf ~')\""""]
+    assert hostile["status"] == 2 and hostile["stdout"] == "" and hostile["stderr"].startswith("derive: error:")
+
+
+def test_calculator_page_defaults_match_torch(pages):
+    page = pages["tools/calculator.md"]
+    d = tools.CALC_DEFAULT
+    module = nn.LSTM(d["input_size"], d["hidden_size"], d["num_layers"], bidirectional=d["bidirectional"])
+    total = sum(p.numel() for p in module.parameters())
+    assert f'id="calc-total" data-value="{total}">{grouped(total)}<' in page
+    layer0 = sum(p.numel() for n, p in module.named_parameters() if "_l0" in n)
+    assert f'id="calc-layer0" data-value="{layer0}"' in page
+
+
+def test_benchmark_page_reads_the_committed_results(pages):
+    data = json.loads((ROOT / "benchmarks" / "results.json").read_text())
+    page = pages["tools/benchmark.md"]
+    assert data["date"] in page and data["command"] in page
+    assert max(r["parameters"] for r in data["rows"]) > 10**9
+    for row in data["rows"]:
+        module = nn.LSTM(row["input_size"], row["hidden_size"], row["num_layers"], bidirectional=True, device="meta")
+        assert row["parameters"] == sum(p.numel() for p in module.parameters())
+        assert f"| `{row['label']}` | {grouped(row['parameters'])} |" in page
+    for target in data["targets"]:
+        assert target["measured"] in page
