@@ -426,7 +426,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (0, or 2 for refused input)."""
+    """Run the CLI; returns the exit status (0, or 2 for refused input).
+
+    Parameters
+    ----------
+    argv : list of str or None
+        Command-line arguments without the program name; None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 on success, :data:`EXIT_BAD_INPUT` (2) for input or options the tool refuses
+        (the reason is one line on stderr).
+    """
     parser = _parser()
 
     def fail(message: str) -> int:
