@@ -162,11 +162,28 @@ class _Layer:
         raise NotImplementedError
 
     def count(self, input_dim) -> sympy.Expr:
-        """Number of parameters for inputs of width ``input_dim`` (a ``sympy.Integer`` when all sizes are ints)."""
+        """Number of parameters (``layer.count_params()``).
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the input: features per time step (channels for ConvLSTM).
+
+        Returns
+        -------
+        sympy.Expr
+            A ``sympy.Integer`` when every size is an int, else a closed form.
+        """
         return sympy.expand(sympy.Add(*(w.numel for w in self.tensors(input_dim))))
 
     def output_dim(self, input_dim):
-        """Last dimension of the output: what the next layer reads."""
+        """Last dimension of the output: what the next layer reads.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the input.
+        """
         raise NotImplementedError
 
 
@@ -200,22 +217,61 @@ class _RNN(_Layer):
         return self.input_rank if self.return_sequences else self.input_rank - 1
 
     def cell(self, input_dim) -> Cell:
-        """The layer's cell (its update equations) for inputs of width ``input_dim``."""
+        """The layer's cell: its update equations, with Keras' bias policy.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step (channels for ConvLSTM).
+
+        Returns
+        -------
+        Cell
+        """
+        return self._cell(input_dim)
+
+    def _cell(self, input_dim) -> Cell:
         raise NotImplementedError
 
     def tensors(self, input_dim, prefix: str = "") -> list[Weight]:
+        """The layer's weights (``kernel``, ``recurrent_kernel``, ``bias``) with Keras' paths and shapes.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step (channels for ConvLSTM).
+        prefix : str
+            Prepended to every path (a wrapper's or a model's name and ``/``).
+
+        Returns
+        -------
+        list of Weight
+            In the order of ``layer.weights``; no ``bias`` when ``use_bias=False``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer.
+        """
         cell = self.cell(validate.size("input_dim", input_dim))
         return [
             Weight(f"{prefix}{self.name}/{self.cell_name}/{t.name}", tuple(_plain(d) for d in t.shape), t.parameters)
             for t in KERAS.layout(cell)
         ]
 
-    tensors.__doc__ = _Layer.tensors.__doc__
-
     def output_dim(self, input_dim):
-        return self.units
+        """Last dimension of the output: ``units`` (``filters``), whatever ``input_dim``.
 
-    output_dim.__doc__ = _Layer.output_dim.__doc__
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the input (unused: the output width is the layer's own).
+
+        Returns
+        -------
+        int or sympy.Expr
+        """
+        return self.units
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.units}{'' if self.use_bias else ', use_bias=False'})"
@@ -257,10 +313,8 @@ class SimpleRNN(_RNN):
                  stateful=False, unroll=False, seed=None, **kwargs):
         self._setup("units", units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs)
 
-    def cell(self, input_dim) -> Cell:
+    def _cell(self, input_dim) -> Cell:
         return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias))
-
-    cell.__doc__ = _RNN.cell.__doc__
 
 
 class LSTM(_RNN):
@@ -298,10 +352,8 @@ class LSTM(_RNN):
         self._setup("units", units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs,
                     _RNN_KWARGS | {"implementation"})
 
-    def cell(self, input_dim) -> Cell:
+    def _cell(self, input_dim) -> Cell:
         return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias))
-
-    cell.__doc__ = _RNN.cell.__doc__
 
 
 class GRU(_RNN):
@@ -344,44 +396,16 @@ class GRU(_RNN):
                     _RNN_KWARGS | {"implementation"})
         self.reset_after = validate.flag("reset_after", reset_after)
 
-    def cell(self, input_dim) -> Cell:
+    def _cell(self, input_dim) -> Cell:
         bias = KERAS.bias_policy(self.mode, self.use_bias, self.reset_after)
         return make_cell(self.mode, input_dim, self.units, bias, reset_after=self.reset_after)
-
-    cell.__doc__ = _RNN.cell.__doc__
 
     def __repr__(self) -> str:
         return super().__repr__()[:-1] + ("" if self.reset_after else ", reset_after=False") + ")"
 
 
 class _ConvLSTM(_RNN):
-    """``keras.layers.ConvLSTM{n}D``: the ConvLSTM cell (:func:`derive.cells.conv_lstm`).
-
-    Weights (``keras/src/layers/rnn/conv_lstm.py``, ``ConvLSTMCell.build``): ``kernel``
-    (*kernel_size, C, 4F), ``recurrent_kernel`` (*kernel_size, F, 4F), ``bias`` (4F,):
-    4F(K(C + F) + 1) parameters with K = prod(kernel_size). ``input_dim`` is C, the channels.
-
-    Parameters
-    ----------
-    filters : int or sympy.Expr
-        F.
-    kernel_size : int or sympy.Expr, or a tuple of n of them
-        One int is used for every spatial axis, as Keras does.
-    use_bias : bool, default True
-    strides, padding, data_format, dilation_rate, activation, ..., stateful
-        Keras' arguments, accepted and ignored (``padding`` must be ``"valid"`` or ``"same"``,
-        ``data_format`` ``"channels_last"``, ``"channels_first"`` or None).
-    **kwargs
-        Keras' layer arguments (see :class:`SimpleRNN`) and ``unroll``.
-
-    Raises
-    ------
-    TypeError
-        ``filters`` or an entry of ``kernel_size`` not an integer; see :class:`SimpleRNN`.
-    ValueError
-        ``filters`` or an entry of ``kernel_size`` <= 0; ``kernel_size`` a tuple of the wrong
-        length; unknown ``padding`` or ``data_format``.
-    """
+    """Shared by :class:`ConvLSTM1D`, :class:`ConvLSTM2D` and :class:`ConvLSTM3D`."""
 
     mode, cell_name = "CONVLSTM", "conv_lstm_cell"
 
@@ -411,10 +435,8 @@ class _ConvLSTM(_RNN):
                              f"or None. Received: data_format={data_format!r}")
         self.data_format = data_format or "channels_last"
 
-    def cell(self, input_dim) -> Cell:
+    def _cell(self, input_dim) -> Cell:
         return conv_lstm(input_dim, self.units, self.kernel_size, KERAS.bias_policy(self.mode, self.use_bias))
-
-    cell.__doc__ = _RNN.cell.__doc__
 
     def __repr__(self) -> str:
         kernel = self.kernel_size if len(set(self.kernel_size)) > 1 else self.kernel_size[0]
@@ -422,17 +444,101 @@ class _ConvLSTM(_RNN):
 
 
 class ConvLSTM1D(_ConvLSTM):
-    __doc__ = _ConvLSTM.__doc__.replace("{n}D", "1D")
+    """``keras.layers.ConvLSTM1D``: the ConvLSTM cell (:func:`derive.cells.conv_lstm`).
+
+    Weights (``keras/src/layers/rnn/conv_lstm.py``, ``ConvLSTMCell.build``): ``kernel``
+    (k, C, 4F), ``recurrent_kernel`` (k, F, 4F), ``bias`` (4F,):
+    4F(K(C + F) + 1) parameters with K = k. Inputs are (batch, time, length, C) (channels last);
+    ``input_dim`` is C, the channels.
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F.
+    kernel_size : int or sympy.Expr, or a tuple of 1 of them
+        One int is used for every spatial axis, as Keras does.
+    use_bias : bool, default True
+    strides, padding, data_format, dilation_rate, activation, ..., stateful
+        Keras' arguments, accepted and ignored (``padding`` must be ``"valid"`` or ``"same"``,
+        ``data_format`` ``"channels_last"``, ``"channels_first"`` or None).
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNN`) and ``unroll``.
+
+    Raises
+    ------
+    TypeError
+        ``filters`` or an entry of ``kernel_size`` not an integer; see :class:`SimpleRNN`.
+    ValueError
+        ``filters`` or an entry of ``kernel_size`` <= 0; ``kernel_size`` a tuple of the wrong
+        length; unknown ``padding`` or ``data_format``.
+    """
+
     spatial_rank, default_name = 1, "conv_lstm1d"
 
 
 class ConvLSTM2D(_ConvLSTM):
-    __doc__ = _ConvLSTM.__doc__.replace("{n}D", "2D")
+    """``keras.layers.ConvLSTM2D``: the ConvLSTM cell (:func:`derive.cells.conv_lstm`).
+
+    Weights (``keras/src/layers/rnn/conv_lstm.py``, ``ConvLSTMCell.build``): ``kernel``
+    (k_1, k_2, C, 4F), ``recurrent_kernel`` (k_1, k_2, F, 4F), ``bias`` (4F,):
+    4F(K(C + F) + 1) parameters with K = k_1 k_2. Inputs are (batch, time, rows, cols, C) (channels last);
+    ``input_dim`` is C, the channels.
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F.
+    kernel_size : int or sympy.Expr, or a tuple of 2 of them
+        One int is used for every spatial axis, as Keras does.
+    use_bias : bool, default True
+    strides, padding, data_format, dilation_rate, activation, ..., stateful
+        Keras' arguments, accepted and ignored (``padding`` must be ``"valid"`` or ``"same"``,
+        ``data_format`` ``"channels_last"``, ``"channels_first"`` or None).
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNN`) and ``unroll``.
+
+    Raises
+    ------
+    TypeError
+        ``filters`` or an entry of ``kernel_size`` not an integer; see :class:`SimpleRNN`.
+    ValueError
+        ``filters`` or an entry of ``kernel_size`` <= 0; ``kernel_size`` a tuple of the wrong
+        length; unknown ``padding`` or ``data_format``.
+    """
+
     spatial_rank, default_name = 2, "conv_lstm2d"
 
 
 class ConvLSTM3D(_ConvLSTM):
-    __doc__ = _ConvLSTM.__doc__.replace("{n}D", "3D")
+    """``keras.layers.ConvLSTM3D``: the ConvLSTM cell (:func:`derive.cells.conv_lstm`).
+
+    Weights (``keras/src/layers/rnn/conv_lstm.py``, ``ConvLSTMCell.build``): ``kernel``
+    (k_1, k_2, k_3, C, 4F), ``recurrent_kernel`` (k_1, k_2, k_3, F, 4F), ``bias`` (4F,):
+    4F(K(C + F) + 1) parameters with K = k_1 k_2 k_3. Inputs are (batch, time, depth, rows, cols, C) (channels last);
+    ``input_dim`` is C, the channels.
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F.
+    kernel_size : int or sympy.Expr, or a tuple of 3 of them
+        One int is used for every spatial axis, as Keras does.
+    use_bias : bool, default True
+    strides, padding, data_format, dilation_rate, activation, ..., stateful
+        Keras' arguments, accepted and ignored (``padding`` must be ``"valid"`` or ``"same"``,
+        ``data_format`` ``"channels_last"``, ``"channels_first"`` or None).
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNN`) and ``unroll``.
+
+    Raises
+    ------
+    TypeError
+        ``filters`` or an entry of ``kernel_size`` not an integer; see :class:`SimpleRNN`.
+    ValueError
+        ``filters`` or an entry of ``kernel_size`` <= 0; ``kernel_size`` a tuple of the wrong
+        length; unknown ``padding`` or ``data_format``.
+    """
+
     spatial_rank, default_name = 3, "conv_lstm3d"
 
 
@@ -538,13 +644,40 @@ class Bidirectional(_Layer):
         return self.forward_layer.output_rank
 
     def tensors(self, input_dim, prefix: str = "") -> list[Weight]:
+        """The forward layer's weights, then the backward layer's, under ``<prefix><name>/``.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the input, read by both layers.
+        prefix : str
+            Prepended to every path.
+
+        Returns
+        -------
+        list of Weight
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer.
+        """
         inner = f"{prefix}{self.name}/"
         return self.forward_layer.tensors(input_dim, inner) + self.backward_layer.tensors(input_dim, inner)
 
-    tensors.__doc__ = _Layer.tensors.__doc__
-
     def output_dim(self, input_dim):
-        """Last dimension of the merged output (see the class docstring); a list of two for ``merge_mode=None``."""
+        """Last dimension of the merged output (see the class docstring).
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the input.
+
+        Returns
+        -------
+        int, sympy.Expr or list
+            H_f + H_b (concat), H (sum, mul, ave), or a list of the two widths (None).
+        """
         forward, backward = self.forward_layer.output_dim(input_dim), self.backward_layer.output_dim(input_dim)
         if self.merge_mode == "concat":
             return forward + backward
@@ -673,15 +806,45 @@ class Sequential:
         self.name = _name(name, "sequential")
 
     def tensors(self, input_dim) -> list[Weight]:
-        """Every weight, paths prefixed with the model's name; see :func:`tensors`."""
+        """Every weight, paths prefixed with the model's name (``model.weights``); see :func:`tensors`.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the model's input.
+
+        Returns
+        -------
+        list of Weight
+        """
         return tensors(self.layers, input_dim, f"{self.name}/")
 
     def count(self, input_dim) -> sympy.Expr:
-        """``model.count_params()`` for inputs of last dimension ``input_dim``; see :func:`count`."""
+        """``model.count_params()``; see :func:`count`.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the model's input.
+
+        Returns
+        -------
+        sympy.Expr
+        """
         return count(self.layers, input_dim)
 
     def output_dim(self, input_dim):
-        """Last dimension of the model's output."""
+        """Last dimension of the model's output.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the model's input.
+
+        Returns
+        -------
+        int, sympy.Expr or list
+        """
         tensors(self.layers, input_dim)  # checks that every layer can feed the next
         width = input_dim
         for layer in self.layers:
