@@ -217,13 +217,15 @@ def keras_context() -> dict:
     """Template variables of ``frameworks/keras.md``."""
     asym = dk.Bidirectional(dk.LSTM(H, return_sequences=True),
                             backward_layer=dk.GRU(H_b, return_sequences=True, go_backwards=True))
+    assert sympy.expand(asym.forward_layer.count(I) + asym.backward_layer.count(I) - asym.count(I)) == 0
     return {
         "convention": dk.KERAS,
         "sections": cell_sections(),
         "seed": seed_001(),
         "merge": merge_modes(),
         "asym_width": sympy.latex(asym.output_dim(I)),
-        "asym_count": sympy.latex(sympy.factor(asym.count(I))),
+        "asym_count": " + ".join(sympy.latex(sympy.factor(layer.count(I)))
+                                 for layer in (asym.forward_layer, asym.backward_layer)),
         "bi_formula": sympy.latex(sympy.factor(dk.Bidirectional(dk.LSTM(H)).count(I))),
         "examples": [
             {"call": e.call, "input": f"keras.Input({e.input_shape})", "count": number(_count(e)),
