@@ -236,6 +236,19 @@ def evaluate(cell: str, input_size, hidden_size, num_layers, bidirectional: bool
              proj_size=0) -> dict:
     """What the calculator shows, computed with :mod:`derive.torch` (for tests and the page's defaults).
 
+    Parameters
+    ----------
+    cell : {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"}
+        A key of :data:`CELLS`.
+    input_size, hidden_size, num_layers : int
+        As for ``torch.nn``: I, H (features) and L.
+    bidirectional : bool
+        Deep bidirectional stack (D = 2).
+    bias : bool
+        Whether each layer and direction has ``bias_ih`` and ``bias_hh``.
+    proj_size : int, default 0
+        P (LSTM only); 0 for no projection.
+
     Returns
     -------
     dict
@@ -245,6 +258,8 @@ def evaluate(cell: str, input_size, hidden_size, num_layers, bidirectional: bool
     ------
     ValueError, TypeError
         As :mod:`derive.torch` raises for the arguments.
+    KeyError
+        ``cell`` is not a key of :data:`CELLS`.
     """
     cls, extra, _ = CELLS[cell]
     kwargs = dict(extra)
