@@ -5,6 +5,9 @@ mkdocstrings' NumPy parser leaves as they are. Before rendering, this extension
 
 * turns a ``#:`` comment above a module or class attribute into that
   attribute's docstring (``#: The logistic sigmoid.`` above ``sigma = ...``);
+* gives a public class or function that has no docstring in its source the one
+  it gets at run time (``__doc__ = Base.__doc__...``, ``f.__doc__ = g.__doc__``),
+  read from the imported module;
 * rewrites the cross-reference roles ``:class:`X```, ``:func:`X```,
   ``:mod:`X```, ``:data:`X```, ``:attr:`X```, ``:meth:`X```, ``:exc:`X``` and
   ``:obj:`X``` into mkdocs-autorefs links when ``X`` (absolute, or relative to
@@ -71,6 +74,8 @@ class SphinxRoles(griffe.Extension):
         for obj in objects:
             if obj.is_attribute and obj.docstring is None:
                 self._comment_docstring(obj, *self._parser)
+            elif (obj.is_class or obj.is_function) and obj.docstring is None:
+                self._runtime_docstring(obj, *self._parser)
         for obj in objects:
             if obj.docstring is not None:
                 value = ROLE.sub(lambda m, obj=obj: self._link(obj, m), obj.docstring.value)
@@ -98,6 +103,26 @@ class SphinxRoles(griffe.Extension):
                 "\n".join(comment), lineno=k + 2, endlineno=attr.lineno - 1, parent=attr,
                 parser=parser, parser_options=options,
             )
+
+    @staticmethod
+    def _runtime_docstring(obj, parser, options) -> None:
+        """The docstring Python itself sees, for objects that set ``__doc__`` by assignment."""
+        import importlib
+        import inspect
+
+        try:
+            value = importlib.import_module(obj.module.path)
+            for name in obj.path[len(obj.module.path) + 1:].split("."):
+                value = inspect.getattr_static(value, name)
+        except (ImportError, AttributeError):
+            return
+        value = getattr(value, "__func__", value)  # staticmethod / classmethod
+        doc = value.__doc__ if isinstance(value, type) or callable(value) else None
+        if obj.is_class and doc == type.__doc__:
+            doc = None
+        if doc and doc.strip():
+            obj.docstring = griffe.Docstring(inspect.cleandoc(doc), lineno=obj.lineno, endlineno=obj.lineno,
+                                             parent=obj, parser=parser, parser_options=options)
 
     def _link(self, obj, match: re.Match) -> str:
         short, target = match.group(1) == "~", match.group(2).strip().rstrip("()")

@@ -245,3 +245,80 @@ def test_search_finds_nothing_for_nonsense(visit):
         "() => /no matching/i.test(document.querySelector('.md-search-result__meta').textContent)",
         timeout=TIMEOUT_MS)
     assert v.page.locator(".md-search-result__item").count() == 0, meta.inner_text()
+
+
+# --- the calculator (tools/calculator.md, issue 5): it answers, and its answers are torch's --------
+
+CALCULATOR = next((p.path for p in registry() if p.path.endswith("calculator.md")), None)
+
+CALCULATOR_CASES = [
+    # (cell option, torch class, input_size, hidden_size, num_layers, proj_size, bidirectional, bias)
+    ("LSTM", "LSTM", 32, 128, 2, 0, True, True),
+    ("LSTM", "LSTM", 40, 512, 3, 128, False, True),
+    ("GRU", "GRU", 10, 20, 3, 0, True, False),
+    ("RNN_RELU", "RNN", 25, 50, 4, 0, True, True),
+    ("RNN_TANH", "RNN", 7, 9, 1, 0, False, True),
+]
+
+
+def _torch_count(cls, input_size, hidden_size, num_layers, proj_size, bidirectional, bias, **extra) -> int:
+    import torch
+
+    kwargs = dict(num_layers=num_layers, bidirectional=bidirectional, bias=bias, device="meta", **extra)
+    if proj_size:
+        kwargs["proj_size"] = proj_size
+    module = getattr(torch.nn, cls)(input_size, hidden_size, **kwargs)
+    return sum(p.numel() for p in module.parameters())
+
+
+def _fill(page, cell, input_size, hidden_size, num_layers, proj_size, bidirectional, bias):
+    page.select_option("#calc-cell", cell)
+    for field, value in (("input-size", input_size), ("hidden-size", hidden_size),
+                         ("num-layers", num_layers), ("proj-size", proj_size)):
+        if field == "proj-size" and not page.is_enabled("#calc-proj-size"):
+            assert value == 0, "the page offers no proj_size for this cell"
+            continue  # the page disables proj_size for cells without projection
+        page.fill(f"#calc-{field}", str(value))
+    page.set_checked("#calc-bidirectional", bidirectional)
+    page.set_checked("#calc-bias", bias)
+    page.dispatch_event("#calc-form", "change")
+
+
+@pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
+@pytest.mark.parametrize("case", CALCULATOR_CASES, ids=lambda c: f"{c[1]}{c[2:]}")
+def test_calculator_answers_as_torch(visit, case):
+    cell, cls, *sizes = case
+    v = visit(html_path(CALCULATOR))
+    page = v.page
+    _fill(page, cell, *sizes)
+    extra = {"nonlinearity": "relu"} if cell == "RNN_RELU" else {}
+    expected = _torch_count(cls, *sizes, **extra)
+    total = page.locator("#calc-total")
+    page.wait_for_function("(n) => document.querySelector('#calc-total').dataset.value === n", arg=str(expected),
+                           timeout=TIMEOUT_MS)
+    assert total.get_attribute("data-value") == str(expected)
+    assert total.inner_text().replace(",", "").replace("\u202f", "").strip() == str(expected)
+    assert page.locator("#calc-error").inner_text().strip() == ""
+    assert cls in page.locator("#calc-call").inner_text()
+    assert v.outside == [] and v.console == [] and v.failed == [], (v.outside, v.console, v.failed)
+
+
+@pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
+def test_calculator_refuses_bad_sizes_and_stays_exact_for_huge_ones(visit):
+    v = visit(html_path(CALCULATOR))
+    page = v.page
+    _fill(page, "LSTM", 32, 0, 2, 0, False, True)
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent.trim() !== ''",
+                           timeout=TIMEOUT_MS)
+    assert "hidden_size" in page.locator("#calc-error").inner_text()
+    assert page.locator("#calc-total").get_attribute("data-value") == ""
+    # 10**20 is beyond a double's exact range: the page must still be exact (BigInt).
+    huge = 10**20
+    _fill(page, "GRU", huge, huge, 3, 0, True, True)
+    import derive.torch as dt
+
+    expected = int(dt.GRU(huge, huge, 3, bidirectional=True).count)
+    page.wait_for_function("(n) => document.querySelector('#calc-total').dataset.value === n", arg=str(expected),
+                           timeout=TIMEOUT_MS)
+    assert page.locator("#calc-error").inner_text().strip() == ""
+    assert v.console == [] and v.outside == [], (v.console, v.outside)
