@@ -28,6 +28,8 @@ API_MODULES = (
     "derive.solving",
     "derive.vectorize",
     "derive.readout",
+    "derive.difference",
+    "derive.diagram",
     "derive.latex",
     "derive.display",
     "derive.calculator",
