@@ -19,7 +19,19 @@ from derive.site import render_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
-EPOCH = "1700000000"
+
+
+def _last_commit_epoch() -> str:
+    """SOURCE_DATE_EPOCH as scripts/build-site sets it: the last commit's time (a fixed date outside git)."""
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return "1700000000"
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip().isdigit() else "1700000000"
+
+
+EPOCH = _last_commit_epoch()
 
 EXTERNAL = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)  # http://, https://, //host
 CSS_URL = re.compile(r"""url\(\s*(['"]?)(.*?)\1\s*\)""", re.IGNORECASE | re.DOTALL)
@@ -236,7 +248,20 @@ def test_build_is_reproducible(site, tmp_path):
     assert sorted(first) == sorted(second)
     differ = [name for name in first if first[name] != second[name]]
     assert not differ, f"files differ between two builds with the same SOURCE_DATE_EPOCH: {differ}"
-    assert "sitemap.xml.gz" in first
+    assert {"sitemap.xml", "sitemap.xml.gz", "search/search_index.json", "index.html"} <= set(first)
+    assert len(first) > 50  # every page, asset, KaTeX font and the search index are compared
+
+
+def test_build_is_dated_by_source_date_epoch(site):
+    """The only dates in the output come from SOURCE_DATE_EPOCH (the gzip header of the sitemap)."""
+    import gzip
+    import struct
+
+    raw = (site / "sitemap.xml.gz").read_bytes()
+    assert raw[:2] == b"\x1f\x8b"
+    day = int(EPOCH) // 86400 * 86400  # MkDocs dates the sitemap by the day (UTC) of the build date
+    assert struct.unpack("<I", raw[4:8])[0] == day, "sitemap.xml.gz not dated by SOURCE_DATE_EPOCH"
+    assert gzip.decompress(raw) == (site / "sitemap.xml").read_bytes()
 
 
 def test_hook_says_to_run_npm_ci_without_katex(tmp_path):
