@@ -15,7 +15,9 @@ mkdocstrings' NumPy parser leaves as they are. Before rendering, this extension
   plain code otherwise (a private helper, another library's object), so that
   the strict build never meets an unresolved link;
 * fences doctest blocks (``>>>``) that stand outside a NumPy ``Examples``
-  section as ``pycon`` code, as the parser does inside one.
+  section as ``pycon`` code, as the parser does inside one, and drops the
+  reStructuredText literal-block marker ``::`` (the indented block after it is
+  code in Markdown too).
 
 Only docstrings are changed, and only in the documentation build: importing
 ``derive`` never imports this module (it needs ``griffe``, from the ``docs`` extra).
@@ -34,6 +36,16 @@ def _documented_modules() -> set[str]:
     from derive.pages.api import API_MODULES
 
     return set(API_MODULES)
+
+
+def literal_markers(text: str) -> str:
+    """``Paste one::`` -> ``Paste one:``; a line holding only ``::`` is dropped."""
+    out = []
+    for line in text.splitlines():
+        if line.strip() == "::":
+            continue
+        out.append(line.rstrip()[:-1] if line.rstrip().endswith("::") and not line.rstrip().endswith(":::") else line)
+    return "\n".join(out)
 
 
 def fence_doctests(text: str) -> str:
@@ -79,7 +91,7 @@ class SphinxRoles(griffe.Extension):
         for obj in objects:
             if obj.docstring is not None:
                 value = ROLE.sub(lambda m, obj=obj: self._link(obj, m), obj.docstring.value)
-                obj.docstring.value = fence_doctests(value)
+                obj.docstring.value = fence_doctests(literal_markers(value))
 
     on_package_loaded = on_package  # griffe 1.x name of the same hook
 

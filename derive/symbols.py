@@ -3,17 +3,15 @@
 All are SymPy symbols with ``integer=True, positive=True``, so SymPy may
 simplify with them freely and a substituted value is an exact integer.
 
-========  ===================  =================================================
-symbol    framework argument   meaning
-========  ===================  =================================================
-``I``     ``input_size``       features of the input at one time step
-``H``     ``hidden_size``      features of the hidden (and cell) state, Keras ``units``
-``L``     ``num_layers``       recurrent layers stacked on each other
-``P``     ``proj_size``        features of the projected hidden state (LSTM only)
-``T``     sequence length      time steps (used by cost formulas)
-========  ===================  =================================================
+| symbol | framework argument | meaning |
+|--------|--------------------|---------|
+| ``I``  | ``input_size``     | features of the input at one time step |
+| ``H``  | ``hidden_size``    | features of the hidden (and cell) state, Keras ``units`` |
+| ``L``  | ``num_layers``     | recurrent layers stacked on each other |
+| ``P``  | ``proj_size``      | features of the projected hidden state (LSTM only) |
+| ``T``  | sequence length    | time steps (used by cost formulas) |
 
-Notation used on the site (see ``../shared/REFERENCE.md``): ``G`` gate blocks
+Notation used on the site (see the project's ``REFERENCE.md``): ``G`` gate blocks
 (RNN 1, GRU 3, LSTM 4) and ``D`` directions (1 or 2) are small integers fixed by
 the cell and the wiring, so they enter formulas as numbers, not symbols.
 """
