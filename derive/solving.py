@@ -77,7 +77,9 @@ def _as_count(value) -> sympy.Expr:
     if not isinstance(value, (int, sympy.Basic)):
         value = getattr(value, "count", value)
     if isinstance(value, bool) or not isinstance(value, (int, sympy.Expr)):
-        raise TypeError(f"count must be an int, a SymPy expression or an object with .count, got {type(value).__name__}")
+        hint = " (for a derive.keras layer return derive.keras.count(layer, input_dim))" if callable(value) else ""
+        raise TypeError(f"count must be an int, a SymPy expression or an object with .count, got "
+                        f"{type(value).__name__}{hint}")
     return sympy.sympify(value)
 
 

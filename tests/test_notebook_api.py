@@ -162,3 +162,12 @@ def test_solve_refuses_bad_input():
         solve(1000 - H, 10, H)
     with pytest.raises(TypeError, match="callable or a SymPy"):
         solve("LSTM(32, H)", 10**6)
+
+
+def test_solve_says_how_to_use_a_keras_layer():
+    import derive.keras as dk
+
+    with pytest.raises(TypeError, match=r"derive\.keras\.count\(layer, input_dim\)"):
+        solve(lambda u: dk.LSTM(u), 10**6)
+    solution = solve(lambda u: dk.count(dk.Bidirectional(dk.LSTM(u)), 28), int(dk.count(dk.LSTM(256), 28)))
+    assert solution.count <= int(dk.count(dk.LSTM(256), 28)) < solution.next_count
