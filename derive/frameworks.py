@@ -19,8 +19,8 @@ out one cell class differently, and have one per such class); the cells are the 
 :mod:`derive.cells`; a stack of ``num_layers`` layers, ``bidirectional`` or not, is wired as
 PyTorch wires it (:data:`derive.wirings.DEEP_BIDIRECTIONAL`: layers >= 1 read both directions of
 the layer below). For frameworks whose classes are single cells (Flax, Equinox, TF1 cells), that
-stack is the composition each framework documents (``nn.RNN``, ``nn.Bidirectional``,
-``nn.Sequential`` for Flax; a list of cells for Equinox; ``MultiRNNCell`` and
+stack is the composition each framework documents (``RNN``, ``Bidirectional``,
+``Sequential`` for Flax; a list of cells for Equinox; ``MultiRNNCell`` and
 ``stack_bidirectional_rnn`` for TF1); its tensor names are given in :attr:`Framework.stacking`.
 
 Which frameworks are checked against installed packages by the test suite (:attr:`Framework.packages`)
@@ -415,6 +415,15 @@ class Framework:
     def cell(self, name: str) -> CellSpec:
         """The class named ``name``, or the class for a generic cell name (:data:`GENERIC_CELLS`).
 
+        Parameters
+        ----------
+        name : str
+            A class name of :attr:`cells` (``"LSTMCell"``) or a generic cell name (``"lstm"``).
+
+        Returns
+        -------
+        CellSpec
+
         Raises
         ------
         ValueError
@@ -442,6 +451,9 @@ _ONNX_STACKING = (
     "`forward` and `reverse` both have D = 1."
 )
 
+#: Every framework this module knows, by key: ``"onnx"``, ``"cudnn"``, ``"tf.keras"``, ``"tf1"``,
+#: ``"flax.linen"``, ``"flax.nnx"``, ``"equinox"``, ``"mxnet"``, ``"paddle"`` (PyTorch is
+#: :mod:`derive.torch`, Keras 3 :mod:`derive.keras`).
 FRAMEWORKS: dict[str, Framework] = {
     f.key: f
     for f in (
@@ -529,11 +541,11 @@ FRAMEWORKS: dict[str, Framework] = {
                          note="Here `input_size` is the input channels C and `hidden_size` the `features` F."),
             ),
             ("flax", "jax"), FLAX_LINEN.source,
-            "`nn.RNN(cell)` scans a cell over time (its parameters under `cell/`), "
-            "`nn.Bidirectional(nn.RNN(c1), nn.RNN(c2))` runs two (`forward_rnn/cell/`, "
-            "`backward_rnn/cell/`) and concatenates their outputs, and `nn.Sequential([...])` stacks "
-            "layers (`layers_<k>/`): a stack's tensors are `layers_<k>/cell/hi/kernel` or "
-            "`layers_<k>/forward_rnn/cell/hi/kernel`. A single cell's are `hi/kernel`.",
+            "`flax.linen.RNN` scans a cell over time (its parameters under `cell/`), "
+            "`flax.linen.Bidirectional` runs two of them (`forward_rnn/cell/`, `backward_rnn/cell/`) and "
+            "concatenates their outputs, and `flax.linen.Sequential` stacks layers (`layers_<k>/`): a "
+            "stack's tensors are `layers_<k>/cell/hi/kernel` or `layers_<k>/forward_rnn/cell/hi/kernel`. "
+            "A single cell's are `hi/kernel`.",
             "Flax's classic module API: every gate has its own `Dense` on each side, and biases only "
             "where a sum needs one.",
         ),
@@ -549,9 +561,8 @@ FRAMEWORKS: dict[str, Framework] = {
                          note="No recurrent bias at all: H fewer than linen's `GRUCell`."),
             ),
             ("flax", "jax"), FLAX_NNX.source,
-            "`nnx.RNN(cell)`, `nnx.Bidirectional(nnx.RNN(c1), nnx.RNN(c2))` and `nnx.Sequential(...)` as in "
-            "linen; state paths joined with `/`: `layers/<k>/cell/dense_i/kernel`, "
-            "`layers/<k>/forward_rnn/cell/dense_i/kernel`.",
+            "`flax.nnx.RNN`, `flax.nnx.Bidirectional` and `flax.nnx.Sequential` as in linen; state paths "
+            "joined with `/`: `layers/<k>/cell/dense_i/kernel`, `layers/<k>/forward_rnn/cell/dense_i/kernel`.",
             "Flax's newer object API: cells hold `nnx.Linear` layers as attributes.",
         ),
         Framework(
