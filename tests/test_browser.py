@@ -217,7 +217,7 @@ def test_math_pages_really_have_math(visit):
 
 @pytest.mark.parametrize("query, expected", [
     ("proj_size", "cells/lstm-projection/"),
-    ("bidirectional", "cells/lstm/"),
+    ("bidirectional", "wirings/deep-bidirectional/"),
 ])
 def test_search_works_offline(visit, query, expected):
     v = visit("index.html")
