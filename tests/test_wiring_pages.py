@@ -112,16 +112,29 @@ def test_counts_table(page, contexts):
             assert stack.count.xreplace(values(i, h, layers, classes, proj=p)) == expected
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if p.convention is PYTORCH], ids=lambda p: p.slug)
+def keras_with_dense(i, h, layers, out) -> int:
+    """Bidirectional(LSTM) layers and a Dense(out) on top, built in Keras 3."""
+    model = keras.Sequential([keras.Input((6, i))] + [
+        keras.layers.Bidirectional(keras.layers.LSTM(h, return_sequences=True)) for _ in range(layers)]
+        + [keras.layers.Dense(out)])
+    return model.count_params()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.slug)
 def test_output_layer_formulas(page, contexts):
     shown = contexts[page.slug]["output"]
-    stack = pages.build(page.wiring, "LSTM")
-    with_output = pages.build(page.wiring, "LSTM", output_features=O)
+    stack = pages.build(page.wiring, "LSTM", convention=page.convention)
+    with_output = pages.build(page.wiring, "LSTM", output_features=O, convention=page.convention)
     assert shown["count"] == sympy.latex(sympy.factor(with_output.count))
     assert shown["extra"] == sympy.latex(sympy.factor(with_output.count - stack.count))
+    assert shown["width"] == sympy.latex(page.wiring.output_layer_input_size(H))
     for i, h, layers, classes, out in SIZES:
         v = values(i, h, layers, classes, out)
-        assert with_output.count.xreplace(v) == torch_count(torch_model(page.wiring, "LSTM", i, h, layers, classes, out))
+        if page.convention is PYTORCH:
+            expected = torch_count(torch_model(page.wiring, "LSTM", i, h, layers, classes, out))
+        else:
+            expected = keras_with_dense(i, h, layers, out)
+        assert with_output.count.xreplace(v) == expected
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.slug)
@@ -151,7 +164,14 @@ def test_reads_and_tensor_tables(page, contexts):
                                          for layer in (0, UPPER) for d in range(stack.wiring.num_directions)]
     for group, layer in zip(context["tensors"], (0, UPPER)):
         assert [r["shape"] for r in group["rows"]] == [shape_latex(t.shape) for t in stack.layer_tensors(layer)]
-    if page.convention is not PYTORCH:
+    if page.convention is not PYTORCH:  # Keras: each direction's kernel is (input width, 4H)
+        model = keras.Sequential([keras.Input((6, i))] + [
+            keras.layers.Bidirectional(keras.layers.LSTM(h, return_sequences=True)) for _ in range(2)])
+        kernels = [tuple(w.shape) for w in model.weights if w.path.endswith("/kernel")
+                   and not w.path.endswith("recurrent_kernel")]
+        widths = [sympy.sympify(stack.layer_input_size(layer, d)).xreplace(v)
+                  for layer in (0, UPPER) for d in range(2)]
+        assert [k[0] for k in kernels] == widths
         return
     model = torch_model(page.wiring, "LSTM", i, h, layers, classes, out)
     expected = dict(model.derive_names()) if hasattr(model, "derive_names") else {
