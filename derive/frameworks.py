@@ -451,6 +451,15 @@ _ONNX_STACKING = (
     "`forward` and `reverse` both have D = 1."
 )
 
+_PADDLE_LAYER_NOTE = (
+    "Two things to know about paddlepaddle 3.3: (1) with `bias_ih_attr=False` and more than one layer or "
+    "direction (and no projection) the layer fails to build (`IndexError` in `RNNBase.flatten_parameters`); "
+    "the counts here are those of the same stack built from the cells (`RNN(cell)`, `BiRNN(cell_fw, cell_bw)` "
+    "in a `LayerList`), which the tests build. (2) `named_parameters()` also lists PyTorch-style aliases "
+    "(`weight_ih_l0`, ...) assigned to the parameters by position, four per cell: with `proj_size` (five per "
+    "cell) or frozen biases they name the wrong tensors; the names here are the cells' own (`state_dict()`)."
+)
+
 #: Every framework this module knows, by key: ``"onnx"``, ``"cudnn"``, ``"tf.keras"``, ``"tf1"``,
 #: ``"flax.linen"``, ``"flax.nnx"``, ``"equinox"``, ``"mxnet"``, ``"paddle"`` (PyTorch is
 #: :mod:`derive.torch`, Keras 3 :mod:`derive.keras`).
@@ -596,9 +605,11 @@ FRAMEWORKS: dict[str, Framework] = {
         Framework(
             "paddle", "PaddlePaddle",
             (
-                CellSpec("SimpleRNN", "RNN_TANH", "rnn", PADDLE, "layer", {"bias": _YES_NO}),
-                CellSpec("LSTM", "LSTM", "lstm", PADDLE, "layer", {"bias": _YES_NO, "proj_size": ()}),
-                CellSpec("GRU", "GRU", "gru", PADDLE, "layer", {"bias": _YES_NO}),
+                CellSpec("SimpleRNN", "RNN_TANH", "rnn", PADDLE, "layer", {"bias": _YES_NO}, note=_PADDLE_LAYER_NOTE),
+                CellSpec("LSTM", "LSTM", "lstm", PADDLE, "layer", {"bias": _YES_NO, "proj_size": ()},
+                         note=_PADDLE_LAYER_NOTE + " With `proj_size`, `weight_ho` (H, P) is the transpose of "
+                                                   "PyTorch's `weight_hr_l<k>` (P, H)."),
+                CellSpec("GRU", "GRU", "gru", PADDLE, "layer", {"bias": _YES_NO}, note=_PADDLE_LAYER_NOTE),
                 CellSpec("SimpleRNNCell", "RNN_TANH", "rnn", PADDLE, "cell", {"bias": _YES_NO}),
                 CellSpec("LSTMCell", "LSTM", "lstm", PADDLE, "cell", {"bias": _YES_NO, "proj_size": ()}),
                 CellSpec("GRUCell", "GRU", "gru", PADDLE, "cell", {"bias": _YES_NO}),

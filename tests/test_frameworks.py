@@ -169,6 +169,18 @@ def test_paddle_disabled_bias_in_a_stack_of_cells():
     assert got == [(r.name, r.shape, r.trainable) for r in rows]
 
 
+def test_paddle_pytorch_style_aliases_are_positional():
+    """What the Paddle page says of ``named_parameters()``: the aliases ``weight_ih_l<k>`` ... are
+    handed out four per cell, so with ``proj_size`` (five tensors per cell) they drift: layer 1's
+    ``weight_ih_l1`` is layer 0's projection ``weight_ho`` (H, P), not a (4H, 2P) input weight."""
+    module = live.paddle_module("LSTM", 3, 5, num_layers=2, proj_size=2)
+    aliases = dict(module.named_parameters())
+    assert tuple(aliases["weight_ih_l0"].shape) == (20, 3)
+    assert tuple(aliases["weight_ih_l1"].shape) == (5, 2)
+    assert tuple(module.state_dict()["1.cell.weight_ih"].shape) == (20, 2)
+    assert ("1.cell.weight_ih", (20, 2), True) in ours("paddle", "LSTM", 3, 5, num_layers=2, proj_size=2)
+
+
 @pytest.mark.parametrize("cell", ["SimpleRNNCell", "LSTMCell", "GRUCell"])
 @pytest.mark.parametrize("bias", [True, False])
 def test_paddle_cells(cell, bias):
