@@ -195,5 +195,48 @@ def render_pages(template_dir: Path) -> dict[str, str]:
     dict of str to str
         Docs-relative path (``"index.md"``, ``"cells/lstm.md"``, ...) -> Markdown.
     """
+    every = pages()
+    workers = _render_workers(len(every))
+    if workers > 1:
+        # Pages are independent: render them in forked workers (2 cores halve the build), in order.
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        global _PENDING
+        _PENDING = (Path(template_dir), every)
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                rendered = list(pool.map(_render_one, range(len(every)), chunksize=1))
+        finally:
+            _PENDING = None
+        return dict(zip((page.path for page in every), rendered))
     env = _environment(Path(template_dir))
-    return {page.path: env.get_template(page.template).render(**page.context()) for page in pages()}
+    return {page.path: env.get_template(page.template).render(**page.context()) for page in every}
+
+
+#: (template_dir, pages) being rendered by forked workers (see :func:`render_pages`).
+_PENDING = None
+
+
+def _render_one(index: int) -> str:
+    template_dir, every = _PENDING
+    page = every[index]
+    return _environment(template_dir).get_template(page.template).render(**page.context())
+
+
+def _render_workers(count: int) -> int:
+    """Worker processes for :func:`render_pages`: ``DERIVE_RENDER_WORKERS`` if set (1 = in-process),
+    else the CPUs this process may use, at most 4; 1 where ``fork`` is unavailable."""
+    import multiprocessing
+    import os
+
+    if "fork" not in multiprocessing.get_all_start_methods() or count < 2:
+        return 1
+    setting = os.environ.get("DERIVE_RENDER_WORKERS")
+    if setting:
+        try:
+            return max(1, int(setting))
+        except ValueError:
+            raise ValueError(f"DERIVE_RENDER_WORKERS must be an integer, got {setting!r}") from None
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cpus, 4))
