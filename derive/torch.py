@@ -218,6 +218,16 @@ class _RNNCellBase(Stack):
 class RNNCell(_RNNCellBase):
     """``torch.nn.RNNCell(input_size, hidden_size, bias=True, nonlinearity="tanh")``.
 
+    Parameters
+    ----------
+    input_size, hidden_size : int or sympy.Expr
+        I and H (features), as for :class:`LSTM`.
+    bias : bool, default True
+        Whether the cell has ``bias_ih`` and ``bias_hh`` (G·H,) each.
+    nonlinearity : {"tanh", "relu"}, default "tanh"
+    device, dtype
+        Ignored.
+
     Raises
     ------
     ValueError
@@ -232,14 +242,34 @@ class RNNCell(_RNNCellBase):
 
 
 class LSTMCell(_RNNCellBase):
-    """``torch.nn.LSTMCell(input_size, hidden_size, bias=True)``; raises as :class:`RNNCell`."""
+    """``torch.nn.LSTMCell(input_size, hidden_size, bias=True)``; raises as :class:`RNNCell`.
+
+    Parameters
+    ----------
+    input_size, hidden_size : int or sympy.Expr
+        I and H (features), as for :class:`LSTM`.
+    bias : bool, default True
+        Whether the cell has ``bias_ih`` and ``bias_hh`` (G·H,) each.
+    device, dtype
+        Ignored.
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__("LSTM", input_size, hidden_size, bias)
 
 
 class GRUCell(_RNNCellBase):
-    """``torch.nn.GRUCell(input_size, hidden_size, bias=True)``; raises as :class:`RNNCell`."""
+    """``torch.nn.GRUCell(input_size, hidden_size, bias=True)``; raises as :class:`RNNCell`.
+
+    Parameters
+    ----------
+    input_size, hidden_size : int or sympy.Expr
+        I and H (features), as for :class:`LSTM`.
+    bias : bool, default True
+        Whether the cell has ``bias_ih`` and ``bias_hh`` (G·H,) each.
+    device, dtype
+        Ignored.
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__("GRU", input_size, hidden_size, bias)

@@ -47,6 +47,11 @@ class Vectorized:
     symbols : tuple of sympy.Symbol
         Argument order of positional calls (keywords use the symbols' names).
     overflow : {"object", "raise"}
+
+    Raises
+    ------
+    TypeError
+        ``expr`` is not a polynomial with integer coefficients in ``symbols``.
     """
 
     def __init__(self, expr: sympy.Expr, symbols: tuple, overflow: str):

@@ -15,6 +15,7 @@ import ast
 import importlib
 import logging
 import pkgutil
+import re
 import textwrap
 from pathlib import Path
 
@@ -100,8 +101,8 @@ def _documented_objects(module):
         yield member
         if member.is_class:
             for sub in member.members.values():
-                if not sub.is_alias and sub.is_function and not sub.name.startswith("_"):
-                    yield sub
+                if not sub.is_alias and sub.is_function and (not sub.name.startswith("_") or sub.name == "__init__"):
+                    yield sub  # __init__: its arguments are documented in the class docstring
 
 
 def _sections(obj) -> dict:
@@ -155,24 +156,39 @@ def _raises_section(obj) -> set[str]:
     return names
 
 
+ELLIPSIS = re.compile(r"^\s*(\w+)(?:,\s*\w+)*,\s*\.\.\.,\s*(\w+)\s*(?::.*)?$", re.MULTILINE)
+
+
+def _expand_ellipsis(documented: dict, docstring: str, names: list[str]) -> None:
+    """A line ``a, b, ..., z`` under Parameters documents every argument from ``a`` to ``z`` (signature order)."""
+    for match in ELLIPSIS.finditer(docstring):
+        first, last = match.group(1), match.group(2)
+        if first in names and last in names and first in documented:
+            for between in names[names.index(first):names.index(last) + 1]:
+                documented.setdefault(between, documented[first])
+
+
 def _problems(objects) -> list[str]:
     problems = []
     for module, items in objects.items():
         for obj in items:
-            if obj.docstring is None or not obj.docstring.value.strip():
+            if obj.name != "__init__" and (obj.docstring is None or not obj.docstring.value.strip()):
                 problems.append(f"{obj.path}: no docstring")
                 continue
             if not obj.is_function:
                 continue
             owner = obj.parent if obj.name == "__init__" else obj
             sections = _sections(owner)
-            documented = {p.name: p for p in sections.get("parameters", [])}
+            entries = list(sections.get("parameters", []))
             if obj.parent.is_class and obj.parent.docstring is not None and obj.name == "__init__":
-                documented.update({a.name: a for a in _sections(obj.parent).get("attributes", [])})
-            for name in _named_parameters(obj):
+                entries += _sections(obj.parent).get("attributes", [])
+            documented = {name.strip(): e for e in entries for name in e.name.split(",")}  # "a, b : int"
+            names = _named_parameters(obj)
+            _expand_ellipsis(documented, owner.docstring.value if owner.docstring else "", names)
+            for name in names:
                 if name not in documented:
                     problems.append(f"{obj.path}: argument {name!r} not under Parameters")
-                elif documented[name].annotation in (None, ""):
+                elif documented[name].annotation in (None, "") and "ignored" not in documented[name].description.lower():
                     problems.append(f"{obj.path}: argument {name!r} has no type")
             missing = _raised(obj) - _raises_section(owner) - {"NotImplementedError"}
             if missing:
