@@ -70,7 +70,8 @@ def machine() -> dict:
     return {"description": f"{model}, {platform.system()} {platform.machine()}",
             "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
             "python": platform.python_version(), "torch": torch.__version__, "sympy": sympy.__version__,
-            "numpy": np.__version__}
+            "numpy": np.__version__,
+            "load": round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None}
 
 
 def site_times() -> dict:

@@ -108,3 +108,9 @@ def test_benchmark_page_reads_the_committed_results(pages):
         assert f"| `{row['label']}` | {grouped(row['parameters'])} |" in page
     for target in data["targets"]:
         assert target["measured"] in page
+
+
+def test_parallel_rendering_is_the_same_as_in_process(monkeypatch, pages):
+    monkeypatch.setenv("DERIVE_RENDER_WORKERS", "1")
+    serial = site.render_pages(ROOT / "templates")
+    assert list(serial) == list(pages) and serial == pages
