@@ -18,7 +18,7 @@ from ..site import Example, Page
 from ..symbols import H, I, L, P
 from ..wirings import DEEP_BIDIRECTIONAL, SIMPLE_CONCAT, UNIDIRECTIONAL, keras_bidirectional, modified_brnn
 from . import keras as keras_page
-from .wirings import build, tex
+from .wirings import build, change_rows
 
 __all__ = ["seed_000", "seed_001", "seed_002", "seed_003", "QUESTION_PAGES", "DECOMPOSITION_TEST", "h0_layout"]
 
@@ -51,19 +51,6 @@ def _cells_difference() -> list[dict]:
     return rows
 
 
-def _tensor_change_rows(difference) -> list[dict]:
-    return [{
-        "tensors": ", ".join(f"`{n}`" for n in dict.fromkeys(c.tensors)),
-        "directions": ", ".join(c.directions),
-        "layers": c.layers_latex,
-        "shape_a": "—" if c.shape_a is None else f"${shape_latex(c.shape_a)}$",
-        "shape_b": "—" if c.shape_b is None else f"${shape_latex(c.shape_b)}$",
-        "each": tex(sympy.factor(c.each)),
-        "times": tex(c.times),
-        "amount": tex(c.amount),
-    } for c in difference.changes]
-
-
 def seed_000() -> dict:
     """Seed 000: 561,152 vs 2 x 215,040 — the deep bidirectional wiring's wider inputs, not the modified BRNN.
 
@@ -92,8 +79,8 @@ def seed_000() -> dict:
         "bi": int(bi.count), "uni": int(uni.count), "twice": 2 * int(uni.count),
         "extra": int(bi.count) - 2 * int(uni.count),
         "concat": int(concat.count),
-        "numeric": {"total": int(numeric.total), "changes": _tensor_change_rows(numeric)},
-        "symbolic": {"total": symbolic.total, "changes": _tensor_change_rows(symbolic)},
+        "numeric": {"total": int(numeric.total), "changes": change_rows(numeric)},
+        "symbolic": {"total": symbolic.total, "changes": change_rows(symbolic)},
         "cells": _cells_difference(),
         "layer_series": [{"call": e.call, "count": int(s.count),
                           "layers": [int(s.layer_count(j)) for j in range(int(s.num_layers))]}
@@ -106,7 +93,7 @@ def seed_000() -> dict:
             "count": int(modified.count),
             "minus_twice_uni": int(modified.count) - 2 * int(uni.count),
             "minus_bi": int(modified_vs_bi.total),
-            "changes": _tensor_change_rows(modified_vs_bi),
+            "changes": change_rows(modified_vs_bi),
             "one_layer": int(modified_one.count), "bi_one": int(bi_one.count), "uni_one": int(uni_one.count),
             "formula_minus_twice": sympy.factor(sym_modified.count - 2 * build(UNIDIRECTIONAL).count),
             "formula_bi_minus_twice": sympy.factor(
@@ -142,8 +129,8 @@ def seed_001() -> dict:
         "torch_calls": [e.call for e in SEED_001[2:]],
         "torch_counts": [int(e.build().count) for e in SEED_001[2:]],
         "engine": [int(s.count) for s in stacks(features, 128)],
-        "numeric": {"total": int(numeric.total), "changes": _tensor_change_rows(numeric)},
-        "symbolic": {"total": symbolic.total, "changes": _tensor_change_rows(symbolic)},
+        "numeric": {"total": int(numeric.total), "changes": change_rows(numeric)},
+        "symbolic": {"total": symbolic.total, "changes": change_rows(symbolic)},
         "same_units": int(both_256),
         "output_widths": [int(dk.LSTM(256).output_dim(features)),
                           int(dk.Bidirectional(dk.LSTM(128)).output_dim(features))],

@@ -279,7 +279,8 @@ def tex(expr) -> str:
     return sympy.latex(expr)
 
 
-def _change_rows(difference) -> list[dict]:
+def change_rows(difference) -> list[dict]:
+    """Rows of a difference table: which tensors differ, where, by how much and why."""
     return [
         {
             "tensors": ", ".join(f"`{n}`" for n in dict.fromkeys(c.tensors)),
@@ -344,7 +345,7 @@ def _differences(wiring: Wiring, convention=PYTORCH) -> list[dict]:
             continue  # in another convention: only the wirings its framework builds from its own layers
         d = compare(this, build(other, convention=convention))
         out.append({"title": title, "link": f"{other_slug}.md", "total": sympy.latex(d.total),
-                    "sum": d.latex(), "changes": _change_rows(d)})
+                    "sum": d.latex(), "changes": change_rows(d)})
     return out
 
 
@@ -365,7 +366,7 @@ def wiring_page_context(page: WiringPage) -> dict:
             "equations": wiring_equations(v, output_layer=modified),
             "reads": _reads(vs),
             "count": sympy.latex(sympy.factor(vs.count)),
-            "difference": {"total": sympy.latex(d.total), "changes": _change_rows(d)},
+            "difference": {"total": sympy.latex(d.total), "changes": change_rows(d)},
         })
     posteriors = None
     if modified:
@@ -374,7 +375,7 @@ def wiring_page_context(page: WiringPage) -> dict:
         posteriors = {"forward": sympy.latex(sympy.factor(forward.count)),
                       "backward": sympy.latex(sympy.factor(backward.count)),
                       "both": sympy.latex(sympy.factor(forward.count + backward.count)),
-                      "moved": _change_rows(compare(backward, forward))}
+                      "moved": change_rows(compare(backward, forward))}
     return {
         "posteriors": posteriors,
         "page": page,
