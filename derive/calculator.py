@@ -258,9 +258,10 @@ def evaluate(cell: str, input_size, hidden_size, num_layers, bidirectional: bool
     ------
     ValueError, TypeError
         As :mod:`derive.torch` raises for the arguments.
-    KeyError
-        ``cell`` is not a key of :data:`CELLS`.
+        ``cell`` not a key of :data:`CELLS` is a ValueError naming the allowed cells.
     """
+    if cell not in CELLS:
+        raise ValueError(f"cell must be one of {sorted(CELLS)}, got {cell!r}")
     cls, extra, _ = CELLS[cell]
     kwargs = dict(extra)
     if not bias:

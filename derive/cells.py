@@ -208,6 +208,9 @@ class _Equations:
 
     def __init__(self, input_size, hidden_size, state_size, bias, *, x_name="x_t", h_name="h_{t-1}",
                  kernel_size=()):
+        for name, size in (("input_size", input_size), ("hidden_size", hidden_size), ("state_size", state_size)):
+            if isinstance(size, bool) or not isinstance(size, (int, sympy.Expr)):
+                raise TypeError(f"{name} should be an int or a SymPy expression, got: {type(size).__name__}")
         self.x = MatrixSymbol(x_name, input_size, 1)
         self.h = MatrixSymbol(h_name, state_size, 1)
         self.hidden_size = hidden_size

@@ -326,3 +326,19 @@ def test_cli_parse_refuses_or_checks(text, tmp_path, monkeypatch):
     finally:
         assert list(tmp_path.iterdir()) == []
     assert text.startswith("nn.LSTM(0x10") and parsed.args == [16, 3, 7, 1000], (text, parsed)
+
+
+@pytest.mark.parametrize("builder", ["elman", "lstm", "gru"])
+@pytest.mark.parametrize("bad", ["a", 2.5, True, None])
+def test_cell_builders_refuse_non_sizes_naming_the_argument(builder, bad):
+    import derive.cells as cells
+
+    with pytest.raises(TypeError, match="input_size"):
+        getattr(cells, builder)(bad, 4)
+
+
+def test_calculator_refuses_an_unknown_cell_naming_the_allowed_ones():
+    from derive.calculator import evaluate
+
+    with pytest.raises(ValueError, match="LSTM"):
+        evaluate("TRANSFORMER", 3, 4, 1, False, True)

@@ -10,11 +10,10 @@ import sympy
 
 from .. import torch as dt
 from ..calculator import CELLS, evaluate, formulas, javascript
-from ..cost import DTYPE_BYTES, KINDS, N, cost, step_ops, stored_elements
+from ..cost import DTYPE_BYTES, KINDS, cost, step_ops, stored_elements
 from ..latex import latex
 from ..site import Example, Page, number
-from ..stack import UPPER
-from ..symbols import H, I, L, P, T
+from ..symbols import H, I, L, P
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "examples" / "derive.ipynb"
