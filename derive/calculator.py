@@ -256,9 +256,11 @@ def evaluate(cell: str, input_size, hidden_size, num_layers, bidirectional: bool
 
     Raises
     ------
-    ValueError, TypeError
+    ValueError
+        ``cell`` is not a key of :data:`CELLS` (the message names the allowed cells), or
+        :mod:`derive.torch` refuses a size or option.
+    TypeError
         As :mod:`derive.torch` raises for the arguments.
-        ``cell`` not a key of :data:`CELLS` is a ValueError naming the allowed cells.
     """
     if cell not in CELLS:
         raise ValueError(f"cell must be one of {sorted(CELLS)}, got {cell!r}")

@@ -53,7 +53,7 @@ from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
 from .cells import Cell
 from .stack import UPPER
-from .symbols import T
+from .symbols import T, as_expr
 
 __all__ = ["N", "KINDS", "DTYPE_BYTES", "step_ops", "stored_elements", "Cost", "cost"]
 
@@ -247,7 +247,7 @@ class Cost:
     def as_dict(self) -> dict:
         """Every figure as an int (or a string for a symbolic one), for JSON."""
         def plain(v):
-            v = sympy.sympify(v)
+            v = as_expr(v)
             return int(v) if v.is_Integer else str(v)
 
         return {

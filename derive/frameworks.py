@@ -37,6 +37,7 @@ import sympy
 from . import validate
 from .conventions import Convention, TensorLayout
 from .stack import Stack
+from .symbols import as_expr
 from .wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
 
 __all__ = [
@@ -638,7 +639,7 @@ class TensorRow(NamedTuple):
 
 
 def _plain(value):
-    value = sympy.sympify(value)
+    value = as_expr(value)
     return int(value) if value.is_Integer else value
 
 

@@ -32,6 +32,7 @@ i, f, g, o); GRU z, r, h (PyTorch: r, z, n).
 from __future__ import annotations
 
 import copy
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import sympy
@@ -39,6 +40,7 @@ import sympy
 from . import validate
 from .cells import Cell, Parameter, conv_lstm, make_cell
 from .conventions import Convention, TensorLayout
+from .symbols import as_expr
 
 __all__ = [
     "KERAS",
@@ -136,7 +138,7 @@ def _name(name, default: str) -> str:
     return name
 
 
-class _Layer:
+class _Layer(ABC):
     """What :func:`tensors` needs of a layer: its weights, its output width and its input/output ranks."""
 
     name: str
@@ -144,6 +146,7 @@ class _Layer:
     output_rank: int
     return_state: bool
 
+    @abstractmethod
     def tensors(self, input_dim, prefix: str = "") -> list[Weight]:
         """Every weight, with its Keras path and shape, for an input whose last dimension is ``input_dim``.
 
@@ -159,7 +162,6 @@ class _Layer:
         TypeError, ValueError
             ``input_dim`` not a positive integer.
         """
-        raise NotImplementedError
 
     def count(self, input_dim) -> sympy.Expr:
         """Number of parameters (``layer.count_params()``).
@@ -176,6 +178,7 @@ class _Layer:
         """
         return sympy.expand(sympy.Add(*(w.numel for w in self.tensors(input_dim))))
 
+    @abstractmethod
     def output_dim(self, input_dim):
         """Last dimension of the output: what the next layer reads.
 
@@ -184,7 +187,6 @@ class _Layer:
         input_dim : int or sympy.Expr
             Last dimension of the input.
         """
-        raise NotImplementedError
 
 
 class _RNN(_Layer):
@@ -230,8 +232,9 @@ class _RNN(_Layer):
         """
         return self._cell(input_dim)
 
+    @abstractmethod
     def _cell(self, input_dim) -> Cell:
-        raise NotImplementedError
+        """The layer's cell for inputs ``input_dim`` wide."""
 
     def tensors(self, input_dim, prefix: str = "") -> list[Weight]:
         """The layer's weights (``kernel``, ``recurrent_kernel``, ``bias``) with Keras' paths and shapes.
@@ -543,7 +546,7 @@ class ConvLSTM3D(_ConvLSTM):
 
 
 def _same(a, b) -> bool:
-    return sympy.expand(sympy.sympify(a) - sympy.sympify(b)) == 0
+    return sympy.expand(as_expr(a) - as_expr(b)) == 0
 
 
 class Bidirectional(_Layer):

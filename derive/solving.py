@@ -20,6 +20,8 @@ from typing import Callable
 
 import sympy
 
+from .symbols import as_expr
+
 __all__ = ["solve", "Solution"]
 
 #: The size symbol a configuration is built with when it is solved for (a positive integer).
@@ -80,7 +82,7 @@ def _as_count(value) -> sympy.Expr:
         hint = " (for a derive.keras layer return derive.keras.count(layer, input_dim))" if callable(value) else ""
         raise TypeError(f"count must be an int, a SymPy expression or an object with .count, got "
                         f"{type(value).__name__}{hint}")
-    return sympy.sympify(value)
+    return as_expr(value)
 
 
 def _integer(value) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sympy
 
-__all__ = ["I", "H", "L", "P", "T", "size_symbols"]
+__all__ = ["I", "H", "L", "P", "T", "size_symbols", "as_expr"]
 
 #: Input size (``input_size``; Keras: the last axis of the input): features per time step.
 I = sympy.Symbol("I", integer=True, positive=True)
@@ -48,3 +48,26 @@ def size_symbols(names: str) -> tuple[sympy.Symbol, ...]:
     """
     made = sympy.symbols(names, integer=True, positive=True, seq=True)
     return tuple(made)
+
+
+def as_expr(value) -> sympy.Expr:
+    """An int as a ``sympy.Integer``; a SymPy expression unchanged. Strings are never parsed.
+
+    Parameters
+    ----------
+    value : int or sympy.Expr
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    TypeError
+        ``value`` is neither an int (bools excluded) nor a SymPy expression.
+    """
+    if isinstance(value, sympy.Expr):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return sympy.Integer(value)
+    raise TypeError(f"expected an int or a SymPy expression, got {type(value).__name__}")

@@ -31,6 +31,8 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
+from .symbols import as_expr
+
 __all__ = ["vectorize", "Vectorized", "SAFE_BOUND"]
 
 #: Entries whose float64 bound reaches this are evaluated with Python ints (see the module docstring).
@@ -175,7 +177,7 @@ def vectorize(expr, symbols=None, *, overflow: str = "object") -> Vectorized:
         expr = getattr(expr, "count", expr)
     if isinstance(expr, bool) or not isinstance(expr, (sympy.Expr, int)):
         raise TypeError(f"expr must be a SymPy expression or have .count, got {type(expr).__name__}")
-    expr = sympy.expand(sympy.sympify(expr))
+    expr = sympy.expand(as_expr(expr))
     free = sorted(expr.free_symbols, key=lambda s: s.name)
     symbols = tuple(free) if symbols is None else tuple(symbols)
     missing = set(free) - set(symbols)

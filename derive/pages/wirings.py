@@ -19,7 +19,8 @@ from ..difference import compare
 from ..latex import shape_latex
 from ..site import Example, Page, number
 from ..stack import UPPER, Stack
-from ..symbols import H, I, L, P, size_symbols
+from ..display import latex_number
+from ..symbols import H, I, L, P, as_expr, size_symbols
 from ..wirings import (
     DEEP_BIDIRECTIONAL,
     KERAS_MERGE_MODES,
@@ -273,10 +274,8 @@ def _reads(stack: Stack) -> list[dict]:
 
 def tex(expr) -> str:
     """LaTeX of a count: an integer with thin thousands separators (``65{,}536``), else SymPy's LaTeX."""
-    expr = sympy.sympify(expr)
-    if expr.is_Integer:
-        return f"{int(expr):,}".replace(",", "{,}")
-    return sympy.latex(expr)
+    expr = as_expr(expr)
+    return latex_number(expr) if expr.is_Integer else sympy.latex(expr)
 
 
 def change_rows(difference) -> list[dict]:
