@@ -201,7 +201,7 @@ def _check_increasing(poly: sympy.Poly, minimum: int) -> None:
     if all(c >= 0 for c in poly.all_coeffs()) and not derivative.is_zero:
         return
     critical = [r for r in derivative.real_roots() if r >= minimum]
-    if derivative.is_zero or critical or derivative(minimum) <= 0  # Poly.__call__: the value at minimum:
+    if derivative.is_zero or critical or derivative(minimum) <= 0:  # Poly.__call__: the value at minimum
         raise ValueError(f"the count is not increasing in the size for sizes >= {minimum}: {poly.as_expr()}")
 
 
