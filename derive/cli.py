@@ -31,7 +31,7 @@ import sympy
 
 from . import cost as cost_module
 from . import torch as dt
-from .symbols import H, I, L, P
+from .symbols import H, I, L, P, plain
 
 __all__ = ["main", "parse", "describe", "InputError"]
 
@@ -309,15 +309,15 @@ def describe(text: str, keras: bool = False, input_dim=None) -> dict:
             obj = _instantiate(call, True)
             weights = dk.tensors(obj, input_dim)
             count = dk.count(obj, input_dim)
-            rows = [(w.path, tuple(_plain(d) for d in w.shape), _plain(w.numel)) for w in weights]
+            rows = [(w.path, tuple(plain(d) for d in w.shape), plain(w.numel)) for w in weights]
             formula, values = _keras_formula(call, input_dim)
             layers = []
         else:
             obj = _instantiate(call, False)
             count = obj.count
-            rows = [(n, tuple(_plain(d) for d in s), _plain(c)) for n, s, c in _rows(obj)[0]]
+            rows = [(n, tuple(plain(d) for d in s), plain(c)) for n, s, c in _rows(obj)[0]]
             formula, values = _torch_formula(call)
-            layers = [_plain(obj.layer_count(k)) for k in range(obj.num_layers)] \
+            layers = [plain(obj.layer_count(k)) for k in range(obj.num_layers)] \
                 if isinstance(obj.num_layers, int) else []
     except InputError:
         raise
@@ -326,21 +326,13 @@ def describe(text: str, keras: bool = False, input_dim=None) -> dict:
     return {
         "framework": "keras" if keras else "torch",
         "call": repr(obj),
-        "count": _plain(count),
+        "count": plain(count),
         "tensors": rows,
         "layers": layers,
         "formula": sympy.expand(formula),
         "values": values,
         "object": obj,
     }
-
-
-def _plain(value):
-    if isinstance(value, sympy.Basic) and value.is_Integer:
-        return int(value)
-    if isinstance(value, sympy.Basic):
-        return value
-    return value
 
 
 def _jsonable(value):

@@ -16,6 +16,8 @@ import html
 
 import sympy
 
+from .symbols import plain
+
 __all__ = ["latex_repr", "html_repr", "latex_number", "text"]
 
 
@@ -121,13 +123,7 @@ def tensor_rows(stack) -> tuple[list[tuple[str, str, str]], str | None]:
         The rows, and the note (None when ``num_layers`` is an int).
     """
     rows, note = _rows(stack)
-    return [(name, text(tuple(_plain(d) for d in shape)), text(_plain(numel))) for name, shape, numel in rows], note
-
-
-def _plain(value):
-    if isinstance(value, sympy.Basic) and value.is_Integer:
-        return int(value)
-    return value
+    return [(name, text(tuple(plain(d) for d in shape)), text(plain(numel))) for name, shape, numel in rows], note
 
 
 def html_repr(stack) -> str:
@@ -149,7 +145,7 @@ def html_repr(stack) -> str:
         f"<td style=\"text-align:right\">{html.escape(c)}</td></tr>"
         for n, s, c in rows
     )
-    total = html.escape(text(_plain(stack.count)))
+    total = html.escape(text(plain(stack.count)))
     return (
         f"<table class=\"derive-tensors\"><caption>{caption}</caption>"
         "<thead><tr><th>name</th><th>shape</th><th>parameters</th></tr></thead>"

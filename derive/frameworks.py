@@ -37,7 +37,7 @@ import sympy
 from . import validate
 from .conventions import Convention, TensorLayout
 from .stack import Stack
-from .symbols import as_expr
+from .symbols import plain
 from .wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
 
 __all__ = [
@@ -638,11 +638,6 @@ class TensorRow(NamedTuple):
     trainable: bool
 
 
-def _plain(value):
-    value = as_expr(value)
-    return int(value) if value.is_Integer else value
-
-
 def _allowed(spec: CellSpec, framework: Framework, option: str, value, default) -> None:
     allowed = spec.options.get(option, (default,))
     if value not in allowed:
@@ -778,14 +773,14 @@ def count(framework: str, cell: str, input_size, hidden_size, *, trainable_only:
     validate.flag("trainable_only", trainable_only)
     s = stack(framework, cell, input_size, hidden_size, **options)
     if not trainable_only:
-        return _plain(s.count)
+        return plain(s.count)
     if isinstance(s.num_layers, int):
-        return _plain(sympy.Add(*(t.numel for t in s.tensors if t.trainable)))
+        return plain(sympy.Add(*(t.numel for t in s.tensors if t.trainable)))
     from .stack import UPPER
 
     first = sympy.Add(*(t.numel for t in s.layer_tensors(0) if t.trainable))
     upper = sympy.Add(*(t.numel for t in s.layer_tensors(UPPER) if t.trainable))
-    return _plain(sympy.expand(first + (s.num_layers - 1) * upper))
+    return plain(sympy.expand(first + (s.num_layers - 1) * upper))
 
 
 def tensors(framework: str, cell: str, input_size, hidden_size, **options) -> list[TensorRow]:
@@ -808,4 +803,4 @@ def tensors(framework: str, cell: str, input_size, hidden_size, **options) -> li
         See :func:`stack`; a symbolic ``num_layers``.
     """
     s = stack(framework, cell, input_size, hidden_size, **options)
-    return [TensorRow(t.name, tuple(_plain(d) for d in t.shape), _plain(t.numel), t.trainable) for t in s.tensors]
+    return [TensorRow(t.name, tuple(plain(d) for d in t.shape), plain(t.numel), t.trainable) for t in s.tensors]

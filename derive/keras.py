@@ -40,7 +40,7 @@ import sympy
 from . import validate
 from .cells import Cell, Parameter, conv_lstm, make_cell
 from .conventions import Convention, TensorLayout
-from .symbols import as_expr
+from .symbols import as_expr, plain
 
 __all__ = [
     "KERAS",
@@ -115,12 +115,6 @@ class Weight:
     def numel(self) -> sympy.Expr:
         """Number of scalar parameters."""
         return sympy.Mul(*self.shape)
-
-
-def _plain(dim):
-    if isinstance(dim, int):
-        return dim
-    return int(dim) if dim.is_Integer else dim
 
 
 def _check_kwargs(cls: type, kwargs: dict, allowed: frozenset) -> dict:
@@ -258,7 +252,7 @@ class _RNN(_Layer):
         """
         cell = self.cell(validate.size("input_dim", input_dim))
         return [
-            Weight(f"{prefix}{self.name}/{self.cell_name}/{t.name}", tuple(_plain(d) for d in t.shape), t.parameters)
+            Weight(f"{prefix}{self.name}/{self.cell_name}/{t.name}", tuple(plain(d) for d in t.shape), t.parameters)
             for t in KERAS.layout(cell)
         ]
 

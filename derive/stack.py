@@ -15,6 +15,7 @@ import sympy
 
 from .cells import Cell, make_cell
 from .conventions import Convention, Tensor
+from .symbols import plain
 from .wirings import Wiring
 
 __all__ = ["Stack", "UPPER"]
@@ -193,7 +194,7 @@ class Stack:
 
         Shapes are tuples of ints when all sizes are ints, of SymPy expressions otherwise.
         """
-        return OrderedDict((t.name, tuple(_plain(d) for d in t.shape)) for t in self.tensors)
+        return OrderedDict((t.name, tuple(plain(d) for d in t.shape)) for t in self.tensors)
 
     @property
     def count(self) -> sympy.Expr:
@@ -287,10 +288,3 @@ def _numeric_count(stack: Stack):
     for (a, b, c, d), coeff in entry[1]:
         total += coeff * sizes[0] ** a * sizes[1] ** b * sizes[2] ** c * sizes[3] ** d
     return sympy.Integer(total)
-
-
-def _plain(dim):
-    """An int for a numeric dimension, the SymPy expression otherwise."""
-    if isinstance(dim, int):
-        return dim
-    return int(dim) if dim.is_Integer else dim

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sympy
 
-__all__ = ["I", "H", "L", "P", "T", "size_symbols", "as_expr"]
+__all__ = ["I", "H", "L", "P", "T", "size_symbols", "as_expr", "plain"]
 
 #: Input size (``input_size``; Keras: the last axis of the input): features per time step.
 I = sympy.Symbol("I", integer=True, positive=True)
@@ -71,3 +71,19 @@ def as_expr(value) -> sympy.Expr:
     if isinstance(value, int) and not isinstance(value, bool):
         return sympy.Integer(value)
     raise TypeError(f"expected an int or a SymPy expression, got {type(value).__name__}")
+
+
+def plain(value):
+    """A Python int for an integer (``sympy.Integer`` included); anything else unchanged.
+
+    Parameters
+    ----------
+    value : int, sympy.Expr or object
+
+    Returns
+    -------
+    int or object
+    """
+    if isinstance(value, sympy.Basic) and value.is_Integer:
+        return int(value)
+    return value
