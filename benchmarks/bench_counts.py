@@ -10,7 +10,7 @@
 
 Models are bidirectional LSTM stacks from ~10^4 to more than 10^9 parameters. Every method's
 count is asserted equal to the others'. Also timed: rendering every page of the site
-(``derive.site.render_pages``) and a full ``mkdocs build --strict`` (the site regeneration).
+(``docs_src.site.render_pages``) and a full ``mkdocs build --strict`` (the site regeneration).
 The results, with the machine and the date, go to a JSON file that the site's benchmark page
 (``derive/pages/tools.py``) reads. Not a test: run it by hand and commit the JSON.
 """
@@ -76,7 +76,7 @@ def machine() -> dict:
 
 def site_times() -> dict:
     """Seconds to render every page in-process, and for a full strict mkdocs build (best of 2)."""
-    import derive.site as site
+    import docs_src.site as site
 
     render = best_of(2, lambda: site.render_pages(ROOT / "templates"))
     mkdocs = ROOT / ".venv" / "bin" / "mkdocs"
@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     if site["mkdocs_build"] is not None:
         targets.append({"label": "full site build (mkdocs build --strict)", "measured": f"{site['mkdocs_build']:.1f} s",
                         "target": "< 10 s", "met": site["mkdocs_build"] < 10})
-    targets.append({"label": "rendering every page (derive.site.render_pages)",
+    targets.append({"label": "rendering every page (docs_src.site.render_pages)",
                     "measured": "not run" if site["render_pages"] is None else f"{site['render_pages']:.1f} s",
                     "target": "—", "met": True})
     notes = (

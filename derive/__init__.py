@@ -1,9 +1,9 @@
 """derive: exact parameter counts and tensor shapes of recurrent layers, derived with SymPy.
 
-Each cell (Elman RNN, LSTM, LSTM with projection, GRU) is written once as its
-update equations (:mod:`derive.cells`); the tensors and counts of a layer stack
-follow from those equations, a framework convention (:mod:`derive.conventions`)
-and a wiring of layers and directions (:mod:`derive.wirings`).
+Each cell (Elman RNN, LSTM, LSTM with projection, GRU, ...) is written once as its update
+equations (:mod:`derive.cells`); the tensors and counts of a layer stack follow from those
+equations, a framework convention (:mod:`derive.frameworks`) and a wiring of layers and
+directions (:mod:`derive.engine.wirings`).
 
 >>> import derive.torch as dt
 >>> dt.LSTM(32, 128, 2, bidirectional=True).count
@@ -13,19 +13,68 @@ and a wiring of layers and directions (:mod:`derive.wirings`).
 8*H**2*L - 4*H**2 + 4*H*I + 8*H*L
 
 :func:`compare` subtracts two configurations and names the tensors that differ
-(:mod:`derive.difference`): PyTorch's deep bidirectional LSTM minus two
+(:mod:`derive.analysis.difference`): PyTorch's deep bidirectional LSTM minus two
 independent stacks is the extra input columns of every layer above the first.
 
->>> from derive.stack import Stack
->>> from derive.conventions import PYTORCH
->>> from derive.wirings import SIMPLE_CONCAT
+>>> from derive import PYTORCH, SIMPLE_CONCAT, Stack
 >>> compare(dt.LSTM(I, H, L, bidirectional=True), Stack("LSTM", I, H, L, True, 0, PYTORCH, SIMPLE_CONCAT)).total
 8*H**2*(L - 1)
 """
-from . import cells, conventions, stack, torch, wirings
-from .difference import compare
-from .solving import solve
-from .symbols import H, I, L, P, T, size_symbols
 
-__all__ = ["I", "H", "L", "P", "T", "size_symbols", "cells", "conventions", "wirings", "stack", "torch", "solve", "compare"]
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+from . import _moved, cells, frameworks
+from .analysis.difference import compare
+from .analysis.solving import solve
+from .engine import conventions, stack, wirings
+from .engine.stack import Stack
+from .engine.symbols import H, I, L, P, T, size_symbols
+from .engine.wirings import DEEP_BIDIRECTIONAL, SIMPLE_CONCAT, UNIDIRECTIONAL
+from .frameworks import keras
+from .frameworks import pytorch as torch
+from .frameworks.pytorch import PYTORCH
+from .render import display as _display  # noqa: F401  (registers the notebook display of stacks)
+
+__all__ = [
+    # size symbols
+    "I",
+    "H",
+    "L",
+    "P",
+    "T",
+    "size_symbols",
+    # the model
+    "Stack",
+    "PYTORCH",
+    "UNIDIRECTIONAL",
+    "DEEP_BIDIRECTIONAL",
+    "SIMPLE_CONCAT",
+    # questions
+    "solve",
+    "compare",
+    # modules
+    "cells",
+    "conventions",
+    "wirings",
+    "stack",
+    "frameworks",
+    "torch",
+    "keras",
+]
+
+_moved.install()
+
+
+def __getattr__(name: str) -> object:
+    """The old module attributes (``derive.solving``, ``derive.display`` ...), imported on first use."""
+    if f"derive.{name}" in _moved.MOVED:
+        import importlib
+
+        return importlib.import_module(f"derive.{name}")
+    raise AttributeError(f"module 'derive' has no attribute {name!r}")
+
+
+try:
+    __version__ = version("derive-rnn")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.2.0.dev0"

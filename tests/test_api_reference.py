@@ -23,7 +23,7 @@ import griffe
 import pytest
 
 import derive
-from derive.pages.api import API_MODULES, NOT_DOCUMENTED
+from docs_src.pages.api import API_MODULES, NOT_DOCUMENTED
 
 
 def public_modules() -> set[str]:
@@ -68,7 +68,7 @@ def loaded():
         loader = griffe.GriffeLoader(
             search_paths=[str(Path(derive.__file__).resolve().parents[1])],
             docstring_parser="numpy",
-            extensions=griffe.load_extensions("derive._apidoc:SphinxRoles"),
+            extensions=griffe.load_extensions("docs_src/apidoc.py:SphinxRoles"),
         )
         loader.load("derive")
         loader.resolve_aliases(implicit=False, external=False)

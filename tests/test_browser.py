@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from derive.site import pages as registry
+from docs_src.site import pages as registry
 from test_site_build import build, html_path
 
 pytestmark = pytest.mark.browser

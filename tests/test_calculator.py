@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from torch import nn
 
-import derive.site as site
+import docs_src.site as site
 from derive.calculator import CELLS, evaluate, javascript
 
 NODE = shutil.which("node")

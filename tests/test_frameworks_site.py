@@ -15,11 +15,11 @@ import pytest  # noqa: E402
 import sympy  # noqa: E402
 import torch  # noqa: E402
 
-import derive.site as site  # noqa: E402
+import docs_src.site as site  # noqa: E402
 import frameworks_live as live  # noqa: E402
 from derive import H, I, L, frameworks  # noqa: E402
 from derive.latex import shape_latex  # noqa: E402
-from derive.pages import frameworks as pages  # noqa: E402
+from docs_src.pages import frameworks as pages  # noqa: E402
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 TORCH_CLASS = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}

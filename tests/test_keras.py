@@ -26,11 +26,11 @@ keras = pytest.importorskip("keras")
 from keras import layers as kl  # noqa: E402
 
 import derive.keras as dk  # noqa: E402
-import derive.site as site  # noqa: E402
+import docs_src.site as site  # noqa: E402
 import derive.torch as dt  # noqa: E402
 from derive import H, I, size_symbols  # noqa: E402
 from derive.cells import conv_lstm  # noqa: E402
-from derive.site import Example  # noqa: E402
+from docs_src.site import Example  # noqa: E402
 
 assert keras.backend.backend() == "torch"
 
@@ -456,7 +456,7 @@ def test_site_example_matches_keras(example):
 def test_every_keras_example_is_rendered_and_checked():
     from pathlib import Path
 
-    from derive.pages.keras import PAGES
+    from docs_src.pages.keras import PAGES
 
     # render this page alone, so that another page's template cannot hide what this one shows
     spec = PAGES[0]
@@ -490,7 +490,7 @@ def test_page_headline_numbers_live():
     """The numbers of the seed-001 answer, against live Keras and torch."""
     from torch import nn
 
-    from derive.pages.keras import seed_001
+    from docs_src.pages.keras import seed_001
 
     s = seed_001()
     inp = keras.Input((28, 28))

@@ -99,8 +99,8 @@ def test_cost_and_vectorized_outputs_hold_against_torch(executed):
 
 
 def test_site_page_shows_the_stored_outputs():
-    from derive.pages.tools import notebook_cells
-    from derive.site import render_pages
+    from docs_src.pages.tools import notebook_cells
+    from docs_src.site import render_pages
 
     page = render_pages(ROOT / "templates")["tools/notebook.md"]
     for cell in notebook_cells():

@@ -17,8 +17,8 @@ from torch import nn  # noqa: E402
 
 from derive import H, I, L, P  # noqa: E402
 from derive.latex import shape_latex  # noqa: E402
-from derive.pages import questions  # noqa: E402
-from derive.pages.wirings import tex  # noqa: E402
+from docs_src.pages import questions  # noqa: E402
+from docs_src.pages.wirings import tex  # noqa: E402
 from derive.wirings import K  # noqa: E402
 from test_wirings import MODES, TwoStacks, torch_count  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Every number and formula the site shows, held against the real torch.nn modules.
 
-The site's pages take their worked examples from ``derive.site.examples("torch")`` and the
+The site's pages take their worked examples from ``docs_src.site.examples("torch")`` and the
 home page's numbers from ``derive.headline()``; both are checked here against
 live torch, never against a copy of the formula.
 """
@@ -14,11 +14,11 @@ import pytest
 import sympy
 from torch import nn
 
-import derive.site as site
+import docs_src.site as site
 import derive.torch as dt
 from derive import H, I, L, P
-from derive.pages.cells import CELL_PAGES, cell_page_context
-from derive.pages.home import headline
+from docs_src.pages.cells import CELL_PAGES, cell_page_context
+from docs_src.pages.home import headline
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 

@@ -15,8 +15,8 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
-import derive.site as site  # noqa: E402
-from derive.pages import tools  # noqa: E402
+import docs_src.site as site  # noqa: E402
+from docs_src.pages import tools  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -24,7 +24,7 @@ from derive.conventions import PYTORCH  # noqa: E402
 from derive.diagram import wiring_svg  # noqa: E402
 from derive.difference import compare  # noqa: E402
 from derive.latex import shape_latex  # noqa: E402
-from derive.pages import wirings as pages  # noqa: E402
+from docs_src.pages import wirings as pages  # noqa: E402
 from derive.stack import UPPER  # noqa: E402
 from derive.wirings import K  # noqa: E402
 from test_wirings import MODES, KerasLikeStack, TwoStacks, tied, torch_count, unidirectional  # noqa: E402

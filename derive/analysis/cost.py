@@ -1,0 +1,292 @@
+"""Compute and memory cost of a recurrent stack, derived from the same cell equations as its count.
+
+Nothing here is a typed-in formula: :func:`step_ops` walks the right-hand side of each of a
+cell's update equations (:mod:`derive.cells`) and counts, for one time step of one sequence:
+
+``mac``
+    multiply-accumulates of matrix products: a product of an (m, n) matrix by an (n, p) one is
+    m·n·p MACs (p = 1 for a weight times a vector, so m·n).
+``add``
+    element-wise additions and subtractions: a sum of k terms of (m, 1) is (k − 1)·m. The bias
+    additions are here (``W x + b`` is m·n MACs and m adds); ``1 - z`` is m subtractions.
+``mul``
+    element-wise (Hadamard) products: a product of k factors of (m, 1) is (k − 1)·m.
+``sigmoid``, ``tanh``, ``relu``
+    evaluations of the element-wise nonlinearity, one per element.
+
+``flops`` = 2·MACs + adds + muls + nonlinearity evaluations (each evaluation counted as one
+operation, although it costs several in practice); ``matmul_flops`` = 2·MACs alone, which is
+what ``torch.utils.flop_counter.FlopCounterMode`` reports for matrix products (it counts
+``mm``/``addmm``/``bmm`` as 2·m·n·p and leaves out the bias of ``addmm`` and every element-wise
+op). A stack's step cost is, per layer, its number of directions D times the cost of that
+layer's cell (layer 0 reads I features, layers >= 1 read what the wiring gives them); with L
+layers it is ``C_0 + (L − 1)·C_1``. A sequence of T steps costs T times a step; a batch of N
+sequences, N times that (:data:`N` is the batch-size symbol, :data:`derive.symbols.T` the
+sequence length).
+
+Memory:
+
+``weight_bytes``
+    parameters × bytes per element of ``dtype`` (:data:`DTYPE_BYTES`).
+``activation_bytes`` (kept for training)
+    Assumption: backpropagation through time keeps, for every time step, layer and direction,
+    the left-hand side of every update equation — LSTM ``i_t, f_t, g_t, o_t, c_t, h_t`` (4H + H +
+    H_out values), GRU ``r_t, z_t, n_t, h_t`` (4H), Elman ``h_t`` (H) — for each of the N
+    sequences, at ``dtype``'s width. Not counted: the input sequence itself, the initial states,
+    and intermediates inside one equation (pre-activations, ``tanh(c_t)``, the GRU's
+    ``W_hn h + b_hn``, the LSTMP's unprojected ``o_t ⊙ tanh(c_t)``), which an implementation may
+    keep as well or recompute; framework workspaces (cuDNN's reserve space) differ by such terms.
+
+>>> import derive.torch as dt
+>>> c = cost(dt.LSTM(10, 20), seq_len=7, batch=3)
+>>> c.per_step["mac"], c.macs, c.matmul_flops
+(2400, 50400, 100800)
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import sympy
+from sympy import HadamardProduct, MatAdd, MatMul, MatrixExpr
+from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+from ..engine.equations import Cell
+from ..engine.stack import UPPER, layer_sum
+from ..engine.symbols import T, as_expr
+
+__all__ = ["N", "KINDS", "DTYPE_BYTES", "step_ops", "stored_elements", "Cost", "cost"]
+
+#: Batch size: sequences processed together.
+N = sympy.Symbol("N", integer=True, positive=True)
+
+#: Kinds of operations counted, in display order.
+KINDS = ("mac", "add", "mul", "sigmoid", "tanh", "relu")
+
+#: Bytes per element of each supported dtype.
+DTYPE_BYTES = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "int8": 1}
+
+_FUNCTION_KIND = {"sigma": "sigmoid", "tanh": "tanh", "ReLU": "relu"}
+
+
+def _function_kind(node: ElementwiseApplyFunction) -> str:
+    f = node.function
+    name = f.expr.func.__name__ if isinstance(f, sympy.Lambda) else getattr(f, "__name__", str(f))
+    if name not in _FUNCTION_KIND:
+        raise ValueError(f"no cost known for the element-wise function {name!r}")
+    return _FUNCTION_KIND[name]
+
+
+def _size(node: MatrixExpr) -> sympy.Expr:
+    rows, cols = node.shape
+    return rows * cols
+
+
+def _negated(node) -> MatrixExpr | None:
+    """``X`` if ``node`` is ``-X`` (a MatMul with coefficient -1), else None."""
+    if isinstance(node, MatMul) and node.args[0] == -1:
+        rest = node.args[1:]
+        return rest[0] if len(rest) == 1 else MatMul(*rest)
+    return None
+
+
+def _walk(node, ops: Counter) -> None:
+    if isinstance(node, MatAdd):
+        ops["add"] += (len(node.args) - 1) * _size(node)
+        for term in node.args:
+            inner = _negated(term)
+            _walk(inner if inner is not None else term, ops)  # a - b: the subtraction is the add
+    elif isinstance(node, HadamardProduct):
+        ops["mul"] += (len(node.args) - 1) * _size(node)
+        for arg in node.args:
+            _walk(arg, ops)
+    elif isinstance(node, ElementwiseApplyFunction):
+        ops[_function_kind(node)] += _size(node)
+        _walk(node.expr, ops)
+    elif isinstance(node, MatMul):
+        scalars = [a for a in node.args if not isinstance(a, MatrixExpr)]
+        factors = [a for a in node.args if isinstance(a, MatrixExpr)]
+        rows = factors[0].shape[0]
+        for left, right in zip(factors, factors[1:]):
+            ops["mac"] += rows * left.shape[1] * right.shape[1]
+        if scalars and sympy.Mul(*scalars) not in (1, -1):
+            ops["mul"] += _size(node)
+        for factor in factors:
+            _walk(factor, ops)
+    # symbols, OneMatrix, ZeroMatrix: nothing to compute
+
+
+def step_ops(cell: Cell) -> dict[str, sympy.Expr]:
+    """Operations of one time step of ``cell`` for one sequence, by kind (see the module docstring).
+
+    Parameters
+    ----------
+    cell : derive.cells.Cell
+
+    Returns
+    -------
+    dict of str to sympy.Expr
+        Every kind of :data:`KINDS`, 0 where absent.
+    """
+    ops: Counter = Counter()
+    for _, rhs in cell.equations:
+        _walk(rhs, ops)
+    return {kind: sympy.expand(ops.get(kind, sympy.Integer(0))) for kind in KINDS}
+
+
+def stored_elements(cell: Cell) -> sympy.Expr:
+    """Values kept per time step and sequence for training: the sizes of every equation's left-hand side.
+
+    Parameters
+    ----------
+    cell : Cell
+        A cell from :mod:`derive.cells`.
+
+    Returns
+    -------
+    sympy.Expr
+        Scalars (units: values) stored per time step and sequence.
+    """
+    return sympy.expand(sympy.Add(*(_size(lhs) for lhs, _ in cell.equations)))
+
+
+def _dtype_bytes(dtype: str) -> int:
+    if dtype not in DTYPE_BYTES:
+        raise ValueError(f"dtype must be one of {sorted(DTYPE_BYTES)}, got {dtype!r}")
+    return DTYPE_BYTES[dtype]
+
+
+def _check_length(name: str, value):
+    if isinstance(value, sympy.Basic):
+        if not isinstance(value, sympy.Expr) or value.is_integer is False or value.is_positive is False:
+            raise TypeError(f"{name} must be a positive int or a SymPy integer expression, got {value!r}")
+        return int(value) if value.is_Integer else value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be a positive int or a SymPy integer expression, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return value
+
+
+def _stack_sum(stack, per_layer) -> sympy.Expr:
+    """Σ over layers of D·per_layer(cell of that layer), as ``C_0 + (L − 1)·C_1``."""
+    directions = stack.wiring.num_directions
+    first = directions * per_layer(stack.cell(0))
+    upper = directions * per_layer(stack.cell(UPPER)) if stack.num_layers != 1 else sympy.Integer(0)
+    return layer_sum(first, upper, stack.num_layers)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Compute and memory of a stack for sequences of ``seq_len`` steps in batches of ``batch``.
+
+    Attributes
+    ----------
+    per_step : dict of str to sympy.Expr
+        Operations of one time step of one sequence through every layer and direction, by kind.
+    seq_len, batch : int or sympy.Expr
+        T and N.
+    dtype : str
+    parameters : sympy.Expr
+        The stack's parameter count.
+    stored_per_step : sympy.Expr
+        Values kept for training per time step and sequence (all layers and directions).
+    """
+
+    per_step: dict
+    seq_len: object
+    batch: object
+    dtype: str
+    parameters: sympy.Expr
+    stored_per_step: sympy.Expr
+
+    @property
+    def macs_per_step(self) -> sympy.Expr:
+        """MACs of one time step of one sequence."""
+        return self.per_step["mac"]
+
+    @property
+    def flops_per_step(self) -> sympy.Expr:
+        """2·MACs + element-wise operations of one time step of one sequence."""
+        return sympy.expand(2 * self.per_step["mac"] + sum(self.per_step[k] for k in KINDS[1:]))
+
+    def _whole(self, value) -> sympy.Expr:
+        return sympy.expand(value * self.seq_len * self.batch)
+
+    @property
+    def macs(self) -> sympy.Expr:
+        """MACs of the whole batch: T·N·MACs per step."""
+        return self._whole(self.per_step["mac"])
+
+    @property
+    def matmul_flops(self) -> sympy.Expr:
+        """2·MACs of the whole batch: what FlopCounterMode reports for the matrix products."""
+        return 2 * self.macs
+
+    @property
+    def flops(self) -> sympy.Expr:
+        """FLOPs of the whole batch: 2·MACs plus every element-wise operation (see the module docstring)."""
+        return self._whole(self.flops_per_step)
+
+    @property
+    def ops(self) -> dict:
+        """Operations of the whole batch by kind."""
+        return {k: self._whole(v) for k, v in self.per_step.items()}
+
+    @property
+    def weight_bytes(self) -> sympy.Expr:
+        """Bytes of the parameters at ``dtype``."""
+        return sympy.expand(self.parameters * DTYPE_BYTES[self.dtype])
+
+    @property
+    def activation_bytes(self) -> sympy.Expr:
+        """Bytes kept for training over the whole batch and sequence at ``dtype`` (module docstring)."""
+        return self._whole(self.stored_per_step * DTYPE_BYTES[self.dtype])
+
+    def as_dict(self) -> dict:
+        """Every figure as an int (or a string for a symbolic one), for JSON."""
+        def plain(v):
+            v = as_expr(v)
+            return int(v) if v.is_Integer else str(v)
+
+        return {
+            "seq_len": plain(self.seq_len), "batch": plain(self.batch), "dtype": self.dtype,
+            "per_step": {k: plain(v) for k, v in self.per_step.items()},
+            "macs_per_step": plain(self.macs_per_step), "flops_per_step": plain(self.flops_per_step),
+            "macs": plain(self.macs), "flops": plain(self.flops), "matmul_flops": plain(self.matmul_flops),
+            "weight_bytes": plain(self.weight_bytes), "activation_bytes": plain(self.activation_bytes),
+        }
+
+
+def cost(stack, seq_len=T, batch=N, dtype: str = "float32") -> Cost:
+    """Derive the compute and memory cost of ``stack`` from its cells' equations.
+
+    Parameters
+    ----------
+    stack : derive.stack.Stack
+        E.g. ``derive.torch.LSTM(32, 128, 2, bidirectional=True)``; sizes may be symbolic.
+    seq_len : int or sympy.Expr, default T
+        Time steps per sequence (1 for a single cell's call).
+    batch : int or sympy.Expr, default N
+        Sequences per batch.
+    dtype : {"float32", "float16", "bfloat16", "float64", "int8"}
+        Element type of weights and stored activations.
+
+    Returns
+    -------
+    Cost
+
+    Raises
+    ------
+    TypeError
+        ``seq_len`` or ``batch`` not an int or SymPy integer expression.
+    ValueError
+        ``seq_len`` or ``batch`` < 1; unknown ``dtype``; a cell with an element-wise function of
+        unknown cost.
+    """
+    seq_len = _check_length("seq_len", seq_len)
+    batch = _check_length("batch", batch)
+    _dtype_bytes(dtype)
+    per_step = {kind: _stack_sum(stack, lambda cell, kind=kind: step_ops(cell)[kind]) for kind in KINDS}
+    stored = _stack_sum(stack, stored_elements)
+    return Cost(per_step, seq_len, batch, dtype, stack.count, stored)

@@ -1,0 +1,221 @@
+"""The largest size that keeps a configuration within a parameter budget.
+
+A parameter count is a polynomial in any one size (quadratic in the hidden size of
+every recurrent layer here). :func:`solve` derives that polynomial by building the
+configuration with a symbolic size, lets SymPy solve ``count(x) = budget`` for its
+positive real root, and returns both the exact root and the largest integer n with
+``count(n) <= budget``, checked by evaluating the count at n and n + 1.
+
+>>> import derive.torch as dt
+>>> s = solve(lambda h: dt.LSTM(32, h, 2, bidirectional=True), 1_000_000)
+>>> s.n, s.count, s.next_count
+(172, 996224, 1007552)
+>>> s.root
+-9/2 + sqrt(125081)/2
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import sympy
+
+from ..engine.symbols import as_expr
+
+__all__ = ["solve", "Solution"]
+
+#: The size symbol a configuration is built with when it is solved for (a positive integer).
+n = sympy.Symbol("n", integer=True, positive=True)
+#: The same size as a positive real, for the root of ``count(x) = budget``.
+x = sympy.Symbol("x", positive=True)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The answer of :func:`solve`.
+
+    Attributes
+    ----------
+    n : int
+        The largest size with ``count(n) <= budget``.
+    root : sympy.Expr or None
+        The exact positive real root of ``count(x) = budget`` (``n == floor(root)``); None when
+        the count could only be evaluated at integers (no symbolic form).
+    polynomial : sympy.Expr or None
+        The count as a polynomial in :data:`x`.
+    budget : int
+    count : int
+        The count at ``n``.
+    next_count : int
+        The count at ``n + 1`` (greater than ``budget``).
+    """
+
+    n: int
+    root: sympy.Expr | None
+    polynomial: sympy.Expr | None
+    budget: int
+    count: int
+    next_count: int
+
+    @property
+    def exact(self) -> bool:
+        """Whether the budget is met exactly: ``count(n) == budget``."""
+        return self.count == self.budget
+
+    def __int__(self) -> int:
+        return self.n
+
+    def _repr_latex_(self) -> str:
+        from ..render.display import latex_number
+
+        if self.root is None:
+            return (f"$n = {self.n}:\\ N(n) = {latex_number(self.count)} \\le {latex_number(self.budget)} "
+                    f"< N(n + 1) = {latex_number(self.next_count)}$")
+        return (f"$\\displaystyle {sympy.latex(self.polynomial)} = {latex_number(self.budget)} \\Rightarrow "
+                f"x = {sympy.latex(self.root)} \\approx {sympy.N(self.root, 8)},\\ n = {self.n}$")
+
+
+def _as_count(value) -> sympy.Expr:
+    if not isinstance(value, (int, sympy.Basic)):
+        value = getattr(value, "count", value)
+    if isinstance(value, bool) or not isinstance(value, (int, sympy.Expr)):
+        hint = " (for a derive.keras layer return derive.keras.count(layer, input_dim))" if callable(value) else ""
+        raise TypeError(f"count must be an int, a SymPy expression or an object with .count, got "
+                        f"{type(value).__name__}{hint}")
+    return as_expr(value)
+
+
+def _integer(value) -> int:
+    value = _as_count(value)
+    if not value.is_Integer:
+        raise TypeError(f"the count at an integer size is not an integer: {value}")
+    return int(value)
+
+
+def solve(count, budget, symbol: sympy.Symbol | None = None, *, minimum: int = 1) -> Solution:
+    """The largest size n >= ``minimum`` whose parameter count is at most ``budget``.
+
+    Parameters
+    ----------
+    count : callable (int or sympy.Symbol) -> object with ``.count``, or sympy.Expr
+        Either a function of the size returning a configuration (any ``derive`` adapter object,
+        e.g. ``lambda h: derive.torch.LSTM(32, h, 2, bidirectional=True)``) or a count, or a
+        SymPy count expression in ``symbol``. A function is called once with a positive-integer
+        symbol to get the polynomial; if it refuses a symbol it is evaluated at integers only
+        (then ``root`` is None).
+    budget : int
+        The parameter budget (parameters; >= 0).
+    symbol : sympy.Symbol, optional
+        The size to solve for when ``count`` is an expression (may be omitted if the expression
+        has exactly one free symbol).
+    minimum : int, default 1
+        The smallest size allowed.
+
+    Returns
+    -------
+    Solution
+        ``n``, the exact ``root``, the counts at n and n + 1.
+
+    Raises
+    ------
+    TypeError
+        ``budget`` not an int; ``count`` of the wrong type; a count that is not an integer polynomial.
+    ValueError
+        The count does not depend on the size, has other free symbols, is not increasing for
+        sizes >= ``minimum``, or already exceeds ``budget`` at ``minimum``.
+
+    Examples
+    --------
+    The units u of a Keras-style bidirectional layer that match a budget: pass any callable
+    ``u -> configuration``; ``solve(lambda u: cfg(u), budget).exact`` says whether some u meets
+    it exactly.
+    """
+    if isinstance(budget, bool) or not isinstance(budget, (int, sympy.Integer)):
+        raise TypeError(f"budget must be an int (parameters), got {type(budget).__name__}")
+    budget = int(budget)
+    if budget < 0:
+        raise ValueError(f"budget must be >= 0, got {budget}")
+    if isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 0:
+        raise ValueError(f"minimum must be an int >= 0, got {minimum!r}")
+
+    if callable(count) and not isinstance(count, sympy.Basic):
+        function = count
+        try:
+            expr = _as_count(function(n))
+        except (TypeError, ValueError):
+            expr = None
+        if expr is not None:
+            polynomial = expr.subs(n, x)
+        else:
+            polynomial = None
+        at = lambda k: _integer(function(k))  # noqa: E731
+    elif isinstance(count, sympy.Expr):
+        free = count.free_symbols
+        if symbol is None:
+            if len(free) != 1:
+                raise ValueError(f"symbol must be given: the count has free symbols {sorted(map(str, free))}")
+            symbol = next(iter(free))
+        if not isinstance(symbol, sympy.Symbol):
+            raise TypeError(f"symbol must be a sympy.Symbol, got {type(symbol).__name__}")
+        polynomial = count.subs(symbol, x)
+        at = lambda k: _integer(count.subs(symbol, k))  # noqa: E731
+    else:
+        raise TypeError(f"count must be a callable or a SymPy expression, got {type(count).__name__}")
+
+    root = None
+    if polynomial is not None:
+        polynomial = sympy.expand(polynomial)
+        others = polynomial.free_symbols - {x}
+        if others:
+            raise ValueError(f"the count has free symbols other than the size: {sorted(map(str, others))}")
+        if x not in polynomial.free_symbols:
+            raise ValueError(f"the count does not depend on the size: {polynomial}")
+        poly = sympy.Poly(polynomial, x)
+        if poly.domain != sympy.ZZ:
+            raise TypeError(f"the count is not a polynomial with integer coefficients: {polynomial}")
+        _check_increasing(poly, minimum)
+        roots = [r for r in sympy.solve(sympy.Eq(polynomial, budget), x) if r.is_real and r.is_positive]
+        if roots:
+            root = max(roots, key=lambda r: sympy.N(r, 30))
+            start = int(sympy.floor(root))
+        else:  # no positive root: even the smallest size is over budget
+            start = minimum
+    else:
+        start = _search(at, budget, minimum)
+
+    k = max(start, minimum)
+    while k > minimum and at(k) > budget:
+        k -= 1
+    while at(k + 1) <= budget:
+        k += 1
+    low, high = at(k), at(k + 1)
+    if low > budget:
+        raise ValueError(f"no size >= {minimum} fits: the count at {minimum} is {low:,} > budget {budget:,}")
+    assert low <= budget < high
+    return Solution(k, root, polynomial, budget, low, high)
+
+
+def _check_increasing(poly: sympy.Poly, minimum: int) -> None:
+    """Refuse a count that is not strictly increasing on sizes >= ``minimum``."""
+    derivative = poly.diff()
+    if all(c >= 0 for c in poly.all_coeffs()) and not derivative.is_zero:
+        return
+    critical = [r for r in derivative.real_roots() if r >= minimum]
+    if derivative.is_zero or critical or derivative(minimum) <= 0:  # Poly.__call__: the value at minimum
+        raise ValueError(f"the count is not increasing in the size for sizes >= {minimum}: {poly.as_expr()}")
+
+
+def _search(at: Callable[[int], int], budget: int, minimum: int) -> int:
+    """Largest k >= minimum with at(k) <= budget for an increasing ``at`` (doubling, then bisection)."""
+    if at(minimum) > budget:
+        return minimum
+    low, high = minimum, max(2 * minimum, 1)
+    while at(high) <= budget:
+        low, high = high, 2 * high
+    while high - low > 1:
+        mid = (low + high) // 2
+        if at(mid) <= budget:
+            low = mid
+        else:
+            high = mid
+    return low

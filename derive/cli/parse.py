@@ -1,0 +1,169 @@
+"""Reading a pasted constructor with :mod:`ast`, never evaluating it (see :mod:`derive.cli`)."""
+from __future__ import annotations
+
+import ast
+
+from ..engine.symbols import H, I, L, P
+
+__all__ = ["parse", "InputError"]
+
+#: Classes the torch path accepts (``derive.torch``).
+TORCH_CLASSES = ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell")
+#: Prefixes a torch constructor may carry.
+TORCH_PREFIXES = ("", "nn.", "torch.nn.")
+#: Layers and wrappers the Keras path accepts (``derive.keras``).
+KERAS_LAYERS = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D")
+KERAS_WRAPPERS = ("Bidirectional", "Sequential")
+KERAS_PREFIXES = ("", "layers.", "keras.layers.", "tf.keras.layers.", "keras.", "tf.keras.")
+#: Names that stand for derive's size symbols.
+SYMBOLS = {"I": I, "H": H, "L": L, "P": P}
+#: Sanity limits on literals.
+MAX_INT = 10**15
+MAX_STR = 64
+MAX_TEXT = 2000
+MAX_ITEMS = 32
+#: Exit status for input the tool refuses.
+EXIT_BAD_INPUT = 2
+
+
+class InputError(ValueError):
+    """A constructor the CLI refuses; the message is one line for stderr."""
+
+
+def _dotted(node) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _callee(node: ast.Call, keras: bool, parent: str | None) -> str:
+    name = _dotted(node.func)
+    if name is None:
+        raise InputError("only a call of a class name is allowed (e.g. LSTM(32, 128) or nn.GRU(10, 20))")
+    prefixes, classes = (KERAS_PREFIXES, KERAS_LAYERS + KERAS_WRAPPERS) if keras else (TORCH_PREFIXES, TORCH_CLASSES)
+    base = name.rsplit(".", 1)[-1]
+    prefix = name[: len(name) - len(base)]
+    if prefix not in prefixes:
+        allowed = ", ".join(p for p in prefixes if p)
+        raise InputError(f"attribute access {name!r} is not allowed; allowed prefixes: {allowed}")
+    if base not in classes:
+        hint = ""
+        if not keras and base in KERAS_LAYERS + KERAS_WRAPPERS:
+            hint = " (use --keras for Keras layers)"
+        elif keras and base in TORCH_CLASSES:
+            hint = " (drop --keras for torch.nn classes)"
+        raise InputError(f"unknown name {base!r}; allowed: {', '.join(classes)}{hint}")
+    if parent is not None and (base == "Sequential" or (parent == "Bidirectional" and base in KERAS_WRAPPERS)):
+        raise InputError(f"{base} cannot be nested in {parent}")
+    return base
+
+
+def _literal(node, keras: bool, depth: int, parent: str | None):
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, int):
+            if abs(value) > MAX_INT:
+                raise InputError(f"integer literal too large (more than {MAX_INT:.0e})")
+            return value
+        if isinstance(value, float):
+            return value
+        if isinstance(value, str):
+            if len(value) > MAX_STR:
+                raise InputError(f"string literal longer than {MAX_STR} characters")
+            return value
+        raise InputError(f"literal of type {type(value).__name__} is not allowed")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) \
+            and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float):
+        value = _literal(node.operand, keras, depth, None)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Name):
+        if node.id in SYMBOLS:
+            return SYMBOLS[node.id]
+        if node.id in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.id]
+        raise InputError(f"unknown name {node.id!r}; allowed symbols: {', '.join(SYMBOLS)}")
+    if isinstance(node, (ast.Tuple, ast.List)):
+        if len(node.elts) > MAX_ITEMS:
+            raise InputError(f"more than {MAX_ITEMS} items in a tuple or list")
+        items = [_literal(e, keras, depth + 1, parent) for e in node.elts]
+        return tuple(items) if isinstance(node, ast.Tuple) else items
+    if isinstance(node, ast.Call):
+        if not (keras and parent):
+            raise InputError("a call is allowed only as the layer of a Keras wrapper (Bidirectional, Sequential)")
+        return _build(node, keras, depth + 1, parent)
+    if isinstance(node, ast.Starred):
+        raise InputError("starred arguments (*args) are not allowed")
+    if isinstance(node, ast.Lambda):
+        raise InputError("lambdas are not allowed")
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        raise InputError("comprehensions are not allowed")
+    if isinstance(node, ast.JoinedStr):
+        raise InputError("f-strings are not allowed")
+    if isinstance(node, ast.Attribute):
+        raise InputError(f"attribute access {ast.unparse(node)!r} is not allowed")
+    raise InputError(f"{type(node).__name__} expressions are not allowed; use literals and I, H, L, P")
+
+
+class _Call:
+    """A parsed constructor: class name, arguments (literals, symbols or nested calls)."""
+
+    def __init__(self, name: str, args: list, kwargs: dict):
+        self.name, self.args, self.kwargs = name, args, kwargs
+
+
+def _build(node: ast.Call, keras: bool, depth: int = 0, parent: str | None = None) -> _Call:
+    if depth > 4:
+        raise InputError("calls nested too deeply")
+    name = _callee(node, keras, parent)
+    wrapper = keras and name in KERAS_WRAPPERS
+    args = []
+    for arg in node.args:
+        if isinstance(arg, ast.Starred):
+            raise InputError("starred arguments (*args) are not allowed")
+        args.append(_literal(arg, keras, depth, name if wrapper else None))
+    kwargs = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise InputError("keyword unpacking (**kwargs) is not allowed")
+        if kw.arg in kwargs:
+            raise InputError(f"keyword argument repeated: {kw.arg}")
+        nested = wrapper and kw.arg in ("layer", "backward_layer", "layers")
+        kwargs[kw.arg] = _literal(kw.value, keras, depth, name if nested else None)
+    return _Call(name, args, kwargs)
+
+
+def parse(text: str, keras: bool = False) -> _Call:
+    """Parse a pasted constructor without evaluating it.
+
+    Parameters
+    ----------
+    text : str
+        E.g. ``"nn.LSTM(32, 128, 2, bidirectional=True)"``.
+    keras : bool
+        Accept ``derive.keras`` layers instead of ``derive.torch`` classes.
+
+    Raises
+    ------
+    InputError
+        Anything but one call of a known class with literal arguments (see the module docstring).
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InputError("empty constructor; expected e.g. nn.LSTM(32, 128, 2, bidirectional=True)")
+    if len(text) > MAX_TEXT:
+        raise InputError(f"constructor longer than {MAX_TEXT} characters")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as error:
+        raise InputError(f"syntax error: {error.msg} (column {error.offset})") from None
+    except ValueError as error:  # e.g. null bytes
+        raise InputError(f"cannot parse: {error}") from None
+    if not isinstance(tree.body, ast.Call):
+        raise InputError("expected one constructor call, e.g. nn.LSTM(32, 128, 2, bidirectional=True)")
+    return _build(tree.body, keras)

@@ -1,0 +1,260 @@
+"""``derive.frameworks``: every other framework's recurrent weights, one convention each.
+
+One documented way to ask any framework for a parameter count and a tensor table::
+
+    >>> from derive import frameworks
+    >>> frameworks.count("onnx", "LSTM", 32, 128, num_layers=2, bidirectional=True)
+    561152
+    >>> frameworks.count("flax.linen", "LSTMCell", 32, 128)
+    82432
+    >>> [tuple(r) for r in frameworks.tensors("onnx", "GRU", 10, 20)]
+    [('W', (1, 60, 10), 600, True), ('R', (1, 60, 20), 1200, True), ('B', (1, 120), 120, True)]
+    >>> from derive import H, I
+    >>> frameworks.count("equinox", "GRUCell", I, H)
+    3*H**2 + 3*H*I + 4*H
+
+:data:`FRAMEWORKS` lists what exists (framework key -> :class:`Framework`, each with its cells).
+Each framework's layout is one :class:`derive.conventions.Convention` value (a few frameworks lay
+out one cell class differently, and have one per such class); the cells are the equations of
+:mod:`derive.cells`; a stack of ``num_layers`` layers, ``bidirectional`` or not, is wired as
+PyTorch wires it (:data:`derive.wirings.DEEP_BIDIRECTIONAL`: layers >= 1 read both directions of
+the layer below). For frameworks whose classes are single cells (Flax, Equinox, TF1 cells), that
+stack is the composition each framework documents (``RNN``, ``Bidirectional``,
+``Sequential`` for Flax; a list of cells for Equinox; ``MultiRNNCell`` and
+``stack_bidirectional_rnn`` for TF1); its tensor names are given in :attr:`Framework.stacking`.
+
+Which frameworks are checked against installed packages by the test suite (:attr:`Framework.packages`)
+and which are read from source only (:attr:`Framework.source`) is :attr:`Framework.status`.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import NamedTuple
+
+import sympy
+
+from ..engine import validate
+from ..engine.stack import UPPER, Stack, layer_sum
+from ..engine.symbols import plain
+from ..engine.wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
+
+from .registry import FRAMEWORKS, GENERIC_CELLS, CellSpec, Framework, _OPTIONS
+
+
+def _discover() -> None:
+    """Import every module of this package: each registers its framework(s) in :data:`FRAMEWORKS`."""
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+
+
+_discover()
+for _key in sorted(FRAMEWORKS, key=lambda key: (FRAMEWORKS[key].order, key)):
+    FRAMEWORKS[_key] = FRAMEWORKS.pop(_key)
+
+from .cudnn import CUDNN  # noqa: E402  (the conventions, re-exported where they were)
+from .equinox import EQUINOX  # noqa: E402
+from .flax import FLAX_LINEN, FLAX_LINEN_CONV, FLAX_NNX, FLAX_NNX_LSTM  # noqa: E402
+from .mxnet import MXNET  # noqa: E402
+from .onnx import ONNX  # noqa: E402
+from .paddle import PADDLE  # noqa: E402
+from .tf1 import TF1  # noqa: E402
+from .tf_keras import TF_KERAS_CUDNN  # noqa: E402
+
+__all__ = [
+    "ONNX",
+    "CUDNN",
+    "TF_KERAS_CUDNN",
+    "TF1",
+    "FLAX_LINEN",
+    "FLAX_LINEN_CONV",
+    "FLAX_NNX",
+    "FLAX_NNX_LSTM",
+    "EQUINOX",
+    "MXNET",
+    "PADDLE",
+    "CellSpec",
+    "Framework",
+    "FRAMEWORKS",
+    "GENERIC_CELLS",
+    "TensorRow",
+    "stack",
+    "count",
+    "tensors",
+]
+
+
+# --------------------------------------------------------------------------- API
+
+
+class TensorRow(NamedTuple):
+    """One row of a tensor table: the framework's name, shape, size and whether it is trained."""
+
+    name: str
+    shape: tuple
+    count: object
+    trainable: bool
+
+
+def _allowed(spec: CellSpec, framework: Framework, option: str, value, default) -> None:
+    allowed = spec.options.get(option, (default,))
+    if value not in allowed:
+        raise ValueError(f"{option} must be one of {list(allowed)} for {framework.key} {spec.name}, got {value!r}")
+
+
+def stack(framework: str, cell: str, input_size, hidden_size, *, num_layers=1, bidirectional: bool = False,
+          bias: bool = True, proj_size=0, peepholes: bool = False, reset_after: bool | None = None,
+          reset_gate: bool = True, kernel_size=None) -> Stack:
+    """The :class:`derive.stack.Stack` of ``cell`` in ``framework``: tensors, counts, cells.
+
+    Parameters
+    ----------
+    framework : str
+        A key of :data:`FRAMEWORKS`: ``"onnx"``, ``"cudnn"``, ``"tf.keras"``, ``"tf1"``,
+        ``"flax.linen"``, ``"flax.nnx"``, ``"equinox"``, ``"mxnet"``, ``"paddle"``.
+    cell : str
+        The framework's class (``"LSTMCell"``, ``"GRU"``, ``"CUDNN_LSTM"`` ...) or a generic cell
+        name (:data:`GENERIC_CELLS`: ``"rnn"``, ``"lstm"``, ``"gru"``, ``"mgu"``, ``"convlstm"``)
+        for the framework's class of that cell.
+    input_size, hidden_size : int or sympy.Expr
+        I (features per time step; ConvLSTM: input channels C) and H (ConvLSTM: features F).
+    num_layers : int or sympy.Expr, default 1
+        L; layers >= 1 read the output of the layer below (both directions of it).
+    bidirectional : bool, default False
+        D = 2 (deep bidirectional wiring).
+    bias : bool, default True
+        False removes the biases (ONNX: no ``B``; Paddle keeps them frozen, see :data:`PADDLE`);
+        only for classes that can.
+    proj_size : int or sympy.Expr, default 0
+        P, an LSTM projection, where the class has one (cuDNN, TF1 ``num_proj``, MXNet
+        ``projection_size``, Paddle).
+    peepholes : bool, default False
+        LSTM peepholes (ONNX ``P``, TF1 ``use_peepholes``).
+    reset_after : bool or None, default None
+        GRU: where the reset gate is applied (ONNX ``linear_before_reset``); None for the class's
+        default, the only value most classes allow.
+    reset_gate : bool, default True
+        Flax ``MGUCell``'s option.
+    kernel_size : tuple of int or sympy.Expr
+        ConvLSTM only (required there): the kernel's spatial size.
+
+    Returns
+    -------
+    derive.stack.Stack
+
+    Raises
+    ------
+    ValueError
+        Unknown ``framework`` or ``cell``; an option the class does not have or a value it does not
+        accept (the message names the argument and the allowed values); a size <= 0; ``proj_size``
+        >= ``hidden_size`` where the class refuses it.
+    TypeError
+        A size that is not an integer; a flag that is not a bool.
+    """
+    if not isinstance(framework, str) or framework not in FRAMEWORKS:
+        raise ValueError(f"framework must be one of {list(FRAMEWORKS)}, got {framework!r}")
+    fw = FRAMEWORKS[framework]
+    if not isinstance(cell, str):
+        raise ValueError(f"cell must be a str naming one of {[s.name for s in fw.cells]}, got {cell!r}")
+    spec = fw.cell(cell)
+    input_size = validate.size("input_size", input_size)
+    hidden_size = validate.size("hidden_size", hidden_size)
+    num_layers = validate.size("num_layers", num_layers)
+    proj_size = validate.size("proj_size", proj_size, minimum=0)
+    for name, value in (("bidirectional", bidirectional), ("bias", bias), ("peepholes", peepholes),
+                        ("reset_gate", reset_gate)):
+        validate.flag(name, value)
+    if reset_after is not None:
+        validate.flag("reset_after", reset_after)
+    _allowed(spec, fw, "bias", bias, True)
+    _allowed(spec, fw, "peepholes", peepholes, False)
+    _allowed(spec, fw, "reset_gate", reset_gate, True)
+    default_reset = spec.options.get("reset_after", (True,))[0]
+    reset_after = default_reset if reset_after is None else reset_after
+    _allowed(spec, fw, "reset_after", reset_after, True)
+    if proj_size != 0:
+        if "proj_size" not in spec.options:
+            have = [f"{f.key} {s.name}" for f in FRAMEWORKS.values() for s in f.cells if "proj_size" in s.options]
+            raise ValueError(f"proj_size must be 0 for {fw.key} {spec.name}: it has no projection "
+                             f"(projections: {', '.join(have)})")
+        if spec.proj_below_hidden and (proj_size >= hidden_size) == True:  # noqa: E712  (SymPy: provably)
+            raise ValueError("proj_size has to be smaller than hidden_size")
+    options = {}
+    if spec.mode == "LSTM" and peepholes:
+        options["peepholes"] = True
+    if spec.mode == "MGU":
+        options["reset_gate"] = reset_gate
+    if "kernel_size" in spec.options:
+        if kernel_size is None:
+            raise ValueError(f"kernel_size is required for {fw.key} {spec.name}: a tuple of 1 to 3 sizes")
+        if not isinstance(kernel_size, (tuple, list)) or not 1 <= len(kernel_size) <= 3:
+            raise ValueError(f"kernel_size must be a tuple of 1 to 3 sizes, got {kernel_size!r}")
+        options["kernel_size"] = tuple(validate.size("kernel_size", k) for k in kernel_size)
+    elif kernel_size is not None:
+        raise ValueError(f"kernel_size must be None for {fw.key} {spec.name}: only a ConvLSTM has a kernel")
+    wiring = DEEP_BIDIRECTIONAL if bidirectional else UNIDIRECTIONAL
+    single = {"layer": False, "node": num_layers == 1, "cell": num_layers == 1 and not bidirectional}[spec.kind]
+    return Stack(spec.mode, input_size, hidden_size, num_layers, bias, proj_size, spec.convention, wiring,
+                 single_cell=single, reset_after=reset_after, cell_options=tuple(sorted(options.items())))
+
+
+def count(framework: str, cell: str, input_size, hidden_size, *, trainable_only: bool = False, **options):
+    """Number of parameters of ``cell`` in ``framework`` (all layers and directions).
+
+    Parameters
+    ----------
+    framework, cell, input_size, hidden_size, **options
+        As for :func:`stack` (``num_layers``, ``bidirectional``, ``bias``, ``proj_size``,
+        ``peepholes``, ``reset_after``, ``reset_gate``, ``kernel_size``).
+    trainable_only : bool, default False
+        Leave out frozen tensors (Paddle's disabled biases). By default every tensor the framework
+        creates is counted, as ``sum(p.numel() for p in model.parameters())`` does.
+
+    Returns
+    -------
+    int or sympy.Expr
+        An int when every size is an int; otherwise a closed form (for a symbolic ``num_layers``
+        L, valid for every L >= 1).
+
+    Raises
+    ------
+    ValueError, TypeError
+        See :func:`stack`.
+
+    Examples
+    --------
+    >>> count("paddle", "GRU", 3, 5, bias=False)
+    150
+    >>> count("paddle", "GRU", 3, 5, bias=False, trainable_only=True)
+    120
+    """
+    validate.flag("trainable_only", trainable_only)
+    s = stack(framework, cell, input_size, hidden_size, **options)
+    if not trainable_only:
+        return plain(s.count)
+    first = sympy.Add(*(t.numel for t in s.layer_tensors(0) if t.trainable))
+    upper = sympy.Add(*(t.numel for t in s.layer_tensors(UPPER) if t.trainable)) if s.num_layers != 1 else sympy.Integer(0)
+    return plain(layer_sum(first, upper, s.num_layers))
+
+
+def tensors(framework: str, cell: str, input_size, hidden_size, **options) -> list[TensorRow]:
+    """The tensor table of ``cell`` in ``framework``: one row per tensor, in the framework's names.
+
+    Parameters
+    ----------
+    framework, cell, input_size, hidden_size, **options
+        As for :func:`stack`; ``num_layers`` must be an int.
+
+    Returns
+    -------
+    list of TensorRow
+        ``(name, shape, count, trainable)``: shapes are tuples of ints when every size is an int
+        (else of SymPy expressions), ``count`` the tensor's size.
+
+    Raises
+    ------
+    ValueError, TypeError
+        See :func:`stack`; a symbolic ``num_layers``.
+    """
+    s = stack(framework, cell, input_size, hidden_size, **options)
+    return [TensorRow(t.name, tuple(plain(d) for d in t.shape), plain(t.numel), t.trainable) for t in s.tensors]

@@ -1,0 +1,52 @@
+"""cuDNN: NVIDIA's RNN kernels, per-gate linear layers with two biases."""
+
+from __future__ import annotations
+
+from ..engine.conventions import Convention, TensorLayout
+from .registry import CellSpec, Framework, YES_NO, register
+
+__all__ = ["CUDNN"]
+
+
+def _cudnn_name(base: str, layer, direction) -> str:
+    return base if layer is None else f"l{layer}{'_reverse' if direction == 1 else ''}.{base}"
+
+
+#: cuDNN (``cudnnGetRNNWeightParams``; ``aten/src/ATen/native/cudnn/RNN.cpp``): per layer and
+#: direction (cuDNN's pseudo-layer) G "linear layers" on the input (IDs 0..G-1) and G on the
+#: recurrent state (G..2G-1), each a matrix (H, I_l) or (H, H_out) and, in ``CUDNN_RNN_DOUBLE_BIAS``
+#: mode, a bias (H,); an LSTM projection is linear layer 8, a matrix (P, H) without bias. Gate
+#: order: LSTM i, f, g, o; GRU r, z, n (PyTorch's, which views cuDNN's buffer).
+CUDNN = Convention(
+    name="cuDNN",
+    tensors=(
+        TensorLayout("lin{n}.matrix", "weight", ("ih", "hh"), per_gate=True),
+        TensorLayout("lin{n}.bias", "bias", ("ih", "hh"), per_gate=True),
+        TensorLayout("lin8.matrix", "weight", ("hr",)),
+    ),
+    layer_name=_cudnn_name,
+    source="aten/src/ATen/native/cudnn/RNN.cpp (_num_linear_layers, get_parameters, "
+           "add_projection_weights); cuDNN API cudnnGetRNNWeightParams",
+)
+
+
+register(
+    Framework(
+        "cudnn", "cuDNN",
+        (
+            CellSpec("CUDNN_RNN_TANH", "RNN_TANH", "rnn", CUDNN, "layer", {"bias": YES_NO}),
+            CellSpec("CUDNN_LSTM", "LSTM", "lstm", CUDNN, "layer", {"bias": YES_NO, "proj_size": ()},
+                     note="A projection (`projSize` < `hiddenSize`) adds linear layer 8, a matrix "
+                          "without bias."),
+            CellSpec("CUDNN_GRU", "GRU", "gru", CUDNN, "layer", {"bias": YES_NO}),
+        ),
+        (), CUDNN.source,
+        "One RNN descriptor spans all layers and directions; each (layer, direction) is a "
+        "pseudo-layer, here named `l<k>` or `l<k>_reverse`, and `lin<n>` is linear layer ID n. "
+        "`bias=True` is `CUDNN_RNN_DOUBLE_BIAS`, `bias=False` `CUDNN_RNN_NO_BIAS` (the single-bias "
+        "modes `CUDNN_RNN_SINGLE_INP_BIAS` / `SINGLE_REC_BIAS` are not modelled).",
+        "NVIDIA's RNN kernels, which PyTorch (and tf.keras' CuDNN layers, MXNet, Paddle on GPU) call: "
+        "every gate has a linear layer on the input and one on the recurrent state, each with its own bias.",
+        order=20,
+    )
+)

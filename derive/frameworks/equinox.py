@@ -1,0 +1,44 @@
+"""Equinox: JAX cells as PyTorch writes them, with one merged bias."""
+
+from __future__ import annotations
+
+from ..engine.conventions import Convention, TensorLayout
+from .registry import CellSpec, Framework, YES_NO, layer_path, register
+
+__all__ = ["EQUINOX"]
+
+
+#: Equinox ``LSTMCell``, ``GRUCell`` (``equinox/nn/_rnn.py``): ``weight_ih`` (G·H, I),
+#: ``weight_hh`` (G·H, H), one ``bias`` (G·H,) added to the input side; the GRU adds ``bias_n``
+#: (H,), the recurrent bias inside the reset product. Gate order PyTorch's.
+EQUINOX = Convention(
+    name="Equinox",
+    tensors=(
+        TensorLayout("weight_ih", "weight", ("ih",)),
+        TensorLayout("weight_hh", "weight", ("hh",)),
+        TensorLayout("bias", "bias", ("ih",)),
+        TensorLayout("bias_n", "bias", ("hh",)),
+    ),
+    layer_name=layer_path("[{layer}]{label}.{base}"),
+    source="equinox/nn/_rnn.py (LSTMCell, GRUCell)",
+    biases={"LSTM": "input", "GRU": "input"},
+    direction_names={1: ("",), 2: ("[0]", "[1]")},
+)
+
+
+register(
+    Framework(
+        "equinox", "Equinox",
+        (
+            CellSpec("LSTMCell", "LSTM", "lstm", EQUINOX, "cell", {"bias": YES_NO}),
+            CellSpec("GRUCell", "GRU", "gru", EQUINOX, "cell", {"bias": YES_NO},
+                     note="`bias` (3H) for the input side and `bias_n` (H) inside the reset product: 4H."),
+        ),
+        ("equinox", "jax"), EQUINOX.source,
+        "Equinox has cells only; a stack is a list of cells, one per layer (`[k].weight_ih`), or of "
+        "[forward, backward] pairs (`[k][0].weight_ih`, `[k][1].weight_ih`), as "
+        "`jax.tree_util.keystr` names the leaves of such a list.",
+        "JAX cells as PyTorch writes them, with one merged bias.",
+        order=60,
+    )
+)

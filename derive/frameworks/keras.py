@@ -1,0 +1,852 @@
+"""``derive.keras``: Keras 3's recurrent layers (``keras.layers``), counted without building a model.
+
+The classes take the arguments of their ``keras.layers`` namesakes, in the same order and with
+the same defaults, so a constructor call can be pasted: ``Bidirectional(LSTM(128))``. A Keras
+layer does not know its input width until it is built, and neither do these: every method that
+needs it takes ``input_dim``, the last dimension of the layer's input (features per time step for
+``SimpleRNN``/``LSTM``/``GRU``, channels for ``ConvLSTM1D/2D/3D``).
+
+``units``, ``filters``, the entries of ``kernel_size`` and ``input_dim`` may be ints or SymPy
+expressions (see :mod:`derive.symbols`). Arguments that do not change the weights
+(``activation``, initialisers, regularisers, constraints, ``dropout``, ``return_sequences``,
+``go_backwards``, ``stateful``, ``unroll``, ``strides``, ``padding``, ``name``, ``dtype``, ...)
+are accepted under their Keras names and otherwise ignored, except that ``return_sequences``,
+``return_state``, ``go_backwards`` and ``stateful`` are checked where Keras checks them
+(:class:`Bidirectional`, layers feeding each other). An unknown keyword raises ``TypeError``.
+
+>>> count(Bidirectional(LSTM(128)), 28)
+160768
+>>> count(LSTM(256), 28)
+291840
+>>> from derive import H, I
+>>> LSTM(H).count(I)
+4*H**2 + 4*H*I + 4*H
+
+Convention (:data:`KERAS`), checked against ``keras/src/layers/rnn/simple_rnn.py``, ``lstm.py``,
+``gru.py``, ``conv_lstm.py`` and ``bidirectional.py`` (Keras 3.15): ``kernel`` (I, G·H) is the
+input weights transposed, gate blocks side by side; ``recurrent_kernel`` (H, G·H); one merged
+``bias`` (G·H,), except the GRU with ``reset_after=True`` (the default), whose ``bias`` is
+(2, 3H): input bias and recurrent bias stacked. Gate order: LSTM i, f, c, o (PyTorch's
+i, f, g, o); GRU z, r, h (PyTorch: r, z, n).
+"""
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import sympy
+
+from ..engine import validate
+from ..cells import Cell, Parameter, conv_lstm, make_cell
+from ..engine.conventions import Convention, TensorLayout
+from ..engine.symbols import as_expr, plain
+
+__all__ = [
+    "KERAS",
+    "Weight",
+    "SimpleRNN",
+    "LSTM",
+    "GRU",
+    "ConvLSTM1D",
+    "ConvLSTM2D",
+    "ConvLSTM3D",
+    "Bidirectional",
+    "Sequential",
+    "count",
+    "tensors",
+    "MERGE_MODES",
+]
+
+#: Keras 3 (``build`` of ``SimpleRNNCell``, ``LSTMCell``, ``GRUCell`` in
+#: ``keras/src/layers/rnn/simple_rnn.py``, ``lstm.py``, ``gru.py``; ``ConvLSTMCell`` in
+#: ``conv_lstm.py``): ``kernel`` = the input weights transposed (I, G·H), ``recurrent_kernel``
+#: (H, G·H), one bias merged on the input side (G·H,) — except the GRU with ``reset_after=True``,
+#: whose ``bias`` (2, 3H) holds the input bias and the recurrent bias (``b_hn`` is multiplied by
+#: the reset gate, so it cannot be merged; Keras keeps all three recurrent biases for cuDNN
+#: compatibility). GRU gates are stacked z, r, h. ConvLSTM kernels are (*kernel_size, C, 4F)
+#: and (*kernel_size, F, 4F).
+KERAS = Convention(
+    name="Keras",
+    tensors=(
+        TensorLayout("kernel", "weight", ("ih",), transpose=True),
+        TensorLayout("recurrent_kernel", "weight", ("hh",), transpose=True),
+        TensorLayout("bias", "bias", ("ih", "hh")),
+    ),
+    layer_name=lambda base, layer, direction: base,
+    source="keras/src/layers/rnn/simple_rnn.py, lstm.py, gru.py, conv_lstm.py (the cells' build methods)",
+    biases={"RNN_TANH": "input", "LSTM": "input", "CONVLSTM": "input", "GRU": "two", ("GRU", False): "input"},
+    gate_order={"GRU": ("z", "r", "n")},
+)
+
+#: The values ``Bidirectional`` accepts for ``merge_mode`` (``keras/src/layers/rnn/bidirectional.py``).
+MERGE_MODES = ("sum", "mul", "ave", "concat", None)
+
+# Keyword arguments Keras passes on to ``RNN.__init__`` and ``Layer.__init__`` (keras/src/layers/layer.py).
+_LAYER_KWARGS = frozenset({"name", "dtype", "trainable", "autocast", "input_dim", "input_shape"})
+_RNN_KWARGS = _LAYER_KWARGS | {"zero_output_for_mask"}
+
+
+@dataclass(frozen=True)
+class Weight:
+    """One Keras weight (``keras.Variable``) of a layer.
+
+    Attributes
+    ----------
+    path : str
+        ``Variable.path`` as Keras 3 gives it for a layer built on its own or in a functional
+        model, e.g. ``"bidirectional/forward_lstm/lstm_cell/kernel"`` (a ``Sequential`` prefixes
+        its own name).
+    shape : tuple of int or sympy.Expr
+    parameters : tuple of Parameter
+        The cell parameters it holds, in Keras' order.
+    """
+
+    path: str
+    shape: tuple
+    parameters: tuple[Parameter, ...]
+
+    @property
+    def name(self) -> str:
+        """``Variable.name``: the last part of the path (``"kernel"``, ``"recurrent_kernel"``, ``"bias"``)."""
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def numel(self) -> sympy.Expr:
+        """Number of scalar parameters."""
+        return sympy.Mul(*self.shape)
+
+
+def _check_kwargs(cls: type, kwargs: dict, allowed: frozenset) -> dict:
+    unknown = sorted(set(kwargs) - allowed)
+    if unknown:
+        raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument {unknown[0]!r}")
+    return kwargs
+
+
+def _name(name, default: str) -> str:
+    if name is None:
+        return default
+    if not isinstance(name, str) or "/" in name:
+        raise ValueError(f"Argument `name` must be a string and cannot contain character `/`. Received: name={name!r}")
+    return name
+
+
+class _Layer(ABC):
+    """What :func:`tensors` needs of a layer: its weights, its output width and its input/output ranks."""
+
+    name: str
+    input_rank: int
+    output_rank: int
+    return_state: bool
+
+    @abstractmethod
+    def tensors(self, input_dim, prefix: str = "") -> list[Weight]:
+        """Every weight, with its Keras path and shape, for an input whose last dimension is ``input_dim``.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step (channels for ConvLSTM).
+        prefix : str
+            Prepended to every path (a wrapper's or a model's name and ``/``).
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer.
+        """
+
+    def count(self, input_dim) -> sympy.Expr:
+        """Number of parameters (``layer.count_params()``).
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the input: features per time step (channels for ConvLSTM).
+
+        Returns
+        -------
+        sympy.Expr
+            A ``sympy.Integer`` when every size is an int, else a closed form.
+        """
+        return sympy.expand(sympy.Add(*(w.numel for w in self.tensors(input_dim))))
+
+    @abstractmethod
+    def output_dim(self, input_dim):
+        """Last dimension of the output: what the next layer reads.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the input.
+        """
+
+
+class _RNN(_Layer):
+    """Shared by the recurrent layers: one cell, laid out in :data:`KERAS`."""
+
+    mode = ""
+    cell_name = ""
+    default_name = ""
+    spatial_rank = 0  # n for ConvLSTM{n}D
+
+    def _setup(self, units_name, units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs,
+               allowed=_RNN_KWARGS):
+        _check_kwargs(type(self), kwargs, allowed)
+        self.units = validate.size(units_name, units)
+        self.use_bias = validate.flag("use_bias", use_bias)
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.go_backwards = go_backwards
+        self.stateful = stateful
+        self.name = _name(kwargs.get("name"), self.default_name)
+
+    @property
+    def input_rank(self) -> int:
+        """ndim of the input Keras expects: (batch, time, features), or (batch, time, *spatial, channels)."""
+        return 3 + self.spatial_rank
+
+    @property
+    def output_rank(self) -> int:
+        """ndim of the output: the input's, less the time axis unless ``return_sequences``."""
+        return self.input_rank if self.return_sequences else self.input_rank - 1
+
+    def cell(self, input_dim) -> Cell:
+        """The layer's cell: its update equations, with Keras' bias policy.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step (channels for ConvLSTM).
+
+        Returns
+        -------
+        Cell
+        """
+        return self._cell(input_dim)
+
+    @abstractmethod
+    def _cell(self, input_dim) -> Cell:
+        """The layer's cell for inputs ``input_dim`` wide."""
+
+    def tensors(self, input_dim, prefix: str = "") -> list[Weight]:
+        """The layer's weights (``kernel``, ``recurrent_kernel``, ``bias``) with Keras' paths and shapes.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step (channels for ConvLSTM).
+        prefix : str
+            Prepended to every path (a wrapper's or a model's name and ``/``).
+
+        Returns
+        -------
+        list of Weight
+            In the order of ``layer.weights``; no ``bias`` when ``use_bias=False``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer.
+        """
+        cell = self.cell(validate.size("input_dim", input_dim))
+        return [
+            Weight(f"{prefix}{self.name}/{self.cell_name}/{t.name}", tuple(plain(d) for d in t.shape), t.parameters)
+            for t in KERAS.layout(cell)
+        ]
+
+    def output_dim(self, input_dim):
+        """Last dimension of the output: ``units`` (``filters``), whatever ``input_dim``.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the input (unused: the output width is the layer's own).
+
+        Returns
+        -------
+        int or sympy.Expr
+        """
+        return self.units
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.units}{'' if self.use_bias else ', use_bias=False'})"
+
+
+class SimpleRNN(_RNN):
+    """``keras.layers.SimpleRNN``: ``h_t = activation(x_t kernel + h_{t-1} recurrent_kernel + bias)``.
+
+    Weights (``keras/src/layers/rnn/simple_rnn.py``, ``SimpleRNNCell.build``): ``kernel`` (I, H),
+    ``recurrent_kernel`` (H, H), ``bias`` (H,); H(I + H + 1) parameters. The equations are shown
+    with tanh; ``activation`` does not change the weights.
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    use_bias : bool, default True
+    activation, kernel_initializer, ..., seed
+        Keras' arguments, accepted and ignored.
+    **kwargs
+        Keras' layer arguments (``name``, ``dtype``, ``trainable``, ``autocast``, ``input_dim``,
+        ``input_shape``, ``zero_output_for_mask``); ``name`` names the weights' paths.
+
+    Raises
+    ------
+    TypeError
+        ``units`` not an integer (a bool included), ``use_bias`` not a bool, an unknown keyword.
+    ValueError
+        ``units`` <= 0; ``name`` containing ``/``.
+    """
+
+    mode, cell_name, default_name = "RNN_TANH", "simple_rnn_cell", "simple_rnn"
+
+    def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
+                 recurrent_initializer="orthogonal", bias_initializer="zeros", kernel_regularizer=None,
+                 recurrent_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None, dropout=0.0,
+                 recurrent_dropout=0.0, return_sequences=False, return_state=False, go_backwards=False,
+                 stateful=False, unroll=False, seed=None, **kwargs):
+        self._setup("units", units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs)
+
+    def _cell(self, input_dim) -> Cell:
+        return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias))
+
+
+class LSTM(_RNN):
+    """``keras.layers.LSTM``.
+
+    Weights (``keras/src/layers/rnn/lstm.py``, ``LSTMCell.build``): ``kernel`` (I, 4H),
+    ``recurrent_kernel`` (H, 4H), ``bias`` (4H,), gate blocks i, f, c, o side by side;
+    4H(I + H + 1) parameters — 4H fewer than ``torch.nn.LSTM``, which has two biases.
+    ``unit_forget_bias`` only initialises the bias.
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    use_bias : bool, default True
+    activation, recurrent_activation, kernel_initializer, ..., use_cudnn
+        Keras' arguments, accepted and ignored.
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNN`) and ``implementation``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`SimpleRNN`.
+    """
+
+    mode, cell_name, default_name = "LSTM", "lstm_cell", "lstm"
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
+                 unit_forget_bias=True, kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 dropout=0.0, recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
+                 go_backwards=False, stateful=False, unroll=False, use_cudnn="auto", **kwargs):
+        self._setup("units", units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs,
+                    _RNN_KWARGS | {"implementation"})
+
+    def _cell(self, input_dim) -> Cell:
+        return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias))
+
+
+class GRU(_RNN):
+    """``keras.layers.GRU``.
+
+    Weights (``keras/src/layers/rnn/gru.py``, ``GRUCell.build``): ``kernel`` (I, 3H),
+    ``recurrent_kernel`` (H, 3H), gate blocks z, r, h side by side; ``bias`` (2, 3H) — input and
+    recurrent bias — with ``reset_after=True`` (the default, cuDNN's form:
+    3H(I + H + 2) parameters), (3H,) with ``reset_after=False`` (Cho et al. 2014: 3H(I + H + 1)).
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    use_bias : bool, default True
+    reset_after : bool, default True
+        Whether the reset gate multiplies the recurrent product (True) or the state before it.
+    activation, recurrent_activation, kernel_initializer, ..., use_cudnn
+        Keras' arguments, accepted and ignored.
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNN`) and ``implementation``.
+
+    Raises
+    ------
+    TypeError
+        As :class:`SimpleRNN`; ``reset_after`` not a bool.
+    ValueError
+        As :class:`SimpleRNN`.
+    """
+
+    mode, cell_name, default_name = "GRU", "gru_cell", "gru"
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 dropout=0.0, recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
+                 go_backwards=False, stateful=False, unroll=False, reset_after=True, use_cudnn="auto", **kwargs):
+        self._setup("units", units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs,
+                    _RNN_KWARGS | {"implementation"})
+        self.reset_after = validate.flag("reset_after", reset_after)
+
+    def _cell(self, input_dim) -> Cell:
+        bias = KERAS.bias_policy(self.mode, self.use_bias, self.reset_after)
+        return make_cell(self.mode, input_dim, self.units, bias, reset_after=self.reset_after)
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + ("" if self.reset_after else ", reset_after=False") + ")"
+
+
+class _ConvLSTM(_RNN):
+    """Shared by :class:`ConvLSTM1D`, :class:`ConvLSTM2D` and :class:`ConvLSTM3D`."""
+
+    mode, cell_name = "CONVLSTM", "conv_lstm_cell"
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
+                 activation="tanh", recurrent_activation="sigmoid", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
+                 unit_forget_bias=True, kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 dropout=0.0, recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
+                 go_backwards=False, stateful=False, **kwargs):
+        self._setup("filters", filters, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs,
+                    _RNN_KWARGS | {"unroll"})
+        n = self.spatial_rank
+        if isinstance(kernel_size, (list, tuple)):
+            if len(kernel_size) != n:
+                raise ValueError(f"The `kernel_size` argument must be a tuple of {n} integers. "
+                                 f"Received kernel_size={tuple(kernel_size)!r}")
+            kernel_size = tuple(validate.size("kernel_size", k) for k in kernel_size)
+        else:
+            kernel_size = (validate.size("kernel_size", kernel_size),) * n
+        self.kernel_size = kernel_size
+        self.filters = self.units
+        self.padding = validate.choice("padding", padding.lower() if isinstance(padding, str) else padding,
+                                       ("valid", "same"))
+        if data_format not in (None, "channels_last", "channels_first"):
+            raise ValueError("The `data_format` argument must be one of 'channels_first', 'channels_last', "
+                             f"or None. Received: data_format={data_format!r}")
+        self.data_format = data_format or "channels_last"
+
+    def _cell(self, input_dim) -> Cell:
+        return conv_lstm(input_dim, self.units, self.kernel_size, KERAS.bias_policy(self.mode, self.use_bias))
+
+    def __repr__(self) -> str:
+        kernel = self.kernel_size if len(set(self.kernel_size)) > 1 else self.kernel_size[0]
+        return f"{type(self).__name__}({self.units}, {kernel}{'' if self.use_bias else ', use_bias=False'})"
+
+
+class ConvLSTM1D(_ConvLSTM):
+    """``keras.layers.ConvLSTM1D``: the ConvLSTM cell (:func:`derive.cells.conv_lstm`).
+
+    Weights (``keras/src/layers/rnn/conv_lstm.py``, ``ConvLSTMCell.build``): ``kernel``
+    (k, C, 4F), ``recurrent_kernel`` (k, F, 4F), ``bias`` (4F,):
+    4F(K(C + F) + 1) parameters with K = k. Inputs are (batch, time, length, C) (channels last);
+    ``input_dim`` is C, the channels.
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F.
+    kernel_size : int or sympy.Expr, or a tuple of 1 of them
+        One int is used for every spatial axis, as Keras does.
+    use_bias : bool, default True
+    strides, padding, data_format, dilation_rate, activation, ..., stateful
+        Keras' arguments, accepted and ignored (``padding`` must be ``"valid"`` or ``"same"``,
+        ``data_format`` ``"channels_last"``, ``"channels_first"`` or None).
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNN`) and ``unroll``.
+
+    Raises
+    ------
+    TypeError
+        ``filters`` or an entry of ``kernel_size`` not an integer; see :class:`SimpleRNN`.
+    ValueError
+        ``filters`` or an entry of ``kernel_size`` <= 0; ``kernel_size`` a tuple of the wrong
+        length; unknown ``padding`` or ``data_format``.
+    """
+
+    spatial_rank, default_name = 1, "conv_lstm1d"
+
+
+class ConvLSTM2D(_ConvLSTM):
+    """``keras.layers.ConvLSTM2D``: the ConvLSTM cell (:func:`derive.cells.conv_lstm`).
+
+    Weights (``keras/src/layers/rnn/conv_lstm.py``, ``ConvLSTMCell.build``): ``kernel``
+    (k_1, k_2, C, 4F), ``recurrent_kernel`` (k_1, k_2, F, 4F), ``bias`` (4F,):
+    4F(K(C + F) + 1) parameters with K = k_1 k_2. Inputs are (batch, time, rows, cols, C) (channels last);
+    ``input_dim`` is C, the channels.
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F.
+    kernel_size : int or sympy.Expr, or a tuple of 2 of them
+        One int is used for every spatial axis, as Keras does.
+    use_bias : bool, default True
+    strides, padding, data_format, dilation_rate, activation, ..., stateful
+        Keras' arguments, accepted and ignored (``padding`` must be ``"valid"`` or ``"same"``,
+        ``data_format`` ``"channels_last"``, ``"channels_first"`` or None).
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNN`) and ``unroll``.
+
+    Raises
+    ------
+    TypeError
+        ``filters`` or an entry of ``kernel_size`` not an integer; see :class:`SimpleRNN`.
+    ValueError
+        ``filters`` or an entry of ``kernel_size`` <= 0; ``kernel_size`` a tuple of the wrong
+        length; unknown ``padding`` or ``data_format``.
+    """
+
+    spatial_rank, default_name = 2, "conv_lstm2d"
+
+
+class ConvLSTM3D(_ConvLSTM):
+    """``keras.layers.ConvLSTM3D``: the ConvLSTM cell (:func:`derive.cells.conv_lstm`).
+
+    Weights (``keras/src/layers/rnn/conv_lstm.py``, ``ConvLSTMCell.build``): ``kernel``
+    (k_1, k_2, k_3, C, 4F), ``recurrent_kernel`` (k_1, k_2, k_3, F, 4F), ``bias`` (4F,):
+    4F(K(C + F) + 1) parameters with K = k_1 k_2 k_3. Inputs are (batch, time, depth, rows, cols, C) (channels last);
+    ``input_dim`` is C, the channels.
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F.
+    kernel_size : int or sympy.Expr, or a tuple of 3 of them
+        One int is used for every spatial axis, as Keras does.
+    use_bias : bool, default True
+    strides, padding, data_format, dilation_rate, activation, ..., stateful
+        Keras' arguments, accepted and ignored (``padding`` must be ``"valid"`` or ``"same"``,
+        ``data_format`` ``"channels_last"``, ``"channels_first"`` or None).
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNN`) and ``unroll``.
+
+    Raises
+    ------
+    TypeError
+        ``filters`` or an entry of ``kernel_size`` not an integer; see :class:`SimpleRNN`.
+    ValueError
+        ``filters`` or an entry of ``kernel_size`` <= 0; ``kernel_size`` a tuple of the wrong
+        length; unknown ``padding`` or ``data_format``.
+    """
+
+    spatial_rank, default_name = 3, "conv_lstm3d"
+
+
+def _same(a, b) -> bool:
+    return sympy.expand(as_expr(a) - as_expr(b)) == 0
+
+
+class Bidirectional(_Layer):
+    """``keras.layers.Bidirectional(layer, merge_mode="concat", weights=None, backward_layer=None)``.
+
+    Holds two independent layers (``keras/src/layers/rnn/bidirectional.py``): ``forward_layer``,
+    a copy of ``layer`` named ``"forward_" + layer.name``, and ``backward_layer``, either the
+    given one or a copy of ``layer`` with ``go_backwards=True`` named ``"backward_" + layer.name``.
+    Its weights are the forward layer's then the backward layer's, under
+    ``"<name>/forward_<layer>/..."`` and ``"<name>/backward_<layer>/..."``. The merge mode adds no
+    weights; it sets what the next layer reads:
+
+    ========  ==============================================================
+    concat    [forward; backward]: H_f + H_b features (2H when they match)
+    sum, mul  element-wise: H (the two layers' units must be equal)
+    ave       element-wise mean: H (units must be equal)
+    None      a list of the two outputs: cannot feed another layer
+    ========  ==============================================================
+
+    Note: Keras 3.15's ``Bidirectional.compute_output_shape`` reports 2·H_f for ``concat``
+    whatever the backward layer's units, so a model built on it sizes the next layer for 2·H_f
+    and fails on data (keras-team/keras#23688); the tensor the layer produces is H_f + H_b wide,
+    and that is what :func:`count` follows.
+
+    Parameters
+    ----------
+    layer : SimpleRNN, LSTM, GRU or ConvLSTM{1,2,3}D
+    merge_mode : {"concat", "sum", "mul", "ave", None}
+    weights
+        Initial values; accepted and ignored.
+    backward_layer : same types as ``layer``, optional
+        Must have the opposite ``go_backwards`` and the same ``return_sequences``,
+        ``return_state`` and ``stateful`` as ``layer``; its ``units`` may differ (``concat``, None).
+    **kwargs
+        Keras' layer arguments (``name``, default ``"bidirectional"``, ``dtype``, ...).
+
+    Raises
+    ------
+    ValueError
+        ``layer`` or ``backward_layer`` not a recurrent layer of this module (Keras also raises
+        ValueError); unknown ``merge_mode``; ``merge_mode`` sum/mul/ave with unequal units;
+        the two layers' ``go_backwards`` equal, or ``return_sequences``/``return_state``/
+        ``stateful`` different (as Keras); a ConvLSTM with ``data_format="channels_first"`` and
+        ``merge_mode="concat"`` (Keras concatenates the last axis, a spatial one; not modelled).
+    TypeError
+        An unknown keyword.
+    """
+
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        _check_kwargs(type(self), kwargs, _LAYER_KWARGS | {"activity_regularizer"})
+        if not isinstance(layer, _RNN):
+            raise ValueError(f"layer must be a recurrent layer (SimpleRNN, LSTM, GRU, ConvLSTM1D/2D/3D), got {layer!r}")
+        if backward_layer is not None and not isinstance(backward_layer, _RNN):
+            raise ValueError(f"backward_layer must be a recurrent layer or None, got {backward_layer!r}")
+        if merge_mode not in MERGE_MODES:
+            raise ValueError(f"Invalid merge_mode {merge_mode!r}. merge_mode should be one of "
+                             "'sum', 'mul', 'ave', 'concat' or None")
+        self.name = _name(kwargs.get("name"), "bidirectional")
+        self.merge_mode = merge_mode
+        self.forward_layer = copy.copy(layer)
+        self.forward_layer.name = "forward_" + layer.name.removeprefix("forward_")
+        if backward_layer is None:
+            self.backward_layer = copy.copy(layer)
+            self.backward_layer.go_backwards = True
+            self.backward_layer.name = "backward_" + layer.name.removeprefix("backward_")
+        else:
+            self.backward_layer = backward_layer
+        forward, backward = self.forward_layer, self.backward_layer
+        if forward.go_backwards == backward.go_backwards:
+            raise ValueError("Forward layer and backward layer should have different `go_backwards` value; "
+                             f"both have go_backwards={forward.go_backwards}")
+        for attribute in ("stateful", "return_sequences", "return_state"):
+            if getattr(forward, attribute) != getattr(backward, attribute):
+                raise ValueError(f"Forward layer and backward layer are expected to have the same value for "
+                                 f"attribute {attribute!r}, got {getattr(forward, attribute)!r} and "
+                                 f"{getattr(backward, attribute)!r}")
+        if type(forward).spatial_rank != type(backward).spatial_rank:
+            raise ValueError("layer and backward_layer must read inputs of the same rank")
+        if merge_mode in ("sum", "mul", "ave") and not _same(forward.units, backward.units):
+            raise ValueError(f"merge_mode={merge_mode!r} combines the two outputs element-wise: the forward and "
+                             f"backward layers need equal units, got {forward.units} and {backward.units}")
+        if merge_mode == "concat" and "channels_first" in (getattr(forward, "data_format", None),
+                                                             getattr(backward, "data_format", None)):
+            raise ValueError("merge_mode='concat' with data_format='channels_first' concatenates a spatial axis; "
+                             "not supported")
+        self.return_sequences = forward.return_sequences
+        self.return_state = forward.return_state
+        self.stateful = forward.stateful
+
+    @property
+    def input_rank(self) -> int:
+        """ndim of the input: the wrapped layer's."""
+        return self.forward_layer.input_rank
+
+    @property
+    def output_rank(self) -> int:
+        """ndim of the (merged) output: the wrapped layer's."""
+        return self.forward_layer.output_rank
+
+    def tensors(self, input_dim, prefix: str = "") -> list[Weight]:
+        """The forward layer's weights, then the backward layer's, under ``<prefix><name>/``.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the input, read by both layers.
+        prefix : str
+            Prepended to every path.
+
+        Returns
+        -------
+        list of Weight
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer.
+        """
+        inner = f"{prefix}{self.name}/"
+        return self.forward_layer.tensors(input_dim, inner) + self.backward_layer.tensors(input_dim, inner)
+
+    def output_dim(self, input_dim):
+        """Last dimension of the merged output (see the class docstring).
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the input.
+
+        Returns
+        -------
+        int, sympy.Expr or list
+            H_f + H_b (concat), H (sum, mul, ave), or a list of the two widths (None).
+        """
+        forward, backward = self.forward_layer.output_dim(input_dim), self.backward_layer.output_dim(input_dim)
+        if self.merge_mode == "concat":
+            return forward + backward
+        if self.merge_mode is None:
+            return [forward, backward]
+        return forward
+
+    def __repr__(self) -> str:
+        parts = [repr(self.forward_layer)]
+        if self.merge_mode != "concat":
+            parts.append(f"merge_mode={self.merge_mode!r}")
+        return f"Bidirectional({', '.join(parts)})"
+
+
+def _layers(layers) -> list[_Layer]:
+    if isinstance(layers, Sequential):
+        return list(layers.layers)
+    if isinstance(layers, _Layer):
+        return [layers]
+    if isinstance(layers, (list, tuple)) and layers and all(isinstance(x, _Layer) for x in layers):
+        return list(layers)
+    raise TypeError(f"layers must be a layer of derive.keras, a non-empty list of them or a Sequential, got {layers!r}")
+
+
+def _check_feeds(previous: _Layer, layer: _Layer) -> None:
+    """Raise ValueError where Keras cannot feed ``previous``'s output to ``layer``."""
+    if isinstance(previous, Bidirectional) and previous.merge_mode is None:
+        raise ValueError(f"{previous.name} has merge_mode=None: it returns a list of two outputs, which cannot feed "
+                         f"{layer.name} (Keras: 'expects 1 input(s), but it received 2 input tensors')")
+    if previous.return_state:
+        raise ValueError(f"{previous.name} has return_state=True: it returns a list (output and states), which "
+                         f"cannot feed {layer.name}")
+    if previous.output_rank != layer.input_rank:
+        hint = " (set return_sequences=True on the layer before)" if previous.output_rank == layer.input_rank - 1 else ""
+        raise ValueError(f"{layer.name} expects inputs with ndim={layer.input_rank}, but {previous.name} outputs "
+                         f"ndim={previous.output_rank}{hint}")
+
+
+def tensors(layers, input_dim, prefix: str = "") -> list[Weight]:
+    """Every weight of one layer, or of layers applied in sequence, with its Keras path and shape.
+
+    Parameters
+    ----------
+    layers : layer, list of layers, or Sequential
+        Layers of this module; each reads the output of the one before.
+    input_dim : int or sympy.Expr
+        Last dimension of the first layer's input: features per time step (channels for ConvLSTM).
+    prefix : str
+        Prepended to every path (a ``Sequential`` passes its name and ``/``).
+
+    Returns
+    -------
+    list of Weight
+        In the order of ``model.weights``.
+
+    Raises
+    ------
+    TypeError
+        ``layers`` is not a layer, a list of layers or a Sequential; ``input_dim`` not an integer.
+    ValueError
+        ``input_dim`` <= 0; a layer that cannot feed the next one: ``Bidirectional`` with
+        ``merge_mode=None`` or a layer with ``return_state=True`` (they return lists), or an
+        output rank the next layer does not accept (``return_sequences=False`` before a
+        recurrent layer, a ConvLSTM before an LSTM, ...), as Keras refuses them.
+    """
+    stack = _layers(layers)
+    width = validate.size("input_dim", input_dim)
+    out: list[Weight] = []
+    for k, layer in enumerate(stack):
+        if k:
+            _check_feeds(stack[k - 1], layer)
+        out += layer.tensors(width, prefix)
+        width = layer.output_dim(width)
+    return out
+
+
+def count(layers, input_dim) -> sympy.Expr:
+    """Number of parameters of one layer, or of layers applied in sequence.
+
+    Parameters
+    ----------
+    layers : layer, list of layers, or Sequential
+    input_dim : int or sympy.Expr
+        Last dimension of the first layer's input (features; channels for ConvLSTM).
+
+    Returns
+    -------
+    sympy.Expr
+        A ``sympy.Integer`` when every size is an int, else a closed form (expanded).
+
+    Raises
+    ------
+    TypeError, ValueError
+        See :func:`tensors`.
+
+    Examples
+    --------
+    >>> count([Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)], 28)
+    68224
+    """
+    return sympy.expand(sympy.Add(*(w.numel for w in tensors(layers, input_dim))))
+
+
+class Sequential:
+    """``keras.Sequential(layers=None, trainable=True, name=None)`` of the layers of this module.
+
+    The input (``keras.Input``) is not a layer here: :meth:`count` and :meth:`tensors` take its
+    last dimension. Weight paths are prefixed with the model's name, as Keras does.
+
+    Parameters
+    ----------
+    layers : list of layers
+    trainable : bool
+        Accepted and ignored.
+    name : str, optional
+        Default ``"sequential"``.
+
+    Raises
+    ------
+    TypeError
+        ``layers`` not a non-empty list of layers of this module.
+    """
+
+    def __init__(self, layers=None, trainable=True, name=None):
+        self.layers = _layers(list(layers or []))
+        self.name = _name(name, "sequential")
+
+    def tensors(self, input_dim) -> list[Weight]:
+        """Every weight, paths prefixed with the model's name (``model.weights``); see :func:`tensors`.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the model's input.
+
+        Returns
+        -------
+        list of Weight
+        """
+        return tensors(self.layers, input_dim, f"{self.name}/")
+
+    def count(self, input_dim) -> sympy.Expr:
+        """``model.count_params()``; see :func:`count`.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the model's input.
+
+        Returns
+        -------
+        sympy.Expr
+        """
+        return count(self.layers, input_dim)
+
+    def output_dim(self, input_dim):
+        """Last dimension of the model's output.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Last dimension of the model's input.
+
+        Returns
+        -------
+        int, sympy.Expr or list
+        """
+        tensors(self.layers, input_dim)  # checks that every layer can feed the next
+        width = input_dim
+        for layer in self.layers:
+            width = layer.output_dim(width)
+        return width
+
+    def __repr__(self) -> str:
+        return f"Sequential([{', '.join(repr(x) for x in self.layers)}])"

@@ -1,0 +1,61 @@
+"""ONNX: the ``RNN``, ``GRU`` and ``LSTM`` operators (``onnx/defs/rnn/defs.cc``)."""
+
+from __future__ import annotations
+
+from ..engine.conventions import Convention, TensorLayout
+from .registry import CellSpec, Framework, ON_OFF, YES_NO, register
+
+__all__ = ["ONNX"]
+
+
+def _onnx_name(base: str, layer, direction) -> str:
+    return base if layer is None else f"node{layer}.{base}"
+
+
+#: ONNX ``RNN``, ``GRU``, ``LSTM`` (``onnx/defs/rnn/defs.cc``, opset 22; one node = one layer):
+#: ``W`` [D, G·H, I], ``R`` [D, G·H, H], optional ``B`` [D, 2·G·H] = [Wb, Rb] (two biases),
+#: optional LSTM peepholes ``P`` [D, 3H]. Every input carries the direction axis, D = 1 for
+#: ``forward`` and ``reverse``. Gate order: LSTM i, o, f, c; GRU z, r, h (the spec's names).
+ONNX = Convention(
+    name="ONNX",
+    tensors=(
+        TensorLayout("W", "weight", ("ih",)),
+        TensorLayout("R", "weight", ("hh",)),
+        TensorLayout("B", "bias", ("ih", "hh"), join="rows"),
+        TensorLayout("P", "peephole", ("c",)),
+    ),
+    layer_name=_onnx_name,
+    source="onnx/defs/rnn/defs.cc (RNN, GRU, LSTM schemas, opset 22)",
+    gate_order={"LSTM": ("i", "o", "f", "g"), "GRU": ("z", "r", "n")},
+    gate_labels={"LSTM": {"g": "c"}, "GRU": {"n": "h"}},
+    direction_axis=True,
+)
+
+
+_ONNX_STACKING = (
+    "One node is one layer; a stack is a chain of nodes, node k >= 1 reading the output Y "
+    "[T, D, N, H] of node k - 1 reshaped to [T, N, D·H] (as exporters do), tensors named "
+    "`node<k>.W` etc. `bidirectional` is the attribute `direction=\"bidirectional\"` (D = 2); "
+    "`forward` and `reverse` both have D = 1."
+)
+
+register(
+    Framework(
+        "onnx", "ONNX",
+        (
+            CellSpec("RNN", "RNN_TANH", "rnn", ONNX, "node", {"bias": YES_NO},
+                     note="`activations` (Tanh, Relu, ...) do not change the weights."),
+            CellSpec("LSTM", "LSTM", "lstm", ONNX, "node", {"bias": YES_NO, "peepholes": ON_OFF},
+                     note="`B` and `P` are optional inputs (zero if absent); `input_forget` couples "
+                          "the gates without changing the weights."),
+            CellSpec("GRU", "GRU", "gru", ONNX, "node", {"bias": YES_NO, "reset_after": (False, True)},
+                     note="`reset_after` is `linear_before_reset`: 0 (the default) applies the reset "
+                          "gate before the recurrent product (Cho et al.), 1 after it (PyTorch, cuDNN); "
+                          "`B` holds 6H either way."),
+        ),
+        ("onnx", "onnxruntime"), ONNX.source, _ONNX_STACKING,
+        "The ONNX operators `RNN`, `GRU` and `LSTM`: each computes one layer, forward, reverse or "
+        "bidirectional, from weight inputs that carry a leading direction axis.",
+        order=10,
+    )
+)

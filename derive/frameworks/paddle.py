@@ -1,0 +1,63 @@
+"""PaddlePaddle: PyTorch's tensors per cell, a transposed projection, frozen disabled biases."""
+
+from __future__ import annotations
+
+from ..engine.conventions import Convention, TensorLayout
+from .registry import CellSpec, Framework, YES_NO, layer_path, register
+
+__all__ = ["PADDLE"]
+
+
+#: PaddlePaddle ``paddle.nn.SimpleRNN``, ``LSTM``, ``GRU`` and their cells
+#: (``python/paddle/nn/layer/rnn.py``): PyTorch's tensors per cell, ``weight_ih``, ``weight_hh``,
+#: ``bias_ih``, ``bias_hh``, and with ``proj_size`` ``weight_ho`` (H, P) — the transpose of
+#: PyTorch's ``weight_hr``. A layer is a list of ``RNN(cell)`` / ``BiRNN(cell_fw, cell_bw)``, so
+#: names are ``<layer>.cell.<name>`` or ``<layer>.cell_fw.<name>``. ``bias_ih_attr=False`` does
+#: not remove the bias: it is a zero vector with ``stop_gradient=True``, still in ``parameters()``.
+PADDLE = Convention(
+    name="PaddlePaddle",
+    tensors=(
+        TensorLayout("weight_ih", "weight", ("ih",)),
+        TensorLayout("weight_hh", "weight", ("hh",)),
+        TensorLayout("bias_ih", "bias", ("ih",)),
+        TensorLayout("bias_hh", "bias", ("hh",)),
+        TensorLayout("weight_ho", "weight", ("hr",), transpose=True),
+    ),
+    layer_name=layer_path("{layer}.{label}.{base}"),
+    source="python/paddle/nn/layer/rnn.py (SimpleRNNCell, LSTMCell, GRUCell, RNNBase.__init__)",
+    direction_names={1: ("cell",), 2: ("cell_fw", "cell_bw")},
+    frozen_bias=True,
+)
+
+
+_PADDLE_LAYER_NOTE = (
+    "Two things to know about paddlepaddle 3.3: (1) with `bias_ih_attr=False` and more than one layer or "
+    "direction (and no projection) the layer fails to build (`IndexError` in `RNNBase.flatten_parameters`); "
+    "the counts here are those of the same stack built from the cells (`RNN(cell)`, `BiRNN(cell_fw, cell_bw)` "
+    "in a `LayerList`), which the tests build. (2) `named_parameters()` also lists PyTorch-style aliases "
+    "(`weight_ih_l0`, ...) assigned to the parameters by position, four per cell: with `proj_size` (five per "
+    "cell) or frozen biases they name the wrong tensors; the names here are the cells' own (`state_dict()`)."
+)
+
+register(
+    Framework(
+        "paddle", "PaddlePaddle",
+        (
+            CellSpec("SimpleRNN", "RNN_TANH", "rnn", PADDLE, "layer", {"bias": YES_NO}, note=_PADDLE_LAYER_NOTE),
+            CellSpec("LSTM", "LSTM", "lstm", PADDLE, "layer", {"bias": YES_NO, "proj_size": ()},
+                     note=_PADDLE_LAYER_NOTE + " With `proj_size`, `weight_ho` (H, P) is the transpose of "
+                                               "PyTorch's `weight_hr_l<k>` (P, H)."),
+            CellSpec("GRU", "GRU", "gru", PADDLE, "layer", {"bias": YES_NO}, note=_PADDLE_LAYER_NOTE),
+            CellSpec("SimpleRNNCell", "RNN_TANH", "rnn", PADDLE, "cell", {"bias": YES_NO}),
+            CellSpec("LSTMCell", "LSTM", "lstm", PADDLE, "cell", {"bias": YES_NO, "proj_size": ()}),
+            CellSpec("GRUCell", "GRU", "gru", PADDLE, "cell", {"bias": YES_NO}),
+        ),
+        ("paddlepaddle",), PADDLE.source,
+        "A layer (`SimpleRNN`, `LSTM`, `GRU`) is a list of `RNN(cell)` or `BiRNN(cell_fw, cell_bw)`; "
+        "its tensors are `<k>.cell.weight_ih` or `<k>.cell_fw.weight_ih` (the names in "
+        "`state_dict()`). `bias=False` is `bias_ih_attr=False, bias_hh_attr=False`.",
+        "PaddlePaddle's `paddle.nn` RNN layers and cells: PyTorch's tensors per cell, a transposed "
+        "projection, and disabled biases kept as frozen zeros.",
+        order=80,
+    )
+)

@@ -1,0 +1,210 @@
+"""The registry of framework conventions: :class:`CellSpec`, :class:`Framework`, :func:`register`.
+
+Each module of :mod:`derive.frameworks` declares its :class:`~derive.engine.conventions.Convention`
+values and calls :func:`register` with one :class:`Framework`; the package imports every module at
+import time, so adding a framework is adding one module.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from ..engine.conventions import Convention
+
+__all__ = ["CellSpec", "Framework", "FRAMEWORKS", "GENERIC_CELLS", "register", "layer_path", "YES_NO", "ON_OFF"]
+
+
+def layer_path(template: str):
+    """A ``layer_name`` for cell stacks: ``base`` for a single cell, else ``template`` filled in.
+
+    Parameters
+    ----------
+    template : str
+        With ``{layer}``, ``{label}`` (the direction's label) and ``{base}``.
+
+    Returns
+    -------
+    callable
+        ``(base, layer, label) -> str``.
+    """
+
+    def name(base: str, layer, label) -> str:
+        return base if layer is None else template.format(layer=layer, label=label, base=base)
+
+    return name
+
+
+
+#: Generic cell names accepted by :func:`count` and :func:`tensors` in place of a class name.
+GENERIC_CELLS = ("rnn", "lstm", "gru", "mgu", "convlstm")
+
+_OPTIONS = ("bias", "proj_size", "peepholes", "reset_after", "reset_gate", "kernel_size")
+
+
+@dataclass(frozen=True)
+class CellSpec:
+    """One recurrent class (or ONNX operator, or cuDNN mode) of a framework.
+
+    Attributes
+    ----------
+    name : str
+        The framework's own name: ``"LSTMCell"``, ``"LSTM"``, ``"CUDNN_GRU"`` ...
+    mode : str
+        The cell of :mod:`derive.cells`: ``"RNN_TANH"``, ``"LSTM"``, ``"GRU"``, ``"MGU"``, ``"CONVLSTM"``.
+    generic : str
+        One of :data:`GENERIC_CELLS`.
+    convention : Convention
+        How the framework lays this class's parameters out.
+    kind : {"layer", "node", "cell"}
+        ``"layer"``: one object spans all layers and directions, its tensor names always carry
+        the layer (MXNet, Paddle layers, cuDNN); ``"node"``: one ONNX node per layer, names
+        without a layer for one node; ``"cell"``: one time step of one layer and direction,
+        composed into stacks by the user (names without a layer for one cell).
+    options : mapping of option -> tuple of allowed values
+        For ``bias``, ``peepholes``, ``reset_after``, ``reset_gate``: the values the class
+        accepts, its default first. ``proj_size``: present if a projection is supported (its
+        value is then any size, below ``hidden_size`` if ``proj_below_hidden``). ``kernel_size``:
+        present (and required) for the ConvLSTM.
+    proj_below_hidden : bool
+        Whether the class refuses ``proj_size >= hidden_size``.
+    note : str
+        What is particular about the class (shown on the site).
+    """
+
+    name: str
+    mode: str
+    generic: str
+    convention: Convention
+    kind: str
+    options: Mapping[str, tuple] = field(default_factory=dict)
+    proj_below_hidden: bool = True
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Framework:
+    """A framework: its recurrent classes, where its convention comes from, how it was checked.
+
+    Attributes
+    ----------
+    key : str
+        The key of :data:`FRAMEWORKS` (``"onnx"``, ``"flax.linen"`` ...).
+    title : str
+        Shown on the site.
+    cells : tuple of CellSpec
+    packages : tuple of str
+        The PyPI distributions whose installed versions the test suite checks every number
+        against (ONNX: ``onnx``, whose checker and reference evaluator run the nodes, and
+        ``onnxruntime``, which refuses any input of the wrong shape); empty if the framework cannot
+        be installed here and its convention is read from ``source`` only.
+    source : str
+        The framework files the convention is read from.
+    stacking : str
+        How ``num_layers`` and ``bidirectional`` map onto the framework, and the names of a
+        stack's tensors.
+    summary : str
+    order : int
+        Where the framework stands in :data:`FRAMEWORKS` and on the site (smaller first).
+    """
+
+    key: str
+    title: str
+    cells: tuple[CellSpec, ...]
+    packages: tuple[str, ...]
+    source: str
+    stacking: str
+    summary: str
+    order: int = 100
+
+    @property
+    def versions(self) -> dict[str, str | None]:
+        """Installed version of each of :attr:`packages` (None if not installed)."""
+        out = {}
+        for package in self.packages:
+            try:
+                out[package] = importlib.metadata.version(package)
+            except importlib.metadata.PackageNotFoundError:
+                out[package] = None
+        return out
+
+    @property
+    def checked(self) -> bool:
+        """Whether the test suite holds this framework against installed packages."""
+        return bool(self.packages)
+
+    @property
+    def status(self) -> str:
+        """``"checked against <package> <version> [and ...]"`` or ``"from source: <files>"``."""
+        if not self.packages:
+            return f"from source: {self.source}"
+        return "checked against " + " and ".join(f"{p} {v or '(not installed)'}" for p, v in self.versions.items())
+
+    def cell(self, name: str) -> CellSpec:
+        """The class named ``name``, or the class for a generic cell name (:data:`GENERIC_CELLS`).
+
+        Parameters
+        ----------
+        name : str
+            A class name of :attr:`cells` (``"LSTMCell"``) or a generic cell name (``"lstm"``).
+
+        Returns
+        -------
+        CellSpec
+
+        Raises
+        ------
+        ValueError
+            ``name`` is neither one of the framework's classes nor a generic cell it has.
+        """
+        for spec in self.cells:
+            if spec.name == name:
+                return spec
+        for spec in self.cells:
+            if spec.generic == name:
+                return spec
+        names = [spec.name for spec in self.cells]
+        generics = sorted({spec.generic for spec in self.cells}, key=GENERIC_CELLS.index)
+        raise ValueError(f"cell must be one of {names} (or a generic name {generics}) for framework "
+                         f"{self.key!r}, got {name!r}")
+
+
+#: Allowed values of an option that is on by default (default first).
+YES_NO = (True, False)
+#: Allowed values of an option that is off by default (default first).
+ON_OFF = (False, True)
+
+
+
+#: Every framework this module knows, by key: ``"onnx"``, ``"cudnn"``, ``"tf.keras"``, ``"tf1"``,
+#: ``"flax.linen"``, ``"flax.nnx"``, ``"equinox"``, ``"mxnet"``, ``"paddle"`` (PyTorch is
+#: :mod:`derive.torch`, Keras 3 :mod:`derive.keras`).
+
+#: Every framework of :mod:`derive.frameworks`, by key: ``"onnx"``, ``"cudnn"``, ``"tf.keras"``,
+#: ``"tf1"``, ``"flax.linen"``, ``"flax.nnx"``, ``"equinox"``, ``"mxnet"``, ``"paddle"``, ...
+#: (PyTorch is :mod:`derive.torch`, Keras 3 :mod:`derive.keras`), in registration order.
+FRAMEWORKS: dict[str, Framework] = {}
+
+
+def register(framework: Framework) -> Framework:
+    """Add ``framework`` to :data:`FRAMEWORKS` under its key.
+
+    Parameters
+    ----------
+    framework : Framework
+
+    Returns
+    -------
+    Framework
+        ``framework``, unchanged.
+
+    Raises
+    ------
+    ValueError
+        Its key is registered already.
+    """
+    if framework.key in FRAMEWORKS:
+        raise ValueError(f"framework {framework.key!r} is registered already")
+    FRAMEWORKS[framework.key] = framework
+    return framework

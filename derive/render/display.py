@@ -1,0 +1,159 @@
+"""How results show in a notebook: LaTeX for the count, an HTML table for the tensors.
+
+Jupyter calls ``_repr_latex_`` and ``_repr_html_`` on the last value of a cell;
+:class:`derive.stack.Stack` forwards both here.
+
+* :func:`latex_repr` — with every size an int: the per-layer counts summed to the
+  total, ``N = 140{,}288 + 420{,}864 = 561{,}152``; with a symbolic size: the closed
+  form, factored, ``N = 4 H (I + H + 2) + ...``.
+* :func:`html_repr` — a table of the framework's tensors (name, shape, parameters)
+  with a total row; with a symbolic number of layers, the tensors of layer 0 and of
+  any layer ``k >= 1`` (the closed form holds for every L >= 1).
+"""
+from __future__ import annotations
+
+import html
+
+import sympy
+
+from ..engine import stack as _stack
+from ..engine.stack import UPPER
+from ..engine.symbols import plain
+
+__all__ = ["latex_repr", "html_repr", "latex_number", "text"]
+
+
+def latex_number(value) -> str:
+    """An integer in LaTeX with thin-space-free thousands groups: ``561{,}152``.
+
+    Parameters
+    ----------
+    value : int or sympy.Integer
+
+    Returns
+    -------
+    str
+    """
+    return f"{int(value):,}".replace(",", "{,}")
+
+
+def text(value) -> str:
+    """A number or SymPy expression as plain text: ints with thousands separators, shapes as tuples.
+
+    Parameters
+    ----------
+    value : int, sympy.Expr or tuple of them
+        A count, a dimension or a shape.
+
+    Returns
+    -------
+    str
+    """
+    if isinstance(value, tuple):
+        inner = ", ".join(text(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, int) or (isinstance(value, sympy.Basic) and value.is_Integer):
+        return f"{int(value):,}"
+    return str(value)
+
+
+def _name(stack) -> str:
+    return repr(stack) if type(stack).__repr__ is not object.__repr__ else type(stack).__name__
+
+
+def _tex_text(s: str) -> str:
+    """Plain text for ``\\texttt{}``: escape LaTeX specials."""
+    out = []
+    for ch in s:
+        if ch in "_{}&%$#":
+            out.append("\\" + ch)
+        elif ch == "\\":
+            out.append(r"\backslash ")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def latex_repr(stack) -> str:
+    """The count of ``stack`` as an inline-display LaTeX string ``$\\displaystyle ...$``.
+
+    Parameters
+    ----------
+    stack : derive.stack.Stack
+        Any stack (or object with ``count``, ``num_layers`` and ``layer_count(layer)``).
+
+    Returns
+    -------
+    str
+        ``$\\displaystyle \\texttt{LSTM(32, 128, ...)}:\\ N = a + b = total$`` for int sizes
+        (one term per layer), ``... N = <factored closed form>`` otherwise.
+    """
+    count = stack.count
+    label = rf"\texttt{{{_tex_text(_name(stack))}}}:\quad "
+    if count.is_Integer:
+        layers = getattr(stack, "num_layers", 1)
+        terms = ""
+        if isinstance(layers, int) and 1 < layers <= 8:
+            parts = [latex_number(stack.layer_count(k)) for k in range(layers)]
+            terms = " + ".join(parts) + " = "
+        return f"$\\displaystyle {label}N = {terms}{latex_number(count)}$"
+    return f"$\\displaystyle {label}N = {sympy.latex(sympy.factor(count))}$"
+
+
+def _rows(stack):
+
+    layers = getattr(stack, "num_layers", 1)
+    if isinstance(layers, int) or (isinstance(layers, sympy.Basic) and layers.is_Integer):
+        return [(t.name, t.shape, t.numel) for t in stack.tensors], None
+    rows = [(t.name, t.shape, t.numel) for t in stack.layer_tensors(0)]
+    rows += [(t.name.replace(f"_l{UPPER}", "_l{k}"), t.shape, t.numel) for t in stack.layer_tensors(UPPER)]
+    return rows, f"layer 0 and any layer k ≥ 1 of {layers}"
+
+
+def tensor_rows(stack) -> tuple[list[tuple[str, str, str]], str | None]:
+    """(name, shape, parameters) as text for every tensor, and a note when layers are symbolic.
+
+    Parameters
+    ----------
+    stack : derive.stack.Stack
+        Any adapter object (``derive.torch.LSTM(...)``, ...).
+
+    Returns
+    -------
+    tuple of (list of (str, str, str), str or None)
+        The rows, and the note (None when ``num_layers`` is an int).
+    """
+    rows, note = _rows(stack)
+    return [(name, text(tuple(plain(d) for d in shape)), text(plain(numel))) for name, shape, numel in rows], note
+
+
+def html_repr(stack) -> str:
+    """The tensors of ``stack`` as a small HTML table: name, shape, parameters, and the total.
+
+    Parameters
+    ----------
+    stack : derive.stack.Stack
+
+    Returns
+    -------
+    str
+        A ``<table>`` (HTML-escaped text; no scripts, no styles fetched).
+    """
+    rows, note = tensor_rows(stack)
+    caption = html.escape(_name(stack)) + (f" — {html.escape(note)}" if note else "")
+    body = "".join(
+        f"<tr><td><code>{html.escape(n)}</code></td><td>{html.escape(s)}</td>"
+        f"<td style=\"text-align:right\">{html.escape(c)}</td></tr>"
+        for n, s, c in rows
+    )
+    total = html.escape(text(plain(stack.count)))
+    return (
+        f"<table class=\"derive-tensors\"><caption>{caption}</caption>"
+        "<thead><tr><th>name</th><th>shape</th><th>parameters</th></tr></thead>"
+        f"<tbody>{body}</tbody>"
+        f"<tfoot><tr><th colspan=\"2\">total</th><th style=\"text-align:right\">{total}</th></tr></tfoot>"
+        "</table>"
+    )
+
+
+_stack.FORMATTERS.update(latex=latex_repr, html=html_repr)

@@ -1,0 +1,97 @@
+"""LaTeX for the cells' equations, written the way papers write them.
+
+SymPy's own printer sorts the terms of a sum and prints element-wise functions
+as maps; this printer keeps the order in which a cell's equations were written,
+prints element-wise functions as ``\\sigma(\\cdot)``, ``\\tanh(\\cdot)`` and
+``\\operatorname{ReLU}(\\cdot)`` and the element-wise product as ``\\odot``.
+"""
+from __future__ import annotations
+
+import sympy
+from sympy import HadamardProduct, MatAdd, MatMul
+from sympy.printing.latex import LatexPrinter
+
+from ..engine.equations import Cell
+
+__all__ = ["latex", "equations_latex", "shape_latex"]
+
+_FUNCTIONS = {"sigma": r"\sigma", "tanh": r"\tanh", "ReLU": r"\operatorname{ReLU}"}
+
+
+class _PaperPrinter(LatexPrinter):
+    def _print_ElementwiseApplyFunction(self, expr):
+        f = expr.function
+        name = f.expr.func.__name__ if isinstance(f, sympy.Lambda) else getattr(f, "__name__", str(f))
+        return rf"{_FUNCTIONS.get(name, name)}\left({self._print(expr.expr)}\right)"
+
+    def _print_MatAdd(self, expr):
+        out = ""
+        for k, term in enumerate(expr.args):
+            negative = isinstance(term, MatMul) and term.args[0] == -1
+            body = self._print(MatMul(*term.args[1:]) if negative else term)
+            out += (" - " if negative else (" + " if k else "")) + body
+        return out
+
+    def _print_HadamardProduct(self, expr):
+        parts = []
+        for arg in expr.args:
+            text = self._print(arg)
+            parts.append(rf"\left({text}\right)" if isinstance(arg, MatAdd) else text)
+        return r" \odot ".join(parts)
+
+    def _print_MatMul(self, expr):
+        parts = []
+        for arg in expr.args:
+            text = self._print(arg)
+            parts.append(rf"\left({text}\right)" if isinstance(arg, (MatAdd, HadamardProduct)) else text)
+        return " ".join(parts)
+
+    def _print_OneMatrix(self, expr):
+        return "1"
+
+
+def latex(expr) -> str:
+    """LaTeX of a matrix expression from a cell, or of any SymPy expression.
+
+    Parameters
+    ----------
+    expr : sympy.Basic
+        E.g. the right-hand side of one of :attr:`derive.cells.Cell.equations`.
+
+    Returns
+    -------
+    str
+        LaTeX without ``$`` delimiters.
+    """
+    return _PaperPrinter().doprint(expr)
+
+
+def equations_latex(cell: Cell) -> str:
+    """The cell's update equations as one ``aligned`` block (without ``$$`` delimiters).
+
+    Parameters
+    ----------
+    cell : Cell
+
+    Returns
+    -------
+    str
+    """
+    rows = [rf"{latex(lhs)} &= {latex(rhs)}" for lhs, rhs in cell.equations]
+    return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
+
+
+def shape_latex(shape) -> str:
+    """A shape tuple as ``(4H, I)`` in LaTeX, ``(4H,)`` for a vector.
+
+    Parameters
+    ----------
+    shape : tuple of int or sympy.Expr
+        Sizes of the axes, in scalar parameters.
+
+    Returns
+    -------
+    str
+    """
+    dims = [sympy.latex(d) for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"

@@ -1,0 +1,44 @@
+"""Helpers shared by the page modules: tensor tables and example summaries."""
+from __future__ import annotations
+
+import sympy
+
+from derive.render.latex import latex, shape_latex
+from ..site import Example, number
+from derive.engine.stack import UPPER
+
+__all__ = ["tensor_rows", "example_context", "formulas"]
+
+_DIRECTION = {0: "forward", 1: "reverse"}
+
+
+def tensor_rows(stack, layer) -> list[dict]:
+    """Rows of a tensor table for ``layer`` (int, or UPPER shown as ``{k}``): LaTeX shape, blocks, size."""
+    rows = []
+    for t in stack.layer_tensors(layer):
+        blocks = r" \\ ".join(latex(p.symbol) for p in t.parameters)
+        rows.append({
+            "name": t.name.replace(f"_l{UPPER}", "_l{k}"),
+            "direction": _DIRECTION[t.direction],
+            "shape": shape_latex(t.shape),
+            "blocks": blocks if len(t.parameters) == 1 else rf"\begin{{smallmatrix}}{blocks}\end{{smallmatrix}}",
+            "numel": sympy.latex(sympy.factor(t.numel)),
+        })
+    return rows
+
+
+def example_context(example: Example) -> dict:
+    """A worked example's call, count, per-layer counts and shapes (numbers formatted)."""
+    stack = example.build()
+    layers = range(int(stack.num_layers)) if hasattr(stack, "num_layers") else range(1)
+    return {
+        "call": example.call,
+        "count": number(stack.count),
+        "layers": [number(stack.layer_count(k)) for k in layers],
+        "shapes": [(name, shape) for name, shape in stack.shapes.items()],
+    }
+
+
+def formulas(stack) -> dict:
+    """The stack's count as LaTeX, expanded and factored."""
+    return {"expanded": sympy.latex(stack.count), "factored": sympy.latex(stack.factored)}

@@ -1,0 +1,56 @@
+"""The home page: why a 2-layer bidirectional LSTM has more than twice the parameters (seed 000)."""
+from __future__ import annotations
+
+import sympy
+
+import derive.frameworks.pytorch as dt
+from ..site import Example, Page
+from derive.engine.symbols import H, I, L
+from .cells import CELL_PAGES
+
+#: The home page's configurations: seed 000's two stacks, and the same with one layer.
+HEADLINE = (
+    Example("LSTM", (32, 128, 2)),
+    Example("LSTM", (32, 128, 2), (("bidirectional", True),)),
+    Example("LSTM", (32, 128, 1)),
+    Example("LSTM", (32, 128, 1), (("bidirectional", True),)),
+)
+
+def headline() -> dict:
+    """The numbers of the home page's question (seed 000), all computed by the derivation.
+
+    Returns
+    -------
+    dict
+        ``uni``, ``bi`` (counts), ``twice_uni`` (2 × uni), ``extra`` (bi − 2 × uni),
+        ``extra_formula`` (bi − 2 × uni with I, H, L symbolic), per-layer counts and the
+        layer-1 input widths.
+    """
+    uni, bi, one_uni, one_bi = (e.build() for e in HEADLINE)
+    sym_uni, sym_bi = dt.LSTM(I, H, L), dt.LSTM(I, H, L, bidirectional=True)
+    return {
+        "uni": uni.count,
+        "bi": bi.count,
+        "twice_uni": 2 * uni.count,
+        "extra": bi.count - 2 * uni.count,
+        "extra_formula": sympy.factor(sym_bi.count - 2 * sym_uni.count),
+        "uni_layers": [uni.layer_count(k) for k in range(2)],
+        "bi_layers": [bi.layer_count(k) for k in range(2)],
+        "uni_layer1_input": uni.layer_input_size(1),
+        "bi_layer1_input": bi.layer_input_size(1),
+        "uni_formula": sym_uni.count,
+        "bi_formula": sym_bi.count,
+        "uni_factored": sym_uni.factored,
+        "bi_factored": sym_bi.factored,
+        "one_layer": [one_uni.count, one_bi.count],
+        "layer1_tensors": [
+            [(t.name, tuple(int(d) for d in t.shape)) for t in stack.layer_tensors(1) if t.direction == 0]
+            for stack in (uni, bi)
+        ],
+        "calls": [e.call for e in HEADLINE],
+    }
+
+
+
+ORDER = 0
+PAGES = [Page("index.md", "Home", "index.md.j2", lambda: {"h": headline(), "cells": CELL_PAGES}, HEADLINE)]

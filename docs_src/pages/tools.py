@@ -1,0 +1,203 @@
+"""The "Tools" pages: the example notebook, the command line, the cost model, the calculator, the benchmark."""
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import sympy
+
+import derive.frameworks.pytorch as dt
+from derive.render.calculator import CELLS, evaluate, formulas, javascript
+from derive.analysis.cost import DTYPE_BYTES, KINDS, cost, step_ops, stored_elements
+from derive.render.latex import latex
+from ..site import Example, Page, number
+from derive.engine.symbols import H, I, L, P
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "examples" / "derive.ipynb"
+BENCHMARK = ROOT / "benchmarks" / "results.json"
+
+# --- the notebook ---------------------------------------------------------------------------------
+
+#: The torch constructors the notebook shows (checked against torch by tests/test_site_numbers.py).
+NOTEBOOK_EXAMPLES = (Example("LSTM", (32, 128, 2), (("bidirectional", True),)),)
+
+
+def _latex_block(text: str) -> str:
+    body = text.strip()
+    for left, right in (("$\\displaystyle", "$"), ("$$", "$$"), ("$", "$")):
+        if body.startswith(left) and body.endswith(right):
+            body = body[len(left): len(body) - len(right)]
+            break
+    return "$$\n" + body.strip() + "\n$$"
+
+
+def _output(output: dict) -> str:
+    if output.get("output_type") == "stream":
+        return "```text\n" + "".join(output.get("text", "")).rstrip() + "\n```"
+    if output.get("output_type") == "error":
+        raise ValueError(f"the stored notebook has an error output: {output.get('ename')}: {output.get('evalue')}")
+    data = output.get("data", {})
+    parts = []
+    if "text/latex" in data:
+        parts.append(_latex_block("".join(data["text/latex"])))
+    if "text/html" in data:
+        parts.append("".join(data["text/html"]).strip())
+    if not parts and "text/plain" in data:
+        parts.append("```text\n" + "".join(data["text/plain"]).rstrip() + "\n```")
+    return "\n\n".join(parts)
+
+
+def notebook_cells(path: Path = NOTEBOOK) -> list[dict]:
+    """The stored notebook as page blocks: Markdown cells as they are, code with its stored outputs.
+
+    Returns
+    -------
+    list of dict
+        ``{"kind": "markdown", "text": ...}`` or ``{"kind": "code", "source": ..., "outputs": [...]}``,
+        outputs as Markdown (LaTeX as display math, HTML tables as they are, text as text blocks).
+    """
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    out = []
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            out.append({"kind": "markdown", "text": source})
+        elif cell["cell_type"] == "code":
+            out.append({"kind": "code", "source": source, "outputs": [_output(o) for o in cell.get("outputs", [])]})
+    return out
+
+
+# --- the command line -----------------------------------------------------------------------------
+
+#: Command lines shown on the CLI page, with their output rendered at build time.
+CLI_RUNS = (
+    ['nn.LSTM(32, 128, 2, bidirectional=True)'],
+    ['nn.LSTM(32, 128, 2, bidirectional=True)', "--latex"],
+    ['nn.GRU(10, 20)', "--cost", "--seq-len", "100", "--batch", "32"],
+    ["--keras", "Bidirectional(LSTM(128))", "--input-dim", "28"],
+    ["LSTM(I, H, L)", "--latex"],
+    ["__import__('os').system('rm -rf ~')"],
+    ["LSTM(32, 128, proj_size=128)"],
+)
+CLI_EXAMPLES = (
+    Example("LSTM", (32, 128, 2), (("bidirectional", True),)),
+    Example("LSTM", (32, 128, 2)),
+    Example("GRU", (10, 20)),
+)
+
+
+def _quote(arg: str) -> str:
+    if re.fullmatch(r"[A-Za-z0-9_.=-]+", arg):
+        return arg
+    return '"' + arg.replace('"', '\\"') + '"'
+
+
+def cli_run(argv: list[str]) -> dict:
+    """Run the CLI in-process; returns the command line, stdout, stderr and exit status."""
+    import contextlib
+
+    from derive.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    out.isatty = lambda: False  # type: ignore[method-assign]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(argv))
+    return {"command": "derive " + " ".join(_quote(a) for a in argv), "stdout": out.getvalue().rstrip(),
+            "stderr": err.getvalue().rstrip(), "status": status}
+
+
+# --- the cost model -------------------------------------------------------------------------------
+
+#: Configurations whose cost the cost page shows (matrix products checked against FlopCounterMode).
+COST_EXAMPLES = (
+    Example("LSTM", (32, 128, 2), (("bidirectional", True),)),
+    Example("GRU", (10, 20)),
+    Example("RNN", (25, 50, 4), (("bidirectional", True),)),
+    Example("LSTM", (40, 512, 3), (("proj_size", 128),)),
+)
+COST_T, COST_N = 100, 32
+
+_KIND_LABEL = {"mac": "multiply-accumulates", "add": "additions", "mul": "element-wise products",
+               "sigmoid": "sigmoid evaluations", "tanh": "tanh evaluations", "relu": "ReLU evaluations"}
+
+
+def cost_context() -> dict:
+    """Per-step operation counts of each cell (symbolic), the stored values, and worked examples."""
+    cells = []
+    for label, stack in (("Elman RNN (tanh)", dt.RNN(I, H)), ("Elman RNN (ReLU)", dt.RNN(I, H, nonlinearity="relu")),
+                         ("LSTM", dt.LSTM(I, H)), ("LSTM with projection", dt.LSTM(I, H, proj_size=P)),
+                         ("GRU", dt.GRU(I, H))):
+        cell = stack.cell(0)
+        ops = step_ops(cell)
+        cells.append({
+            "label": label,
+            "ops": [(_KIND_LABEL[k], sympy.latex(ops[k])) for k in KINDS if ops[k] != 0],
+            "flops": sympy.latex(sympy.expand(2 * ops["mac"] + sum(ops[k] for k in KINDS[1:]))),
+            "stored": sympy.latex(stored_elements(cell)),
+            "stored_symbols": ", ".join(f"${latex(lhs)}$" for lhs, _ in cell.equations),
+        })
+    symbolic = cost(dt.LSTM(I, H, L, bidirectional=True))
+    examples = []
+    for example in COST_EXAMPLES:
+        c = cost(example.build(), COST_T, COST_N)
+        examples.append({
+            "call": example.call,
+            "macs": number(c.macs), "matmul_flops": number(c.matmul_flops), "flops": number(c.flops),
+            "elementwise": number(c.flops - c.matmul_flops),
+            "weights": number(c.weight_bytes), "activations": number(c.activation_bytes),
+        })
+    return {
+        "cells": cells,
+        "symbolic_macs": sympy.latex(sympy.factor(symbolic.macs)),
+        "symbolic_flops": sympy.latex(sympy.factor(symbolic.flops)),
+        "symbolic_activations": sympy.latex(sympy.factor(symbolic.activation_bytes)),
+        "examples": examples,
+        "T": COST_T, "N": COST_N,
+        "dtypes": sorted(DTYPE_BYTES.items(), key=lambda kv: -kv[1]),
+    }
+
+
+# --- the calculator -------------------------------------------------------------------------------
+
+#: The calculator's initial values (shown before any script runs, and checked against torch).
+CALC_DEFAULT = {"cell": "LSTM", "input_size": 32, "hidden_size": 128, "num_layers": 2, "bidirectional": True,
+                "bias": True, "proj_size": 0}
+CALC_EXAMPLES = (Example("LSTM", (32, 128, 2), (("bidirectional", True),)),)
+
+
+def calculator_context() -> dict:
+    """The form's options and defaults, the default's numbers, the closed forms and the script."""
+    d = CALC_DEFAULT
+    shown = evaluate(d["cell"], d["input_size"], d["hidden_size"], d["num_layers"], d["bidirectional"], d["bias"],
+                     d["proj_size"])
+    rows = []
+    for key, (layer0, upper) in sorted(formulas().items()):
+        cell, bidirectional, bias, projected = key.split("|")
+        rows.append({"cell": CELLS[cell][2], "bidirectional": bidirectional == "1", "bias": bias == "1",
+                     "projected": projected == "1", "layer0": sympy.latex(sympy.factor(layer0)),
+                     "upper": sympy.latex(sympy.factor(upper))})
+    return {"cells": [(k, v[2]) for k, v in CELLS.items()], "default": d, "shown": shown, "rows": rows,
+            "script": javascript(), "number": number}
+
+
+# --- the benchmark --------------------------------------------------------------------------------
+
+def benchmark_context() -> dict:
+    """The committed benchmark results (benchmarks/results.json)."""
+    data = json.loads(BENCHMARK.read_text(encoding="utf-8"))
+    return {"b": data}
+
+
+ORDER = 60
+PAGES = [
+    Page("tools/notebook.md", "Notebook", "tools-notebook.md.j2", lambda: {"cells": notebook_cells()},
+         NOTEBOOK_EXAMPLES, "Tools"),
+    Page("tools/cli.md", "Command line", "tools-cli.md.j2", lambda: {"runs": [cli_run(a) for a in CLI_RUNS]},
+         CLI_EXAMPLES, "Tools"),
+    Page("tools/cost.md", "Cost model", "tools-cost.md.j2", cost_context, COST_EXAMPLES, "Tools"),
+    Page("tools/calculator.md", "Calculator", "tools-calculator.md.j2", calculator_context, CALC_EXAMPLES, "Tools"),
+    Page("tools/benchmark.md", "Benchmark", "tools-benchmark.md.j2", benchmark_context, (), "Tools"),
+]

@@ -1,0 +1,1 @@
+"""Shared fixtures and set-up of the test suite."""
