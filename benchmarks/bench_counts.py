@@ -14,6 +14,7 @@ count is asserted equal to the others'. Also timed: rendering every page of the 
 The results, with the machine and the date, go to a JSON file that the site's benchmark page
 (``derive/pages/tools.py``) reads. Not a test: run it by hand and commit the JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,12 +36,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import derive.torch as dt  # noqa: E402
-from derive import H, I, L  # noqa: E402
 from derive.vectorize import vectorize  # noqa: E402
 
+from derive import H, I, L  # noqa: E402
+
 #: (input_size, hidden_size, num_layers) of the bidirectional LSTMs measured.
-MODELS = [(32, 16, 1), (32, 128, 2), (256, 512, 2), (512, 1024, 3), (1024, 2048, 4), (2048, 4096, 4),
-          (4096, 8192, 2)]
+MODELS = [(32, 16, 1), (32, 128, 2), (256, 512, 2), (512, 1024, 3), (1024, 2048, 4), (2048, 4096, 4), (4096, 8192, 2)]
 
 
 def best_of(repeats: int, function) -> float:
@@ -67,11 +68,15 @@ def machine() -> dict:
                 break
     except OSError:
         pass
-    return {"description": f"{model}, {platform.system()} {platform.machine()}",
-            "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-            "python": platform.python_version(), "torch": torch.__version__, "sympy": sympy.__version__,
-            "numpy": np.__version__,
-            "load": round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None}
+    return {
+        "description": f"{model}, {platform.system()} {platform.machine()}",
+        "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "sympy": sympy.__version__,
+        "numpy": np.__version__,
+        "load": round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None,
+    }
 
 
 def site_times() -> dict:
@@ -86,8 +91,13 @@ def site_times() -> dict:
             env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
 
             def run():
-                subprocess.run([str(mkdocs), "build", "--strict", "--quiet", "--site-dir", out], cwd=ROOT, env=env,
-                               check=True, capture_output=True)
+                subprocess.run(
+                    [str(mkdocs), "build", "--strict", "--quiet", "--site-dir", out],
+                    cwd=ROOT,
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
 
             build = best_of(2, run)
     return {"render_pages": render, "mkdocs_build": build}
@@ -117,8 +127,9 @@ def main(argv=None) -> int:
         vectorized = args.batch / best_of(repeats, lambda: count(I=i, H=hs, L=layers))
         # (b) one exact count, sizes changing on every call
         n_exact = 2000 if not args.quick else 300
-        exact = n_exact / best_of(repeats, lambda: [dt.LSTM(i, h + k, layers, bidirectional=True).count
-                                                    for k in range(n_exact)])
+        exact = n_exact / best_of(
+            repeats, lambda: [dt.LSTM(i, h + k, layers, bidirectional=True).count for k in range(n_exact)]
+        )
         # (c) torch on the meta device
         n_meta = 20 if not args.quick else 5
         meta = n_meta / best_of(repeats, lambda: [torch_count(i, h, layers, "meta") for _ in range(n_meta)])
@@ -127,33 +138,69 @@ def main(argv=None) -> int:
         if expected <= args.cpu_limit:
             assert torch_count(i, h, layers, "cpu") == expected
             n_cpu = 3
-            cpu = n_cpu / best_of(2 if not args.quick else 1,
-                                  lambda: [torch_count(i, h, layers, "cpu") for _ in range(n_cpu)])
-        rows.append({"label": f"LSTM({i}, {h}, {layers}, bidirectional=True)",
-                     "input_size": i, "hidden_size": h, "num_layers": layers, "parameters": expected,
-                     "vectorized": vectorized, "exact": exact, "meta": meta, "cpu": cpu})
-        print(f"{rows[-1]['label']:45s} {expected:>15,} params: vectorized {vectorized:>14,.0f}/s, "
-              f"exact {exact:>9,.0f}/s, meta {meta:>8,.1f}/s, cpu {cpu if cpu is None else round(cpu, 2)}/s",
-              file=sys.stderr)
+            cpu = n_cpu / best_of(
+                2 if not args.quick else 1, lambda: [torch_count(i, h, layers, "cpu") for _ in range(n_cpu)]
+            )
+        rows.append(
+            {
+                "label": f"LSTM({i}, {h}, {layers}, bidirectional=True)",
+                "input_size": i,
+                "hidden_size": h,
+                "num_layers": layers,
+                "parameters": expected,
+                "vectorized": vectorized,
+                "exact": exact,
+                "meta": meta,
+                "cpu": cpu,
+            }
+        )
+        print(
+            f"{rows[-1]['label']:45s} {expected:>15,} params: vectorized {vectorized:>14,.0f}/s, "
+            f"exact {exact:>9,.0f}/s, meta {meta:>8,.1f}/s, cpu {cpu if cpu is None else round(cpu, 2)}/s",
+            file=sys.stderr,
+        )
 
     speedups = [r["vectorized"] / r["meta"] for r in rows]
     per_config_ms = [1000 / r["exact"] for r in rows]
     flat = max(r["vectorized"] for r in rows) / min(r["vectorized"] for r in rows)
     site = {"render_pages": None, "mkdocs_build": None} if args.no_site else site_times()
     targets = [
-        {"label": "vectorized vs meta-device instantiation, per configuration (smallest ratio)",
-         "measured": f"{min(speedups):,.0f}×", "target": "≥ 10,000×", "met": min(speedups) >= 10_000},
-        {"label": "vectorized throughput, fastest / slowest model size",
-         "measured": f"{flat:.2f}", "target": "flat (≤ 2)", "met": flat <= 2},
-        {"label": "one exact count (slowest model size)", "measured": f"{max(per_config_ms):.3f} ms",
-         "target": "< 1 ms", "met": max(per_config_ms) < 1},
+        {
+            "label": "vectorized vs meta-device instantiation, per configuration (smallest ratio)",
+            "measured": f"{min(speedups):,.0f}×",
+            "target": "≥ 10,000×",
+            "met": min(speedups) >= 10_000,
+        },
+        {
+            "label": "vectorized throughput, fastest / slowest model size",
+            "measured": f"{flat:.2f}",
+            "target": "flat (≤ 2)",
+            "met": flat <= 2,
+        },
+        {
+            "label": "one exact count (slowest model size)",
+            "measured": f"{max(per_config_ms):.3f} ms",
+            "target": "< 1 ms",
+            "met": max(per_config_ms) < 1,
+        },
     ]
     if site["mkdocs_build"] is not None:
-        targets.append({"label": "full site build (mkdocs build --strict)", "measured": f"{site['mkdocs_build']:.1f} s",
-                        "target": "< 10 s", "met": site["mkdocs_build"] < 10})
-    targets.append({"label": "rendering every page (docs_src.site.render_pages)",
-                    "measured": "not run" if site["render_pages"] is None else f"{site['render_pages']:.1f} s",
-                    "target": "—", "met": True})
+        targets.append(
+            {
+                "label": "full site build (mkdocs build --strict)",
+                "measured": f"{site['mkdocs_build']:.1f} s",
+                "target": "< 10 s",
+                "met": site["mkdocs_build"] < 10,
+            }
+        )
+    targets.append(
+        {
+            "label": "rendering every page (docs_src.site.render_pages)",
+            "measured": "not run" if site["render_pages"] is None else f"{site['render_pages']:.1f} s",
+            "target": "—",
+            "met": True,
+        }
+    )
     notes = (
         "Vectorized throughput is the same at every model size because the closed form is a fixed "
         "polynomial evaluated in int64 (entries that could exceed int64 would switch to exact Python "
@@ -164,7 +211,7 @@ def main(argv=None) -> int:
     )
     data = {
         "command": ".venv/bin/python benchmarks/bench_counts.py" + (" --quick" if args.quick else ""),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
         "batch": args.batch,
         "cpu_limit": args.cpu_limit,
@@ -175,8 +222,9 @@ def main(argv=None) -> int:
     }
     args.output.write_text(json.dumps(data, indent=2) + "\n")
     for t in targets:
-        print(f"{t['label']}: {t['measured']} (target {t['target']}, {'met' if t['met'] else 'NOT met'})",
-              file=sys.stderr)
+        print(
+            f"{t['label']}: {t['measured']} (target {t['target']}, {'met' if t['met'] else 'NOT met'})", file=sys.stderr
+        )
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 

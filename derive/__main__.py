@@ -1,4 +1,5 @@
 """``python -m derive``: the command-line tool (see :mod:`derive.cli`)."""
+
 import sys
 
 from .cli import main

@@ -22,6 +22,7 @@ mkdocstrings' NumPy parser leaves as they are. Before rendering, this extension
 Only docstrings are changed, and only in the documentation build: importing
 ``derive`` never imports this module (it needs ``griffe``, from the ``docs`` extra).
 """
+
 from __future__ import annotations
 
 import re
@@ -63,7 +64,7 @@ def fence_doctests(text: str) -> str:
             indent = line[: len(line) - len(line.lstrip())]
             block = []
             while k < len(lines) and lines[k].strip():
-                block.append(lines[k][len(indent):] if lines[k].startswith(indent) else lines[k].strip())
+                block.append(lines[k][len(indent) :] if lines[k].startswith(indent) else lines[k].strip())
                 k += 1
             out += [f"{indent}```pycon", *(indent + b for b in block), f"{indent}```"]
             continue
@@ -112,8 +113,12 @@ class SphinxRoles(griffe.Extension):
             k -= 1
         if comment:
             attr.docstring = griffe.Docstring(
-                "\n".join(comment), lineno=k + 2, endlineno=attr.lineno - 1, parent=attr,
-                parser=parser, parser_options=options,
+                "\n".join(comment),
+                lineno=k + 2,
+                endlineno=attr.lineno - 1,
+                parent=attr,
+                parser=parser,
+                parser_options=options,
             )
 
     @staticmethod
@@ -124,7 +129,7 @@ class SphinxRoles(griffe.Extension):
 
         try:
             value = importlib.import_module(obj.module.path)
-            for name in obj.path[len(obj.module.path) + 1:].split("."):
+            for name in obj.path[len(obj.module.path) + 1 :].split("."):
                 value = inspect.getattr_static(value, name)
         except (ImportError, AttributeError):
             return
@@ -133,8 +138,14 @@ class SphinxRoles(griffe.Extension):
         if obj.is_class and doc == type.__doc__:
             doc = None
         if doc and doc.strip():
-            obj.docstring = griffe.Docstring(inspect.cleandoc(doc), lineno=obj.lineno, endlineno=obj.lineno,
-                                             parent=obj, parser=parser, parser_options=options)
+            obj.docstring = griffe.Docstring(
+                inspect.cleandoc(doc),
+                lineno=obj.lineno,
+                endlineno=obj.lineno,
+                parent=obj,
+                parser=parser,
+                parser_options=options,
+            )
 
     def _link(self, obj, match: re.Match) -> str:
         short, target = match.group(1) == "~", match.group(2).strip().rstrip("()")

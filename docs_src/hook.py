@@ -9,6 +9,7 @@ Wired in ``mkdocs.yml`` as ``hooks: [docs_src/hook.py]``.
 * ``on_serve`` watches ``templates/``, ``derive/`` and ``docs_src/`` so ``mkdocs serve`` rebuilds
   when the templates or the renderer change.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -66,8 +67,7 @@ def _katex_files(config, root: Path) -> list[File]:
     dist = root / "node_modules" / "katex" / "dist"
     if not (dist / "katex.min.js").is_file():
         raise PluginError(
-            f"KaTeX is missing: {dist} not found. Run `npm ci` first in {root} "
-            "(./scripts/build-site does it for you)."
+            f"KaTeX is missing: {dist} not found. Run `npm ci` first in {root} (./scripts/build-site does it for you)."
         )
     sources = [dist / name for name in KATEX_FILES]
     sources += sorted(p for p in (dist / "fonts").iterdir() if p.is_file())

@@ -11,13 +11,14 @@ gives the test suite every configuration the site shows, to hold against the
 real framework. The MkDocs hook (``derive/mkdocs_hook.py``) calls
 :func:`render_pages` on every build.
 """
+
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import jinja2
 import sympy

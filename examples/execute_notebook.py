@@ -5,6 +5,7 @@
 The site's notebook page (derive/pages/tools.py) shows the stored outputs;
 tests/test_notebook.py runs the notebook again and fails if they differ.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,7 +24,9 @@ def execute(path: Path = NOTEBOOK, timeout: int = 300):
     os.environ.setdefault("KERAS_BACKEND", "torch")
     os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
     client.execute()
     return nb
 

@@ -5,6 +5,7 @@ its parameters as ``[(name, shape, trainable)]`` — the names, shapes and count
 framework, never from ``derive``. JAX runs on CPU; Flax linen and Equinox parameters are only
 shape-evaluated (``jax.eval_shape``), nothing is computed.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,20 +13,20 @@ import warnings
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-import equinox as eqx  # noqa: E402
-import flax.linen as nn  # noqa: E402
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
-import onnx  # noqa: E402
-import onnxruntime  # noqa: E402
-from flax import nnx  # noqa: E402
-from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-from onnx.reference import ReferenceEvaluator  # noqa: E402
+import equinox as eqx
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+import onnx
+import onnxruntime
+from flax import nnx
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    import paddle  # noqa: E402
+    import paddle
 
 onnxruntime.set_default_logger_severity(4)  # refusals are expected in the tests: no error log
 
@@ -72,8 +73,11 @@ def linen_tensors(name, input_size, hidden, *, num_layers=1, bidirectional=False
         layers = []
         for _ in range(num_layers):
             if bidirectional:
-                layers.append(nn.Bidirectional(nn.RNN(linen_cell(name, hidden, **options)),
-                                               nn.RNN(linen_cell(name, hidden, **options))))
+                layers.append(
+                    nn.Bidirectional(
+                        nn.RNN(linen_cell(name, hidden, **options)), nn.RNN(linen_cell(name, hidden, **options))
+                    )
+                )
             else:
                 layers.append(nn.RNN(linen_cell(name, hidden, **options)))
         model = nn.Sequential(layers)
@@ -204,16 +208,21 @@ def onnx_model(op, input_size, hidden, rows, *, num_layers=1, num_directions=1, 
         y = f"Y{k}"
         nodes.append(helper.make_node(op, inputs, [y], hidden_size=hidden, **attributes))
         if k + 1 < num_layers:
-            inits.append(numpy_helper.from_array(np.array([STEPS, BATCH, num_directions * hidden], np.int64),
-                                                 f"shape{k}"))
+            inits.append(
+                numpy_helper.from_array(np.array([STEPS, BATCH, num_directions * hidden], np.int64), f"shape{k}")
+            )
             nodes.append(helper.make_node("Transpose", [y], [f"T{k}"], perm=[0, 2, 1, 3]))
             nodes.append(helper.make_node("Reshape", [f"T{k}", f"shape{k}"], [f"X{k + 1}"]))
             x = f"X{k + 1}"
     graph = helper.make_graph(
-        nodes, "stack",
+        nodes,
+        "stack",
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [STEPS, BATCH, input_size])],
-        [helper.make_tensor_value_info(f"Y{num_layers - 1}", TensorProto.FLOAT,
-                                       [STEPS, num_directions, BATCH, hidden])],
+        [
+            helper.make_tensor_value_info(
+                f"Y{num_layers - 1}", TensorProto.FLOAT, [STEPS, num_directions, BATCH, hidden]
+            )
+        ],
         inits,
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)], ir_version=10)
@@ -238,7 +247,7 @@ def onnx_refused(model, input_size) -> bool:
     try:
         session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
         session.run(None, {"X": x})
-    except Exception:  # noqa: BLE001  (ORT raises its own Fail / InvalidArgument types)
+    except Exception:
         return True
     return False
 

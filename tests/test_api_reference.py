@@ -9,6 +9,7 @@ type; every exception a function raises itself is listed under ``Raises``; the
 NumPy parser has nothing to complain about; every framework convention and
 wiring names its source.
 """
+
 from __future__ import annotations
 
 import ast
@@ -43,8 +44,10 @@ def test_every_public_module_has_a_reference_page():
     public = public_modules()
     missing = sorted(public - set(API_MODULES) - set(NOT_DOCUMENTED))
     stale = sorted((set(API_MODULES) | set(NOT_DOCUMENTED)) - public)
-    assert not missing, (f"public modules without an API page: {missing}; add them to API_MODULES in "
-                         "derive/pages/api.py (or, with a reason, to NOT_DOCUMENTED)")
+    assert not missing, (
+        f"public modules without an API page: {missing}; add them to API_MODULES in "
+        "derive/pages/api.py (or, with a reason, to NOT_DOCUMENTED)"
+    )
     assert not stale, f"derive/pages/api.py lists modules that do not exist: {stale}"
     assert len(API_MODULES) == len(set(API_MODULES))
 
@@ -110,8 +113,11 @@ def _sections(obj) -> dict:
 
 
 def _named_parameters(function) -> list[str]:
-    return [p.name for p in function.parameters
-            if p.name not in ("self", "cls") and p.kind.value not in ("variadic positional", "variadic keyword")]
+    return [
+        p.name
+        for p in function.parameters
+        if p.name not in ("self", "cls") and p.kind.value not in ("variadic positional", "variadic keyword")
+    ]
 
 
 def _raised(obj) -> set[str]:
@@ -164,7 +170,7 @@ def _expand_ellipsis(documented: dict, docstring: str, names: list[str]) -> None
     for match in ELLIPSIS.finditer(docstring):
         first, last = match.group(1), match.group(2)
         if first in names and last in names and first in documented:
-            for between in names[names.index(first):names.index(last) + 1]:
+            for between in names[names.index(first) : names.index(last) + 1]:
                 documented.setdefault(between, documented[first])
 
 
@@ -188,7 +194,9 @@ def _problems(objects) -> list[str]:
             for name in names:
                 if name not in documented:
                     problems.append(f"{obj.path}: argument {name!r} not under Parameters")
-                elif documented[name].annotation in (None, "") and "ignored" not in documented[name].description.lower():
+                elif (
+                    documented[name].annotation in (None, "") and "ignored" not in documented[name].description.lower()
+                ):
                     problems.append(f"{obj.path}: argument {name!r} has no type")
             missing = _raised(obj) - _raises_section(owner) - {"NotImplementedError"}
             if missing:
@@ -209,7 +217,8 @@ def test_docstrings_parse_without_warnings(loaded):
 
 def test_checker_finds_gaps(tmp_path):
     """The documentation check can fail: an undocumented argument, an unlisted exception, no docstring."""
-    (tmp_path / "fake.py").write_text(textwrap.dedent('''
+    (tmp_path / "fake.py").write_text(
+        textwrap.dedent('''
         """A module."""
         def f(a, b):
             """Do.
@@ -222,7 +231,8 @@ def test_checker_finds_gaps(tmp_path):
             raise ValueError("no")
         def g():
             pass
-    '''))
+    ''')
+    )
     loader = griffe.GriffeLoader(search_paths=[str(tmp_path)], docstring_parser="numpy")
     module = loader.load("fake")
     problems = _problems({"fake": [module, module["f"], module["g"]]})
@@ -234,8 +244,12 @@ def test_checker_finds_gaps(tmp_path):
 def test_conventions_and_wirings_name_their_source():
     from derive import conventions, wirings
 
-    values = [v for m in (conventions, wirings) for v in vars(m).values()
-              if isinstance(v, (conventions.Convention, wirings.Wiring))]
+    values = [
+        v
+        for m in (conventions, wirings)
+        for v in vars(m).values()
+        if isinstance(v, (conventions.Convention, wirings.Wiring))
+    ]
     assert len(values) >= 3
     for value in values:
         assert isinstance(value.source, str) and len(value.source) > 10, value.name

@@ -12,6 +12,7 @@ or uncaught exception, no failed or non-local request. Search works offline.
 
 Run these tests alone with ``./scripts/test -m browser``; skip them with ``-m "not browser"``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -22,9 +23,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from test_site_build import build, html_path
 
 from docs_src.site import pages as registry
-from test_site_build import build, html_path
 
 pytestmark = pytest.mark.browser
 
@@ -89,7 +90,7 @@ def _require_browser():
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 (signature of the base class)
+    def log_message(self, format, *args):
         pass
 
 
@@ -191,12 +192,13 @@ def test_page_renders_offline_without_errors(visit, path):
     page = v.page
     try:
         page.wait_for_function(MATH_DONE, timeout=TIMEOUT_MS)
-    except Exception:  # noqa: BLE001  (the assertions below say what is missing)
+    except Exception:
         pass
     math = page.evaluate(MATH_STATE)
     assert math["errors"] == [], f"{path}: KaTeX errors: {math['errors']}"
     assert math["rendered"] == math["sources"], (
-        f"{path}: {math['sources'] - math['rendered']} of {math['sources']} formulas not typeset")
+        f"{path}: {math['sources'] - math['rendered']} of {math['sources']} formulas not typeset"
+    )
     assert math["displayRendered"] == math["display"], f"{path}: display math not typeset in display mode"
     assert math["raw"] == [], f"{path}: raw TeX left on the page: {math['raw']}"
     assert page.locator("h1").count() >= 1, f"{path}: no title"
@@ -215,10 +217,13 @@ def test_math_pages_really_have_math(visit):
     assert v.page.locator(".katex-html").count() >= math["sources"]
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("proj_size", "cells/lstm-projection/"),
-    ("bidirectional", "wirings/deep-bidirectional/"),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("proj_size", "cells/lstm-projection/"),
+        ("bidirectional", "wirings/deep-bidirectional/"),
+    ],
+)
 def test_search_works_offline(visit, query, expected):
     v = visit("index.html")
     page = v.page
@@ -242,8 +247,8 @@ def test_search_finds_nothing_for_nonsense(visit):
     box.press_sequentially("qwxzvbnm", delay=20)
     meta = v.page.locator(".md-search-result__meta")
     v.page.wait_for_function(
-        "() => /no matching/i.test(document.querySelector('.md-search-result__meta').textContent)",
-        timeout=TIMEOUT_MS)
+        "() => /no matching/i.test(document.querySelector('.md-search-result__meta').textContent)", timeout=TIMEOUT_MS
+    )
     assert v.page.locator(".md-search-result__item").count() == 0, meta.inner_text()
 
 
@@ -273,8 +278,12 @@ def _torch_count(cls, input_size, hidden_size, num_layers, proj_size, bidirectio
 
 def _fill(page, cell, input_size, hidden_size, num_layers, proj_size, bidirectional, bias):
     page.select_option("#calc-cell", cell)
-    for field, value in (("input-size", input_size), ("hidden-size", hidden_size),
-                         ("num-layers", num_layers), ("proj-size", proj_size)):
+    for field, value in (
+        ("input-size", input_size),
+        ("hidden-size", hidden_size),
+        ("num-layers", num_layers),
+        ("proj-size", proj_size),
+    ):
         if field == "proj-size" and not page.is_enabled("#calc-proj-size"):
             assert value == 0, "the page offers no proj_size for this cell"
             continue  # the page disables proj_size for cells without projection
@@ -294,8 +303,9 @@ def test_calculator_answers_as_torch(visit, case):
     extra = {"nonlinearity": "relu"} if cell == "RNN_RELU" else {}
     expected = _torch_count(cls, *sizes, **extra)
     total = page.locator("#calc-total")
-    page.wait_for_function("(n) => document.querySelector('#calc-total').dataset.value === n", arg=str(expected),
-                           timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "(n) => document.querySelector('#calc-total').dataset.value === n", arg=str(expected), timeout=TIMEOUT_MS
+    )
     assert total.get_attribute("data-value") == str(expected)
     assert total.inner_text().replace(",", "").replace("\u202f", "").strip() == str(expected)
     assert page.locator("#calc-error").inner_text().strip() == ""
@@ -308,8 +318,7 @@ def test_calculator_refuses_bad_sizes_and_stays_exact_for_huge_ones(visit):
     v = visit(html_path(CALCULATOR))
     page = v.page
     _fill(page, "LSTM", 32, 0, 2, 0, False, True)
-    page.wait_for_function("() => document.querySelector('#calc-error').textContent.trim() !== ''",
-                           timeout=TIMEOUT_MS)
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent.trim() !== ''", timeout=TIMEOUT_MS)
     assert "hidden_size" in page.locator("#calc-error").inner_text()
     assert page.locator("#calc-total").get_attribute("data-value") == ""
     # 10**20 is beyond a double's exact range: the page must still be exact (BigInt).
@@ -318,7 +327,8 @@ def test_calculator_refuses_bad_sizes_and_stays_exact_for_huge_ones(visit):
     import derive.torch as dt
 
     expected = int(dt.GRU(huge, huge, 3, bidirectional=True).count)
-    page.wait_for_function("(n) => document.querySelector('#calc-total').dataset.value === n", arg=str(expected),
-                           timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "(n) => document.querySelector('#calc-total').dataset.value === n", arg=str(expected), timeout=TIMEOUT_MS
+    )
     assert page.locator("#calc-error").inner_text().strip() == ""
     assert v.console == [] and v.outside == [], (v.console, v.outside)

@@ -1,4 +1,5 @@
 """The calculator's generated JavaScript, run with node, against the Python library and torch."""
+
 from __future__ import annotations
 
 import json
@@ -7,10 +8,10 @@ import shutil
 import subprocess
 
 import pytest
+from derive.calculator import CELLS, evaluate, javascript
 from torch import nn
 
 import docs_src.site as site
-from derive.calculator import CELLS, evaluate, javascript
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node not installed")
@@ -40,12 +41,24 @@ def run_js(configs, tmp_path):
 
 def python_side(cfg):
     try:
-        r = evaluate(cfg["cell"], int(cfg["inputSize"]), int(cfg["hiddenSize"]), int(cfg["numLayers"]),
-                     cfg["bidirectional"], cfg["bias"], int(cfg["projSize"]))
+        r = evaluate(
+            cfg["cell"],
+            int(cfg["inputSize"]),
+            int(cfg["hiddenSize"]),
+            int(cfg["numLayers"]),
+            cfg["bidirectional"],
+            cfg["bias"],
+            int(cfg["projSize"]),
+        )
     except (ValueError, TypeError) as error:
         return {"error": str(error)}
-    return {"total": str(r["total"]), "layer0": str(r["layer0"]),
-            "upper": None if r["upper"] is None else str(r["upper"]), "call": r["call"], "grouped": f"{r['total']:,}"}
+    return {
+        "total": str(r["total"]),
+        "layer0": str(r["layer0"]),
+        "upper": None if r["upper"] is None else str(r["upper"]),
+        "call": r["call"],
+        "grouped": f"{r['total']:,}",
+    }
 
 
 def random_configs(n, seed, big=False):
@@ -56,9 +69,17 @@ def random_configs(n, seed, big=False):
         top = 10**9 if big else 600
         h = rng.randint(1, top)
         proj = rng.randint(1, h - 1) if cell == "LSTM" and h > 1 and rng.random() < 0.3 else 0
-        out.append({"cell": cell, "inputSize": str(rng.randint(1, top)), "hiddenSize": str(h),
-                    "numLayers": str(rng.randint(1, 40 if big else 6)), "bidirectional": rng.random() < 0.5,
-                    "bias": rng.random() < 0.7, "projSize": str(proj)})
+        out.append(
+            {
+                "cell": cell,
+                "inputSize": str(rng.randint(1, top)),
+                "hiddenSize": str(h),
+                "numLayers": str(rng.randint(1, 40 if big else 6)),
+                "bidirectional": rng.random() < 0.5,
+                "bias": rng.random() < 0.7,
+                "projSize": str(proj),
+            }
+        )
     return out
 
 
@@ -70,37 +91,79 @@ def test_many_random_inputs_match_the_library(tmp_path):
 
 
 def test_refused_inputs_match_the_library(tmp_path):
-    base = {"cell": "LSTM", "inputSize": "32", "hiddenSize": "128", "numLayers": "2", "bidirectional": True,
-            "bias": True, "projSize": "0"}
+    base = {
+        "cell": "LSTM",
+        "inputSize": "32",
+        "hiddenSize": "128",
+        "numLayers": "2",
+        "bidirectional": True,
+        "bias": True,
+        "projSize": "0",
+    }
     bad = [
-        dict(base, hiddenSize="0"), dict(base, inputSize="-3"), dict(base, numLayers="0"),
-        dict(base, projSize="128"), dict(base, projSize="200"), dict(base, projSize="-1"),
-        dict(base, cell="GRU", projSize="5"), dict(base, cell="RNN_TANH", projSize="1"),
+        dict(base, hiddenSize="0"),
+        dict(base, inputSize="-3"),
+        dict(base, numLayers="0"),
+        dict(base, projSize="128"),
+        dict(base, projSize="200"),
+        dict(base, projSize="-1"),
+        dict(base, cell="GRU", projSize="5"),
+        dict(base, cell="RNN_TANH", projSize="1"),
     ]
     js = run_js(bad, tmp_path)
     assert js == [python_side(c) for c in bad]
     assert all("error" in r for r in js)
     not_int = run_js([dict(base, inputSize="3.5"), dict(base, hiddenSize="abc"), dict(base, numLayers="")], tmp_path)
-    assert [r["error"] for r in not_int] == ["input_size should be of type int", "hidden_size should be of type int",
-                                             "num_layers should be of type int"]
+    assert [r["error"] for r in not_int] == [
+        "input_size should be of type int",
+        "hidden_size should be of type int",
+        "num_layers should be of type int",
+    ]
 
 
-@pytest.mark.parametrize("cfg,module", [
-    (("LSTM", 32, 128, 2, True, True, 0), lambda: nn.LSTM(32, 128, 2, bidirectional=True)),
-    (("LSTM", 40, 512, 3, False, True, 128), lambda: nn.LSTM(40, 512, 3, proj_size=128)),
-    (("GRU", 10, 20, 3, True, False, 0), lambda: nn.GRU(10, 20, 3, bias=False, bidirectional=True)),
-    (("RNN_RELU", 25, 50, 4, True, True, 0), lambda: nn.RNN(25, 50, 4, nonlinearity="relu", bidirectional=True)),
-])
+@pytest.mark.parametrize(
+    "cfg,module",
+    [
+        (("LSTM", 32, 128, 2, True, True, 0), lambda: nn.LSTM(32, 128, 2, bidirectional=True)),
+        (("LSTM", 40, 512, 3, False, True, 128), lambda: nn.LSTM(40, 512, 3, proj_size=128)),
+        (("GRU", 10, 20, 3, True, False, 0), lambda: nn.GRU(10, 20, 3, bias=False, bidirectional=True)),
+        (("RNN_RELU", 25, 50, 4, True, True, 0), lambda: nn.RNN(25, 50, 4, nonlinearity="relu", bidirectional=True)),
+    ],
+)
 def test_a_few_against_torch(cfg, module, tmp_path):
     cell, i, h, layers, bidirectional, bias, proj = cfg
-    js = run_js([{"cell": cell, "inputSize": i, "hiddenSize": h, "numLayers": layers, "bidirectional": bidirectional,
-                  "bias": bias, "projSize": proj}], tmp_path)[0]
+    js = run_js(
+        [
+            {
+                "cell": cell,
+                "inputSize": i,
+                "hiddenSize": h,
+                "numLayers": layers,
+                "bidirectional": bidirectional,
+                "bias": bias,
+                "projSize": proj,
+            }
+        ],
+        tmp_path,
+    )[0]
     m = module()
     per_layer = [sum(p.numel() for n, p in m.named_parameters() if f"_l{k}" in n) for k in range(layers)]
     assert int(js["total"]) == sum(p.numel() for p in m.parameters())
     assert int(js["layer0"]) == per_layer[0] and all(int(js["upper"]) == c for c in per_layer[1:])
-    assert js["call"] == python_side(dict(cell=cell, inputSize=i, hiddenSize=h, numLayers=layers,
-                                          bidirectional=bidirectional, bias=bias, projSize=proj))["call"]
+    assert (
+        js["call"]
+        == python_side(
+            dict(
+                cell=cell,
+                inputSize=i,
+                hiddenSize=h,
+                numLayers=layers,
+                bidirectional=bidirectional,
+                bias=bias,
+                projSize=proj,
+            )
+        )["call"]
+    )
 
 
 def test_page_inlines_the_script_and_the_ids():
@@ -109,8 +172,22 @@ def test_page_inlines_the_script_and_the_ids():
     pages = site.render_pages(Path(__file__).resolve().parents[1] / "templates")
     page = pages["tools/calculator.md"]
     assert javascript() in page
-    for element in ("calc-form", "calc-framework", "calc-cell", "calc-input-size", "calc-hidden-size",
-                    "calc-num-layers", "calc-bidirectional", "calc-bias", "calc-proj-size", "calc-total",
-                    "calc-layer0", "calc-upper", "calc-layers", "calc-call", "calc-error"):
+    for element in (
+        "calc-form",
+        "calc-framework",
+        "calc-cell",
+        "calc-input-size",
+        "calc-hidden-size",
+        "calc-num-layers",
+        "calc-bidirectional",
+        "calc-bias",
+        "calc-proj-size",
+        "calc-total",
+        "calc-layer0",
+        "calc-upper",
+        "calc-layers",
+        "calc-call",
+        "calc-error",
+    ):
         assert f'id="{element}"' in page
     assert "http://" not in page and "https://" not in page

@@ -1,4 +1,5 @@
 """The command-line tool, run as a subprocess: numbers against torch/Keras, and hostile input refused."""
+
 from __future__ import annotations
 
 import json
@@ -11,10 +12,10 @@ from pathlib import Path
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
+import derive.torch as dt
 import pytest
 from torch import nn
 
-import derive.torch as dt
 from derive.cli import InputError, parse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,8 +24,9 @@ SCRIPT = Path(sys.executable).with_name("derive")
 
 def run(*args, cwd=None, check_clean=True):
     env = dict(os.environ, KERAS_BACKEND="torch", KERAS_HOME=tempfile.mkdtemp(prefix="keras-home-"))
-    result = subprocess.run([sys.executable, "-m", "derive", *args], capture_output=True, text=True, cwd=cwd or ROOT,
-                            env=env, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "derive", *args], capture_output=True, text=True, cwd=cwd or ROOT, env=env, timeout=120
+    )
     return result
 
 
@@ -32,21 +34,28 @@ def torch_count(module) -> int:
     return sum(p.numel() for p in module.parameters())
 
 
-@pytest.mark.parametrize("call,module", [
-    ("nn.LSTM(32, 128, 2, bidirectional=True)", lambda: nn.LSTM(32, 128, 2, bidirectional=True)),
-    ("torch.nn.GRU(10, 20)", lambda: nn.GRU(10, 20)),
-    ("LSTM(10, 20, 1, proj_size=5)", lambda: nn.LSTM(10, 20, 1, proj_size=5)),
-    ("nn.RNN(25, 50, 4, nonlinearity='relu', bias=False)", lambda: nn.RNN(25, 50, 4, nonlinearity="relu", bias=False)),
-    ("nn.LSTMCell(10, 20)", lambda: nn.LSTMCell(10, 20)),
-])
+@pytest.mark.parametrize(
+    "call,module",
+    [
+        ("nn.LSTM(32, 128, 2, bidirectional=True)", lambda: nn.LSTM(32, 128, 2, bidirectional=True)),
+        ("torch.nn.GRU(10, 20)", lambda: nn.GRU(10, 20)),
+        ("LSTM(10, 20, 1, proj_size=5)", lambda: nn.LSTM(10, 20, 1, proj_size=5)),
+        (
+            "nn.RNN(25, 50, 4, nonlinearity='relu', bias=False)",
+            lambda: nn.RNN(25, 50, 4, nonlinearity="relu", bias=False),
+        ),
+        ("nn.LSTMCell(10, 20)", lambda: nn.LSTMCell(10, 20)),
+    ],
+)
 def test_json_matches_torch(call, module):
     result = run(call, "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     m = module()
     assert data["count"] == torch_count(m)
-    assert [(t["name"], tuple(t["shape"]), t["parameters"]) for t in data["tensors"]] == \
-        [(n, tuple(p.shape), p.numel()) for n, p in m.named_parameters()]
+    assert [(t["name"], tuple(t["shape"]), t["parameters"]) for t in data["tensors"]] == [
+        (n, tuple(p.shape), p.numel()) for n, p in m.named_parameters()
+    ]
     assert sum(data["layers"]) == data["count"]
 
 
@@ -107,8 +116,9 @@ def test_keras_bidirectional_matches_keras():
 
 
 def test_keras_sequential():
-    result = run("--keras", "keras.layers.Bidirectional(layers.GRU(16, return_sequences=True))", "--input-dim", "8",
-                 "--json")
+    result = run(
+        "--keras", "keras.layers.Bidirectional(layers.GRU(16, return_sequences=True))", "--input-dim", "8", "--json"
+    )
     assert result.returncode == 0, result.stderr
     from derive import keras as dk
 
@@ -165,15 +175,18 @@ def test_hostile_input_is_refused_and_nothing_runs(text, message, tmp_path):
     assert not (tmp_path / "PWNED").exists() and list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--keras", "Bidirectional(LSTM(3))"], "--input-dim is required"),
-    (["--keras", "Bidirectional(Bidirectional(LSTM(3)))", "--input-dim", "3"], "cannot be nested"),
-    (["--keras", "Sequential([LSTM(3), Sequential([LSTM(2)])])", "--input-dim", "3"], "cannot be nested"),
-    (["--keras", "Bidirectional(LSTM(3), merge_mode='max')", "--input-dim", "3"], "merge_mode"),
-    (["--keras", "nn.LSTM(3, 4)", "--input-dim", "3"], "attribute access 'nn.LSTM'"),
-    (["nn.GRU(3, 4)", "--input-dim", "3"], "only for --keras"),
-    (["nn.GRU(3, 4)", "--seq-len", "-1"], "positive integer"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--keras", "Bidirectional(LSTM(3))"], "--input-dim is required"),
+        (["--keras", "Bidirectional(Bidirectional(LSTM(3)))", "--input-dim", "3"], "cannot be nested"),
+        (["--keras", "Sequential([LSTM(3), Sequential([LSTM(2)])])", "--input-dim", "3"], "cannot be nested"),
+        (["--keras", "Bidirectional(LSTM(3), merge_mode='max')", "--input-dim", "3"], "merge_mode"),
+        (["--keras", "nn.LSTM(3, 4)", "--input-dim", "3"], "attribute access 'nn.LSTM'"),
+        (["nn.GRU(3, 4)", "--input-dim", "3"], "only for --keras"),
+        (["nn.GRU(3, 4)", "--seq-len", "-1"], "positive integer"),
+    ],
+)
 def test_bad_options(args, message):
     result = run(*args)
     assert result.returncode == 2

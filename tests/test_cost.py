@@ -1,19 +1,20 @@
 """The cost model (derive.cost) against what torch reports for the real modules."""
+
 from __future__ import annotations
 
 import doctest
 import random
 
+import derive.cost
+import derive.torch as dt
 import pytest
 import sympy
 import torch
+from derive.cost import DTYPE_BYTES, N, cost, step_ops, stored_elements
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
-import derive.cost
-import derive.torch as dt
 from derive import H, I, L, P, T
-from derive.cost import DTYPE_BYTES, N, cost, step_ops, stored_elements
 
 
 def torch_flops(module: nn.Module, seq_len: int, batch: int) -> int:
@@ -111,8 +112,7 @@ def test_elementwise_counts_by_hand():
     from derive.cells import gru, lstm
 
     ops = step_ops(lstm(I, H))
-    assert ops == {"mac": 4 * H * I + 4 * H**2, "add": 13 * H, "mul": 3 * H, "sigmoid": 3 * H, "tanh": 2 * H,
-                   "relu": 0}
+    assert ops == {"mac": 4 * H * I + 4 * H**2, "add": 13 * H, "mul": 3 * H, "sigmoid": 3 * H, "tanh": 2 * H, "relu": 0}
     ops = step_ops(gru(I, H))
     assert ops["add"] == 11 * H and ops["mul"] == 3 * H and ops["sigmoid"] == 2 * H and ops["tanh"] == H
     no_bias = step_ops(lstm(I, H, False))

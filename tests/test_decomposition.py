@@ -14,6 +14,7 @@ Below, 4-layer stacks are rebuilt from single-layer modules holding copies of th
 hand. Skipping the flip back (the mistake in the forum thread "Hidden sizes in hidden layers of
 Bidirectional RNN") keeps layer 1 right but makes layer 2 wrong.
 """
+
 from __future__ import annotations
 
 import pytest

@@ -1,10 +1,11 @@
 """The examples in the package's docstrings run and print what they claim."""
+
 import doctest
 
+import derive.torch
 import pytest
 
 import derive
-import derive.torch
 
 
 @pytest.mark.parametrize("module", [derive, derive.torch], ids=lambda m: m.__name__)

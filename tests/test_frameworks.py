@@ -7,6 +7,7 @@ MXNet) are read from source; for them the tests hold the identities their source
 live torch and Keras (cuDNN and MXNet = PyTorch, CuDNNLSTM = one PyTorch layer, TF1 cells =
 Keras cells).
 """
+
 from __future__ import annotations
 
 import doctest
@@ -15,14 +16,14 @@ import os
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
-import pytest  # noqa: E402
-import sympy  # noqa: E402
-import torch  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+import frameworks_live as live
+import pytest
+import sympy
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-import frameworks_live as live  # noqa: E402
-from derive import H, I, L, P, frameworks  # noqa: E402
+from derive import H, I, L, P, frameworks
 
 SMALL = st.integers(1, 7)
 JAX_PROPERTY = settings(max_examples=6, deadline=None)
@@ -43,10 +44,17 @@ def numel(shape) -> int:
 
 # --------------------------------------------------------------------------- Flax linen
 
-LINEN_CELLS = [("SimpleCell", {}), ("LSTMCell", {}), ("OptimizedLSTMCell", {}), ("GRUCell", {}),
-               ("MGUCell", {}), ("MGUCell", {"reset_gate": False}),
-               ("ConvLSTMCell", {"kernel_size": (3,)}), ("ConvLSTMCell", {"kernel_size": (3, 2)}),
-               ("ConvLSTMCell", {"kernel_size": (2, 2, 1), "bias": False})]
+LINEN_CELLS = [
+    ("SimpleCell", {}),
+    ("LSTMCell", {}),
+    ("OptimizedLSTMCell", {}),
+    ("GRUCell", {}),
+    ("MGUCell", {}),
+    ("MGUCell", {"reset_gate": False}),
+    ("ConvLSTMCell", {"kernel_size": (3,)}),
+    ("ConvLSTMCell", {"kernel_size": (3, 2)}),
+    ("ConvLSTMCell", {"kernel_size": (2, 2, 1), "bias": False}),
+]
 
 
 @pytest.mark.parametrize("cell,options", LINEN_CELLS, ids=lambda v: str(v))
@@ -55,7 +63,8 @@ def test_flax_linen_names_and_shapes(cell, options, layers, bidirectional):
     got = live.linen_tensors(cell, 3, 4, num_layers=layers, bidirectional=bidirectional, **options)
     assert sorted(got) == ours("flax.linen", cell, 3, 4, num_layers=layers, bidirectional=bidirectional, **options)
     assert sum(numel(s) for _, s, _ in got) == frameworks.count(
-        "flax.linen", cell, 3, 4, num_layers=layers, bidirectional=bidirectional, **options)
+        "flax.linen", cell, 3, 4, num_layers=layers, bidirectional=bidirectional, **options
+    )
 
 
 @JAX_PROPERTY
@@ -131,17 +140,21 @@ PADDLE_LAYERS = [("SimpleRNN", {}), ("LSTM", {}), ("LSTM", {"proj_size": 2}), ("
 @pytest.mark.parametrize("layers,bidirectional", [(1, False), (3, False), (2, True)])
 def test_paddle_layers(cell, options, layers, bidirectional):
     got = live.paddle_tensors(cell, 3, 5, num_layers=layers, bidirectional=bidirectional, **options)
-    assert got == [(r.name, r.shape, r.trainable) for r in frameworks.tensors(
-        "paddle", cell, 3, 5, num_layers=layers, bidirectional=bidirectional, **options)]
-    assert live.paddle_count(cell, 3, 5, num_layers=layers, bidirectional=bidirectional, **options) == \
-        frameworks.count("paddle", cell, 3, 5, num_layers=layers, bidirectional=bidirectional, **options)
+    assert got == [
+        (r.name, r.shape, r.trainable)
+        for r in frameworks.tensors("paddle", cell, 3, 5, num_layers=layers, bidirectional=bidirectional, **options)
+    ]
+    assert live.paddle_count(cell, 3, 5, num_layers=layers, bidirectional=bidirectional, **options) == frameworks.count(
+        "paddle", cell, 3, 5, num_layers=layers, bidirectional=bidirectional, **options
+    )
 
 
 @pytest.mark.parametrize("cell,options", PADDLE_LAYERS, ids=str)
 def test_paddle_disabled_bias_is_a_frozen_zero_parameter(cell, options):
     got = live.paddle_tensors(cell, 3, 5, bias=False, **options)
-    assert got == [(r.name, r.shape, r.trainable) for r in frameworks.tensors("paddle", cell, 3, 5, bias=False,
-                                                                               **options)]
+    assert got == [
+        (r.name, r.shape, r.trainable) for r in frameworks.tensors("paddle", cell, 3, 5, bias=False, **options)
+    ]
     module = live.paddle_module(cell, 3, 5, bias=False, **options)
     total = live.paddle_count(cell, 3, 5, bias=False, **options)
     trainable = sum(int(p.numel()) for p in module.parameters() if not p.stop_gradient)
@@ -160,10 +173,9 @@ def test_paddle_disabled_bias_in_a_stack_of_cells():
     with pytest.raises(IndexError):
         live.paddle_module("LSTM", 3, 5, num_layers=2, bias=False)
     off = {"bias_ih_attr": False, "bias_hh_attr": False}
-    layers = paddle.nn.LayerList([
-        paddle.nn.BiRNN(paddle.nn.LSTMCell(width, 5, **off), paddle.nn.LSTMCell(width, 5, **off))
-        for width in (3, 10)
-    ])
+    layers = paddle.nn.LayerList(
+        [paddle.nn.BiRNN(paddle.nn.LSTMCell(width, 5, **off), paddle.nn.LSTMCell(width, 5, **off)) for width in (3, 10)]
+    )
     got = [(k, tuple(v.shape), not v.stop_gradient) for k, v in layers.state_dict().items()]
     rows = frameworks.tensors("paddle", "LSTM", 3, 5, num_layers=2, bidirectional=True, bias=False)
     assert got == [(r.name, r.shape, r.trainable) for r in rows]
@@ -186,8 +198,9 @@ def test_paddle_pytorch_style_aliases_are_positional():
 def test_paddle_cells(cell, bias):
     options = {"proj_size": 2} if cell == "LSTMCell" else {}
     got = live.paddle_tensors(cell, 3, 5, bias=bias, **options)
-    assert got == [(r.name, r.shape, r.trainable) for r in frameworks.tensors("paddle", cell, 3, 5, bias=bias,
-                                                                               **options)]
+    assert got == [
+        (r.name, r.shape, r.trainable) for r in frameworks.tensors("paddle", cell, 3, 5, bias=bias, **options)
+    ]
 
 
 @PROPERTY
@@ -196,8 +209,10 @@ def test_paddle_random_sizes(cell, i, h, layers, bi):
     name, options = cell
     options = {"proj_size": h - 1} if options else {}
     got = live.paddle_tensors(name, i, h, num_layers=layers, bidirectional=bi, **options)
-    assert got == [(r.name, r.shape, r.trainable) for r in frameworks.tensors(
-        "paddle", name, i, h, num_layers=layers, bidirectional=bi, **options)]
+    assert got == [
+        (r.name, r.shape, r.trainable)
+        for r in frameworks.tensors("paddle", name, i, h, num_layers=layers, bidirectional=bi, **options)
+    ]
 
 
 # --------------------------------------------------------------------------- ONNX
@@ -212,8 +227,12 @@ ONNX_CASES = [
 
 
 def _onnx_case(op, i, h, layers, directions, bias, extra):
-    rows = [(r.name, r.shape) for r in frameworks.tensors(
-        "onnx", op, i, h, num_layers=layers, bidirectional=directions == 2, bias=bias, **extra)]
+    rows = [
+        (r.name, r.shape)
+        for r in frameworks.tensors(
+            "onnx", op, i, h, num_layers=layers, bidirectional=directions == 2, bias=bias, **extra
+        )
+    ]
     attributes = {"linear_before_reset": 1} if extra.get("reset_after") else {}
     return rows, live.onnx_model(op, i, h, rows, num_layers=layers, num_directions=directions, attributes=attributes)
 
@@ -225,13 +244,17 @@ def test_onnx_shapes_are_accepted(op, layers, directions, bias, extra):
     rows, model = _onnx_case(op, 3, 5, layers, directions, bias, extra)
     assert live.onnx_run(model, 3) == (live.STEPS, directions, live.BATCH, 5)
     assert live.onnx_weight_count(model) == frameworks.count(
-        "onnx", op, 3, 5, num_layers=layers, bidirectional=directions == 2, bias=bias, **extra)
+        "onnx", op, 3, 5, num_layers=layers, bidirectional=directions == 2, bias=bias, **extra
+    )
     expected = {"W", "R"} | ({"B"} if bias else set()) | ({"P"} if extra.get("peepholes") else set())
     assert {name.split(".")[-1] for name, _ in rows} == expected
 
 
-@pytest.mark.parametrize("op,extra", [("RNN", {}), ("GRU", {}), ("GRU", {"reset_after": True}), ("LSTM", {}),
-                                      ("LSTM", {"peepholes": True})], ids=str)
+@pytest.mark.parametrize(
+    "op,extra",
+    [("RNN", {}), ("GRU", {}), ("GRU", {"reset_after": True}), ("LSTM", {}), ("LSTM", {"peepholes": True})],
+    ids=str,
+)
 @pytest.mark.parametrize("directions", [1, 2])
 def test_onnx_wrong_shapes_are_refused(op, extra, directions):
     """Each input one entry too large on any axis: ONNX Runtime refuses to run the node."""
@@ -242,14 +265,21 @@ def test_onnx_wrong_shapes_are_refused(op, extra, directions):
         for axis in range(len(shape)):
             bad = list(shape)
             bad[axis] += 1
-            broken = rows[:k] + [(name, tuple(bad))] + rows[k + 1:]
+            broken = rows[:k] + [(name, tuple(bad))] + rows[k + 1 :]
             model = live.onnx_model(op, 3, 5, broken, num_directions=directions, attributes=attributes)
             assert live.onnx_refused(model, 3), f"{name} {tuple(bad)} accepted"
 
 
 @PROPERTY
-@given(op=st.sampled_from(["RNN", "GRU", "LSTM"]), i=SMALL, h=SMALL, layers=st.integers(1, 3), bi=st.booleans(),
-       bias=st.booleans(), flag=st.booleans())
+@given(
+    op=st.sampled_from(["RNN", "GRU", "LSTM"]),
+    i=SMALL,
+    h=SMALL,
+    layers=st.integers(1, 3),
+    bi=st.booleans(),
+    bias=st.booleans(),
+    flag=st.booleans(),
+)
 def test_onnx_random_sizes(op, i, h, layers, bi, bias, flag):
     extra = {"LSTM": {"peepholes": flag}, "GRU": {"reset_after": flag}}.get(op, {})
     rows, model = _onnx_case(op, i, h, layers, 2 if bi else 1, bias, extra)
@@ -262,8 +292,9 @@ def test_onnx_with_b_counts_as_pytorch(op, module):
     for i, h, layers, bi in [(3, 5, 1, False), (32, 128, 2, True), (7, 2, 3, True)]:
         for bias in (True, False):
             m = getattr(torch.nn, module)(i, h, layers, bias=bias, bidirectional=bi, device="meta")
-            assert frameworks.count("onnx", op, i, h, num_layers=layers, bidirectional=bi, bias=bias) == \
-                sum(p.numel() for p in m.parameters())
+            assert frameworks.count("onnx", op, i, h, num_layers=layers, bidirectional=bi, bias=bias) == sum(
+                p.numel() for p in m.parameters()
+            )
     assert frameworks.count("onnx", "LSTM", I, H, peepholes=True) - frameworks.count("onnx", "LSTM", I, H) == 3 * H
 
 
@@ -274,12 +305,16 @@ def _torch(cls, *args, **kwargs):
     return getattr(torch.nn, cls)(*args, device="meta", **kwargs)
 
 
-@pytest.mark.parametrize("framework,cells", [
-    ("cudnn", {"RNN": "CUDNN_RNN_TANH", "LSTM": "CUDNN_LSTM", "GRU": "CUDNN_GRU"}),
-    ("mxnet", {"RNN": "RNN", "LSTM": "LSTM", "GRU": "GRU"}),
-])
-@pytest.mark.parametrize("i,h,layers,bi,proj", [(3, 5, 1, False, 0), (32, 128, 2, True, 0), (10, 20, 3, True, 7),
-                                                (4, 6, 2, False, 5)])
+@pytest.mark.parametrize(
+    "framework,cells",
+    [
+        ("cudnn", {"RNN": "CUDNN_RNN_TANH", "LSTM": "CUDNN_LSTM", "GRU": "CUDNN_GRU"}),
+        ("mxnet", {"RNN": "RNN", "LSTM": "LSTM", "GRU": "GRU"}),
+    ],
+)
+@pytest.mark.parametrize(
+    "i,h,layers,bi,proj", [(3, 5, 1, False, 0), (32, 128, 2, True, 0), (10, 20, 3, True, 7), (4, 6, 2, False, 5)]
+)
 def test_cudnn_and_mxnet_hold_pytorchs_tensors(framework, cells, i, h, layers, bi, proj):
     """cuDNN's linear layers and MXNet's i2h/h2h/h2r are PyTorch's tensors, cut or named differently."""
     for generic, cell in cells.items():
@@ -290,17 +325,24 @@ def test_cudnn_and_mxnet_hold_pytorchs_tensors(framework, cells, i, h, layers, b
         rows = frameworks.tensors(framework, cell, i, h, num_layers=layers, bidirectional=bi, **kwargs)
         assert sum(r.count for r in rows) == sum(p.numel() for p in module.parameters())
         if framework == "mxnet":
-            rename = {"i2h_weight": "weight_ih", "h2h_weight": "weight_hh", "i2h_bias": "bias_ih",
-                      "h2h_bias": "bias_hh", "h2r_weight": "weight_hr"}
+            rename = {
+                "i2h_weight": "weight_ih",
+                "h2h_weight": "weight_hh",
+                "i2h_bias": "bias_ih",
+                "h2h_bias": "bias_hh",
+                "h2r_weight": "weight_hr",
+            }
             names = [f"{rename[r.name[3:]]}_l{r.name[1]}{'_reverse' if r.name[0] == 'r' else ''}" for r in rows]
-            assert list(zip(names, [r.shape for r in rows])) == [(n, tuple(p.shape)) for n, p in module.named_parameters()]
+            assert list(zip(names, [r.shape for r in rows])) == [
+                (n, tuple(p.shape)) for n, p in module.named_parameters()
+            ]
         else:  # cuDNN: PyTorch's weight_ih_l{k} is linear layers 0..G-1 stacked, weight_hh G..2G-1, weight_hr is 8
             torch_shapes = dict((n, tuple(p.shape)) for n, p in module.named_parameters())
             gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[generic]
             for k, d in itertools.product(range(layers), range(2 if bi else 1)):
                 prefix = f"l{k}{'_reverse' if d else ''}."
                 suffix = f"_l{k}{'_reverse' if d else ''}"
-                mine = {r.name[len(prefix):]: r.shape for r in rows if r.name.startswith(prefix)}
+                mine = {r.name[len(prefix) :]: r.shape for r in rows if r.name.startswith(prefix)}
                 for side, ids in (("ih", range(gates)), ("hh", range(gates, 2 * gates))):
                     blocks = [mine[f"lin{n}.matrix"] for n in ids]
                     assert (sum(b[0] for b in blocks), blocks[0][1]) == torch_shapes[f"weight_{side}{suffix}"]
@@ -315,9 +357,11 @@ def test_tf_keras_cudnn_layers_count_as_one_pytorch_layer(generic, cell):
     for i, h in [(28, 256), (3, 5)]:
         module = _torch(generic, i, h)
         rows = {r.name: r.shape for r in frameworks.tensors("tf.keras", cell, i, h)}
-        assert rows == {"kernel": tuple(module.weight_ih_l0.shape[::-1]),
-                        "recurrent_kernel": tuple(module.weight_hh_l0.shape[::-1]),
-                        "bias": (module.bias_ih_l0.shape[0] + module.bias_hh_l0.shape[0],)}
+        assert rows == {
+            "kernel": tuple(module.weight_ih_l0.shape[::-1]),
+            "recurrent_kernel": tuple(module.weight_hh_l0.shape[::-1]),
+            "bias": (module.bias_ih_l0.shape[0] + module.bias_hh_l0.shape[0],),
+        }
 
 
 @pytest.fixture(scope="module")
@@ -332,8 +376,10 @@ def _keras_count(keras, layer, i) -> int:
     return model.count_params()
 
 
-@pytest.mark.parametrize("cell,keras_layer", [("BasicRNNCell", ("SimpleRNN", {})), ("LSTMCell", ("LSTM", {})),
-                                              ("GRUCell", ("GRU", {"reset_after": False}))])
+@pytest.mark.parametrize(
+    "cell,keras_layer",
+    [("BasicRNNCell", ("SimpleRNN", {})), ("LSTMCell", ("LSTM", {})), ("GRUCell", ("GRU", {"reset_after": False}))],
+)
 def test_tf1_cells_count_as_keras_one_bias_cells(keras, cell, keras_layer):
     """TF1's [x; h] kernel holds Keras' kernel and recurrent_kernel; one bias each (Keras GRU
     ``reset_after=False`` is TF1's GRU)."""
@@ -355,8 +401,14 @@ def test_tf1_projection_and_peepholes_against_torch_and_onnx():
     onnx = frameworks.count("onnx", "LSTM", I, H, peepholes=True) - frameworks.count("onnx", "LSTM", I, H)
     assert tf1 == onnx == 3 * H
     shapes = {r.name: r.shape for r in frameworks.tensors("tf1", "LSTMCell", 3, 5, proj_size=2, peepholes=True)}
-    assert shapes == {"kernel": (5, 20), "bias": (20,), "w_f_diag": (5,), "w_i_diag": (5,), "w_o_diag": (5,),
-                      "projection/kernel": (5, 2)}
+    assert shapes == {
+        "kernel": (5, 20),
+        "bias": (20,),
+        "w_f_diag": (5,),
+        "w_i_diag": (5,),
+        "w_o_diag": (5,),
+        "projection/kernel": (5, 2),
+    }
 
 
 # --------------------------------------------------------------------------- API and errors
@@ -381,34 +433,43 @@ def test_generic_names_select_the_framework_class():
     assert sympy.expand(frameworks.count("tf1", "lstm", I, H, proj_size=P) - (4 * H * (I + P + 1) + H * P)) == 0
 
 
-@pytest.mark.parametrize("call,message", [
-    (lambda: frameworks.count("caffe", "LSTM", 3, 5), "framework must be one of"),
-    (lambda: frameworks.count("onnx", "LSTMCell", 3, 5), "cell must be one of ['RNN', 'LSTM', 'GRU']"),
-    (lambda: frameworks.count("onnx", "mgu", 3, 5), "cell must be one of"),
-    (lambda: frameworks.count("tf1", "LSTMCell", 3, 5, bias=False), "bias must be one of [True] for tf1 LSTMCell"),
-    (lambda: frameworks.count("onnx", "GRU", 3, 5, peepholes=True), "peepholes must be one of [False]"),
-    (lambda: frameworks.count("flax.linen", "GRUCell", 3, 5, reset_after=False), "reset_after must be one of [True]"),
-    (lambda: frameworks.count("tf1", "GRUCell", 3, 5, reset_after=True), "reset_after must be one of [False]"),
-    (lambda: frameworks.count("onnx", "LSTM", 3, 5, proj_size=2), "proj_size must be 0 for onnx LSTM"),
-    (lambda: frameworks.count("paddle", "LSTM", 3, 5, proj_size=5), "proj_size has to be smaller than hidden_size"),
-    (lambda: frameworks.count("flax.linen", "ConvLSTMCell", 3, 5), "kernel_size is required"),
-    (lambda: frameworks.count("flax.linen", "ConvLSTMCell", 3, 5, kernel_size=(1, 2, 3, 4)), "kernel_size must be"),
-    (lambda: frameworks.count("equinox", "LSTMCell", 3, 5, kernel_size=(3,)), "kernel_size must be None"),
-    (lambda: frameworks.count("onnx", "LSTM", 0, 5), "input_size must be greater than zero"),
-    (lambda: frameworks.count("flax.nnx", "GRUCell", 3, 5, reset_gate=False), "reset_gate must be one of [True]"),
-])
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (lambda: frameworks.count("caffe", "LSTM", 3, 5), "framework must be one of"),
+        (lambda: frameworks.count("onnx", "LSTMCell", 3, 5), "cell must be one of ['RNN', 'LSTM', 'GRU']"),
+        (lambda: frameworks.count("onnx", "mgu", 3, 5), "cell must be one of"),
+        (lambda: frameworks.count("tf1", "LSTMCell", 3, 5, bias=False), "bias must be one of [True] for tf1 LSTMCell"),
+        (lambda: frameworks.count("onnx", "GRU", 3, 5, peepholes=True), "peepholes must be one of [False]"),
+        (
+            lambda: frameworks.count("flax.linen", "GRUCell", 3, 5, reset_after=False),
+            "reset_after must be one of [True]",
+        ),
+        (lambda: frameworks.count("tf1", "GRUCell", 3, 5, reset_after=True), "reset_after must be one of [False]"),
+        (lambda: frameworks.count("onnx", "LSTM", 3, 5, proj_size=2), "proj_size must be 0 for onnx LSTM"),
+        (lambda: frameworks.count("paddle", "LSTM", 3, 5, proj_size=5), "proj_size has to be smaller than hidden_size"),
+        (lambda: frameworks.count("flax.linen", "ConvLSTMCell", 3, 5), "kernel_size is required"),
+        (lambda: frameworks.count("flax.linen", "ConvLSTMCell", 3, 5, kernel_size=(1, 2, 3, 4)), "kernel_size must be"),
+        (lambda: frameworks.count("equinox", "LSTMCell", 3, 5, kernel_size=(3,)), "kernel_size must be None"),
+        (lambda: frameworks.count("onnx", "LSTM", 0, 5), "input_size must be greater than zero"),
+        (lambda: frameworks.count("flax.nnx", "GRUCell", 3, 5, reset_gate=False), "reset_gate must be one of [True]"),
+    ],
+)
 def test_bad_input_is_refused_with_a_clear_value_error(call, message):
     with pytest.raises(ValueError) as error:
         call()
     assert message in str(error.value)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: frameworks.count("onnx", "LSTM", 3.0, 5),
-    lambda: frameworks.count("onnx", "LSTM", 3, 5, bidirectional=1),
-    lambda: frameworks.count("onnx", "LSTM", 3, 5, num_layers="2"),
-    lambda: frameworks.count("onnx", "LSTM", 3, 5, trainable_only="yes"),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: frameworks.count("onnx", "LSTM", 3.0, 5),
+        lambda: frameworks.count("onnx", "LSTM", 3, 5, bidirectional=1),
+        lambda: frameworks.count("onnx", "LSTM", 3, 5, num_layers="2"),
+        lambda: frameworks.count("onnx", "LSTM", 3, 5, trainable_only="yes"),
+    ],
+)
 def test_bad_types_raise_type_error(call):
     with pytest.raises(TypeError):
         call()

@@ -3,6 +3,7 @@ real packages where they install (ONNX + ONNX Runtime, Flax linen and nnx, Equin
 Keras with the torch backend). For frameworks read from source (cuDNN, tf.keras CuDNN layers, TF1,
 MXNet) the numbers are held against the live framework their source says they equal.
 """
+
 from __future__ import annotations
 
 import os
@@ -11,15 +12,15 @@ from pathlib import Path
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
-import pytest  # noqa: E402
-import sympy  # noqa: E402
-import torch  # noqa: E402
+import frameworks_live as live
+import pytest
+import sympy
+import torch
+from derive.latex import shape_latex
 
-import docs_src.site as site  # noqa: E402
-import frameworks_live as live  # noqa: E402
-from derive import H, I, L, frameworks  # noqa: E402
-from derive.latex import shape_latex  # noqa: E402
-from docs_src.pages import frameworks as pages  # noqa: E402
+import docs_src.site as site
+from derive import H, I, L, frameworks
+from docs_src.pages import frameworks as pages
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 TORCH_CLASS = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
@@ -27,8 +28,9 @@ TORCH_CLASS = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
 def torch_count(generic, i, h, layers=1, bidirectional=False, bias=True, proj_size=0) -> int:
     kwargs = {"proj_size": proj_size} if proj_size else {}
-    module = getattr(torch.nn, TORCH_CLASS[generic])(i, h, layers, bias=bias, bidirectional=bidirectional,
-                                                      device="meta", **kwargs)
+    module = getattr(torch.nn, TORCH_CLASS[generic])(
+        i, h, layers, bias=bias, bidirectional=bidirectional, device="meta", **kwargs
+    )
     return sum(p.numel() for p in module.parameters())
 
 
@@ -73,8 +75,15 @@ def live_count(framework, cell, i, h, keras=None, **options) -> int:
     if framework == "onnx":
         rows = [(r.name, r.shape) for r in frameworks.tensors(framework, cell, i, h, **options)]
         attributes = {"linear_before_reset": 1} if options.get("reset_after") else {}
-        model = live.onnx_model(cell, i, h, rows, num_layers=options.get("num_layers", 1),
-                                num_directions=2 if options.get("bidirectional") else 1, attributes=attributes)
+        model = live.onnx_model(
+            cell,
+            i,
+            h,
+            rows,
+            num_layers=options.get("num_layers", 1),
+            num_directions=2 if options.get("bidirectional") else 1,
+            attributes=attributes,
+        )
         assert live.onnx_run(model, i)[3] == h
         return live.onnx_weight_count(model)
     if framework in ("flax.linen", "flax.nnx", "equinox", "paddle"):
@@ -138,8 +147,10 @@ def test_symbolic_tables_substituted_equal_live(fw, spec):
     numeric_extra = {"kernel_size": (3, 2)} if extra else {}
     single = frameworks.stack(fw.key, spec.name, i_sym, h_sym, **extra)
     assert [r["shape"] for r in section["rows"]] == [shape_latex(t.shape) for t in single.layer_tensors(0)]
-    shown = [(r["name"], tuple(int(sympy.sympify(d).xreplace(values)) for d in t.shape))
-             for r, t in zip(section["rows"], single.layer_tensors(0))]
+    shown = [
+        (r["name"], tuple(int(sympy.sympify(d).xreplace(values)) for d in t.shape))
+        for r, t in zip(section["rows"], single.layer_tensors(0))
+    ]
     if fw.key == "onnx":
         assert shown == [(r.name, r.shape) for r in frameworks.tensors("onnx", spec.name, 3, 4)]
         assert live_count("onnx", spec.name, 3, 4) == sum(int(sympy.prod(s)) for _, s in shown)
@@ -147,8 +158,10 @@ def test_symbolic_tables_substituted_equal_live(fw, spec):
         expected = sorted((n, s) for n, s, _ in live_tensors(fw.key, spec.name, 3, 4, **numeric_extra))
         assert sorted(shown) == expected
     stack = frameworks.stack(fw.key, spec.name, i_sym, h_sym, num_layers=L, bidirectional=True, **extra)
-    upper = [(r["name"].replace("<k>", "1"), tuple(int(sympy.sympify(d).xreplace(values)) for d in t.shape))
-             for r, t in zip(section["upper_rows"], stack.layer_tensors(1))]
+    upper = [
+        (r["name"].replace("<k>", "1"), tuple(int(sympy.sympify(d).xreplace(values)) for d in t.shape))
+        for r, t in zip(section["upper_rows"], stack.layer_tensors(1))
+    ]
     rows = frameworks.tensors(fw.key, spec.name, 3, 4, num_layers=2, bidirectional=True, **numeric_extra)
     layer1 = [(r.name, r.shape) for r in rows if r.name in {n for n, _ in upper}]
     assert sorted(upper) == sorted(layer1) and len(upper) == len(layer1) > 0
@@ -173,8 +186,9 @@ def test_closed_forms_on_pages_equal_live(fw, spec, keras):
         closed_1d = frameworks.count(fw.key, spec.name, i_sym, h_sym, num_layers=L, bidirectional=bi, **symbolic_extra)
         for layers in (1, 2):
             values = {i_sym: 3, h_sym: 2, L: layers, pages.k_1: 2}
-            assert closed_1d.xreplace(values) == live_count(fw.key, spec.name, 3, 2, keras=keras, num_layers=layers,
-                                                            bidirectional=bi, **numeric_extra)
+            assert closed_1d.xreplace(values) == live_count(
+                fw.key, spec.name, 3, 2, keras=keras, num_layers=layers, bidirectional=bi, **numeric_extra
+            )
 
 
 # --------------------------------------------------------------------------- comparison
@@ -200,8 +214,9 @@ def test_comparison_rows_equal_live(case, keras):
         number = _live_row(row, case, keras)
         assert row["number"] == number, row["key"]
         assert row["number_difference"] == number - torch_number
-        assert row["checked"] == (row["key"] in ("torch", "keras", "keras-reset-before")
-                                  or frameworks.FRAMEWORKS[row["key"]].checked)
+        assert row["checked"] == (
+            row["key"] in ("torch", "keras", "keras-reset-before") or frameworks.FRAMEWORKS[row["key"]].checked
+        )
     keys = [r["key"] for r in rows]
     assert keys[0] == "torch" and len(keys) == len(set(keys))
 
@@ -229,16 +244,21 @@ def test_comparison_bias_per_layer_and_direction(case, keras):
         elif key in ("keras", "keras-reset-before"):
             kwargs = {"reset_after": False} if key == "keras-reset-before" else {}
             live_bias = keras_count(keras, case.generic, i, h, **kwargs) - keras_count(
-                keras, case.generic, i, h, use_bias=False, **kwargs)
+                keras, case.generic, i, h, use_bias=False, **kwargs
+            )
         elif key in ("flax.linen", "flax.nnx", "equinox"):
-            live_bias = sum(int(sympy.prod(s)) for n, s, _ in live_tensors(key, row["spec"], i, h)
-                            if n.split("/")[-1].split(".")[-1].startswith("bias"))
+            live_bias = sum(
+                int(sympy.prod(s))
+                for n, s, _ in live_tensors(key, row["spec"], i, h)
+                if n.split("/")[-1].split(".")[-1].startswith("bias")
+            )
         elif key == "onnx":
             live_bias = live_count(key, row["spec"], i, h) - live_count(key, row["spec"], i, h, bias=False)
         elif key == "paddle":  # a disabled bias is frozen, not removed: count what still trains
             module = live.paddle_module(row["spec"], i, h, bias=False)
             live_bias = live_count(key, row["spec"], i, h) - sum(
-                int(p.numel()) for p in module.parameters() if not p.stop_gradient)
+                int(p.numel()) for p in module.parameters() if not p.stop_gradient
+            )
         else:  # from source: stated by the convention only
             live_bias = None
         if live_bias is not None:
@@ -259,8 +279,20 @@ def test_comparison_states_the_known_differences():
     assert sympy.expand(lstm["tf.keras"]["one"] - lstm["keras"]["one"]) == 4 * H
     gru = {r["key"]: r for r in pages.comparison_rows(pages.CASES[1])}
     biases = {k: sympy.simplify(r["bias"] / H) for k, r in gru.items()}
-    assert biases == {"torch": 6, "keras": 6, "keras-reset-before": 3, "onnx": 6, "cudnn": 6, "tf.keras": 6,
-                      "tf1": 3, "flax.linen": 4, "flax.nnx": 3, "equinox": 4, "mxnet": 6, "paddle": 6}
+    assert biases == {
+        "torch": 6,
+        "keras": 6,
+        "keras-reset-before": 3,
+        "onnx": 6,
+        "cudnn": 6,
+        "tf.keras": 6,
+        "tf1": 3,
+        "flax.linen": 4,
+        "flax.nnx": 3,
+        "equinox": 4,
+        "mxnet": 6,
+        "paddle": 6,
+    }
     assert sympy.expand(gru["flax.linen"]["one"] - gru["flax.nnx"]["one"]) == H
 
 

@@ -13,6 +13,7 @@ The command line's parser (``derive.cli.parse``, pasted constructors with
 ``__import__``, attribute access, lambdas, comprehensions, ...) is held to the
 same standard in ``tests/test_cli.py``; a few more shapes of hostile text are here.
 """
+
 from __future__ import annotations
 
 import decimal
@@ -21,14 +22,14 @@ import itertools
 import signal
 from contextlib import contextmanager
 
+import derive.torch as dt
 import numpy as np
 import pytest
 import sympy
 import torch
-
-import derive.torch as dt
-from derive import cells
 from derive.symbols import H, I, L
+
+from derive import cells
 
 HUGE = 10**30
 NAN, INF = float("nan"), float("inf")
@@ -58,12 +59,46 @@ class Sneaky:
 
 
 # value -> exception type expected wherever a size goes
-NOT_AN_INTEGER = [1.0, 2.5, True, False, NAN, INF, -INF, "32", "10**30", "__import__('os')", None, [32], (32,),
-                  {"n": 32}, 1 + 2j, fractions.Fraction(3), decimal.Decimal(3), np.float64(5.0), np.bool_(True),
-                  sympy.Float(3.0), sympy.Rational(1, 2), sympy.nan, sympy.oo, -sympy.oo, sympy.zoo, Sneaky(),
-                  b"32", bytearray(b"3")]
-OUT_OF_RANGE = [0, -1, -HUGE, np.int64(0), np.int32(-5), sympy.Integer(0), sympy.Integer(-3),
-                sympy.Symbol("n", negative=True)]
+NOT_AN_INTEGER = [
+    1.0,
+    2.5,
+    True,
+    False,
+    NAN,
+    INF,
+    -INF,
+    "32",
+    "10**30",
+    "__import__('os')",
+    None,
+    [32],
+    (32,),
+    {"n": 32},
+    1 + 2j,
+    fractions.Fraction(3),
+    decimal.Decimal(3),
+    np.float64(5.0),
+    np.bool_(True),
+    sympy.Float(3.0),
+    sympy.Rational(1, 2),
+    sympy.nan,
+    sympy.oo,
+    -sympy.oo,
+    sympy.zoo,
+    Sneaky(),
+    b"32",
+    bytearray(b"3"),
+]
+OUT_OF_RANGE = [
+    0,
+    -1,
+    -HUGE,
+    np.int64(0),
+    np.int32(-5),
+    sympy.Integer(0),
+    sympy.Integer(-3),
+    sympy.Symbol("n", negative=True),
+]
 
 TORCH_SIZES = [
     ("LSTM", ("input_size", "hidden_size", "num_layers")),
@@ -79,6 +114,7 @@ SIZE_CASES = [(cls, arg) for cls, args in TORCH_SIZES for arg in args]
 @contextmanager
 def time_limit(seconds: int):
     """Fail instead of hanging (SIGALRM; the suite runs on Linux)."""
+
     def expire(signum, frame):
         raise TimeoutError(f"took more than {seconds} s")
 
@@ -192,8 +228,9 @@ def test_flags_must_be_bools(flag, value):
     assert flag in str(info.value) and "bool" in str(info.value)
 
 
-@pytest.mark.parametrize("kwargs", [{"proj_size": 4}, {"proj_size": HUGE}, {"proj_size": -1}, {"proj_size": 2.0},
-                                    {"proj_size": True}])
+@pytest.mark.parametrize(
+    "kwargs", [{"proj_size": 4}, {"proj_size": HUGE}, {"proj_size": -1}, {"proj_size": 2.0}, {"proj_size": True}]
+)
 def test_bad_proj_size(kwargs):
     with pytest.raises((TypeError, ValueError)) as info:
         dt.LSTM(3, 4, **kwargs)
@@ -208,6 +245,7 @@ def test_unknown_keyword_is_a_type_error():
 
 
 # --- huge sizes: exact, checked against torch without building a huge module ------------------
+
 
 def torch_count(cls: str, *args, **kwargs) -> int:
     module = getattr(torch.nn, cls)(*args, device="meta", **kwargs)
@@ -237,14 +275,21 @@ def fitted(points: dict[tuple[int, ...], int], monomials) -> callable:
     return evaluate
 
 
-QUADRATIC = [lambda i, h: 1, lambda i, h: i, lambda i, h: h, lambda i, h: i * i, lambda i, h: i * h,
-             lambda i, h: h * h]
+QUADRATIC = [lambda i, h: 1, lambda i, h: i, lambda i, h: h, lambda i, h: i * i, lambda i, h: i * h, lambda i, h: h * h]
 
 
-@pytest.mark.parametrize("cls,kwargs", [
-    ("LSTM", {}), ("LSTM", {"bidirectional": True}), ("GRU", {"num_layers": 3}), ("RNN", {"bias": False}),
-    ("LSTMCell", {}), ("GRUCell", {}), ("RNNCell", {}),
-])
+@pytest.mark.parametrize(
+    "cls,kwargs",
+    [
+        ("LSTM", {}),
+        ("LSTM", {"bidirectional": True}),
+        ("GRU", {"num_layers": 3}),
+        ("RNN", {"bias": False}),
+        ("LSTMCell", {}),
+        ("GRUCell", {}),
+        ("RNNCell", {}),
+    ],
+)
 def test_huge_sizes_give_exact_integers(cls, kwargs):
     points = {(i, h): torch_count(cls, i, h, **kwargs) for i, h in itertools.product((1, 2, 3, 5), (1, 2, 4))}
     polynomial = fitted(points, QUADRATIC)
@@ -296,23 +341,26 @@ def test_count_is_exact_at_float_boundaries():
 cli = pytest.importorskip("derive.cli", reason="derive.cli (issue 5) not present")
 
 
-@pytest.mark.parametrize("text", [
-    "nn.LSTM(" * 200 + ")" * 200,                                    # deep nesting
-    "nn.LSTM(" + ", ".join(["1"] * 5000) + ")",                      # very long
-    "nn.LSTM(3, 4)\x00",                                             # NUL byte
-    "nn.LSTM(input_size=3, input_size=4, hidden_size=2)",            # repeated keyword
-    "nn.LSTM(3, 4, **__builtins__)",
-    "nn.LSTM(3, 4)[0]",
-    "nn.LSTM(3, 4)(x)",
-    "(yield)",
-    "nn.LSTM(3, 4) if True else 0",
-    "nn.LSTM(globals(), 4)",
-    "nn.LSTM(3, {1: 2})",
-    "nn.LSTM(3, 4, nonlinearity=print)",
-    "nn.LSTM(3, H:=4)",
-    "nn.LSTM(3, 4).count",
-    "nn.LSTM(0x10, 0b11, 0o7, 1_000)",  # literals are fine but sizes checked: see below
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "nn.LSTM(" * 200 + ")" * 200,  # deep nesting
+        "nn.LSTM(" + ", ".join(["1"] * 5000) + ")",  # very long
+        "nn.LSTM(3, 4)\x00",  # NUL byte
+        "nn.LSTM(input_size=3, input_size=4, hidden_size=2)",  # repeated keyword
+        "nn.LSTM(3, 4, **__builtins__)",
+        "nn.LSTM(3, 4)[0]",
+        "nn.LSTM(3, 4)(x)",
+        "(yield)",
+        "nn.LSTM(3, 4) if True else 0",
+        "nn.LSTM(globals(), 4)",
+        "nn.LSTM(3, {1: 2})",
+        "nn.LSTM(3, 4, nonlinearity=print)",
+        "nn.LSTM(3, H:=4)",
+        "nn.LSTM(3, 4).count",
+        "nn.LSTM(0x10, 0b11, 0o7, 1_000)",  # literals are fine but sizes checked: see below
+    ],
+)
 def test_cli_parse_refuses_or_checks(text, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     try:

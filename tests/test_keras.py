@@ -6,6 +6,7 @@ Keras appends a session counter to repeated automatic names (``lstm_1``, ``seque
 paths are compared with those counters removed, except in the tests of explicit and default
 names, which compare them exactly.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -16,18 +17,18 @@ import tempfile
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import sympy  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+import numpy as np
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 keras = pytest.importorskip("keras")
+import derive.keras as dk  # noqa: E402
+import derive.torch as dt  # noqa: E402
 from keras import layers as kl  # noqa: E402
 
-import derive.keras as dk  # noqa: E402
 import docs_src.site as site  # noqa: E402
-import derive.torch as dt  # noqa: E402
 from derive import H, I, size_symbols  # noqa: E402
 from derive.cells import conv_lstm  # noqa: E402
 from docs_src.site import Example  # noqa: E402
@@ -91,6 +92,7 @@ def assert_same(specs, input_shape):
 
 # --- seed 001 ---------------------------------------------------------------------------------
 
+
 def test_seed_001_counts_live():
     inp = keras.Input((28, 28))
     uni = keras.Model(inp, kl.LSTM(256)(inp)).count_params()
@@ -103,10 +105,17 @@ def test_seed_001_counts_live():
 # --- single layers ------------------------------------------------------------------------------
 
 RNN_LAYERS = [
-    K("SimpleRNN", 7), K("SimpleRNN", 7, use_bias=False), K("SimpleRNN", 1, activation="relu"),
-    K("LSTM", 5), K("LSTM", 5, use_bias=False), K("LSTM", 33, unit_forget_bias=False),
-    K("GRU", 6), K("GRU", 6, use_bias=False), K("GRU", 6, reset_after=False),
-    K("GRU", 6, reset_after=False, use_bias=False), K("GRU", 1, reset_after=True),
+    K("SimpleRNN", 7),
+    K("SimpleRNN", 7, use_bias=False),
+    K("SimpleRNN", 1, activation="relu"),
+    K("LSTM", 5),
+    K("LSTM", 5, use_bias=False),
+    K("LSTM", 33, unit_forget_bias=False),
+    K("GRU", 6),
+    K("GRU", 6, use_bias=False),
+    K("GRU", 6, reset_after=False),
+    K("GRU", 6, reset_after=False, use_bias=False),
+    K("GRU", 1, reset_after=True),
 ]
 
 
@@ -121,8 +130,7 @@ def test_gru_bias_layouts():
     tensors = dk.GRU(4).tensors(3)
     bias = tensors[-1]
     assert bias.shape == (2, 12)
-    assert [str(p.symbol) for p in bias.parameters] == [
-        "b_{iz}", "b_{ir}", "b_{in}", "b_{hz}", "b_{hr}", "b_{hn}"]
+    assert [str(p.symbol) for p in bias.parameters] == ["b_{iz}", "b_{ir}", "b_{in}", "b_{hz}", "b_{hr}", "b_{hn}"]
     assert [str(p.symbol) for p in tensors[0].parameters] == ["W_{iz}", "W_{ir}", "W_{in}"]
     assert dk.GRU(4, reset_after=False).tensors(3)[-1].shape == (12,)
 
@@ -135,7 +143,7 @@ def test_gate_order_matches_keras_computation():
         layer = kl.GRU(3, use_bias=False)
         layer.build((None, 1, 2))
         kernel = np.zeros((2, 9), "float32")
-        kernel[:, block * 3:(block + 1) * 3] = 50.0
+        kernel[:, block * 3 : (block + 1) * 3] = 50.0
         kernel[:, 6:] = 1.0
         layer.set_weights([kernel, np.zeros((3, 9), "float32")])
         out = np.asarray(layer(x).detach().cpu())
@@ -145,9 +153,11 @@ def test_gate_order_matches_keras_computation():
 
 # --- Bidirectional ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("merge_mode", ["concat", "sum", "mul", "ave", None])
-@pytest.mark.parametrize("inner", [K("LSTM", 4), K("GRU", 3, reset_after=False), K("SimpleRNN", 2, use_bias=False)],
-                         ids=lambda e: e.call)
+@pytest.mark.parametrize(
+    "inner", [K("LSTM", 4), K("GRU", 3, reset_after=False), K("SimpleRNN", 2, use_bias=False)], ids=lambda e: e.call
+)
 def test_bidirectional_merge_modes(inner, merge_mode):
     spec = K("Bidirectional", inner, merge_mode=merge_mode)
     assert_same(spec, (3, 5))
@@ -163,8 +173,13 @@ def test_bidirectional_merge_modes(inner, merge_mode):
 @pytest.mark.parametrize("merge_mode", ["concat", None])
 def test_backward_layer_with_other_units(merge_mode):
     backward = K("GRU", 7, go_backwards=True, return_sequences=True, reset_after=False, name="back")
-    spec = K("Bidirectional", K("LSTM", 10, return_sequences=True, name="fwd"), merge_mode=merge_mode,
-             backward_layer=backward, name="bi")
+    spec = K(
+        "Bidirectional",
+        K("LSTM", 10, return_sequences=True, name="fwd"),
+        merge_mode=merge_mode,
+        backward_layer=backward,
+        name="bi",
+    )
     n, ws = live(spec, (3, 5))
     assert dk.count(spec.build(), 5) == n
     assert weights(dk.tensors(spec.build(), 5), strip=False) == weights(ws, strip=False)
@@ -176,13 +191,20 @@ def test_backward_layer_with_other_units(merge_mode):
 
 def test_asymmetric_concat_feeds_its_real_width():
     """The next layer reads H_f + H_b: built eagerly on real data, Keras agrees with derive."""
-    bi = kl.Bidirectional(kl.LSTM(10, return_sequences=True),
-                          backward_layer=kl.LSTM(7, go_backwards=True, return_sequences=True))
+    bi = kl.Bidirectional(
+        kl.LSTM(10, return_sequences=True), backward_layer=kl.LSTM(7, go_backwards=True, return_sequences=True)
+    )
     nxt = kl.GRU(4)
     nxt(bi(np.zeros((2, 3, 5), "float32")))
-    ours_ = dk.count([dk.Bidirectional(dk.LSTM(10, return_sequences=True),
-                                       backward_layer=dk.LSTM(7, go_backwards=True, return_sequences=True)),
-                      dk.GRU(4)], 5)
+    ours_ = dk.count(
+        [
+            dk.Bidirectional(
+                dk.LSTM(10, return_sequences=True), backward_layer=dk.LSTM(7, go_backwards=True, return_sequences=True)
+            ),
+            dk.GRU(4),
+        ],
+        5,
+    )
     assert ours_ == bi.count_params() + nxt.count_params()
     assert tuple(nxt.weights[0].shape) == (17, 12)
 
@@ -191,8 +213,9 @@ def test_keras_symbolic_shape_of_asymmetric_concat():
     """What the page says of Keras 3.15 (keras-team/keras#23688): the symbolic output shape of concat is
     2·H_f, not H_f + H_b. If this fails, Keras fixed it: update the note on frameworks/keras.md."""
     inp = keras.Input((3, 5))
-    out = kl.Bidirectional(kl.LSTM(10, return_sequences=True),
-                           backward_layer=kl.LSTM(7, go_backwards=True, return_sequences=True))(inp)
+    out = kl.Bidirectional(
+        kl.LSTM(10, return_sequences=True), backward_layer=kl.LSTM(7, go_backwards=True, return_sequences=True)
+    )(inp)
     assert out.shape[-1] == 20
 
 
@@ -204,11 +227,21 @@ def test_reversed_roles_are_accepted():
 
 def test_default_names_are_keras_names():
     keras.backend.clear_session()
-    for make in (lambda m: m.Bidirectional(m.LSTM(128)), lambda m: m.ConvLSTM2D(2, 3), lambda m: m.SimpleRNN(2),
-                 lambda m: m.GRU(2), lambda m: m.ConvLSTM1D(1, 2), lambda m: m.ConvLSTM3D(1, 1)):
+    for make in (
+        lambda m: m.Bidirectional(m.LSTM(128)),
+        lambda m: m.ConvLSTM2D(2, 3),
+        lambda m: m.SimpleRNN(2),
+        lambda m: m.GRU(2),
+        lambda m: m.ConvLSTM1D(1, 2),
+        lambda m: m.ConvLSTM3D(1, 1),
+    ):
         keras.backend.clear_session()
         layer = make(kl)
-        shape = (2, 28) if isinstance(layer, (kl.Bidirectional, kl.SimpleRNN, kl.GRU)) else (2,) + (3,) * layer.cell.rank + (4,)
+        shape = (
+            (2, 28)
+            if isinstance(layer, (kl.Bidirectional, kl.SimpleRNN, kl.GRU))
+            else (2,) + (3,) * layer.cell.rank + (4,)
+        )
         layer(keras.Input(shape))
         assert weights(dk.tensors(make(dk), shape[-1]), strip=False) == weights(layer.weights, strip=False)
 
@@ -223,9 +256,14 @@ def test_forward_backward_prefixes():
 # --- ConvLSTM -----------------------------------------------------------------------------------
 
 CONV = [
-    K("ConvLSTM1D", 4, 3), K("ConvLSTM1D", 2, 1, use_bias=False), K("ConvLSTM1D", 3, 5, padding="same"),
-    K("ConvLSTM2D", 4, (3, 2)), K("ConvLSTM2D", 1, 1), K("ConvLSTM2D", 5, (1, 3), use_bias=False),
-    K("ConvLSTM3D", 2, (2, 1, 3)), K("ConvLSTM3D", 3, 2, use_bias=False),
+    K("ConvLSTM1D", 4, 3),
+    K("ConvLSTM1D", 2, 1, use_bias=False),
+    K("ConvLSTM1D", 3, 5, padding="same"),
+    K("ConvLSTM2D", 4, (3, 2)),
+    K("ConvLSTM2D", 1, 1),
+    K("ConvLSTM2D", 5, (1, 3), use_bias=False),
+    K("ConvLSTM3D", 2, (2, 1, 3)),
+    K("ConvLSTM3D", 3, 2, use_bias=False),
 ]
 
 
@@ -249,8 +287,14 @@ def test_conv_lstm_formula_matches_keras():
 
 
 @SLOW
-@given(rank=st.integers(1, 3), filters=st.integers(1, 6), channels=st.integers(1, 5), use_bias=st.booleans(),
-       kernel=st.lists(st.integers(1, 3), min_size=3, max_size=3), stacked=st.booleans())
+@given(
+    rank=st.integers(1, 3),
+    filters=st.integers(1, 6),
+    channels=st.integers(1, 5),
+    use_bias=st.booleans(),
+    kernel=st.lists(st.integers(1, 3), min_size=3, max_size=3),
+    stacked=st.booleans(),
+)
 def test_conv_lstm_property(rank, filters, channels, use_bias, kernel, stacked):
     cls = f"ConvLSTM{rank}D"
     ks = tuple(kernel[:rank])
@@ -262,14 +306,24 @@ def test_conv_lstm_property(rank, filters, channels, use_bias, kernel, stacked):
 
 # --- stacks -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("specs", [
-    [K("LSTM", 8, return_sequences=True), K("LSTM", 4)],
-    [K("Bidirectional", K("LSTM", 6, return_sequences=True)), K("GRU", 5, return_sequences=True),
-     K("SimpleRNN", 3)],
-    [K("Bidirectional", K("GRU", 6, return_sequences=True), merge_mode="sum"),
-     K("Bidirectional", K("LSTM", 2), merge_mode="ave")],
-    [K("ConvLSTM2D", 3, 2, return_sequences=True, padding="same"), K("ConvLSTM2D", 2, (1, 3))],
-], ids=lambda s: " > ".join(e.call for e in s))
+
+@pytest.mark.parametrize(
+    "specs",
+    [
+        [K("LSTM", 8, return_sequences=True), K("LSTM", 4)],
+        [
+            K("Bidirectional", K("LSTM", 6, return_sequences=True)),
+            K("GRU", 5, return_sequences=True),
+            K("SimpleRNN", 3),
+        ],
+        [
+            K("Bidirectional", K("GRU", 6, return_sequences=True), merge_mode="sum"),
+            K("Bidirectional", K("LSTM", 2), merge_mode="ave"),
+        ],
+        [K("ConvLSTM2D", 3, 2, return_sequences=True, padding="same"), K("ConvLSTM2D", 2, (1, 3))],
+    ],
+    ids=lambda s: " > ".join(e.call for e in s),
+)
 def test_sequential_stack(specs):
     rank = 3 if specs[0].cls.startswith("ConvLSTM") else 1
     shape = (2, 4, 4, 3) if rank == 3 else (2, 9)
@@ -310,8 +364,13 @@ def test_random_stacks(specs, input_dim):
 
 
 @SLOW
-@given(units=st.integers(1, 50), input_dim=st.integers(1, 50), cls=st.sampled_from(["SimpleRNN", "LSTM", "GRU"]),
-       reset_after=st.booleans(), bidirectional=st.booleans())
+@given(
+    units=st.integers(1, 50),
+    input_dim=st.integers(1, 50),
+    cls=st.sampled_from(["SimpleRNN", "LSTM", "GRU"]),
+    reset_after=st.booleans(),
+    bidirectional=st.booleans(),
+)
 def test_symbolic_count_evaluates_to_keras(units, input_dim, cls, reset_after, bidirectional):
     extra = {"reset_after": reset_after} if cls == "GRU" else {}
     spec = K(cls, units, **extra)
@@ -323,6 +382,7 @@ def test_symbolic_count_evaluates_to_keras(units, input_dim, cls, reset_after, b
 
 
 # --- Keras vs PyTorch ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("cls", ["SimpleRNN", "LSTM", "GRU"])
 def test_difference_to_torch(cls):
@@ -339,16 +399,23 @@ def test_difference_to_torch(cls):
 
 # --- signatures and errors ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("cls", ["SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D",
-                                 "Bidirectional"])
+
+@pytest.mark.parametrize("cls", ["SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "Bidirectional"])
 def test_signature_is_keras(cls):
     def params(c):
         return [(p.name, p.kind, p.default) for p in inspect.signature(c).parameters.values()]
+
     assert params(getattr(dk, cls)) == params(getattr(kl, cls))
 
 
-@pytest.mark.parametrize("make", [lambda m: m.LSTM(4, foo=1), lambda m: m.Bidirectional(m.LSTM(4), bar=2),
-                                  lambda m: m.ConvLSTM2D(4, 3, implementation=2)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: m.LSTM(4, foo=1),
+        lambda m: m.Bidirectional(m.LSTM(4), bar=2),
+        lambda m: m.ConvLSTM2D(4, 3, implementation=2),
+    ],
+)
 def test_unknown_keyword(make):
     with pytest.raises(ValueError, match="Unrecognized keyword"):
         make(kl)
@@ -357,10 +424,11 @@ def test_unknown_keyword(make):
 
 
 def test_accepted_layer_keywords():
-    for make in (lambda m: m.LSTM(4, name="a", dtype="float32", trainable=False, implementation=1,
-                                  zero_output_for_mask=True),
-                 lambda m: m.ConvLSTM1D(2, 3, unroll=False, autocast=False),
-                 lambda m: m.Bidirectional(m.GRU(2), name="b", activity_regularizer=None)):
+    for make in (
+        lambda m: m.LSTM(4, name="a", dtype="float32", trainable=False, implementation=1, zero_output_for_mask=True),
+        lambda m: m.ConvLSTM1D(2, 3, unroll=False, autocast=False),
+        lambda m: m.Bidirectional(m.GRU(2), name="b", activity_regularizer=None),
+    ):
         make(kl)
         make(dk)
 
@@ -411,10 +479,11 @@ def test_merge_mode_errors():
 
 
 def test_bidirectional_consistency_errors():
-    for mk in (lambda m: m.Bidirectional(m.LSTM(3), backward_layer=m.LSTM(3)),
-               lambda m: m.Bidirectional(m.LSTM(3, go_backwards=True)),
-               lambda m: m.Bidirectional(m.LSTM(3), backward_layer=m.LSTM(3, go_backwards=True,
-                                                                          return_sequences=True))):
+    for mk in (
+        lambda m: m.Bidirectional(m.LSTM(3), backward_layer=m.LSTM(3)),
+        lambda m: m.Bidirectional(m.LSTM(3, go_backwards=True)),
+        lambda m: m.Bidirectional(m.LSTM(3), backward_layer=m.LSTM(3, go_backwards=True, return_sequences=True)),
+    ):
         with pytest.raises(ValueError):
             mk(kl)
         with pytest.raises(ValueError, match="go_backwards|return_sequences"):
@@ -442,10 +511,12 @@ def test_feeding_errors_match_keras():
 
 def test_docstring_examples():
     import doctest
+
     assert doctest.testmod(dk).failed == 0
 
 
 # --- the site -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("example", site.examples("keras"), ids=lambda e: e.call)
 def test_site_example_matches_keras(example):
@@ -460,15 +531,18 @@ def test_every_keras_example_is_rendered_and_checked():
 
     # render this page alone, so that another page's template cannot hide what this one shows
     spec = PAGES[0]
-    page = site._environment(Path(__file__).resolve().parents[1] / "templates").get_template(
-        spec.template).render(**spec.context())
+    page = (
+        site._environment(Path(__file__).resolve().parents[1] / "templates")
+        .get_template(spec.template)
+        .render(**spec.context())
+    )
     checked = [e for e in spec.examples if e.framework == "keras"]
     assert checked, "the Keras page lists no example"
 
     def nested(e):
         yield e.call
         for a in list(e.args) + [v for _, v in e.kwargs]:
-            for x in (a if isinstance(a, tuple) else (a,)):
+            for x in a if isinstance(a, tuple) else (a,):
                 if isinstance(x, Example):
                     yield from nested(x)
 

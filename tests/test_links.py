@@ -11,6 +11,7 @@ URL it carries (``href``, ``src``, ``srcset``, ``poster``, ``data``, ``action``)
 * any other scheme (``javascript:``, ``file:``, ...) is refused; ``data:`` and
   ``mailto:`` are fine.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -20,7 +21,6 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
 from test_site_build import build
 
 URL_ATTRIBUTES = ("href", "src", "srcset", "poster", "data", "action")
@@ -113,8 +113,10 @@ def broken_links(site: Path, parsed: dict) -> tuple[list[str], dict]:
                 if target.suffix != ".html":
                     broken.append(f"{where}:{line}: <{tag} {attr}={url!r}>: fragment on a non-HTML file")
                 elif unquote(parts.fragment) not in parsed[target].ids:
-                    broken.append(f"{where}:{line}: <{tag} {attr}={url!r}>: no id "
-                                  f"{unquote(parts.fragment)!r} in {target.relative_to(site)}")
+                    broken.append(
+                        f"{where}:{line}: <{tag} {attr}={url!r}>: no id "
+                        f"{unquote(parts.fragment)!r} in {target.relative_to(site)}"
+                    )
                 else:
                     checked["anchors"] += 1
     return broken, checked
@@ -154,7 +156,8 @@ def test_link_checker_catches_broken_links(tmp_path):
     (site / "a" / "index.html").write_text(
         '<a href="../missing/">x</a><a href="../#nope">y</a><a href="../index.html#top">z</a>'
         '<script src="https://cdn.example/x.js"></script><a href="https://example.org/paper">cite</a>'
-        '<a href="javascript:alert(1)">j</a>')
+        '<a href="javascript:alert(1)">j</a>'
+    )
     pages = {}
     for page in sorted(site.rglob("*.html")):
         parser = LinkParser()

@@ -1,5 +1,6 @@
 """The example notebook runs on this Python's kernel, its stored outputs are what it prints now,
 and the numbers it shows hold against torch (in the notebook) and Keras (here)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -11,7 +12,7 @@ from pathlib import Path
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
-import pytest  # noqa: E402
+import pytest
 
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")
@@ -54,7 +55,8 @@ def test_notebook_runs_and_stored_outputs_are_current(executed):
     stored = nbformat.read(NOTEBOOK, as_version=4)
     assert _shown(executed) == _shown(stored), (
         "examples/derive.ipynb's stored outputs differ from a fresh run: "
-        "re-run .venv/bin/python examples/execute_notebook.py and commit the notebook")
+        "re-run .venv/bin/python examples/execute_notebook.py and commit the notebook"
+    )
 
 
 def test_keras_answer_holds_against_keras(executed):
@@ -93,8 +95,9 @@ def test_cost_and_vectorized_outputs_hold_against_torch(executed):
 
     array_text = next(c for c in cells if "vectorize(" in c.source).outputs[0]["data"]["text/plain"]
     shown = [int(v) for v in re.findall(r"\d+", array_text)]
-    expected = [sum(p.numel() for p in torch.nn.LSTM(32, h, 2, bidirectional=True).parameters())
-                for h in (64, 128, 256, 512)]
+    expected = [
+        sum(p.numel() for p in torch.nn.LSTM(32, h, 2, bidirectional=True).parameters()) for h in (64, 128, 256, 512)
+    ]
     assert shown == expected
 
 

@@ -1,4 +1,5 @@
 """Notebook API: the LaTeX/HTML reprs, derive.solve against live torch, the fast count path."""
+
 from __future__ import annotations
 
 import doctest
@@ -6,16 +7,16 @@ import html
 import random
 import re
 
-import pytest
-import sympy
-from torch import nn
-
-import derive
 import derive.display
 import derive.solving
 import derive.torch as dt
-from derive import H, I, L, P, solve
+import pytest
+import sympy
 from derive.stack import Stack
+from torch import nn
+
+import derive
+from derive import H, I, L, P, solve
 
 
 def torch_count(module) -> int:
@@ -29,6 +30,7 @@ def test_docstring_examples(module):
 
 
 # --- reprs ------------------------------------------------------------------------------------
+
 
 def test_latex_repr_sums_the_layers_of_torch():
     module = nn.LSTM(32, 128, 2, bidirectional=True)
@@ -45,10 +47,16 @@ def test_latex_repr_symbolic_is_the_factored_closed_form():
     assert sympy.latex(sympy.factor(stack.count)) in text
 
 
-@pytest.mark.parametrize("call", [
-    "LSTM(32, 128, 2, bidirectional=True)", "GRU(10, 20, 3, bias=False)", "RNN(25, 50, 4, bidirectional=True)",
-    "LSTM(10, 20, 1, proj_size=5)", "LSTMCell(10, 20)",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "LSTM(32, 128, 2, bidirectional=True)",
+        "GRU(10, 20, 3, bias=False)",
+        "RNN(25, 50, 4, bidirectional=True)",
+        "LSTM(10, 20, 1, proj_size=5)",
+        "LSTMCell(10, 20)",
+    ],
+)
 def test_html_repr_lists_torch_parameters(call):
     module = eval("nn." + call)  # test-only: a fixed literal from this file
     ours = eval("dt." + call)
@@ -68,6 +76,7 @@ def test_html_repr_symbolic_layers_and_escaping():
 
 
 # --- fast count path ------------------------------------------------------------------------
+
 
 def test_fast_count_equals_the_derivation():
     rng = random.Random(5)
@@ -96,6 +105,7 @@ def test_fast_count_skips_subclasses_that_derive_differently():
 
 # --- solve ------------------------------------------------------------------------------------
 
+
 def _check_against_torch(make, solution):
     assert torch_count(make(solution.n)) == solution.count <= solution.budget < solution.next_count
     assert torch_count(make(solution.n + 1)) == solution.next_count
@@ -108,12 +118,15 @@ def test_solve_largest_hidden_size_of_a_bidirectional_lstm_under_a_million():
     assert sympy.simplify(solution.polynomial.subs(derive.solving.x, solution.root) - 1_000_000) == 0
 
 
-@pytest.mark.parametrize("cls,kwargs,budget", [
-    ("GRU", {"num_layers": 3}, 250_000),
-    ("RNN", {"num_layers": 4, "bidirectional": True}, 77_777),
-    ("LSTM", {"num_layers": 2, "bias": False}, 10_000_000),
-    ("LSTM", {"num_layers": 1}, 561_152 // 2),
-])
+@pytest.mark.parametrize(
+    "cls,kwargs,budget",
+    [
+        ("GRU", {"num_layers": 3}, 250_000),
+        ("RNN", {"num_layers": 4, "bidirectional": True}, 77_777),
+        ("LSTM", {"num_layers": 2, "bias": False}, 10_000_000),
+        ("LSTM", {"num_layers": 1}, 561_152 // 2),
+    ],
+)
 def test_solve_against_torch(cls, kwargs, budget):
     solution = solve(lambda h: getattr(dt, cls)(20, h, **kwargs), budget)
     _check_against_torch(lambda h: getattr(nn, cls)(20, h, **kwargs), solution)

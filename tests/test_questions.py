@@ -1,4 +1,5 @@
 """The four question pages (seeds 000-003): every number and formula against torch and live Keras 3."""
+
 from __future__ import annotations
 
 import os
@@ -9,18 +10,18 @@ from collections import defaultdict
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
-import keras  # noqa: E402
-import pytest  # noqa: E402
-import sympy  # noqa: E402
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
+import keras
+import pytest
+import sympy
+import torch
+from derive.latex import shape_latex
+from derive.wirings import K
+from test_wirings import MODES, TwoStacks, torch_count
+from torch import nn
 
-from derive import H, I, L, P  # noqa: E402
-from derive.latex import shape_latex  # noqa: E402
-from docs_src.pages import questions  # noqa: E402
-from docs_src.pages.wirings import tex  # noqa: E402
-from derive.wirings import K  # noqa: E402
-from test_wirings import MODES, TwoStacks, torch_count  # noqa: E402
+from derive import H, I, L, P
+from docs_src.pages import questions
+from docs_src.pages.wirings import tex
 
 SIZES = [(3, 4, 1), (5, 7, 2), (6, 2, 4)]
 
@@ -63,8 +64,9 @@ def test_seed_000_formulas(q000):
     total = q000["symbolic"]["total"]
     for i, h, layers in SIZES:
         v = {I: i, H: h, L: layers}
-        assert total.xreplace(v) == torch_count(nn.LSTM(i, h, layers, bidirectional=True)) - \
-            torch_count(TwoStacks("LSTM", i, h, layers))
+        assert total.xreplace(v) == torch_count(nn.LSTM(i, h, layers, bidirectional=True)) - torch_count(
+            TwoStacks("LSTM", i, h, layers)
+        )
     for row in q000["cells"]:
         for i, h, layers in SIZES:
             proj = h - 1 if row["proj_size"] != 0 else 0
@@ -72,18 +74,23 @@ def test_seed_000_formulas(q000):
                 continue
             extra = {"proj_size": proj} if proj else {}
             cls = MODES[row["mode"]]
-            expected = torch_count(cls(i, h, layers, bidirectional=True, **extra)) - \
-                torch_count(TwoStacks(row["mode"], i, h, layers, proj=proj))
+            expected = torch_count(cls(i, h, layers, bidirectional=True, **extra)) - torch_count(
+                TwoStacks(row["mode"], i, h, layers, proj=proj)
+            )
             assert row["total"].xreplace({I: i, H: h, L: layers, P: proj}) == expected
     m = q000["modified"]
     for i, h, layers in SIZES:
         for classes in (1, 10):
             v = {I: i, H: h, L: layers, K: classes}
             twice = 2 * torch_count(nn.LSTM(i, h, layers))
-            assert m["formula_minus_twice"].xreplace(v) == \
-                torch_count(TwoStacks("LSTM", i, h, layers, classes=classes)) - twice
-            assert m["formula_bi_minus_twice"].xreplace(v) == \
-                torch_count(nn.LSTM(i, h, layers, bidirectional=True)) - twice
+            assert (
+                m["formula_minus_twice"].xreplace(v)
+                == torch_count(TwoStacks("LSTM", i, h, layers, classes=classes)) - twice
+            )
+            assert (
+                m["formula_bi_minus_twice"].xreplace(v)
+                == torch_count(nn.LSTM(i, h, layers, bidirectional=True)) - twice
+            )
 
 
 def test_seed_000_layer_series_and_shapes(q000):
@@ -173,15 +180,19 @@ def q002():
 
 def test_seed_002_widths(q002):
     stack = nn.RNN(25, 50, 4, batch_first=True, bidirectional=True)
-    assert q002["input_widths"] == [[getattr(stack, f"weight_ih_l{k}{s}").shape[1] for s in ("", "_reverse")]
-                                    for k in range(4)]
-    assert q002["layer1_ih"] == [(n, tuple(p.shape)) for n, p in stack.named_parameters()
-                                 if n.startswith("weight_ih_l1")]
+    assert q002["input_widths"] == [
+        [getattr(stack, f"weight_ih_l{k}{s}").shape[1] for s in ("", "_reverse")] for k in range(4)
+    ]
+    assert q002["layer1_ih"] == [
+        (n, tuple(p.shape)) for n, p in stack.named_parameters() if n.startswith("weight_ih_l1")
+    ]
     _, h_n = stack(torch.randn(3, 5, 25))
     assert q002["h0_shape"] == f"({h_n.shape[0]}, N, {h_n.shape[2]})"
     for i, h, layers in SIZES:
-        assert q002["symbolic_width"].xreplace({I: i, H: h, L: layers}) == \
-            nn.RNN(i, h, max(layers, 2), bidirectional=True).weight_ih_l1.shape[1]
+        assert (
+            q002["symbolic_width"].xreplace({I: i, H: h, L: layers})
+            == nn.RNN(i, h, max(layers, 2), bidirectional=True).weight_ih_l1.shape[1]
+        )
 
 
 def test_seed_002_h0_rows_are_what_torch_reads(q002):
@@ -198,7 +209,7 @@ def test_seed_002_h0_rows_are_what_torch_reads(q002):
         h0 = torch.zeros(8, 2, 50, dtype=torch.float64)
         h0[row["index"]] = torch.randn(2, 50, dtype=torch.float64)
         states = [[torch.zeros(1, 2, 50, dtype=torch.float64) for _ in range(2)] for _ in range(4)]
-        states[row["layer"]][("forward", "reverse").index(row["direction"])] = h0[row["index"]:row["index"] + 1]
+        states[row["layer"]][("forward", "reverse").index(row["direction"])] = h0[row["index"] : row["index"] + 1]
         expected, _ = run_by_hand(layers, x, [tuple(s) for s in states])
         output, _ = stack(x, h0)
         torch.testing.assert_close(output, expected)
@@ -239,8 +250,7 @@ def test_seed_003_per_cell_layer_total(q003):
 def test_seed_003_formulas(q003):
     for i, h in [(512, 256), (3, 5), (7, 2)]:
         v = {I: i, H: h}
-        assert q003["cell_count"].xreplace(v) == torch_count(nn.LSTMCell(i, h)) == \
-            torch_count(nn.LSTM(i, h))
+        assert q003["cell_count"].xreplace(v) == torch_count(nn.LSTMCell(i, h)) == torch_count(nn.LSTM(i, h))
         module = nn.LSTM(i, h, 2, bidirectional=True)
         assert q003["layer_formula"].xreplace(v) == per_layer(module)[0]
         assert q003["upper_formula"].xreplace(v) == per_layer(module)[1]

@@ -1,4 +1,5 @@
 """The reference site builds (strict), works offline, serves KaTeX itself and is reproducible."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,7 @@ KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 def _last_commit_epoch() -> str:
     """SOURCE_DATE_EPOCH as scripts/build-site sets it: the last commit's time (a fixed date outside git)."""
     try:
-        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True,
-                             timeout=30)
+        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return "1700000000"
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip().isdigit() else "1700000000"
@@ -37,8 +37,17 @@ EXTERNAL = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)  # http:/
 CSS_URL = re.compile(r"""url\(\s*(['"]?)(.*?)\1\s*\)""", re.IGNORECASE | re.DOTALL)
 CSS_IMPORT = re.compile(r"""@import\s+(?:url\()?\s*['"]?([^'")\s;]+)""", re.IGNORECASE)
 # Elements whose src/href the browser fetches by itself when the page loads.
-FETCHED = {"script": "src", "link": "href", "img": "src", "iframe": "src", "source": "src",
-           "audio": "src", "video": "src", "embed": "src", "track": "src"}
+FETCHED = {
+    "script": "src",
+    "link": "href",
+    "img": "src",
+    "iframe": "src",
+    "source": "src",
+    "audio": "src",
+    "video": "src",
+    "embed": "src",
+    "track": "src",
+}
 
 
 def build(site_dir: Path) -> None:
@@ -46,9 +55,23 @@ def build(site_dir: Path) -> None:
         pytest.fail("node_modules/katex is missing: run `npm ci` (scripts/test does it)")
     env = dict(os.environ, SOURCE_DATE_EPOCH=EPOCH, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean",
-         "-f", str(ROOT / "mkdocs.yml"), "-d", str(site_dir)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--clean",
+            "-f",
+            str(ROOT / "mkdocs.yml"),
+            "-d",
+            str(site_dir),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
 
@@ -143,8 +166,7 @@ def test_docs_dir_holds_static_assets_only():
 
 
 def test_every_generated_page_is_built(site, pages):
-    assert set(pages) >= {"index.md", "cells/rnn.md", "cells/lstm.md",
-                          "cells/lstm-projection.md", "cells/gru.md"}
+    assert set(pages) >= {"index.md", "cells/rnn.md", "cells/lstm.md", "cells/lstm-projection.md", "cells/gru.md"}
     missing = [p for p in pages if not (site / html_path(p)).is_file()]
     assert not missing, f"pages not built: {missing}"
 
@@ -188,16 +210,19 @@ def test_katex_is_served_by_the_site(site, pages):
     for name in ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js"):
         assert (katex / name).is_file(), name
         assert (katex / name).read_bytes() == (KATEX_DIST / name).read_bytes(), name
-    fonts = [u for u in css_urls((katex / "katex.min.css").read_text(encoding="utf-8"))
-             if not u.startswith("data:")]
+    fonts = [u for u in css_urls((katex / "katex.min.css").read_text(encoding="utf-8")) if not u.startswith("data:")]
     assert any(u.endswith(".woff2") for u in fonts)
     missing = [u for u in fonts if not (katex / urlsplit(u).path).is_file()]
     assert not missing, f"fonts referenced by katex.min.css but not served: {missing}"
     for src_uri in pages:
         page = site / html_path(src_uri)
         loaded = {resolve(site, page, url).relative_to(site).as_posix() for _, url in parse(page).fetched}
-        for asset in ("assets/katex/katex.min.js", "assets/katex/contrib/auto-render.min.js",
-                      "assets/katex/katex.min.css", "javascripts/katex.js"):
+        for asset in (
+            "assets/katex/katex.min.js",
+            "assets/katex/contrib/auto-render.min.js",
+            "assets/katex/katex.min.css",
+            "javascripts/katex.js",
+        ):
             assert asset in loaded, f"{src_uri} does not load {asset}"
 
 
@@ -230,8 +255,13 @@ for (const it of items) {
 }
 process.stdout.write(JSON.stringify(errors));
 """
-    proc = subprocess.run([node, "-e", script, str(KATEX_DIST / "katex.js")],
-                          input=json.dumps(items), capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [node, "-e", script, str(KATEX_DIST / "katex.js")],
+        input=json.dumps(items),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     errors = json.loads(proc.stdout)
     assert not errors, "KaTeX cannot render:\n" + "\n".join(errors)

@@ -4,18 +4,19 @@ The site's pages take their worked examples from ``docs_src.site.examples("torch
 home page's numbers from ``derive.headline()``; both are checked here against
 live torch, never against a copy of the formula.
 """
+
 from __future__ import annotations
 
 import re
 from collections import Counter
 from pathlib import Path
 
+import derive.torch as dt
 import pytest
 import sympy
 from torch import nn
 
 import docs_src.site as site
-import derive.torch as dt
 from derive import H, I, L, P
 from docs_src.pages.cells import CELL_PAGES, cell_page_context
 from docs_src.pages.home import headline
@@ -109,8 +110,9 @@ def test_cell_page_closed_forms_match_torch(page, bidirectional, bias):
         for i, hidden, proj in [(5, 9, 4), (32, 128, 64), (1, 2, 1)]:
             values = {I: i, H: hidden, L: layers, P: proj}
             torch_kwargs = {"proj_size": proj} if "proj_size" in kwargs else {}
-            module = getattr(nn, page.cls)(i, hidden, layers, bias=bias, bidirectional=bidirectional,
-                                           device="meta", **torch_kwargs)
+            module = getattr(nn, page.cls)(
+                i, hidden, layers, bias=bias, bidirectional=bidirectional, device="meta", **torch_kwargs
+            )
             stack = getattr(dt, page.cls)(I, H, L, bias=bias, bidirectional=bidirectional, **kwargs)
             assert stack.count.xreplace(values) == torch_count(module)
             assert stack.factored.xreplace(values) == torch_count(module)
@@ -137,7 +139,7 @@ def test_cell_page_tensor_tables_match_torch(page, bidirectional):
     for shown, layer in zip(layers, (0, UPPER)):
         tensors = stack.layer_tensors(layer)
         assert [r["shape"] for r in shown["rows"]] == [shape_latex(t.shape) for t in tensors]
-        for k in ([0] if layer == 0 else range(1, num_layers)):
+        for k in [0] if layer == 0 else range(1, num_layers):
             for t, row in zip(tensors, shown["rows"]):
                 name = row["name"].replace("{k}", str(k))
                 assert tuple(int(sympy.sympify(d).xreplace({**values, UPPER: k})) for d in t.shape) == expected[name]

@@ -1,4 +1,5 @@
 """The Tools pages: every number they show, held against torch / Keras."""
+
 from __future__ import annotations
 
 import json
@@ -10,13 +11,13 @@ from pathlib import Path
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+import pytest
+import torch
+from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
 
-import docs_src.site as site  # noqa: E402
-from docs_src.pages import tools  # noqa: E402
+import docs_src.site as site
+from docs_src.pages import tools
 
 ROOT = Path(__file__).resolve().parents[1]
 

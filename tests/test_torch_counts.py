@@ -6,20 +6,21 @@ matter (a few on CPU show that meta agrees). Literals appear only where they are
 reported by users in the seed threads (``/work/shared/seeds/000_*``, ``002_*``), and those are
 compared with live torch as well.
 """
+
 from __future__ import annotations
 
 import random
 import re
 
+import derive.torch as dt
 import pytest
 import sympy
 import torch
+from derive.stack import UPPER
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import derive.torch as dt
 from derive import H, I, L, P
-from derive.stack import UPPER
 
 LAYER_CLASSES = ("RNN", "LSTM", "GRU")
 CELL_CLASSES = ("RNNCell", "LSTMCell", "GRUCell")
@@ -191,16 +192,24 @@ SEED000_UNI_COUNT = 215040
 # seeds/000: `for param in model.parameters(): print(param.size())`.
 SEED000_UNI_SIZES = [(200, 20), (200, 50), (200, 50), (200, 50), (200, 50), (200, 50)]
 SEED000_BI_SIZES = [
-    (200, 20), (200, 50), (200, 20), (200, 50),
-    (200, 100), (200, 50), (200, 100), (200, 50),
-    (200, 100), (200, 50), (200, 100), (200, 50),
+    (200, 20),
+    (200, 50),
+    (200, 20),
+    (200, 50),
+    (200, 100),
+    (200, 50),
+    (200, 100),
+    (200, 50),
+    (200, 100),
+    (200, 50),
+    (200, 100),
+    (200, 50),
 ]
 
 
 @pytest.mark.parametrize(("bidirectional", "reported"), [(True, SEED000_BI_COUNT), (False, SEED000_UNI_COUNT)])
 def test_seed000_counts(bidirectional, reported):
-    live = torch_count(build_torch("LSTM", 32, 128, 2, batch_first=True, bidirectional=bidirectional,
-                                   device="cpu"))
+    live = torch_count(build_torch("LSTM", 32, 128, 2, batch_first=True, bidirectional=bidirectional, device="cpu"))
     assert live == reported  # the thread's numbers are still torch's
     obj = dt.LSTM(32, 128, 2, bidirectional=bidirectional)
     assert obj.count == reported
@@ -319,8 +328,10 @@ def test_symbolic_layer_tensors_match_torch(case):
         values = {I: i, H: h, P: p}
 
         def concrete(tensors, layer):
-            return [(t.name.replace(f"_l{UPPER}", f"_l{layer}"),
-                     tuple(int(sympy.sympify(d).subs(values)) for d in t.shape)) for t in tensors]
+            return [
+                (t.name.replace(f"_l{UPPER}", f"_l{layer}"), tuple(int(sympy.sympify(d).subs(values)) for d in t.shape))
+                for t in tensors
+            ]
 
         assert concrete(first, 0) == torch_layer(module, 0)
         assert int(first_count.subs(values)) == sum(torch.Size(s).numel() for _, s in torch_layer(module, 0))
@@ -368,8 +379,7 @@ def _assignments(values: dict):
     return items
 
 
-@pytest.mark.parametrize(("name", "args", "kwargs", "values"), PARTIAL,
-                         ids=[f"{n}{a}{k}" for n, a, k, _ in PARTIAL])
+@pytest.mark.parametrize(("name", "args", "kwargs", "values"), PARTIAL, ids=[f"{n}{a}{k}" for n, a, k, _ in PARTIAL])
 def test_partially_symbolic_matches_torch(name, args, kwargs, values):
     obj = getattr(dt, name)(*args, **kwargs)
     count = obj.count
@@ -394,6 +404,5 @@ def test_seed000_from_the_symbolic_form():
 
 def test_sympy_integer_sizes_behave_as_ints():
     module = build_torch("LSTM", 5, 9, 3, proj_size=4, bidirectional=True)
-    obj = dt.LSTM(sympy.Integer(5), sympy.Integer(9), sympy.Integer(3), proj_size=sympy.Integer(4),
-                  bidirectional=True)
+    obj = dt.LSTM(sympy.Integer(5), sympy.Integer(9), sympy.Integer(3), proj_size=sympy.Integer(4), bidirectional=True)
     assert_matches_torch(obj, module, 3)

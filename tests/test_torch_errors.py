@@ -7,14 +7,15 @@ accident of its implementation (bool sizes, float ``num_layers``, cell sizes <= 
 unknown ``nonlinearity`` for ``RNNCell``), derive's documented behaviour is asserted:
 TypeError for a size that is not an integer, ValueError naming the argument for a size <= 0.
 """
+
 from __future__ import annotations
 
+import derive.torch as dt
 import numpy as np
 import pytest
 import sympy
 import torch
 
-import derive.torch as dt
 from derive import H, I, L, P
 
 NAN = float("nan")
@@ -28,7 +29,7 @@ def torch_exception(name: str, *args, **kwargs) -> type[BaseException] | None:
     """The exception type ``torch.nn.<name>(*args, **kwargs)`` raises, or None if it builds."""
     try:
         build_torch(name, *args, **kwargs)
-    except Exception as exc:  # noqa: BLE001  (whatever torch raises is the expectation)
+    except Exception as exc:
         return type(exc)
     return None
 
@@ -37,7 +38,7 @@ def derive_exception(name: str, *args, **kwargs) -> BaseException:
     """Call ``derive.torch.<name>``; it must raise. Returns the exception."""
     try:
         getattr(dt, name)(*args, **kwargs)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return exc
     pytest.fail(f"derive.torch.{name}{args}{kwargs} did not raise")
 
@@ -66,19 +67,36 @@ TORCH_REFUSES = [
     ("GRU", (3, 4), {"proj_size": 0}, "proj_size"),
     ("GRU", (3, 4), {"proj_size": 2}, "proj_size"),
     # sizes <= 0
-    *[(name, args, {}, argument)
-      for name in ("RNN", "LSTM", "GRU")
-      for args, argument in [((0, 4), "input_size"), ((-2, 4), "input_size"),
-                             ((3, 0), "hidden_size"), ((3, -1), "hidden_size"),
-                             ((3, 4, 0), "num_layers"), ((3, 4, -2), "num_layers")]],
+    *[
+        (name, args, {}, argument)
+        for name in ("RNN", "LSTM", "GRU")
+        for args, argument in [
+            ((0, 4), "input_size"),
+            ((-2, 4), "input_size"),
+            ((3, 0), "hidden_size"),
+            ((3, -1), "hidden_size"),
+            ((3, 4, 0), "num_layers"),
+            ((3, 4, -2), "num_layers"),
+        ]
+    ],
     # sizes that are not integers
-    *[(name, args, {}, argument)
-      for name in ("RNN", "LSTM", "GRU")
-      for args, argument in [((3.0, 4), "input_size"), ((3, 4.0), "hidden_size"),
-                             ((3, 4, 2.0), "num_layers"), ((3, 4, 2.5), "num_layers"),
-                             ((NAN, 4), "input_size"), ((3, NAN), "hidden_size"), ((3, 4, NAN), "num_layers"),
-                             (("3", 4), "input_size"), ((3, "4"), "hidden_size"), ((3, 4, "2"), "num_layers"),
-                             ((None, 4), "input_size")]],
+    *[
+        (name, args, {}, argument)
+        for name in ("RNN", "LSTM", "GRU")
+        for args, argument in [
+            ((3.0, 4), "input_size"),
+            ((3, 4.0), "hidden_size"),
+            ((3, 4, 2.0), "num_layers"),
+            ((3, 4, 2.5), "num_layers"),
+            ((NAN, 4), "input_size"),
+            ((3, NAN), "hidden_size"),
+            ((3, 4, NAN), "num_layers"),
+            (("3", 4), "input_size"),
+            ((3, "4"), "hidden_size"),
+            ((3, 4, "2"), "num_layers"),
+            ((None, 4), "input_size"),
+        ]
+    ],
     # nonlinearity
     # RNN's gate block is hidden_size itself: torch.empty((True, 3)) is a TypeError
     ("RNN", (3, True), {}, "hidden_size"),
@@ -87,18 +105,28 @@ TORCH_REFUSES = [
     ("RNN", (3, 4), {"nonlinearity": "TANH"}, "nonlinearity"),
     ("RNN", (3, 4), {"nonlinearity": None}, "nonlinearity"),
     # dropout
-    *[(name, (3, 4, 2), {"dropout": dropout}, "dropout")
-      for name in ("RNN", "LSTM", "GRU")
-      for dropout in (-0.1, 1.5, True, False, NAN, "0.5", "high")],
+    *[
+        (name, (3, 4, 2), {"dropout": dropout}, "dropout")
+        for name in ("RNN", "LSTM", "GRU")
+        for dropout in (-0.1, 1.5, True, False, NAN, "0.5", "high")
+    ],
     # flags
-    *[(name, (3, 4), {flag: value}, flag)
-      for name in ("RNN", "LSTM", "GRU")
-      for flag, value in [("bias", 1), ("bias", 0), ("bias", None), ("bias", "yes"), ("batch_first", 1)]],
+    *[
+        (name, (3, 4), {flag: value}, flag)
+        for name in ("RNN", "LSTM", "GRU")
+        for flag, value in [("bias", 1), ("bias", 0), ("bias", None), ("bias", "yes"), ("batch_first", 1)]
+    ],
     # cells: torch refuses non-integer sizes when it allocates
-    *[(name, args, {}, argument)
-      for name in ("RNNCell", "LSTMCell", "GRUCell")
-      for args, argument in [((3.0, 4), "input_size"), ((3, 4.0), "hidden_size"),
-                             ((NAN, 4), "input_size"), (("3", 4), "input_size")]],
+    *[
+        (name, args, {}, argument)
+        for name in ("RNNCell", "LSTMCell", "GRUCell")
+        for args, argument in [
+            ((3.0, 4), "input_size"),
+            ((3, 4.0), "hidden_size"),
+            ((NAN, 4), "input_size"),
+            (("3", 4), "input_size"),
+        ]
+    ],
 ]
 
 
@@ -118,26 +146,38 @@ def test_same_exception_type_as_torch(case):
 # (class, args, kwargs, derive's exception, argument); torch builds these, or raises another type.
 DOCUMENTED = [
     # bools are not sizes (torch: isinstance(True, int) holds, so it builds a 1-wide layer)
-    *[(name, args, {}, TypeError, argument)
-      for name in ("RNN", "LSTM", "GRU")
-      for args, argument in [((True, 4), "input_size"), ((3, 4, True), "num_layers"), ((3, 4, False), "num_layers")]],
+    *[
+        (name, args, {}, TypeError, argument)
+        for name in ("RNN", "LSTM", "GRU")
+        for args, argument in [((True, 4), "input_size"), ((3, 4, True), "num_layers"), ((3, 4, False), "num_layers")]
+    ],
     *[(name, (3, True), {}, TypeError, "hidden_size") for name in ("LSTM", "GRU")],
     # a float num_layers is a TypeError even where torch's `num_layers <= 0` check fires first
-    *[(name, (3, 4, layers), {}, TypeError, "num_layers")
-      for name in ("RNN", "LSTM", "GRU") for layers in (0.0, -1.0)],
+    *[(name, (3, 4, layers), {}, TypeError, "num_layers") for name in ("RNN", "LSTM", "GRU") for layers in (0.0, -1.0)],
     # torch does not check bidirectional
     *[(name, (3, 4), {"bidirectional": 1}, TypeError, "bidirectional") for name in ("RNN", "LSTM", "GRU")],
     # cells: torch does not check sizes (0 builds an empty tensor, < 0 is a RuntimeError of torch.empty)
-    *[(name, args, {}, ValueError, argument)
-      for name in ("RNNCell", "LSTMCell", "GRUCell")
-      for args, argument in [((0, 4), "input_size"), ((-1, 4), "input_size"),
-                             ((3, 0), "hidden_size"), ((3, -2), "hidden_size")]],
-    *[(name, args, {}, TypeError, argument)
-      for name in ("RNNCell", "LSTMCell", "GRUCell")
-      for args, argument in [((True, 4), "input_size"), ((3, True), "hidden_size")]],
+    *[
+        (name, args, {}, ValueError, argument)
+        for name in ("RNNCell", "LSTMCell", "GRUCell")
+        for args, argument in [
+            ((0, 4), "input_size"),
+            ((-1, 4), "input_size"),
+            ((3, 0), "hidden_size"),
+            ((3, -2), "hidden_size"),
+        ]
+    ],
+    *[
+        (name, args, {}, TypeError, argument)
+        for name in ("RNNCell", "LSTMCell", "GRUCell")
+        for args, argument in [((True, 4), "input_size"), ((3, True), "hidden_size")]
+    ],
     # cells: torch accepts any truthy bias
-    *[(name, (3, 4), {"bias": bias}, TypeError, "bias")
-      for name in ("RNNCell", "LSTMCell", "GRUCell") for bias in (1, "x", None)],
+    *[
+        (name, (3, 4), {"bias": bias}, TypeError, "bias")
+        for name in ("RNNCell", "LSTMCell", "GRUCell")
+        for bias in (1, "x", None)
+    ],
     # RNNCell: torch only fails at the first forward call
     ("RNNCell", (3, 4), {"nonlinearity": "gelu"}, ValueError, "nonlinearity"),
     ("RNNCell", (3, 4, True, "sigmoid"), {}, ValueError, "nonlinearity"),
@@ -171,8 +211,7 @@ def test_numpy_integer_sizes_are_accepted(name):
 
 
 def test_dropout_does_not_change_the_weights_but_is_checked():
-    torch_counts = {d: sum(p.numel() for p in build_torch("GRU", 3, 4, 2, dropout=d).parameters())
-                    for d in (0, 0.5, 1)}
+    torch_counts = {d: sum(p.numel() for p in build_torch("GRU", 3, 4, 2, dropout=d).parameters()) for d in (0, 0.5, 1)}
     assert len(set(torch_counts.values())) == 1
     for d, expected in torch_counts.items():
         assert dt.GRU(3, 4, 2, dropout=d).count == expected
@@ -183,8 +222,15 @@ def test_dropout_does_not_change_the_weights_but_is_checked():
 
 @pytest.mark.parametrize(
     "value",
-    [sympy.Symbol("x", integer=False), sympy.Float(2.5), sympy.Rational(5, 2), sympy.oo, sympy.zoo,
-     sympy.I, sympy.Symbol("y", noninteger=True, positive=True)],
+    [
+        sympy.Symbol("x", integer=False),
+        sympy.Float(2.5),
+        sympy.Rational(5, 2),
+        sympy.oo,
+        sympy.zoo,
+        sympy.I,
+        sympy.Symbol("y", noninteger=True, positive=True),
+    ],
     ids=repr,
 )
 @pytest.mark.parametrize("argument", ["input_size", "hidden_size", "num_layers"])

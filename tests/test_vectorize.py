@@ -1,19 +1,20 @@
 """derive.vectorize: exact NumPy evaluation, never a silent int64 overflow."""
+
 from __future__ import annotations
 
 import doctest
 import random
 
+import derive.torch as dt
+import derive.vectorize
 import numpy as np
 import pytest
 import sympy
-from torch import nn
-
-import derive.vectorize
-import derive.torch as dt
-from derive import H, I, L, P, T
 from derive.cost import N, cost
 from derive.vectorize import vectorize
+from torch import nn
+
+from derive import H, I, L, P, T
 
 
 def test_docstring_examples():
@@ -21,9 +22,15 @@ def test_docstring_examples():
     assert doctest.testmod(derive.vectorize, optionflags=flags).failed == 0
 
 
-@pytest.mark.parametrize("cls,kwargs", [
-    ("LSTM", {}), ("LSTM", {"bidirectional": True}), ("GRU", {"bias": False}), ("RNN", {"bidirectional": True}),
-])
+@pytest.mark.parametrize(
+    "cls,kwargs",
+    [
+        ("LSTM", {}),
+        ("LSTM", {"bidirectional": True}),
+        ("GRU", {"bias": False}),
+        ("RNN", {"bidirectional": True}),
+    ],
+)
 def test_matches_the_library_on_random_arrays(cls, kwargs):
     f = vectorize(getattr(dt, cls)(I, H, L, **kwargs).count)
     rng = np.random.default_rng(3)

@@ -4,6 +4,7 @@ A formula shown on a page is re-derived here with the public API, checked to be 
 prints (its LaTeX), then substituted and compared with the count of a real model built in torch
 (see ``test_wirings.py`` for the constructions) or in Keras 3.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,22 +13,22 @@ import tempfile
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import sympy  # noqa: E402
-from torch import nn  # noqa: E402
+import derive.keras as dk
+import keras
+import numpy as np
+import pytest
+import sympy
+from derive.conventions import PYTORCH
+from derive.diagram import wiring_svg
+from derive.difference import compare
+from derive.latex import shape_latex
+from derive.stack import UPPER
+from derive.wirings import K
+from test_wirings import MODES, KerasLikeStack, TwoStacks, tied, torch_count, unidirectional
+from torch import nn
 
-import derive.keras as dk  # noqa: E402
-from derive import H, I, L, P  # noqa: E402
-from derive.conventions import PYTORCH  # noqa: E402
-from derive.diagram import wiring_svg  # noqa: E402
-from derive.difference import compare  # noqa: E402
-from derive.latex import shape_latex  # noqa: E402
-from docs_src.pages import wirings as pages  # noqa: E402
-from derive.stack import UPPER  # noqa: E402
-from derive.wirings import K  # noqa: E402
-from test_wirings import MODES, KerasLikeStack, TwoStacks, tied, torch_count, unidirectional  # noqa: E402
+from derive import H, I, L, P
+from docs_src.pages import wirings as pages
 
 O = pages.O
 E = pages.EXAMPLE_SIZES
@@ -38,9 +39,18 @@ def torch_model(wiring, mode, i, h, layers, classes=0, output=0, proj=0) -> nn.M
     """The torch construction of ``wiring`` (PyTorch's tensors), with an output ``nn.Linear`` if asked."""
     labels = wiring.labels
     if labels is not None:
-        return TwoStacks(mode, i, h, layers, proj=proj, classes=classes, posterior=labels.posterior, output=output,
-                         labels_into_states="states" in labels.placement,
-                         labels_into_output="output" in labels.placement)
+        return TwoStacks(
+            mode,
+            i,
+            h,
+            layers,
+            proj=proj,
+            classes=classes,
+            posterior=labels.posterior,
+            output=output,
+            labels_into_states="states" in labels.placement,
+            labels_into_output="output" in labels.placement,
+        )
     if wiring.merge == "separate":
         return TwoStacks(mode, i, h, layers, proj=proj, output=output)
     if wiring.shared:
@@ -114,9 +124,11 @@ def test_counts_table(page, contexts):
 
 def keras_with_dense(i, h, layers, out) -> int:
     """Bidirectional(LSTM) layers and a Dense(out) on top, built in Keras 3."""
-    model = keras.Sequential([keras.Input((6, i))] + [
-        keras.layers.Bidirectional(keras.layers.LSTM(h, return_sequences=True)) for _ in range(layers)]
-        + [keras.layers.Dense(out)])
+    model = keras.Sequential(
+        [keras.Input((6, i))]
+        + [keras.layers.Bidirectional(keras.layers.LSTM(h, return_sequences=True)) for _ in range(layers)]
+        + [keras.layers.Dense(out)]
+    )
     return model.count_params()
 
 
@@ -141,13 +153,14 @@ def test_output_layer_formulas(page, contexts):
 def test_differences(page, contexts):
     this = pages.build(page.wiring, convention=page.convention)
     for d in contexts[page.slug]["differences"]:
-        (title, _, other), = [c for c in pages.COMPARED if c[0] == d["title"]]
+        ((title, _, other),) = [c for c in pages.COMPARED if c[0] == d["title"]]
         difference = compare(this, pages.build(other, convention=page.convention))
         assert d["total"] == sympy.latex(difference.total)
         assert len(d["changes"]) == len(difference.changes)
         for i, h, layers, classes, _ in SIZES:
-            expected = count_of(page, page.wiring, "LSTM", i, h, layers, classes) - \
-                count_of(page, other, "LSTM", i, h, layers, classes)
+            expected = count_of(page, page.wiring, "LSTM", i, h, layers, classes) - count_of(
+                page, other, "LSTM", i, h, layers, classes
+            )
             assert difference.total.xreplace(values(i, h, layers, classes)) == expected
             for shown, change in zip(d["changes"], difference.changes):
                 assert shown["amount"] == pages.tex(change.amount)
@@ -160,29 +173,39 @@ def test_reads_and_tensor_tables(page, contexts):
     i, h, layers, classes, out = 5, 7, 3, 3, 2
     v = values(i, h, layers, classes, out)
     rows = [r for r in context["reads"] if r["layer"] != "output"]
-    assert [r["width"] for r in rows] == [sympy.latex(stack.layer_input_size(layer, d))
-                                         for layer in (0, UPPER) for d in range(stack.wiring.num_directions)]
+    assert [r["width"] for r in rows] == [
+        sympy.latex(stack.layer_input_size(layer, d))
+        for layer in (0, UPPER)
+        for d in range(stack.wiring.num_directions)
+    ]
     for group, layer in zip(context["tensors"], (0, UPPER)):
         assert [r["shape"] for r in group["rows"]] == [shape_latex(t.shape) for t in stack.layer_tensors(layer)]
     if page.convention is not PYTORCH:  # Keras: each direction's kernel is (input width, 4H)
-        model = keras.Sequential([keras.Input((6, i))] + [
-            keras.layers.Bidirectional(keras.layers.LSTM(h, return_sequences=True)) for _ in range(2)])
-        kernels = [tuple(w.shape) for w in model.weights if w.path.endswith("/kernel")
-                   and not w.path.endswith("recurrent_kernel")]
-        widths = [sympy.sympify(stack.layer_input_size(layer, d)).xreplace(v)
-                  for layer in (0, UPPER) for d in range(2)]
+        model = keras.Sequential(
+            [keras.Input((6, i))]
+            + [keras.layers.Bidirectional(keras.layers.LSTM(h, return_sequences=True)) for _ in range(2)]
+        )
+        kernels = [
+            tuple(w.shape)
+            for w in model.weights
+            if w.path.endswith("/kernel") and not w.path.endswith("recurrent_kernel")
+        ]
+        widths = [sympy.sympify(stack.layer_input_size(layer, d)).xreplace(v) for layer in (0, UPPER) for d in range(2)]
         assert [k[0] for k in kernels] == widths
         return
     model = torch_model(page.wiring, "LSTM", i, h, layers, classes, out)
-    expected = dict(model.derive_names()) if hasattr(model, "derive_names") else {
-        n.removeprefix("rnn."): tuple(p.shape) for n, p in model.named_parameters()}
+    expected = (
+        dict(model.derive_names())
+        if hasattr(model, "derive_names")
+        else {n.removeprefix("rnn."): tuple(p.shape) for n, p in model.named_parameters()}
+    )
     for layer in range(layers):
         for t in stack.layer_tensors(0 if layer == 0 else UPPER):
             name = t.name.replace(f"_l{UPPER}", f"_l{layer}")
             shape = tuple(int(sympy.sympify(d).xreplace({**v, UPPER: layer})) for d in t.shape)
             assert expected[name] == shape
     # the widths read are the torch modules' input widths
-    for r, (layer, d) in zip(rows, [(0, 0), (0, 1), (1, 0), (1, 1)][:len(rows)]):
+    for r, (layer, d) in zip(rows, [(0, 0), (0, 1), (1, 0), (1, 1)][: len(rows)]):
         name = f"weight_ih_l{layer}" + ("_reverse" if d else "")
         width = sympy.sympify(stack.layer_input_size(0 if layer == 0 else UPPER, d)).xreplace(v)
         if name in expected:
@@ -197,37 +220,49 @@ def test_worked_example(page, contexts):
     modified = page.wiring.labels is not None
     classes = E["classes"] if modified else 0
     if page.convention is PYTORCH:
-        model = torch_model(page.wiring, "LSTM", E["input_size"], E["hidden_size"], E["num_layers"], classes,
-                            classes)
+        model = torch_model(page.wiring, "LSTM", E["input_size"], E["hidden_size"], E["num_layers"], classes, classes)
         assert example["count"] == torch_count(model)
-        names = dict(model.derive_names()) if hasattr(model, "derive_names") else {
-            n: tuple(p.shape) for n, p in model.named_parameters()}
+        names = (
+            dict(model.derive_names())
+            if hasattr(model, "derive_names")
+            else {n: tuple(p.shape) for n, p in model.named_parameters()}
+        )
         for layer in example["layers"]:
             for _, count, tensors in layer["directions"]:
                 assert int(count.replace(",", "")) == sum(sympy.prod(names[n]) for n, _ in tensors)
                 assert all(names[n] == s for n, s in tensors)
         assert all(names[n] == s for n, s in example["output"])
     else:  # Keras: the same model built from Keras 3 layers
-        model = keras.Sequential([keras.Input((6, E["input_size"]))] + [
-            keras.layers.Bidirectional(keras.layers.LSTM(E["hidden_size"], return_sequences=k < E["num_layers"] - 1))
-            for k in range(E["num_layers"])])
+        model = keras.Sequential(
+            [keras.Input((6, E["input_size"]))]
+            + [
+                keras.layers.Bidirectional(
+                    keras.layers.LSTM(E["hidden_size"], return_sequences=k < E["num_layers"] - 1)
+                )
+                for k in range(E["num_layers"])
+            ]
+        )
         assert example["count"] == model.count_params() == contexts[page.slug]["extra"]["adapter_count"]
         weights = [tuple(w.shape) for w in model.weights]
-        assert [s for layer in example["layers"] for _, _, tensors in layer["directions"] for _, s in tensors] == weights
+        assert [
+            s for layer in example["layers"] for _, _, tensors in layer["directions"] for _, s in tensors
+        ] == weights
         assert pages.KERAS_STACK_CALL.count("layers.Bidirectional") == E["num_layers"]
 
 
 def test_keras_backward_layer_with_other_units(contexts):
     extra = contexts["keras-bidirectional"]["extra"]
     H_f, H_b = pages.H_f, pages.H_b
-    layer = dk.Bidirectional(dk.LSTM(H_f, return_sequences=True),
-                             backward_layer=dk.LSTM(H_b, return_sequences=True, go_backwards=True))
+    layer = dk.Bidirectional(
+        dk.LSTM(H_f, return_sequences=True), backward_layer=dk.LSTM(H_b, return_sequences=True, go_backwards=True)
+    )
     assert extra["asym_count"] == sympy.latex(sympy.factor(layer.count(I)))
     assert extra["asym_width"] == sympy.latex(layer.output_dim(I))
     for i, hf, hb in [(3, 4, 6), (28, 64, 32)]:
         live = keras.layers.Bidirectional(
             keras.layers.LSTM(hf, return_sequences=True),
-            backward_layer=keras.layers.LSTM(hb, return_sequences=True, go_backwards=True))
+            backward_layer=keras.layers.LSTM(hb, return_sequences=True, go_backwards=True),
+        )
         # run on data: Keras' symbolic output shape says 2·H_f (keras-team/keras#23688), the tensor is H_f + H_b
         out = live(np.zeros((1, 5, i), dtype="float32"))
         assert layer.count(I).xreplace({I: i, H_f: hf, H_b: hb}) == live.count_params()
@@ -259,8 +294,10 @@ def test_modified_posteriors(contexts):
     assert posteriors["backward"] == sympy.latex(sympy.factor(backward.count))
     assert posteriors["both"] == sympy.latex(sympy.factor(forward.count + backward.count))
     for i, h, layers, classes, _ in SIZES:
-        models = [TwoStacks("LSTM", i, h, layers, classes=classes, posterior=side, output=classes)
-                  for side in ("forward", "backward")]
+        models = [
+            TwoStacks("LSTM", i, h, layers, classes=classes, posterior=side, output=classes)
+            for side in ("forward", "backward")
+        ]
         v = values(i, h, layers, classes)
         assert forward.count.xreplace(v) == torch_count(models[0])
         assert backward.count.xreplace(v) == torch_count(models[1])
@@ -283,8 +320,9 @@ def test_overview(monkeypatch):
             assert compare(stack, deep).total.xreplace(values(i, h, layers, classes)) == mine - theirs
     linear = nn.Linear(2 * 7, 3)
     shapes = [t["shape"] for t in context["output_tensors"]]
-    assert [sympy.sympify(0) or s for s in shapes] == [shape_latex(t.shape) for t in
-                                                       pages.build(pages.DEEP_BIDIRECTIONAL, output_features=O).output_tensors]
+    assert [sympy.sympify(0) or s for s in shapes] == [
+        shape_latex(t.shape) for t in pages.build(pages.DEEP_BIDIRECTIONAL, output_features=O).output_tensors
+    ]
     out = pages.build(pages.DEEP_BIDIRECTIONAL, "LSTM", 5, 7, 1, output_features=3).output_tensors
     assert [tuple(int(d) for d in t.shape) for t in out] == [tuple(p.shape) for p in linear.parameters()]
 
@@ -292,8 +330,9 @@ def test_overview(monkeypatch):
 # --------------------------------------------------------------------------- diagrams
 
 
-@pytest.mark.parametrize("wiring", [c[2] for c in pages.COMPARED] + [v for p in PAGES for v in p.variants],
-                         ids=lambda w: w.name)
+@pytest.mark.parametrize(
+    "wiring", [c[2] for c in pages.COMPARED] + [v for p in PAGES for v in p.variants], ids=lambda w: w.name
+)
 def test_diagram_is_drawn_from_the_wiring(wiring):
     import xml.etree.ElementTree as ET
 

@@ -13,6 +13,7 @@
 
 Expected values always come from the torch objects, never from the derivation.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -20,9 +21,6 @@ import itertools
 import pytest
 import sympy
 import torch
-from torch import nn
-
-from derive import H, I, L, P
 from derive.conventions import PYTORCH
 from derive.difference import compare
 from derive.stack import UPPER, Stack
@@ -37,6 +35,9 @@ from derive.wirings import (
     keras_bidirectional,
     modified_brnn,
 )
+from torch import nn
+
+from derive import H, I, L, P
 
 MODES = {"RNN_TANH": nn.RNN, "LSTM": nn.LSTM, "GRU": nn.GRU}
 G = {"RNN_TANH": 1, "LSTM": 4, "GRU": 3}
@@ -72,8 +73,20 @@ def reverse_names(shapes: dict) -> dict:
 class TwoStacks(nn.Module):
     """Simple concat: two independent unidirectional stacks, joined at the top."""
 
-    def __init__(self, mode, i, h, layers, proj=0, bias=True, classes=0, posterior="forward", output=0,
-                 labels_into_states=True, labels_into_output=False):
+    def __init__(
+        self,
+        mode,
+        i,
+        h,
+        layers,
+        proj=0,
+        bias=True,
+        classes=0,
+        posterior="forward",
+        output=0,
+        labels_into_states=True,
+        labels_into_output=False,
+    ):
         super().__init__()
         into_states = classes if labels_into_states else 0
         forward_in = i + (into_states if posterior == "forward" else 0)
@@ -135,8 +148,12 @@ class KerasLikeStack(nn.Module):
             f, _ = forward(x)
             b, _ = backward(torch.flip(x, dims=[0]))
             b = torch.flip(b, dims=[0])
-            x = {"concat": lambda: torch.cat([f, b], -1), "sum": lambda: f + b, "mul": lambda: f * b,
-                 "ave": lambda: (f + b) / 2}[self.merge]()
+            x = {
+                "concat": lambda: torch.cat([f, b], -1),
+                "sum": lambda: f + b,
+                "mul": lambda: f * b,
+                "ave": lambda: (f + b) / 2,
+            }[self.merge]()
         return x
 
     def derive_names(self) -> dict:
@@ -214,8 +231,17 @@ def test_keras_merge_modes_against_torch_pairs(merge, mode, i, h, layers):
 @pytest.mark.parametrize("i, h, layers", SIZES)
 def test_modified_brnn_against_a_torch_module(placement, posterior, mode, i, h, layers):
     classes = 3
-    model = TwoStacks(mode, i, h, layers, classes=classes, posterior=posterior, output=classes,
-                      labels_into_states="states" in placement, labels_into_output="output" in placement)
+    model = TwoStacks(
+        mode,
+        i,
+        h,
+        layers,
+        classes=classes,
+        posterior=posterior,
+        output=classes,
+        labels_into_states="states" in placement,
+        labels_into_output="output" in placement,
+    )
     ours = stack(modified_brnn(classes, posterior, placement), mode, i, h, layers, output_features=classes)
     assert ours.count == torch_count(model)
     assert dict(ours.shapes) == model.derive_names()
@@ -232,8 +258,9 @@ def test_output_layer_is_nn_linear(mode, i, h, layers, wiring):
     out = nn.Linear(rnn(torch.randn(3, 1, i))[0].shape[-1], 10)
     ours = stack(wiring, mode, i, h, layers, output_features=10)
     assert ours.count == torch_count(rnn) + torch_count(out)
-    assert [(t.name, tuple(int(d) for d in t.shape)) for t in ours.output_tensors] == \
-        [(f"output.{n}", s) for n, s in torch_shapes(out).items()]
+    assert [(t.name, tuple(int(d) for d in t.shape)) for t in ours.output_tensors] == [
+        (f"output.{n}", s) for n, s in torch_shapes(out).items()
+    ]
 
 
 # --------------------------------------------------------------------------- closed forms
@@ -266,8 +293,9 @@ def test_closed_forms_with_projection_substituted_equal_torch():
         wiring, build_torch = WIRINGS[name]
         formula = stack(wiring, "LSTM", proj=P).count
         for i, h, layers, proj in [(2, 3, 1, 2), (5, 7, 2, 3), (4, 9, 4, 1)]:
-            assert formula.xreplace({I: i, H: h, L: layers, P: proj}) == \
-                torch_count(build_torch("LSTM", i, h, layers, proj))
+            assert formula.xreplace({I: i, H: h, L: layers, P: proj}) == torch_count(
+                build_torch("LSTM", i, h, layers, proj)
+            )
 
 
 def test_modified_brnn_closed_form_substituted_equals_torch():
@@ -294,8 +322,9 @@ def test_deep_minus_simple_concat_is_the_upper_input_columns(mode):
         assert d.total.xreplace({I: i, H: h, L: layers}) == torch_count(deep) - torch_count(two)
         if layers > 1:
             assert tuple(change.shape_a[k].xreplace({H: h}) for k in range(2)) == tuple(deep.weight_ih_l1.shape)
-            assert tuple(change.shape_b[k].xreplace({H: h}) for k in range(2)) == \
-                tuple(two.forward_stack.weight_ih_l1.shape)
+            assert tuple(change.shape_b[k].xreplace({H: h}) for k in range(2)) == tuple(
+                two.forward_stack.weight_ih_l1.shape
+            )
 
 
 def test_compare_with_ints_lists_each_layer():
@@ -313,8 +342,9 @@ def test_compare_shared_names_the_tied_tensors():
     assert {c.reason for c in d.changes} == {"tied across directions in b (stored once)"}
     assert [c.tensors for c in d.changes] == [("weight_ih_l0_reverse",), ("weight_ih_l{k}_reverse",)]
     for i, h, layers in [(3, 4, 2), (6, 2, 3)]:
-        assert d.total.xreplace({I: i, H: h, L: layers}) == \
-            torch_count(nn.LSTM(i, h, layers, bidirectional=True)) - torch_count(tied("LSTM", i, h, layers))
+        assert d.total.xreplace({I: i, H: h, L: layers}) == torch_count(
+            nn.LSTM(i, h, layers, bidirectional=True)
+        ) - torch_count(tied("LSTM", i, h, layers))
 
 
 def test_compare_posteriors_moves_the_label_columns():
@@ -323,7 +353,9 @@ def test_compare_posteriors_moves_the_label_columns():
     d = compare(backward, forward)
     assert d.total == 0
     assert [(c.tensors, sympy.factor(c.each)) for c in d.changes] == [
-        (("weight_ih_l0",), -4 * H * K), (("weight_ih_l0_reverse",), 4 * H * K)]
+        (("weight_ih_l0",), -4 * H * K),
+        (("weight_ih_l0_reverse",), 4 * H * K),
+    ]
 
 
 def test_compare_refuses_bad_input():
@@ -336,8 +368,17 @@ def test_compare_refuses_bad_input():
 
 
 def test_compare_total_is_the_sum_of_its_changes():
-    configs = [stack(w) for w in (UNIDIRECTIONAL, DEEP_BIDIRECTIONAL, SIMPLE_CONCAT, SHARED_INPUT_WEIGHTS,
-                                  keras_bidirectional("ave"), modified_brnn())]
+    configs = [
+        stack(w)
+        for w in (
+            UNIDIRECTIONAL,
+            DEEP_BIDIRECTIONAL,
+            SIMPLE_CONCAT,
+            SHARED_INPUT_WEIGHTS,
+            keras_bidirectional("ave"),
+            modified_brnn(),
+        )
+    ]
     for a, b in itertools.permutations(configs, 2):
         d = compare(a, b)
         assert sympy.expand(d.total - (a.count - b.count)) == 0

@@ -42,6 +42,7 @@ Memory:
 >>> c.per_step["mac"], c.macs, c.matmul_flops
 (2400, 50400, 100800)
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -245,16 +246,23 @@ class Cost:
 
     def as_dict(self) -> dict:
         """Every figure as an int (or a string for a symbolic one), for JSON."""
+
         def plain(v):
             v = as_expr(v)
             return int(v) if v.is_Integer else str(v)
 
         return {
-            "seq_len": plain(self.seq_len), "batch": plain(self.batch), "dtype": self.dtype,
+            "seq_len": plain(self.seq_len),
+            "batch": plain(self.batch),
+            "dtype": self.dtype,
             "per_step": {k: plain(v) for k, v in self.per_step.items()},
-            "macs_per_step": plain(self.macs_per_step), "flops_per_step": plain(self.flops_per_step),
-            "macs": plain(self.macs), "flops": plain(self.flops), "matmul_flops": plain(self.matmul_flops),
-            "weight_bytes": plain(self.weight_bytes), "activation_bytes": plain(self.activation_bytes),
+            "macs_per_step": plain(self.macs_per_step),
+            "flops_per_step": plain(self.flops_per_step),
+            "macs": plain(self.macs),
+            "flops": plain(self.flops),
+            "matmul_flops": plain(self.matmul_flops),
+            "weight_bytes": plain(self.weight_bytes),
+            "activation_bytes": plain(self.activation_bytes),
         }
 
 

@@ -16,6 +16,7 @@ checked, the difference of the counts.
 >>> compare(dt.LSTM(I, H, L, bidirectional=True), concat).total
 8*H**2*(L - 1)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -88,8 +89,10 @@ class Change:
 
     def __str__(self) -> str:
         shapes = f"{_shape(self.shape_a)} vs {_shape(self.shape_b)}"
-        return (f"{', '.join(self.tensors)} ({self.layers}): {shapes}, {self.reason}: "
-                f"{sympy.factor(self.each)} each x {self.times} = {self.amount}")
+        return (
+            f"{', '.join(self.tensors)} ({self.layers}): {shapes}, {self.reason}: "
+            f"{sympy.factor(self.each)} each x {self.times} = {self.amount}"
+        )
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,9 @@ class Difference:
 
 
 def _shape(shape) -> str:
-    return "absent" if shape is None else "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    return (
+        "absent" if shape is None else "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    )
 
 
 def _role(tensor) -> tuple:
@@ -137,8 +142,10 @@ def _role(tensor) -> tuple:
 def _groups(stack: Stack, name: str) -> list[tuple[object, object, list]]:
     """(layer, multiplicity, tensors) of ``stack``: layer 0 and UPPER for a symbolic L, else each layer."""
     if not all(hasattr(stack, attr) for attr in ("layer_tensors", "num_layers", "count")):
-        raise TypeError(f"{name} must be a derive.stack.Stack (or an adapter object such as derive.torch.LSTM), "
-                        f"got {type(stack).__name__}")
+        raise TypeError(
+            f"{name} must be a derive.stack.Stack (or an adapter object such as derive.torch.LSTM), "
+            f"got {type(stack).__name__}"
+        )
     layers = stack.num_layers
     if isinstance(layers, (int, sympy.Integer)):
         groups = [(k, sympy.Integer(1), stack.layer_tensors(k)) for k in range(int(layers))]
@@ -193,8 +200,9 @@ def compare(a, b) -> Difference:
     groups_a, groups_b = _groups(a, "a"), _groups(b, "b")
     symbolic = not isinstance(a.num_layers, (int, sympy.Integer)) or not isinstance(b.num_layers, (int, sympy.Integer))
     if symbolic and sympy.simplify(a.num_layers - b.num_layers) != 0:
-        raise ValueError(f"a.num_layers ({a.num_layers}) and b.num_layers ({b.num_layers}) must be equal when "
-                         "either is symbolic")
+        raise ValueError(
+            f"a.num_layers ({a.num_layers}) and b.num_layers ({b.num_layers}) must be equal when either is symbolic"
+        )
     # (layer, direction, role) -> (tensor, multiplicity), in order of appearance
     entries: dict = {}
     for side, groups in (("a", groups_a), ("b", groups_b)):
@@ -225,8 +233,16 @@ def compare(a, b) -> Difference:
         row["directions"].append(_DIRECTIONS.get(direction, str(direction)))
         row["times"] += entry["times"]
     changes = tuple(
-        Change(tuple(r["names"]), tuple(r["directions"]), layer, shape_a, shape_b, r["each"],
-               sympy.factor(r["times"]), reason)
+        Change(
+            tuple(r["names"]),
+            tuple(r["directions"]),
+            layer,
+            shape_a,
+            shape_b,
+            r["each"],
+            sympy.factor(r["times"]),
+            reason,
+        )
         for (layer, role, shape_a, shape_b, reason), r in rows.items()
     )
     total = sympy.expand(a.count - b.count)

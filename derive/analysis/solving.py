@@ -13,10 +13,11 @@ positive real root, and returns both the exact root and the largest integer n wi
 >>> s.root
 -9/2 + sqrt(125081)/2
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import sympy
 
@@ -69,10 +70,14 @@ class Solution:
         from ..render.display import latex_number
 
         if self.root is None:
-            return (f"$n = {self.n}:\\ N(n) = {latex_number(self.count)} \\le {latex_number(self.budget)} "
-                    f"< N(n + 1) = {latex_number(self.next_count)}$")
-        return (f"$\\displaystyle {sympy.latex(self.polynomial)} = {latex_number(self.budget)} \\Rightarrow "
-                f"x = {sympy.latex(self.root)} \\approx {sympy.N(self.root, 8)},\\ n = {self.n}$")
+            return (
+                f"$n = {self.n}:\\ N(n) = {latex_number(self.count)} \\le {latex_number(self.budget)} "
+                f"< N(n + 1) = {latex_number(self.next_count)}$"
+            )
+        return (
+            f"$\\displaystyle {sympy.latex(self.polynomial)} = {latex_number(self.budget)} \\Rightarrow "
+            f"x = {sympy.latex(self.root)} \\approx {sympy.N(self.root, 8)},\\ n = {self.n}$"
+        )
 
 
 def _as_count(value) -> sympy.Expr:
@@ -80,8 +85,9 @@ def _as_count(value) -> sympy.Expr:
         value = getattr(value, "count", value)
     if isinstance(value, bool) or not isinstance(value, (int, sympy.Expr)):
         hint = " (for a derive.keras layer return derive.keras.count(layer, input_dim))" if callable(value) else ""
-        raise TypeError(f"count must be an int, a SymPy expression or an object with .count, got "
-                        f"{type(value).__name__}{hint}")
+        raise TypeError(
+            f"count must be an int, a SymPy expression or an object with .count, got {type(value).__name__}{hint}"
+        )
     return as_expr(value)
 
 

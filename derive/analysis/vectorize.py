@@ -26,6 +26,7 @@ have wrapped around; if any entry is not, the call is computed with Python ints 
 array), or raises :class:`OverflowError` with ``overflow="raise"``. Sizes given as Python ints
 in an ``object`` array are computed with Python ints. An int64 overflow is never silent.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -69,8 +70,11 @@ class Vectorized:
         if poly is None and not (expr.is_Integer):
             raise TypeError(f"expr must be an integer polynomial, got {expr}")
         bounds = sympy.symbols(f"m0:{len(symbols)}", positive=True)
-        bound = sympy.Add(*(abs(int(c)) * sympy.Mul(*(b**e for b, e in zip(bounds, m)))
-                            for m, c in poly.terms())) if poly is not None else abs(expr)
+        bound = (
+            sympy.Add(*(abs(int(c)) * sympy.Mul(*(b**e for b, e in zip(bounds, m))) for m, c in poly.terms()))
+            if poly is not None
+            else abs(expr)
+        )
         self._exact = sympy.lambdify(symbols, expr, "numpy")
         self._bound = sympy.lambdify(bounds, bound, "numpy")
 

@@ -63,7 +63,9 @@ class CellType:
 CELLS: dict[str, CellType] = {}
 
 
-def register(mode: str, *, options: tuple[str, ...] = (), **fixed: Any) -> Callable[[Callable[..., Cell]], Callable[..., Cell]]:
+def register(
+    mode: str, *, options: tuple[str, ...] = (), **fixed: Any
+) -> Callable[[Callable[..., Cell]], Callable[..., Cell]]:
     """Class the decorated builder as cell ``mode`` in :data:`CELLS`.
 
     Parameters

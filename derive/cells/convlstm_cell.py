@@ -12,7 +12,6 @@ import sympy
 from sympy import tanh
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
-
 from . import register
 
 __all__ = ["conv_lstm"]
@@ -55,8 +54,15 @@ def conv_lstm(channels, filters, kernel_size: tuple, bias: bool | str = True) ->
     """
     kernel_size = tuple(kernel_size)
     taps = sympy.Mul(*kernel_size)
-    eq = Equations(taps * channels, filters, taps * filters, bias, x_name=r"\mathcal{X}_t",
-                    h_name=r"\mathcal{H}_{t-1}", kernel_size=kernel_size)
+    eq = Equations(
+        taps * channels,
+        filters,
+        taps * filters,
+        bias,
+        x_name=r"\mathcal{X}_t",
+        h_name=r"\mathcal{H}_{t-1}",
+        kernel_size=kernel_size,
+    )
     c_prev = eq.state("c_{t-1}", filters)
     i = eq.let("i_t", elementwise(sigma, eq.pre_activation("i")))
     f = eq.let("f_t", elementwise(sigma, eq.pre_activation("f")))

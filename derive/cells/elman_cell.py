@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import sympy
 from sympy import tanh
 
-from ..engine.equations import Cell, Equations, add, elementwise, odot, relu, sigma
-
+from ..engine.equations import Cell, Equations, elementwise, relu
 from . import register
 
 __all__ = ["elman"]

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import sympy
 from sympy import MatAdd, OneMatrix, tanh
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
-
 from . import register
 
 __all__ = ["gru"]

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import sympy
 from sympy import MatMul, tanh
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
-
 from . import register
 
 __all__ = ["lstm"]

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import sympy
 from sympy import MatAdd, OneMatrix, tanh
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
-
 from . import register
 
 __all__ = ["mgu"]
@@ -20,8 +18,7 @@ __all__ = ["mgu"]
 
 @register("MGU", options=("reset_after", "reset_gate"))
 @lru_cache(maxsize=4096)
-def mgu(input_size, hidden_size, bias: bool | str = True, reset_after: bool = True,
-        reset_gate: bool = True) -> Cell:
+def mgu(input_size, hidden_size, bias: bool | str = True, reset_after: bool = True, reset_gate: bool = True) -> Cell:
     """Minimal gated unit (MGU): a GRU whose one forget gate ``f_t`` also plays the reset gate.
 
     ``f_t = sigma(W_{if} x_t + W_{hf} h_{t-1} + b)``; the candidate ``n_t`` is the GRU's with

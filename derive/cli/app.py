@@ -19,6 +19,7 @@ an f-string, an operator, an int beyond 10**15, a string beyond 64 characters â€
 with one line on stderr and exit status 2 (as for a usage error); so is an argument the
 framework itself would refuse (the adapters' ``ValueError``/``TypeError``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,6 +78,7 @@ def _torch_formula(call: _Call):
 
 def _keras_units(call: _Call, found: list) -> _Call:
     """A copy of ``call`` with every layer's ``units`` (first argument) replaced by H; values in ``found``."""
+
     def walk(value):
         if isinstance(value, _Call):
             return _keras_units(value, found)
@@ -156,8 +158,9 @@ def describe(text: str, keras: bool = False, input_dim=None) -> dict:
             count = obj.count
             rows = [(n, tuple(plain(d) for d in s), plain(c)) for n, s, c in _rows(obj)[0]]
             formula, values = _torch_formula(call)
-            layers = [plain(obj.layer_count(k)) for k in range(obj.num_layers)] \
-                if isinstance(obj.num_layers, int) else []
+            layers = (
+                [plain(obj.layer_count(k)) for k in range(obj.num_layers)] if isinstance(obj.num_layers, int) else []
+            )
     except InputError:
         raise
     except (TypeError, ValueError) as error:
@@ -238,11 +241,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="derive",
         description="Exact parameter count, tensors and formula of a recurrent layer, from its constructor "
-                    "(read, never evaluated).",
+        "(read, never evaluated).",
         epilog='examples: derive "nn.LSTM(32, 128, 2, bidirectional=True)"; '
-               'derive --keras "Bidirectional(LSTM(128))" --input-dim 28',
+        'derive --keras "Bidirectional(LSTM(128))" --input-dim 28',
     )
-    parser.add_argument("constructor", help='e.g. "nn.LSTM(32, 128, 2, bidirectional=True)"; symbols I, H, L, P allowed')
+    parser.add_argument(
+        "constructor", help='e.g. "nn.LSTM(32, 128, 2, bidirectional=True)"; symbols I, H, L, P allowed'
+    )
     from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"derive {__version__} (distribution derive-rnn)")
@@ -254,8 +259,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cost", action="store_true", help="torch: also MACs, FLOPs and memory (see derive.cost)")
     parser.add_argument("--seq-len", type=_positive_int, default=1, help="time steps T for --cost (default 1)")
     parser.add_argument("--batch", type=_positive_int, default=1, help="batch size N for --cost (default 1)")
-    parser.add_argument("--dtype", default="float32", choices=sorted(cost_module.DTYPE_BYTES),
-                        help="element type for --cost (default float32)")
+    parser.add_argument(
+        "--dtype",
+        default="float32",
+        choices=sorted(cost_module.DTYPE_BYTES),
+        help="element type for --cost (default float32)",
+    )
     return parser
 
 
@@ -300,8 +309,9 @@ def main(argv: list[str] | None = None) -> int:
         return fail("constructor nested too deeply")
     if args.json:
         payload = {k: _jsonable(v) for k, v in info.items() if k != "object"}
-        payload["tensors"] = [{"name": n, "shape": _jsonable(s), "parameters": _jsonable(c)}
-                              for n, s, c in info["tensors"]]
+        payload["tensors"] = [
+            {"name": n, "shape": _jsonable(s), "parameters": _jsonable(c)} for n, s, c in info["tensors"]
+        ]
         payload["formula_latex"] = sympy.latex(info["formula"])
         if cost_info:
             payload["cost"] = cost_info

@@ -1,4 +1,5 @@
 """Reading a pasted constructor with :mod:`ast`, never evaluating it (see :mod:`derive.cli`)."""
+
 from __future__ import annotations
 
 import ast
@@ -79,8 +80,12 @@ def _literal(node, keras: bool, depth: int, parent: str | None):
                 raise InputError(f"string literal longer than {MAX_STR} characters")
             return value
         raise InputError(f"literal of type {type(value).__name__} is not allowed")
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) \
-            and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float):
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, (ast.USub, ast.UAdd))
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) in (int, float)
+    ):
         value = _literal(node.operand, keras, depth, None)
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.Name):

@@ -5,10 +5,11 @@ weights and biases a framework stores together, under which name, in which
 gate order and with which shape. A framework declares its :class:`Convention` in its
 own module of :mod:`derive.frameworks`.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Sequence
 
 import sympy
 
@@ -232,15 +233,23 @@ class Convention:
         """
         per_direction = [self.layout(cell, layer, d, num_directions=len(cells)) for d, cell in enumerate(cells)]
         if not bias and self.frozen_bias:
-            per_direction = [[replace(t, trainable=False) if all(p.kind == "bias" for p in t.parameters) else t
-                              for t in tensors] for tensors in per_direction]
+            per_direction = [
+                [replace(t, trainable=False) if all(p.kind == "bias" for p in t.parameters) else t for t in tensors]
+                for tensors in per_direction
+            ]
         if not self.direction_axis:
             return [t for tensors in per_direction for t in tensors]
         merged = []
         for same in zip(*per_direction, strict=True):
             assert len({t.name for t in same}) == 1 and len({t.shape for t in same}) == 1, same
-            merged.append(replace(same[0], shape=(len(same),) + same[0].shape, direction=None,
-                                  parameters=tuple(p for t in same for p in t.parameters)))
+            merged.append(
+                replace(
+                    same[0],
+                    shape=(len(same),) + same[0].shape,
+                    direction=None,
+                    parameters=tuple(p for t in same for p in t.parameters),
+                )
+            )
         return merged
 
     def layout(self, cell: Cell, layer=None, direction: int = 0, *, num_directions: int | None = None) -> list[Tensor]:
@@ -274,16 +283,20 @@ class Convention:
         for spec in self.tensors:
             blocks = []
             for group in spec.groups:
-                held = [p for p in cell.parameters if (p.kind, p.group) == (spec.kind, group)
-                        and (spec.gates is None or p.gate in spec.gates)]
+                held = [
+                    p
+                    for p in cell.parameters
+                    if (p.kind, p.group) == (spec.kind, group) and (spec.gates is None or p.gate in spec.gates)
+                ]
                 if held:
                     blocks.append(sorted(held, key=lambda p: order.get(p.gate, 0)))
             if not blocks:
                 continue
             if spec.per_gate:
                 flat = [p for block in blocks for p in block]
-                pieces = [([[p]], spec.name.format(gate=self.gate_label(cell.name, p.gate), n=n))
-                          for n, p in enumerate(flat)]
+                pieces = [
+                    ([[p]], spec.name.format(gate=self.gate_label(cell.name, p.gate), n=n)) for n, p in enumerate(flat)
+                ]
             else:
                 pieces = [(blocks, spec.name)]
             for piece, base in pieces:

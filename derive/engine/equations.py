@@ -12,12 +12,13 @@ which is the field's: ``W_{ii}`` is the weight from the input to the input gate,
 ``W_{hf}`` from the hidden state to the forget gate, and so on. The cells
 themselves, one module each, are in :mod:`derive.cells`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import sympy
-from sympy import HadamardProduct, MatAdd, MatMul, MatrixExpr, MatrixSymbol, OneMatrix
+from sympy import HadamardProduct, MatAdd, MatMul, MatrixExpr, MatrixSymbol
 from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
 __all__ = [
@@ -218,8 +219,7 @@ class Equations:
         A size that is neither an int nor a SymPy expression.
     """
 
-    def __init__(self, input_size, hidden_size, state_size, bias, *, x_name="x_t", h_name="h_{t-1}",
-                 kernel_size=()):
+    def __init__(self, input_size, hidden_size, state_size, bias, *, x_name="x_t", h_name="h_{t-1}", kernel_size=()):
         for name, size in (("input_size", input_size), ("hidden_size", hidden_size), ("state_size", state_size)):
             if isinstance(size, bool) or not isinstance(size, (int, sympy.Expr)):
                 raise TypeError(f"{name} should be an int or a SymPy expression, got: {type(size).__name__}")
@@ -347,8 +347,10 @@ class Equations:
         -------
         sympy.MatrixExpr
         """
-        products = [self.linear("i", gate, self.bias in ("two", "none")),
-                    self.linear("h", gate, self.bias in ("two", "none"))]
+        products = [
+            self.linear("i", gate, self.bias in ("two", "none")),
+            self.linear("h", gate, self.bias in ("two", "none")),
+        ]
         extra = [] if peephole is None else [self.peephole(gate, peephole)]
         if self.bias in ("two", "none"):
             return add(*products, *extra)

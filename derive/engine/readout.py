@@ -8,12 +8,13 @@ symbols that appear in the equation, laid out as ``torch.nn.Linear`` stores them
 (``torch/nn/modules/linear.py``, ``Linear.__init__``: ``weight`` (out_features,
 in_features), ``bias`` (out_features,)).
 """
+
 from __future__ import annotations
 
 from sympy import MatAdd, MatMul, MatrixSymbol
 
-from .equations import Cell, Parameter, check_conformance
 from .conventions import Convention, TensorLayout
+from .equations import Cell, Parameter, check_conformance
 
 __all__ = ["output_layer", "LINEAR"]
 
@@ -61,4 +62,3 @@ LINEAR = Convention(
     layer_name=_output_name,
     source="torch/nn/modules/linear.py (Linear.__init__)",
 )
-

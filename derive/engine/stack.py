@@ -7,6 +7,7 @@ width the wiring gives it. With a symbolic number of layers ``L`` the count is
 ``C_1`` that of any layer >= 1, which all read the same width; it holds for
 every ``L >= 1``.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -15,8 +16,8 @@ from collections.abc import Callable
 import sympy
 
 from ..cells import make_cell
-from .equations import Cell
 from .conventions import Convention, Tensor
+from .equations import Cell
 from .symbols import plain
 from .wirings import Wiring
 
@@ -24,6 +25,7 @@ __all__ = ["Stack", "UPPER", "layer_sum", "FORMATTERS"]
 
 #: Stands for "any layer l >= 1" where a layer index is expected.
 UPPER = sympy.Symbol("k", integer=True, positive=True)
+
 
 def layer_sum(first: sympy.Expr, upper: sympy.Expr, num_layers: object) -> sympy.Expr:
     """The layer sum: ``first + (num_layers - 1) * upper``, expanded -- the one place it is written.
@@ -103,9 +105,22 @@ class Stack:
     Arguments are not validated here; the framework adapters (:mod:`derive.torch`) do that.
     """
 
-    def __init__(self, mode, input_size, hidden_size, num_layers, bias, proj_size,
-                 convention: Convention, wiring: Wiring, *, single_cell: bool = False,
-                 reset_after: bool = True, output_features=0, cell_options: tuple = ()):
+    def __init__(
+        self,
+        mode,
+        input_size,
+        hidden_size,
+        num_layers,
+        bias,
+        proj_size,
+        convention: Convention,
+        wiring: Wiring,
+        *,
+        single_cell: bool = False,
+        reset_after: bool = True,
+        output_features=0,
+        cell_options: tuple = (),
+    ):
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -156,8 +171,15 @@ class Stack:
         Cell
         """
         bias = self.convention.bias_policy(self.mode, self.bias, self.reset_after)
-        return make_cell(self.mode, self.layer_input_size(layer, direction), self.hidden_size, bias,
-                         self.proj_size, self.reset_after, **dict(self.cell_options))
+        return make_cell(
+            self.mode,
+            self.layer_input_size(layer, direction),
+            self.hidden_size,
+            bias,
+            self.proj_size,
+            self.reset_after,
+            **dict(self.cell_options),
+        )
 
     def layer_tensors(self, layer) -> list[Tensor]:
         """Tensors of every direction of ``layer`` (int, or :data:`UPPER` for any layer >= 1).
@@ -228,7 +250,7 @@ class Stack:
         return [t for layer in self._layers() for t in self.layer_tensors(layer)] + self.output_tensors
 
     @property
-    def shapes(self) -> "OrderedDict[str, tuple]":
+    def shapes(self) -> OrderedDict[str, tuple]:
         """Tensor name -> shape, in the framework's order (needs an int num_layers).
 
         Shapes are tuples of ints when all sizes are ints, of SymPy expressions otherwise.
@@ -272,8 +294,7 @@ class Stack:
 
 #: Methods that derive a stack's tensors; a class overriding any of them is not counted by
 #: :func:`_numeric_count` (it may depend on more than the key below).
-_DERIVING = ("output_size", "layer_input_size", "cell", "layer_tensors", "layer_count", "output_cell",
-             "output_tensors")
+_DERIVING = ("output_size", "layer_input_size", "cell", "layer_tensors", "layer_count", "output_cell", "output_tensors")
 
 #: Structure of a stack -> (its convention, the terms of its count as a polynomial in I, H, L, P).
 _COUNT_POLYNOMIALS: dict = {}
@@ -297,9 +318,19 @@ def _numeric_count(stack: Stack):
     if any(getattr(cls, name, None) is not getattr(Stack, name) for name in _DERIVING):
         return None
     projected = stack.proj_size != 0
-    key = (cls, stack.mode, stack.bias, projected, id(stack.convention), stack.wiring, type(stack.wiring),
-           stack.single_cell, stack.reset_after, getattr(stack, "output_features", 0),
-           getattr(stack, "cell_options", ()))
+    key = (
+        cls,
+        stack.mode,
+        stack.bias,
+        projected,
+        id(stack.convention),
+        stack.wiring,
+        type(stack.wiring),
+        stack.single_cell,
+        stack.reset_after,
+        getattr(stack, "output_features", 0),
+        getattr(stack, "cell_options", ()),
+    )
     try:
         entry = _COUNT_POLYNOMIALS.get(key)
     except TypeError:  # an unhashable attribute: derive as usual

@@ -15,6 +15,7 @@ Notation used on the site (see the project's ``REFERENCE.md``): ``G`` gate block
 (RNN 1, GRU 3, LSTM 4) and ``D`` directions (1 or 2) are small integers fixed by
 the cell and the wiring, so they enter formulas as numbers, not symbols.
 """
+
 from __future__ import annotations
 
 import sympy

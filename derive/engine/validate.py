@@ -3,6 +3,7 @@
 Each check refuses bad input with the exception type the framework itself
 raises for it, and a message that names the argument and what is allowed.
 """
+
 from __future__ import annotations
 
 import math

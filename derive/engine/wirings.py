@@ -17,6 +17,7 @@ Wirings
   (Deep Speech 2).
 * :func:`modified_brnn` — Schuster & Paliwal's modified BRNN for dependent outputs (class-label inputs).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -89,10 +90,15 @@ class Labels:
     def __post_init__(self):
         if self.posterior not in POSTERIORS:
             raise ValueError(f"posterior must be one of {POSTERIORS}, got {self.posterior!r}")
-        if not isinstance(self.placement, tuple) or not self.placement or \
-                any(p not in PLACEMENTS for p in self.placement) or len(set(self.placement)) != len(self.placement):
-            raise ValueError(f"placement must be a non-empty tuple of distinct values from {PLACEMENTS}, "
-                             f"got {self.placement!r}")
+        if (
+            not isinstance(self.placement, tuple)
+            or not self.placement
+            or any(p not in PLACEMENTS for p in self.placement)
+            or len(set(self.placement)) != len(self.placement)
+        ):
+            raise ValueError(
+                f"placement must be a non-empty tuple of distinct values from {PLACEMENTS}, got {self.placement!r}"
+            )
 
     @property
     def direction(self) -> int:
@@ -148,16 +154,20 @@ class Wiring:
             raise ValueError(f"merge must be one of {MERGES}, got {self.merge!r}")
         expected = self.num_directions if self.merge == "concat" else 1
         if self.upper_reads != expected:
-            raise ValueError(f"upper_reads must be {expected} for merge={self.merge!r} with "
-                             f"{self.num_directions} direction(s), got {self.upper_reads!r}")
+            raise ValueError(
+                f"upper_reads must be {expected} for merge={self.merge!r} with "
+                f"{self.num_directions} direction(s), got {self.upper_reads!r}"
+            )
         bad = [role for role in self.shared if tuple(role) not in _ROLES]
         if bad:
             raise ValueError(f"shared must hold (kind, group) pairs from {sorted(_ROLES)}, got {bad!r}")
         if (self.shared or self.labels) and self.num_directions != 2:
             raise ValueError("shared and labels need two directions")
         if self.shared and self.labels and "states" in self.labels.placement:
-            raise ValueError("labels entering the states of one direction make its input weights wider "
-                             "than the other's: they cannot be shared")
+            raise ValueError(
+                "labels entering the states of one direction make its input weights wider "
+                "than the other's: they cannot be shared"
+            )
 
     @property
     def num_directions(self) -> int:
@@ -178,8 +188,12 @@ class Wiring:
             0 forward, 1 reverse. Only differs with labels entering the states.
         """
         width = input_size if layer == 0 else self.upper_reads * output_size
-        if self.labels is not None and "states" in self.labels.placement and layer == 0 \
-                and direction == self.labels.direction:
+        if (
+            self.labels is not None
+            and "states" in self.labels.placement
+            and layer == 0
+            and direction == self.labels.direction
+        ):
             width = width + self.labels.classes
         return width
 
@@ -245,8 +259,11 @@ class Wiring:
         -------
         bool
         """
-        return (tensor.direction or 0) > 0 and bool(tensor.parameters) and all(
-            (p.kind, p.group) in self.shared for p in tensor.parameters)
+        return (
+            (tensor.direction or 0) > 0
+            and bool(tensor.parameters)
+            and all((p.kind, p.group) in self.shared for p in tensor.parameters)
+        )
 
 
 #: One direction; layer l >= 1 reads the H_out-wide output of layer l - 1.

@@ -26,6 +26,7 @@ stack is the composition each framework documents (``RNN``, ``Bidirectional``,
 Which frameworks are checked against installed packages by the test suite (:attr:`Framework.packages`)
 and which are read from source only (:attr:`Framework.source`) is :attr:`Framework.status`.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -38,8 +39,7 @@ from ..engine import validate
 from ..engine.stack import UPPER, Stack, layer_sum
 from ..engine.symbols import plain
 from ..engine.wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
-
-from .registry import FRAMEWORKS, GENERIC_CELLS, CellSpec, Framework, _OPTIONS
+from .registry import FRAMEWORKS, GENERIC_CELLS, CellSpec, Framework
 
 
 def _discover() -> None:
@@ -102,9 +102,21 @@ def _allowed(spec: CellSpec, framework: Framework, option: str, value, default) 
         raise ValueError(f"{option} must be one of {list(allowed)} for {framework.key} {spec.name}, got {value!r}")
 
 
-def stack(framework: str, cell: str, input_size, hidden_size, *, num_layers=1, bidirectional: bool = False,
-          bias: bool = True, proj_size=0, peepholes: bool = False, reset_after: bool | None = None,
-          reset_gate: bool = True, kernel_size=None) -> Stack:
+def stack(
+    framework: str,
+    cell: str,
+    input_size,
+    hidden_size,
+    *,
+    num_layers=1,
+    bidirectional: bool = False,
+    bias: bool = True,
+    proj_size=0,
+    peepholes: bool = False,
+    reset_after: bool | None = None,
+    reset_gate: bool = True,
+    kernel_size=None,
+) -> Stack:
     """The :class:`derive.stack.Stack` of ``cell`` in ``framework``: tensors, counts, cells.
 
     Parameters
@@ -161,8 +173,12 @@ def stack(framework: str, cell: str, input_size, hidden_size, *, num_layers=1, b
     hidden_size = validate.size("hidden_size", hidden_size)
     num_layers = validate.size("num_layers", num_layers)
     proj_size = validate.size("proj_size", proj_size, minimum=0)
-    for name, value in (("bidirectional", bidirectional), ("bias", bias), ("peepholes", peepholes),
-                        ("reset_gate", reset_gate)):
+    for name, value in (
+        ("bidirectional", bidirectional),
+        ("bias", bias),
+        ("peepholes", peepholes),
+        ("reset_gate", reset_gate),
+    ):
         validate.flag(name, value)
     if reset_after is not None:
         validate.flag("reset_after", reset_after)
@@ -175,8 +191,9 @@ def stack(framework: str, cell: str, input_size, hidden_size, *, num_layers=1, b
     if proj_size != 0:
         if "proj_size" not in spec.options:
             have = [f"{f.key} {s.name}" for f in FRAMEWORKS.values() for s in f.cells if "proj_size" in s.options]
-            raise ValueError(f"proj_size must be 0 for {fw.key} {spec.name}: it has no projection "
-                             f"(projections: {', '.join(have)})")
+            raise ValueError(
+                f"proj_size must be 0 for {fw.key} {spec.name}: it has no projection (projections: {', '.join(have)})"
+            )
         if spec.proj_below_hidden and (proj_size >= hidden_size) == True:  # noqa: E712  (SymPy: provably)
             raise ValueError("proj_size has to be smaller than hidden_size")
     options = {}
@@ -194,8 +211,19 @@ def stack(framework: str, cell: str, input_size, hidden_size, *, num_layers=1, b
         raise ValueError(f"kernel_size must be None for {fw.key} {spec.name}: only a ConvLSTM has a kernel")
     wiring = DEEP_BIDIRECTIONAL if bidirectional else UNIDIRECTIONAL
     single = {"layer": False, "node": num_layers == 1, "cell": num_layers == 1 and not bidirectional}[spec.kind]
-    return Stack(spec.mode, input_size, hidden_size, num_layers, bias, proj_size, spec.convention, wiring,
-                 single_cell=single, reset_after=reset_after, cell_options=tuple(sorted(options.items())))
+    return Stack(
+        spec.mode,
+        input_size,
+        hidden_size,
+        num_layers,
+        bias,
+        proj_size,
+        spec.convention,
+        wiring,
+        single_cell=single,
+        reset_after=reset_after,
+        cell_options=tuple(sorted(options.items())),
+    )
 
 
 def count(framework: str, cell: str, input_size, hidden_size, *, trainable_only: bool = False, **options):
@@ -233,7 +261,9 @@ def count(framework: str, cell: str, input_size, hidden_size, *, trainable_only:
     if not trainable_only:
         return plain(s.count)
     first = sympy.Add(*(t.numel for t in s.layer_tensors(0) if t.trainable))
-    upper = sympy.Add(*(t.numel for t in s.layer_tensors(UPPER) if t.trainable)) if s.num_layers != 1 else sympy.Integer(0)
+    upper = (
+        sympy.Add(*(t.numel for t in s.layer_tensors(UPPER) if t.trainable)) if s.num_layers != 1 else sympy.Integer(0)
+    )
     return plain(layer_sum(first, upper, s.num_layers))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..engine.conventions import Convention, TensorLayout
-from .registry import CellSpec, Framework, YES_NO, register
+from .registry import YES_NO, CellSpec, Framework, register
 
 __all__ = ["CUDNN"]
 
@@ -26,21 +26,29 @@ CUDNN = Convention(
     ),
     layer_name=_cudnn_name,
     source="aten/src/ATen/native/cudnn/RNN.cpp (_num_linear_layers, get_parameters, "
-           "add_projection_weights); cuDNN API cudnnGetRNNWeightParams",
+    "add_projection_weights); cuDNN API cudnnGetRNNWeightParams",
 )
 
 
 register(
     Framework(
-        "cudnn", "cuDNN",
+        "cudnn",
+        "cuDNN",
         (
             CellSpec("CUDNN_RNN_TANH", "RNN_TANH", "rnn", CUDNN, "layer", {"bias": YES_NO}),
-            CellSpec("CUDNN_LSTM", "LSTM", "lstm", CUDNN, "layer", {"bias": YES_NO, "proj_size": ()},
-                     note="A projection (`projSize` < `hiddenSize`) adds linear layer 8, a matrix "
-                          "without bias."),
+            CellSpec(
+                "CUDNN_LSTM",
+                "LSTM",
+                "lstm",
+                CUDNN,
+                "layer",
+                {"bias": YES_NO, "proj_size": ()},
+                note="A projection (`projSize` < `hiddenSize`) adds linear layer 8, a matrix without bias.",
+            ),
             CellSpec("CUDNN_GRU", "GRU", "gru", CUDNN, "layer", {"bias": YES_NO}),
         ),
-        (), CUDNN.source,
+        (),
+        CUDNN.source,
         "One RNN descriptor spans all layers and directions; each (layer, direction) is a "
         "pseudo-layer, here named `l<k>` or `l<k>_reverse`, and `lin<n>` is linear layer ID n. "
         "`bias=True` is `CUDNN_RNN_DOUBLE_BIAS`, `bias=False` `CUDNN_RNN_NO_BIAS` (the single-bias "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..engine.conventions import Convention, TensorLayout
-from .registry import CellSpec, Framework, YES_NO, layer_path, register
+from .registry import YES_NO, CellSpec, Framework, layer_path, register
 
 __all__ = ["EQUINOX"]
 
@@ -28,13 +28,22 @@ EQUINOX = Convention(
 
 register(
     Framework(
-        "equinox", "Equinox",
+        "equinox",
+        "Equinox",
         (
             CellSpec("LSTMCell", "LSTM", "lstm", EQUINOX, "cell", {"bias": YES_NO}),
-            CellSpec("GRUCell", "GRU", "gru", EQUINOX, "cell", {"bias": YES_NO},
-                     note="`bias` (3H) for the input side and `bias_n` (H) inside the reset product: 4H."),
+            CellSpec(
+                "GRUCell",
+                "GRU",
+                "gru",
+                EQUINOX,
+                "cell",
+                {"bias": YES_NO},
+                note="`bias` (3H) for the input side and `bias_n` (H) inside the reset product: 4H.",
+            ),
         ),
-        ("equinox", "jax"), EQUINOX.source,
+        ("equinox", "jax"),
+        EQUINOX.source,
         "Equinox has cells only; a stack is a list of cells, one per layer (`[k].weight_ih`), or of "
         "[forward, backward] pairs (`[k][0].weight_ih`, `[k][1].weight_ih`), as "
         "`jax.tree_util.keystr` names the leaves of such a list.",

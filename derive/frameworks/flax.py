@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..engine.conventions import Convention, TensorLayout
-from .registry import CellSpec, Framework, YES_NO, layer_path, register
+from .registry import YES_NO, CellSpec, Framework, layer_path, register
 
 __all__ = ["FLAX_LINEN", "FLAX_LINEN_CONV", "FLAX_NNX", "FLAX_NNX_LSTM"]
 
@@ -91,22 +91,41 @@ FLAX_NNX_LSTM = Convention(
 
 register(
     Framework(
-        "flax.linen", "Flax linen",
+        "flax.linen",
+        "Flax linen",
         (
             CellSpec("SimpleCell", "RNN_TANH", "rnn", FLAX_LINEN, "cell"),
             CellSpec("LSTMCell", "LSTM", "lstm", FLAX_LINEN, "cell"),
-            CellSpec("OptimizedLSTMCell", "LSTM", "lstm", FLAX_LINEN, "cell",
-                     note="Same parameters and names as `LSTMCell`; the four products of each side "
-                          "are computed as one."),
+            CellSpec(
+                "OptimizedLSTMCell",
+                "LSTM",
+                "lstm",
+                FLAX_LINEN,
+                "cell",
+                note="Same parameters and names as `LSTMCell`; the four products of each side are computed as one.",
+            ),
             CellSpec("GRUCell", "GRU", "gru", FLAX_LINEN, "cell"),
-            CellSpec("MGUCell", "MGU", "mgu", FLAX_LINEN, "cell", {"reset_gate": YES_NO},
-                     note="`reset_gate=False` drops the forget gate from the candidate, and with it "
-                          "the bias of `hn`."),
-            CellSpec("ConvLSTMCell", "CONVLSTM", "convlstm", FLAX_LINEN_CONV, "cell",
-                     {"bias": YES_NO, "kernel_size": ()},
-                     note="Here `input_size` is the input channels C and `hidden_size` the `features` F."),
+            CellSpec(
+                "MGUCell",
+                "MGU",
+                "mgu",
+                FLAX_LINEN,
+                "cell",
+                {"reset_gate": YES_NO},
+                note="`reset_gate=False` drops the forget gate from the candidate, and with it the bias of `hn`.",
+            ),
+            CellSpec(
+                "ConvLSTMCell",
+                "CONVLSTM",
+                "convlstm",
+                FLAX_LINEN_CONV,
+                "cell",
+                {"bias": YES_NO, "kernel_size": ()},
+                note="Here `input_size` is the input channels C and `hidden_size` the `features` F.",
+            ),
         ),
-        ("flax", "jax"), FLAX_LINEN.source,
+        ("flax", "jax"),
+        FLAX_LINEN.source,
         "`flax.linen.RNN` scans a cell over time (its parameters under `cell/`), "
         "`flax.linen.Bidirectional` runs two of them (`forward_rnn/cell/`, `backward_rnn/cell/`) and "
         "concatenates their outputs, and `flax.linen.Sequential` stacks layers (`layers_<k>/`): a "
@@ -120,17 +139,31 @@ register(
 
 register(
     Framework(
-        "flax.nnx", "Flax nnx",
+        "flax.nnx",
+        "Flax nnx",
         (
             CellSpec("SimpleCell", "RNN_TANH", "rnn", FLAX_NNX, "cell"),
             CellSpec("LSTMCell", "LSTM", "lstm", FLAX_NNX_LSTM, "cell"),
-            CellSpec("OptimizedLSTMCell", "LSTM", "lstm", FLAX_NNX, "cell",
-                     note="Unlike linen's `OptimizedLSTMCell`, two stacked `Linear` layers instead of "
-                          "`LSTMCell`'s eight: the same count, other names and shapes."),
-            CellSpec("GRUCell", "GRU", "gru", FLAX_NNX, "cell",
-                     note="No recurrent bias at all: H fewer than linen's `GRUCell`."),
+            CellSpec(
+                "OptimizedLSTMCell",
+                "LSTM",
+                "lstm",
+                FLAX_NNX,
+                "cell",
+                note="Unlike linen's `OptimizedLSTMCell`, two stacked `Linear` layers instead of "
+                "`LSTMCell`'s eight: the same count, other names and shapes.",
+            ),
+            CellSpec(
+                "GRUCell",
+                "GRU",
+                "gru",
+                FLAX_NNX,
+                "cell",
+                note="No recurrent bias at all: H fewer than linen's `GRUCell`.",
+            ),
         ),
-        ("flax", "jax"), FLAX_NNX.source,
+        ("flax", "jax"),
+        FLAX_NNX.source,
         "`flax.nnx.RNN`, `flax.nnx.Bidirectional` and `flax.nnx.Sequential` as in linen; state paths "
         "joined with `/`: `layers/<k>/cell/dense_i/kernel`, `layers/<k>/forward_rnn/cell/dense_i/kernel`.",
         "Flax's newer object API: cells hold `nnx.Linear` layers as attributes.",

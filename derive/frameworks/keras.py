@@ -29,6 +29,7 @@ input weights transposed, gate blocks side by side; ``recurrent_kernel`` (H, G·
 (2, 3H): input bias and recurrent bias stacked. Gate order: LSTM i, f, c, o (PyTorch's
 i, f, g, o); GRU z, r, h (PyTorch: r, z, n).
 """
+
 from __future__ import annotations
 
 import copy
@@ -37,8 +38,8 @@ from dataclasses import dataclass
 
 import sympy
 
-from ..engine import validate
 from ..cells import Cell, Parameter, conv_lstm, make_cell
+from ..engine import validate
 from ..engine.conventions import Convention, TensorLayout
 from ..engine.symbols import as_expr, plain
 
@@ -191,8 +192,18 @@ class _RNN(_Layer):
     default_name = ""
     spatial_rank = 0  # n for ConvLSTM{n}D
 
-    def _setup(self, units_name, units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs,
-               allowed=_RNN_KWARGS):
+    def _setup(
+        self,
+        units_name,
+        units,
+        use_bias,
+        return_sequences,
+        return_state,
+        go_backwards,
+        stateful,
+        kwargs,
+        allowed=_RNN_KWARGS,
+    ):
         _check_kwargs(type(self), kwargs, allowed)
         self.units = validate.size(units_name, units)
         self.use_bias = validate.flag("use_bias", use_bias)
@@ -302,12 +313,31 @@ class SimpleRNN(_RNN):
 
     mode, cell_name, default_name = "RNN_TANH", "simple_rnn_cell", "simple_rnn"
 
-    def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
-                 recurrent_initializer="orthogonal", bias_initializer="zeros", kernel_regularizer=None,
-                 recurrent_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None, dropout=0.0,
-                 recurrent_dropout=0.0, return_sequences=False, return_state=False, go_backwards=False,
-                 stateful=False, unroll=False, seed=None, **kwargs):
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        seed=None,
+        **kwargs,
+    ):
         self._setup("units", units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs)
 
     def _cell(self, input_dim) -> Cell:
@@ -340,14 +370,45 @@ class LSTM(_RNN):
 
     mode, cell_name, default_name = "LSTM", "lstm_cell", "lstm"
 
-    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
-                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
-                 unit_forget_bias=True, kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
-                 dropout=0.0, recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
-                 go_backwards=False, stateful=False, unroll=False, use_cudnn="auto", **kwargs):
-        self._setup("units", units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs,
-                    _RNN_KWARGS | {"implementation"})
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        unit_forget_bias=True,
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        use_cudnn="auto",
+        **kwargs,
+    ):
+        self._setup(
+            "units",
+            units,
+            use_bias,
+            return_sequences,
+            return_state,
+            go_backwards,
+            stateful,
+            kwargs,
+            _RNN_KWARGS | {"implementation"},
+        )
 
     def _cell(self, input_dim) -> Cell:
         return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias))
@@ -383,14 +444,45 @@ class GRU(_RNN):
 
     mode, cell_name, default_name = "GRU", "gru_cell", "gru"
 
-    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
-                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
-                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
-                 dropout=0.0, recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
-                 go_backwards=False, stateful=False, unroll=False, reset_after=True, use_cudnn="auto", **kwargs):
-        self._setup("units", units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs,
-                    _RNN_KWARGS | {"implementation"})
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        reset_after=True,
+        use_cudnn="auto",
+        **kwargs,
+    ):
+        self._setup(
+            "units",
+            units,
+            use_bias,
+            return_sequences,
+            return_state,
+            go_backwards,
+            stateful,
+            kwargs,
+            _RNN_KWARGS | {"implementation"},
+        )
         self.reset_after = validate.flag("reset_after", reset_after)
 
     def _cell(self, input_dim) -> Cell:
@@ -406,30 +498,68 @@ class _ConvLSTM(_RNN):
 
     mode, cell_name = "CONVLSTM", "conv_lstm_cell"
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
-                 activation="tanh", recurrent_activation="sigmoid", use_bias=True,
-                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal", bias_initializer="zeros",
-                 unit_forget_bias=True, kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
-                 dropout=0.0, recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
-                 go_backwards=False, stateful=False, **kwargs):
-        self._setup("filters", filters, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs,
-                    _RNN_KWARGS | {"unroll"})
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format=None,
+        dilation_rate=1,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        unit_forget_bias=True,
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        **kwargs,
+    ):
+        self._setup(
+            "filters",
+            filters,
+            use_bias,
+            return_sequences,
+            return_state,
+            go_backwards,
+            stateful,
+            kwargs,
+            _RNN_KWARGS | {"unroll"},
+        )
         n = self.spatial_rank
         if isinstance(kernel_size, (list, tuple)):
             if len(kernel_size) != n:
-                raise ValueError(f"The `kernel_size` argument must be a tuple of {n} integers. "
-                                 f"Received kernel_size={tuple(kernel_size)!r}")
+                raise ValueError(
+                    f"The `kernel_size` argument must be a tuple of {n} integers. "
+                    f"Received kernel_size={tuple(kernel_size)!r}"
+                )
             kernel_size = tuple(validate.size("kernel_size", k) for k in kernel_size)
         else:
             kernel_size = (validate.size("kernel_size", kernel_size),) * n
         self.kernel_size = kernel_size
         self.filters = self.units
-        self.padding = validate.choice("padding", padding.lower() if isinstance(padding, str) else padding,
-                                       ("valid", "same"))
+        self.padding = validate.choice(
+            "padding", padding.lower() if isinstance(padding, str) else padding, ("valid", "same")
+        )
         if data_format not in (None, "channels_last", "channels_first"):
-            raise ValueError("The `data_format` argument must be one of 'channels_first', 'channels_last', "
-                             f"or None. Received: data_format={data_format!r}")
+            raise ValueError(
+                "The `data_format` argument must be one of 'channels_first', 'channels_last', "
+                f"or None. Received: data_format={data_format!r}"
+            )
         self.data_format = data_format or "channels_last"
 
     def _cell(self, input_dim) -> Cell:
@@ -596,8 +726,9 @@ class Bidirectional(_Layer):
         if backward_layer is not None and not isinstance(backward_layer, _RNN):
             raise ValueError(f"backward_layer must be a recurrent layer or None, got {backward_layer!r}")
         if merge_mode not in MERGE_MODES:
-            raise ValueError(f"Invalid merge_mode {merge_mode!r}. merge_mode should be one of "
-                             "'sum', 'mul', 'ave', 'concat' or None")
+            raise ValueError(
+                f"Invalid merge_mode {merge_mode!r}. merge_mode should be one of 'sum', 'mul', 'ave', 'concat' or None"
+            )
         self.name = _name(kwargs.get("name"), "bidirectional")
         self.merge_mode = merge_mode
         self.forward_layer = copy.copy(layer)
@@ -610,22 +741,31 @@ class Bidirectional(_Layer):
             self.backward_layer = backward_layer
         forward, backward = self.forward_layer, self.backward_layer
         if forward.go_backwards == backward.go_backwards:
-            raise ValueError("Forward layer and backward layer should have different `go_backwards` value; "
-                             f"both have go_backwards={forward.go_backwards}")
+            raise ValueError(
+                "Forward layer and backward layer should have different `go_backwards` value; "
+                f"both have go_backwards={forward.go_backwards}"
+            )
         for attribute in ("stateful", "return_sequences", "return_state"):
             if getattr(forward, attribute) != getattr(backward, attribute):
-                raise ValueError(f"Forward layer and backward layer are expected to have the same value for "
-                                 f"attribute {attribute!r}, got {getattr(forward, attribute)!r} and "
-                                 f"{getattr(backward, attribute)!r}")
+                raise ValueError(
+                    f"Forward layer and backward layer are expected to have the same value for "
+                    f"attribute {attribute!r}, got {getattr(forward, attribute)!r} and "
+                    f"{getattr(backward, attribute)!r}"
+                )
         if type(forward).spatial_rank != type(backward).spatial_rank:
             raise ValueError("layer and backward_layer must read inputs of the same rank")
         if merge_mode in ("sum", "mul", "ave") and not _same(forward.units, backward.units):
-            raise ValueError(f"merge_mode={merge_mode!r} combines the two outputs element-wise: the forward and "
-                             f"backward layers need equal units, got {forward.units} and {backward.units}")
-        if merge_mode == "concat" and "channels_first" in (getattr(forward, "data_format", None),
-                                                             getattr(backward, "data_format", None)):
-            raise ValueError("merge_mode='concat' with data_format='channels_first' concatenates a spatial axis; "
-                             "not supported")
+            raise ValueError(
+                f"merge_mode={merge_mode!r} combines the two outputs element-wise: the forward and "
+                f"backward layers need equal units, got {forward.units} and {backward.units}"
+            )
+        if merge_mode == "concat" and "channels_first" in (
+            getattr(forward, "data_format", None),
+            getattr(backward, "data_format", None),
+        ):
+            raise ValueError(
+                "merge_mode='concat' with data_format='channels_first' concatenates a spatial axis; not supported"
+            )
         self.return_sequences = forward.return_sequences
         self.return_state = forward.return_state
         self.stateful = forward.stateful
@@ -702,15 +842,23 @@ def _layers(layers) -> list[_Layer]:
 def _check_feeds(previous: _Layer, layer: _Layer) -> None:
     """Raise ValueError where Keras cannot feed ``previous``'s output to ``layer``."""
     if isinstance(previous, Bidirectional) and previous.merge_mode is None:
-        raise ValueError(f"{previous.name} has merge_mode=None: it returns a list of two outputs, which cannot feed "
-                         f"{layer.name} (Keras: 'expects 1 input(s), but it received 2 input tensors')")
+        raise ValueError(
+            f"{previous.name} has merge_mode=None: it returns a list of two outputs, which cannot feed "
+            f"{layer.name} (Keras: 'expects 1 input(s), but it received 2 input tensors')"
+        )
     if previous.return_state:
-        raise ValueError(f"{previous.name} has return_state=True: it returns a list (output and states), which "
-                         f"cannot feed {layer.name}")
+        raise ValueError(
+            f"{previous.name} has return_state=True: it returns a list (output and states), which "
+            f"cannot feed {layer.name}"
+        )
     if previous.output_rank != layer.input_rank:
-        hint = " (set return_sequences=True on the layer before)" if previous.output_rank == layer.input_rank - 1 else ""
-        raise ValueError(f"{layer.name} expects inputs with ndim={layer.input_rank}, but {previous.name} outputs "
-                         f"ndim={previous.output_rank}{hint}")
+        hint = (
+            " (set return_sequences=True on the layer before)" if previous.output_rank == layer.input_rank - 1 else ""
+        )
+        raise ValueError(
+            f"{layer.name} expects inputs with ndim={layer.input_rank}, but {previous.name} outputs "
+            f"ndim={previous.output_rank}{hint}"
+        )
 
 
 def tensors(layers, input_dim, prefix: str = "") -> list[Weight]:

@@ -33,14 +33,17 @@ MXNET = Convention(
 
 register(
     Framework(
-        "mxnet", "MXNet Gluon",
+        "mxnet",
+        "MXNet Gluon",
         (
             CellSpec("RNN", "RNN_TANH", "rnn", MXNET, "layer"),
-            CellSpec("LSTM", "LSTM", "lstm", MXNET, "layer", {"proj_size": ()},
-                     note="`projection_size` is `proj_size`."),
+            CellSpec(
+                "LSTM", "LSTM", "lstm", MXNET, "layer", {"proj_size": ()}, note="`projection_size` is `proj_size`."
+            ),
             CellSpec("GRU", "GRU", "gru", MXNET, "layer"),
         ),
-        (), MXNET.source,
+        (),
+        MXNET.source,
         "One layer object spans all layers and directions (`num_layers`, `bidirectional`); forward "
         "tensors are prefixed `l<k>_`, reverse ones `r<k>_` (Gluon adds the block's prefix, e.g. "
         "`lstm0_`, left out here).",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..engine.conventions import Convention, TensorLayout
-from .registry import CellSpec, Framework, YES_NO, layer_path, register
+from .registry import YES_NO, CellSpec, Framework, layer_path, register
 
 __all__ = ["PADDLE"]
 
@@ -41,18 +41,27 @@ _PADDLE_LAYER_NOTE = (
 
 register(
     Framework(
-        "paddle", "PaddlePaddle",
+        "paddle",
+        "PaddlePaddle",
         (
             CellSpec("SimpleRNN", "RNN_TANH", "rnn", PADDLE, "layer", {"bias": YES_NO}, note=_PADDLE_LAYER_NOTE),
-            CellSpec("LSTM", "LSTM", "lstm", PADDLE, "layer", {"bias": YES_NO, "proj_size": ()},
-                     note=_PADDLE_LAYER_NOTE + " With `proj_size`, `weight_ho` (H, P) is the transpose of "
-                                               "PyTorch's `weight_hr_l<k>` (P, H)."),
+            CellSpec(
+                "LSTM",
+                "LSTM",
+                "lstm",
+                PADDLE,
+                "layer",
+                {"bias": YES_NO, "proj_size": ()},
+                note=_PADDLE_LAYER_NOTE + " With `proj_size`, `weight_ho` (H, P) is the transpose of "
+                "PyTorch's `weight_hr_l<k>` (P, H).",
+            ),
             CellSpec("GRU", "GRU", "gru", PADDLE, "layer", {"bias": YES_NO}, note=_PADDLE_LAYER_NOTE),
             CellSpec("SimpleRNNCell", "RNN_TANH", "rnn", PADDLE, "cell", {"bias": YES_NO}),
             CellSpec("LSTMCell", "LSTM", "lstm", PADDLE, "cell", {"bias": YES_NO, "proj_size": ()}),
             CellSpec("GRUCell", "GRU", "gru", PADDLE, "cell", {"bias": YES_NO}),
         ),
-        ("paddlepaddle",), PADDLE.source,
+        ("paddlepaddle",),
+        PADDLE.source,
         "A layer (`SimpleRNN`, `LSTM`, `GRU`) is a list of `RNN(cell)` or `BiRNN(cell_fw, cell_bw)`; "
         "its tensors are `<k>.cell.weight_ih` or `<k>.cell_fw.weight_ih` (the names in "
         "`state_dict()`). `bias=False` is `bias_ih_attr=False, bias_hh_attr=False`.",

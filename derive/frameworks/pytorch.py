@@ -18,6 +18,7 @@ Each object has
 Convention and errors follow ``torch/nn/modules/rnn.py`` (``RNNBase.__init__``,
 ``RNN.__init__``, ``GRU.__init__``, ``RNNCellBase.__init__``), torch 2.13.
 """
+
 from __future__ import annotations
 
 from ..engine import validate
@@ -63,8 +64,20 @@ class _RNNBase(Stack):
         ``bias``, ``batch_first`` or ``bidirectional`` not a bool; a size that is not an integer.
     """
 
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
+    def __init__(
+        self,
+        mode,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
         self.dropout = validate.probability("dropout", dropout)
         validate.flag("bias", bias)
         self.batch_first = validate.flag("batch_first", batch_first)
@@ -142,8 +155,20 @@ class RNN(_RNNBase):
     (50, 100)
     """
 
-    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        nonlinearity="tanh",
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        device=None,
+        dtype=None,
+        **kwargs,
+    ):
         _refuse_extra(kwargs)
         self.nonlinearity = validate.choice("nonlinearity", nonlinearity, _NONLINEARITIES)
         mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
@@ -184,10 +209,22 @@ class LSTM(_RNNBase):
     561152
     """
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device=None, dtype=None):
-        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, proj_size)
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            "LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, proj_size
+        )
 
 
 class GRU(_RNNBase):
@@ -212,8 +249,19 @@ class GRU(_RNNBase):
         See :class:`_RNNBase`.
     """
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None, **kwargs):
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        device=None,
+        dtype=None,
+        **kwargs,
+    ):
         _refuse_extra(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional)
 

@@ -8,7 +8,7 @@ import time, so adding a framework is adding one module.
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..engine.conventions import Convention
@@ -36,11 +36,8 @@ def layer_path(template: str):
     return name
 
 
-
 #: Generic cell names accepted by :func:`count` and :func:`tensors` in place of a class name.
 GENERIC_CELLS = ("rnn", "lstm", "gru", "mgu", "convlstm")
-
-_OPTIONS = ("bias", "proj_size", "peepholes", "reset_after", "reset_gate", "kernel_size")
 
 
 @dataclass(frozen=True)
@@ -166,15 +163,15 @@ class Framework:
                 return spec
         names = [spec.name for spec in self.cells]
         generics = sorted({spec.generic for spec in self.cells}, key=GENERIC_CELLS.index)
-        raise ValueError(f"cell must be one of {names} (or a generic name {generics}) for framework "
-                         f"{self.key!r}, got {name!r}")
+        raise ValueError(
+            f"cell must be one of {names} (or a generic name {generics}) for framework {self.key!r}, got {name!r}"
+        )
 
 
 #: Allowed values of an option that is on by default (default first).
 YES_NO = (True, False)
 #: Allowed values of an option that is off by default (default first).
 ON_OFF = (False, True)
-
 
 
 #: Every framework this module knows, by key: ``"onnx"``, ``"cudnn"``, ``"tf.keras"``, ``"tf1"``,

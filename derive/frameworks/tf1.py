@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..engine.conventions import Convention, TensorLayout
-from .registry import CellSpec, Framework, ON_OFF, layer_path, register
+from .registry import ON_OFF, CellSpec, Framework, layer_path, register
 
 __all__ = ["TF1"]
 
@@ -44,18 +44,34 @@ TF1 = Convention(
 
 register(
     Framework(
-        "tf1", "TF1 tf.compat.v1.nn.rnn_cell",
+        "tf1",
+        "TF1 tf.compat.v1.nn.rnn_cell",
         (
             CellSpec("BasicRNNCell", "RNN_TANH", "rnn", TF1, "cell"),
-            CellSpec("LSTMCell", "LSTM", "lstm", TF1, "cell", {"proj_size": (), "peepholes": ON_OFF},
-                     proj_below_hidden=False,
-                     note="`num_proj` is `proj_size` (any size: TF1 does not require it below "
-                          "`num_units`); `use_peepholes` adds the diagonal weights; `forget_bias`, "
-                          "`cell_clip` and `proj_clip` are constants, not parameters."),
-            CellSpec("GRUCell", "GRU", "gru", TF1, "cell", {"reset_after": (False,)},
-                     note="The reset gate multiplies the state before the product (`r * state`)."),
+            CellSpec(
+                "LSTMCell",
+                "LSTM",
+                "lstm",
+                TF1,
+                "cell",
+                {"proj_size": (), "peepholes": ON_OFF},
+                proj_below_hidden=False,
+                note="`num_proj` is `proj_size` (any size: TF1 does not require it below "
+                "`num_units`); `use_peepholes` adds the diagonal weights; `forget_bias`, "
+                "`cell_clip` and `proj_clip` are constants, not parameters.",
+            ),
+            CellSpec(
+                "GRUCell",
+                "GRU",
+                "gru",
+                TF1,
+                "cell",
+                {"reset_after": (False,)},
+                note="The reset gate multiplies the state before the product (`r * state`).",
+            ),
         ),
-        (), TF1.source,
+        (),
+        TF1.source,
         "`MultiRNNCell([cell_0, cell_1, ...])` stacks cells (tensors `cell_<k>/kernel`; TF prefixes "
         "the scopes `multi_rnn_cell/` and the cell's own, e.g. `lstm_cell/`, left out here); "
         "`stack_bidirectional_rnn` gives the deep bidirectional stack (`cell_<k>/fw/kernel`, "

@@ -30,13 +30,21 @@ TF_KERAS_CUDNN = Convention(
 
 register(
     Framework(
-        "tf.keras", "tf.keras CuDNNLSTM / CuDNNGRU",
+        "tf.keras",
+        "tf.keras CuDNNLSTM / CuDNNGRU",
         (
             CellSpec("CuDNNLSTM", "LSTM", "lstm", TF_KERAS_CUDNN, "cell"),
-            CellSpec("CuDNNGRU", "GRU", "gru", TF_KERAS_CUDNN, "cell",
-                     note="cuDNN's GRU: the reset gate multiplies the recurrent product and its bias."),
+            CellSpec(
+                "CuDNNGRU",
+                "GRU",
+                "gru",
+                TF_KERAS_CUDNN,
+                "cell",
+                note="cuDNN's GRU: the reset gate multiplies the recurrent product and its bias.",
+            ),
         ),
-        (), TF_KERAS_CUDNN.source,
+        (),
+        TF_KERAS_CUDNN.source,
         "One layer per object; a stack is a `Sequential` of them (tensors `layer_<k>/kernel`), "
         "`Bidirectional` wraps one (`layer_<k>/forward_layer/kernel`, `.../backward_layer/...`).",
         "The GPU-only Keras layers of TensorFlow 1.x and 2.x (`tf.compat.v1.keras.layers`) that call "

@@ -16,6 +16,7 @@ digits), ``calc-layer0``, ``calc-upper``, ``calc-layers`` (one row per layer, up
 :data:`MAX_LISTED` layers), ``calc-call`` (the constructor), ``calc-error`` (the message of a
 refused input, empty otherwise).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -24,9 +25,9 @@ from functools import lru_cache
 
 import sympy
 
-from ..frameworks import pytorch as dt
 from ..engine.stack import UPPER
 from ..engine.symbols import H, I, P
+from ..frameworks import pytorch as dt
 
 __all__ = ["CELLS", "formulas", "javascript", "evaluate", "MAX_LISTED"]
 
@@ -65,7 +66,9 @@ def formulas() -> dict[str, tuple[sympy.Expr, sympy.Expr]]:
             kwargs["proj_size"] = P
         stack = getattr(dt, cls)(I, H, 2, **kwargs)
         out[_key(cell, bidirectional, bias, projected)] = (
-            sympy.expand(stack.layer_count(0)), sympy.expand(stack.layer_count(UPPER)))
+            sympy.expand(stack.layer_count(0)),
+            sympy.expand(stack.layer_count(UPPER)),
+        )
     return out
 
 
@@ -232,8 +235,7 @@ def javascript(dom: bool = True) -> str:
     return "\n".join(parts)
 
 
-def evaluate(cell: str, input_size, hidden_size, num_layers, bidirectional: bool, bias: bool,
-             proj_size=0) -> dict:
+def evaluate(cell: str, input_size, hidden_size, num_layers, bidirectional: bool, bias: bool, proj_size=0) -> dict:
     """What the calculator shows, computed with :mod:`derive.torch` (for tests and the page's defaults).
 
     Parameters

@@ -12,6 +12,7 @@ picture is drawn by hand: change the wiring and the diagram follows.
 The SVG uses ``currentColor`` (it follows the page's light or dark scheme), no
 external resource and no ``$`` (so that the Markdown math extension leaves it alone).
 """
+
 from __future__ import annotations
 
 from html import escape
@@ -24,7 +25,7 @@ from ..engine.wirings import Wiring
 __all__ = ["wiring_svg", "width_text"]
 
 _BOX_W, _BOX_H = 190, 46
-_ROW = 92          # vertical distance between rows
+_ROW = 92  # vertical distance between rows
 _MARGIN = 24
 _ARROWS = {"forward": "→", "reverse": "←"}
 _MERGE_SIGN = {"sum": "+", "mul": "×", "ave": "avg"}
@@ -55,36 +56,49 @@ class _Canvas:
         dash = ' stroke-dasharray="5 3"' if dashed else ""
         self.items.append(
             f'<rect x="{cx - w / 2:.1f}" y="{cy - h / 2:.1f}" width="{w}" height="{h}" rx="{rounded}" '
-            f'fill="currentColor" fill-opacity="0.06" stroke="currentColor" stroke-width="1.2"{dash}/>')
+            f'fill="currentColor" fill-opacity="0.06" stroke="currentColor" stroke-width="1.2"{dash}/>'
+        )
         n = len(lines)
         for k, line in enumerate(lines):
             dy = (k - (n - 1) / 2) * 15 + 4
             weight = ' font-weight="bold"' if k == 0 else ""
-            self.items.append(f'<text x="{cx:.1f}" y="{cy + dy:.1f}" text-anchor="middle"{weight}>{escape(line)}</text>')
+            self.items.append(
+                f'<text x="{cx:.1f}" y="{cy + dy:.1f}" text-anchor="middle"{weight}>{escape(line)}</text>'
+            )
 
     def node(self, cx, cy, label, r=15):
-        self.items.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="currentColor" fill-opacity="0.06" '
-                          f'stroke="currentColor" stroke-width="1.2"/>')
+        self.items.append(
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="currentColor" fill-opacity="0.06" '
+            f'stroke="currentColor" stroke-width="1.2"/>'
+        )
         self.items.append(f'<text x="{cx:.1f}" y="{cy + 4:.1f}" text-anchor="middle">{escape(label)}</text>')
 
     def arrow(self, x1, y1, x2, y2, dashed=False):
         dash = ' stroke-dasharray="5 3"' if dashed else ""
-        self.items.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="currentColor" '
-                          f'stroke-width="1.3" marker-end="url(#{self.ident}-arrow)"{dash}/>')
+        self.items.append(
+            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="currentColor" '
+            f'stroke-width="1.3" marker-end="url(#{self.ident}-arrow)"{dash}/>'
+        )
 
     def path(self, points, dashed=False):
         dash = ' stroke-dasharray="5 3"' if dashed else ""
         coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
-        self.items.append(f'<polyline points="{coords}" fill="none" stroke="currentColor" stroke-width="1.3" '
-                          f'marker-end="url(#{self.ident}-arrow)"{dash}/>')
+        self.items.append(
+            f'<polyline points="{coords}" fill="none" stroke="currentColor" stroke-width="1.3" '
+            f'marker-end="url(#{self.ident}-arrow)"{dash}/>'
+        )
 
     def render(self, width, height, title) -> str:
-        head = (f'<svg class="wiring-diagram" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-                f'role="img" aria-labelledby="{self.ident}-title" font-size="13" font-family="inherit" '
-                f'style="max-width:100%;height:auto">')
-        defs = (f'<defs><marker id="{self.ident}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-                f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="currentColor"/>'
-                f'</marker></defs>')
+        head = (
+            f'<svg class="wiring-diagram" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+            f'role="img" aria-labelledby="{self.ident}-title" font-size="13" font-family="inherit" '
+            f'style="max-width:100%;height:auto">'
+        )
+        defs = (
+            f'<defs><marker id="{self.ident}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+            f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="currentColor"/>'
+            f"</marker></defs>"
+        )
         return "\n".join([head, f'<title id="{self.ident}-title">{escape(title)}</title>', defs, *self.items, "</svg>"])
 
 
@@ -221,8 +235,9 @@ def wiring_svg(wiring: Wiring, layers: int = 3, *, output_layer: bool = False, i
         if labels is not None and "output" in labels.placement:  # around the outside of its column
             side = -1 if label_x < middle else 1
             outer = label_x + side * (_BOX_W / 2 + 14)
-            canvas.path([(label_x + side * 75, input_y), (outer, input_y), (outer, oy),
-                         (middle + side * 120, oy)], dashed=True)
+            canvas.path(
+                [(label_x + side * 75, input_y), (outer, input_y), (outer, oy), (middle + side * 120, oy)], dashed=True
+            )
 
     title = f"{wiring.name}: {layers} layers x {D} direction(s), what each reads"
     return canvas.render(int(width), int(height), title)

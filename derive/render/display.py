@@ -10,6 +10,7 @@ Jupyter calls ``_repr_latex_`` and ``_repr_html_`` on the last value of a cell;
   with a total row; with a symbolic number of layers, the tensors of layer 0 and of
   any layer ``k >= 1`` (the closed form holds for every L >= 1).
 """
+
 from __future__ import annotations
 
 import html
@@ -143,15 +144,15 @@ def html_repr(stack) -> str:
     caption = html.escape(_name(stack)) + (f" — {html.escape(note)}" if note else "")
     body = "".join(
         f"<tr><td><code>{html.escape(n)}</code></td><td>{html.escape(s)}</td>"
-        f"<td style=\"text-align:right\">{html.escape(c)}</td></tr>"
+        f'<td style="text-align:right">{html.escape(c)}</td></tr>'
         for n, s, c in rows
     )
     total = html.escape(text(plain(stack.count)))
     return (
-        f"<table class=\"derive-tensors\"><caption>{caption}</caption>"
+        f'<table class="derive-tensors"><caption>{caption}</caption>'
         "<thead><tr><th>name</th><th>shape</th><th>parameters</th></tr></thead>"
         f"<tbody>{body}</tbody>"
-        f"<tfoot><tr><th colspan=\"2\">total</th><th style=\"text-align:right\">{total}</th></tr></tfoot>"
+        f'<tfoot><tr><th colspan="2">total</th><th style="text-align:right">{total}</th></tr></tfoot>'
         "</table>"
     )
 

@@ -5,6 +5,7 @@ as maps; this printer keeps the order in which a cell's equations were written,
 prints element-wise functions as ``\\sigma(\\cdot)``, ``\\tanh(\\cdot)`` and
 ``\\operatorname{ReLU}(\\cdot)`` and the element-wise product as ``\\odot``.
 """
+
 from __future__ import annotations
 
 import sympy

@@ -5,6 +5,7 @@ identifier (``::: derive.frameworks.pytorch``); the reference itself is read fro
 module's NumPy-style docstrings by mkdocstrings-python (griffe, static
 analysis) on every build. Every public module of ``derive`` is found by walking the package.
 """
+
 from __future__ import annotations
 
 from ..site import Page
@@ -58,7 +59,4 @@ def api_path(module: str) -> str:
 
 
 ORDER = 90
-PAGES = [
-    Page(api_path(m), m, "api.md.j2", (lambda m=m: {"module": m}), (), "API reference")
-    for m in API_MODULES
-]
+PAGES = [Page(api_path(m), m, "api.md.j2", (lambda m=m: {"module": m}), (), "API reference") for m in API_MODULES]

@@ -1,4 +1,5 @@
 """One page per cell: its update equations, PyTorch tensors, closed forms and worked examples."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,13 +7,15 @@ from dataclasses import dataclass
 import sympy
 
 import derive.frameworks.pytorch as dt
-from derive.frameworks.pytorch import PYTORCH
-from derive.render.latex import equations_latex, latex, shape_latex
-from ..site import Example, Page
 from derive.engine.stack import UPPER
 from derive.engine.symbols import H, I, L, P
 from derive.engine.wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
+from derive.frameworks.pytorch import PYTORCH
+from derive.render.latex import equations_latex, latex, shape_latex
+
+from ..site import Example, Page
 from .common import example_context, formulas, tensor_rows
+
 
 @dataclass(frozen=True)
 class CellPage:
@@ -30,7 +33,11 @@ class CellPage:
 
 CELL_PAGES = (
     CellPage(
-        "cells/rnn.md", "Elman RNN", "RNN", "RNNCell", (),
+        "cells/rnn.md",
+        "Elman RNN",
+        "RNN",
+        "RNNCell",
+        (),
         "The simple recurrent network: one gate block (G = 1), a tanh or ReLU nonlinearity.",
         "J. L. Elman, *Finding structure in time*, Cognitive Science 14(2), 1990; "
         "PyTorch `torch.nn.RNN` (`torch/nn/modules/rnn.py`).",
@@ -42,7 +49,11 @@ CELL_PAGES = (
         ),
     ),
     CellPage(
-        "cells/lstm.md", "LSTM", "LSTM", "LSTMCell", (),
+        "cells/lstm.md",
+        "LSTM",
+        "LSTM",
+        "LSTMCell",
+        (),
         "Long short-term memory: four gate blocks (G = 4) — input, forget, cell candidate, output.",
         "S. Hochreiter and J. Schmidhuber, *Long short-term memory*, Neural Computation 9(8), 1997; "
         "forget gate: F. Gers, J. Schmidhuber, F. Cummins, Neural Computation 12(10), 2000; "
@@ -57,7 +68,11 @@ CELL_PAGES = (
         ),
     ),
     CellPage(
-        "cells/lstm-projection.md", "LSTM with projection", "LSTM", "LSTMCell", (("proj_size", P),),
+        "cells/lstm-projection.md",
+        "LSTM with projection",
+        "LSTM",
+        "LSTMCell",
+        (("proj_size", P),),
         "The LSTM with a recurrent projection layer (LSTMP): the output $o_t \\odot \\tanh(c_t)$ is "
         "multiplied by $W_{hr}$, so $h_t$ has $P < H$ features and every weight that reads $h$ is $P$ wide.",
         "H. Sak, A. Senior, F. Beaufays, *Long short-term memory recurrent neural network architectures "
@@ -70,7 +85,11 @@ CELL_PAGES = (
         ),
     ),
     CellPage(
-        "cells/gru.md", "GRU", "GRU", "GRUCell", (),
+        "cells/gru.md",
+        "GRU",
+        "GRU",
+        "GRUCell",
+        (),
         "The gated recurrent unit: three gate blocks (G = 3) — reset, update, candidate — in PyTorch's "
         "form, where the reset gate multiplies the recurrent product *after* its bias.",
         "K. Cho et al., *Learning phrase representations using RNN encoder-decoder for statistical "
@@ -87,8 +106,13 @@ CELL_PAGES = (
 
 
 _GATE_NAMES = {
-    ("LSTM", "i"): "input", ("LSTM", "f"): "forget", ("LSTM", "g"): "cell candidate", ("LSTM", "o"): "output",
-    ("GRU", "r"): "reset", ("GRU", "z"): "update", ("GRU", "n"): "candidate",
+    ("LSTM", "i"): "input",
+    ("LSTM", "f"): "forget",
+    ("LSTM", "g"): "cell candidate",
+    ("LSTM", "o"): "output",
+    ("GRU", "r"): "reset",
+    ("GRU", "z"): "update",
+    ("GRU", "n"): "candidate",
 }
 
 
@@ -101,7 +125,8 @@ def _parameters_by_gate(cell) -> list[dict]:
         {
             "gate": "projection" if gate is None else f"{_GATE_NAMES.get((cell.name, gate), '')} ${gate}$".strip(),
             "weights": ", ".join(f"${latex(p.symbol)}$ ${shape_latex(p.shape)}$" for p in held if p.kind == "weight"),
-            "biases": ", ".join(f"${latex(p.symbol)}$ ${shape_latex(p.shape)}$" for p in held if p.kind == "bias") or "—",
+            "biases": ", ".join(f"${latex(p.symbol)}$ ${shape_latex(p.shape)}$" for p in held if p.kind == "bias")
+            or "—",
             "numel": sympy.latex(sympy.factor(sympy.Add(*(p.numel for p in held)))),
         }
         for gate, held in rows.items()
@@ -115,21 +140,23 @@ def cell_page_context(page: CellPage) -> dict:
     wirings = []
     for bidirectional, wiring in ((False, UNIDIRECTIONAL), (True, DEEP_BIDIRECTIONAL)):
         stack = cls(I, H, L, bidirectional=bidirectional, **sym)
-        wirings.append({
-            "name": wiring.name,
-            "D": wiring.num_directions,
-            "layers": [
-                {
-                    "label": label,
-                    "input": sympy.latex(stack.layer_input_size(layer)),
-                    "rows": tensor_rows(stack, layer),
-                    "count": sympy.latex(sympy.factor(stack.layer_count(layer))),
-                }
-                for label, layer in (("layer 0", 0), ("layer $k \\ge 1$", UPPER))
-            ],
-            "total": formulas(stack),
-            "total_no_bias": formulas(cls(I, H, L, bias=False, bidirectional=bidirectional, **sym)),
-        })
+        wirings.append(
+            {
+                "name": wiring.name,
+                "D": wiring.num_directions,
+                "layers": [
+                    {
+                        "label": label,
+                        "input": sympy.latex(stack.layer_input_size(layer)),
+                        "rows": tensor_rows(stack, layer),
+                        "count": sympy.latex(sympy.factor(stack.layer_count(layer))),
+                    }
+                    for label, layer in (("layer 0", 0), ("layer $k \\ge 1$", UPPER))
+                ],
+                "total": formulas(stack),
+                "total_no_bias": formulas(cls(I, H, L, bias=False, bidirectional=bidirectional, **sym)),
+            }
+        )
     first = cls(I, H, L, **sym).cell(0)
     single = getattr(dt, page.cell_cls)(I, H)
     return {

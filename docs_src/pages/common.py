@@ -1,11 +1,13 @@
 """Helpers shared by the page modules: tensor tables and example summaries."""
+
 from __future__ import annotations
 
 import sympy
 
-from derive.render.latex import latex, shape_latex
-from ..site import Example, number
 from derive.engine.stack import UPPER
+from derive.render.latex import latex, shape_latex
+
+from ..site import Example, number
 
 __all__ = ["tensor_rows", "example_context", "formulas"]
 
@@ -17,13 +19,15 @@ def tensor_rows(stack, layer) -> list[dict]:
     rows = []
     for t in stack.layer_tensors(layer):
         blocks = r" \\ ".join(latex(p.symbol) for p in t.parameters)
-        rows.append({
-            "name": t.name.replace(f"_l{UPPER}", "_l{k}"),
-            "direction": _DIRECTION[t.direction],
-            "shape": shape_latex(t.shape),
-            "blocks": blocks if len(t.parameters) == 1 else rf"\begin{{smallmatrix}}{blocks}\end{{smallmatrix}}",
-            "numel": sympy.latex(sympy.factor(t.numel)),
-        })
+        rows.append(
+            {
+                "name": t.name.replace(f"_l{UPPER}", "_l{k}"),
+                "direction": _DIRECTION[t.direction],
+                "shape": shape_latex(t.shape),
+                "blocks": blocks if len(t.parameters) == 1 else rf"\begin{{smallmatrix}}{blocks}\end{{smallmatrix}}",
+                "numel": sympy.latex(sympy.factor(t.numel)),
+            }
+        )
     return rows
 
 

@@ -6,6 +6,7 @@ examples are :class:`derive.site.Example` values (framework ``"frameworks"``: ``
 :func:`derive.frameworks.count`), checked in ``tests/test_frameworks_site.py`` against the real
 package where it installs.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,11 +15,12 @@ import sympy
 
 import derive.frameworks as fx
 import derive.frameworks.pytorch as dt
-from derive.render.latex import equations_latex, latex, shape_latex
-from .. import record
-from ..site import Example, Page, number
 from derive.engine.stack import layer_sum
 from derive.engine.symbols import H, I, L, P, size_symbols
+from derive.render.latex import equations_latex, latex, shape_latex
+
+from .. import record
+from ..site import Example, Page, number
 
 #: ConvLSTM symbols: input channels, filters, kernel sizes.
 C, F, k_1, k_2 = size_symbols("C F k_1 k_2")
@@ -120,14 +122,22 @@ def _layer_name(first: str, second: str) -> str:
         return first
     start = next(n for n, (a, b) in enumerate(zip(first, second)) if a != b)
     end = next(n for n, (a, b) in enumerate(zip(first[::-1], second[::-1])) if a != b)
-    return f"{first[:start]}<k>{first[len(first) - end:]}"
+    return f"{first[:start]}<k>{first[len(first) - end :]}"
 
 
 def _rows(stack, layer, names=None) -> list[dict]:
     tensors = stack.layer_tensors(layer)
     names = names or [t.name for t in tensors]
-    return [{"name": n, "shape": shape_latex(t.shape), "blocks": _blocks(t), "numel": sympy.latex(sympy.factor(t.numel)),
-             "trainable": t.trainable} for n, t in zip(names, tensors)]
+    return [
+        {
+            "name": n,
+            "shape": shape_latex(t.shape),
+            "blocks": _blocks(t),
+            "numel": sympy.latex(sympy.factor(t.numel)),
+            "trainable": t.trainable,
+        }
+        for n, t in zip(names, tensors)
+    ]
 
 
 def _closed(value) -> dict:
@@ -159,9 +169,15 @@ def _variants(fw: fx.Framework, spec: fx.CellSpec) -> list[dict]:
     rows = []
     for label, options in out:
         stack = fx.stack(fw.key, spec.name, i, h, **extra, **options)
-        rows.append({"label": label, "count": sympy.latex(sympy.factor(stack.count)),
-                     "trainable": sympy.latex(sympy.factor(fx.count(fw.key, spec.name, i, h, trainable_only=True,
-                                                                    **extra, **options)))})
+        rows.append(
+            {
+                "label": label,
+                "count": sympy.latex(sympy.factor(stack.count)),
+                "trainable": sympy.latex(
+                    sympy.factor(fx.count(fw.key, spec.name, i, h, trainable_only=True, **extra, **options))
+                ),
+            }
+        )
     return rows
 
 
@@ -248,34 +264,72 @@ class Case:
 
 
 CASES = (
-    Case("LSTM", "lstm", "LSTM", 32, 128, 2, True,
-         "seed 000: `nn.LSTM(32, 128, 2, bidirectional=True)` reported as 561,152 parameters."),
-    Case("GRU", "gru", "GRU", 4, 5, 1, False,
-         "tensorflow/tensorflow#43960: a GRU of 5 units on 4 features counted 165 by one Keras "
-         "version and 150 by another (the default of `reset_after` changed)."),
-    Case("Elman RNN", "rnn", "RNN", 25, 50, 4, True,
-         "seed 002: `nn.RNN(25, 50, 4, bidirectional=True)`, whose layers >= 1 read 100 features."),
+    Case(
+        "LSTM",
+        "lstm",
+        "LSTM",
+        32,
+        128,
+        2,
+        True,
+        "seed 000: `nn.LSTM(32, 128, 2, bidirectional=True)` reported as 561,152 parameters.",
+    ),
+    Case(
+        "GRU",
+        "gru",
+        "GRU",
+        4,
+        5,
+        1,
+        False,
+        "tensorflow/tensorflow#43960: a GRU of 5 units on 4 features counted 165 by one Keras "
+        "version and 150 by another (the default of `reset_after` changed).",
+    ),
+    Case(
+        "Elman RNN",
+        "rnn",
+        "RNN",
+        25,
+        50,
+        4,
+        True,
+        "seed 002: `nn.RNN(25, 50, 4, bidirectional=True)`, whose layers >= 1 read 100 features.",
+    ),
 )
 
 #: Why a framework's bias differs from PyTorch's two vectors per gate, by (generic cell, framework).
 #: The first entry is the claimed bias of one layer and direction in units of H (checked by the tests).
 CAUSES = {
-    ("lstm", "keras"): (4, "one bias per gate: input and recurrent bias are only ever added, so one vector holds their sum"),
+    ("lstm", "keras"): (
+        4,
+        "one bias per gate: input and recurrent bias are only ever added, so one vector holds their sum",
+    ),
     ("lstm", "tf1"): (4, "one bias per gate, as Keras: the kernel multiplies [x; h] and one bias is added"),
     ("lstm", "flax.linen"): (4, "one bias per gate, on the hidden-side `Dense` layers (`hi`, `hf`, `hg`, `ho`)"),
     ("lstm", "flax.nnx"): (4, "one bias per gate, on the hidden side, as linen"),
     ("lstm", "equinox"): (4, "one merged `bias` (4H)"),
     ("lstm", "tf.keras"): (8, "cuDNN's two biases in one `bias` (8H): twice `LSTM`'s (keras-team/keras#8860)"),
-    ("gru", "keras"): (6, "`reset_after=True` (the default): the recurrent bias sits inside the reset product, so "
-                          "Keras keeps a second row of recurrent biases, `bias` (2, 3H)"),
-    ("gru", "keras-reset-before"): (3, "`reset_after=False`: the reset gate multiplies h before the product, every "
-                                       "sum has one bias"),
+    ("gru", "keras"): (
+        6,
+        "`reset_after=True` (the default): the recurrent bias sits inside the reset product, so "
+        "Keras keeps a second row of recurrent biases, `bias` (2, 3H)",
+    ),
+    ("gru", "keras-reset-before"): (
+        3,
+        "`reset_after=False`: the reset gate multiplies h before the product, every sum has one bias",
+    ),
     ("gru", "onnx"): (6, "`B` holds Wb and Rb for all three gates, whatever `linear_before_reset`"),
     ("gru", "tf1"): (3, "reset before the product (`r * state`), one bias per gate, as Keras `reset_after=False`"),
-    ("gru", "flax.linen"): (4, "r and z merge their biases (`ir`, `iz`); the candidate keeps `in` and `hn`, because "
-                               "the reset gate multiplies W_hn h + b_hn"),
-    ("gru", "flax.nnx"): (3, "reset after the product, but no recurrent bias at all (`dense_h` has none): "
-                             "the candidate loses b_hn, H fewer than linen"),
+    ("gru", "flax.linen"): (
+        4,
+        "r and z merge their biases (`ir`, `iz`); the candidate keeps `in` and `hn`, because "
+        "the reset gate multiplies W_hn h + b_hn",
+    ),
+    ("gru", "flax.nnx"): (
+        3,
+        "reset after the product, but no recurrent bias at all (`dense_h` has none): "
+        "the candidate loses b_hn, H fewer than linen",
+    ),
     ("gru", "equinox"): (4, "`bias` (3H) on the input side and `bias_n` (H) inside the reset product, as linen"),
     ("gru", "tf.keras"): (6, "cuDNN's two biases in one `bias` (6H)"),
     ("rnn", "keras"): (1, "one bias"),
@@ -302,8 +356,10 @@ def _keras_example(case: Case, **kwargs) -> Example:
 def keras_examples(case: Case) -> list[tuple[str, Example, dict]]:
     """(row key, Keras example, Keras layer kwargs) of a case: GRU in both ``reset_after`` forms."""
     if case.generic == "gru":
-        return [("keras", _keras_example(case), {}),
-                ("keras-reset-before", _keras_example(case, reset_after=False), {"reset_after": False})]
+        return [
+            ("keras", _keras_example(case), {}),
+            ("keras-reset-before", _keras_example(case, reset_after=False), {"reset_after": False}),
+        ]
     return [("keras", _keras_example(case), {})]
 
 
@@ -342,14 +398,33 @@ def comparison_rows(case: Case) -> list[dict]:
     torch_closed = torch_stack.count
     torch_one = getattr(dt, case.torch_cls)(I, H).count
     torch_number = torch_example(case).build().count
-    rows = [{"key": "torch", "framework": "PyTorch", "cls": f"`{torch_example(case).call}`", "checked": True,
-             "one": torch_one, "bias": _bias(getattr(dt, case.torch_cls)(I, H)), "closed": torch_closed,
-             "number": torch_number}]
+    rows = [
+        {
+            "key": "torch",
+            "framework": "PyTorch",
+            "cls": f"`{torch_example(case).call}`",
+            "checked": True,
+            "one": torch_one,
+            "bias": _bias(getattr(dt, case.torch_cls)(I, H)),
+            "closed": torch_closed,
+            "number": torch_number,
+        }
+    ]
     for key, example, kwargs in keras_examples(case):
         closed, one_layer, bias = _keras_closed(case, kwargs)
-        rows.append({"key": key, "framework": "Keras", "cls": f"`{example.call}`", "checked": True,
-                     "one": sympy.expand(one_layer / D), "bias": bias, "closed": closed,
-                     "number": example.build().count(case.input_size), "example": example})
+        rows.append(
+            {
+                "key": key,
+                "framework": "Keras",
+                "cls": f"`{example.call}`",
+                "checked": True,
+                "one": sympy.expand(one_layer / D),
+                "bias": bias,
+                "closed": closed,
+                "number": example.build().count(case.input_size),
+                "example": example,
+            }
+        )
     for fw in fx.FRAMEWORKS.values():
         try:
             spec = fw.cell(case.generic)
@@ -357,11 +432,19 @@ def comparison_rows(case: Case) -> list[dict]:
             continue
         options = {"num_layers": case.num_layers, "bidirectional": case.bidirectional}
         stack = fx.stack(fw.key, spec.name, I, H)
-        rows.append({"key": fw.key, "framework": fw.title, "cls": f"`{spec.name}`", "checked": fw.checked,
-                     "one": stack.count, "bias": _bias(stack),
-                     "closed": fx.count(fw.key, spec.name, I, H, num_layers=L, bidirectional=case.bidirectional),
-                     "number": fx.count(fw.key, spec.name, case.input_size, case.hidden_size, **options),
-                     "spec": spec.name})
+        rows.append(
+            {
+                "key": fw.key,
+                "framework": fw.title,
+                "cls": f"`{spec.name}`",
+                "checked": fw.checked,
+                "one": stack.count,
+                "bias": _bias(stack),
+                "closed": fx.count(fw.key, spec.name, I, H, num_layers=L, bidirectional=case.bidirectional),
+                "number": fx.count(fw.key, spec.name, case.input_size, case.hidden_size, **options),
+                "spec": spec.name,
+            }
+        )
     for row in rows:
         row["difference"] = sympy.factor(sympy.expand(row["closed"] - torch_closed))
         row["number_difference"] = int(row["number"]) - int(torch_number)
@@ -375,30 +458,47 @@ def comparison_context() -> dict:
     cases = []
     for case in CASES:
         rows = comparison_rows(case)
-        cases.append({
-            "case": case,
-            "D": 2 if case.bidirectional else 1,
-            "rows": [{**r,
-                      "one": sympy.latex(sympy.factor(r["one"])),
-                      "bias": sympy.latex(r["bias"]),
-                      "closed": sympy.latex(sympy.factor(r["closed"])),
-                      "difference": sympy.latex(r["difference"]),
-                      "number": number(r["number"]),
-                      "number_difference": f"{r['number_difference']:+,}" if r["number_difference"] else "0"}
-                     for r in rows],
-        })
+        cases.append(
+            {
+                "case": case,
+                "D": 2 if case.bidirectional else 1,
+                "rows": [
+                    {
+                        **r,
+                        "one": sympy.latex(sympy.factor(r["one"])),
+                        "bias": sympy.latex(r["bias"]),
+                        "closed": sympy.latex(sympy.factor(r["closed"])),
+                        "difference": sympy.latex(r["difference"]),
+                        "number": number(r["number"]),
+                        "number_difference": f"{r['number_difference']:+,}" if r["number_difference"] else "0",
+                    }
+                    for r in rows
+                ],
+            }
+        )
     return {"cases": cases, "frameworks": list(fx.FRAMEWORKS.values())}
 
 
-COMPARISON_EXAMPLES = tuple(torch_example(c) for c in CASES) + tuple(
-    e for c in CASES for _, e, _ in keras_examples(c))
+COMPARISON_EXAMPLES = tuple(torch_example(c) for c in CASES) + tuple(e for c in CASES for _, e, _ in keras_examples(c))
 
 ORDER = 30
 PAGES = [
-    Page(f"frameworks/{key.replace('.', '-')}.md", fw.title, "framework.md.j2",
-         (lambda key=key: framework_context(key)), EXAMPLES[key], "Frameworks")
+    Page(
+        f"frameworks/{key.replace('.', '-')}.md",
+        fw.title,
+        "framework.md.j2",
+        (lambda key=key: framework_context(key)),
+        EXAMPLES[key],
+        "Frameworks",
+    )
     for key, fw in fx.FRAMEWORKS.items()
 ] + [
-    Page("frameworks/comparison.md", "Comparison", "framework-comparison.md.j2", comparison_context,
-         COMPARISON_EXAMPLES, "Frameworks"),
+    Page(
+        "frameworks/comparison.md",
+        "Comparison",
+        "framework-comparison.md.j2",
+        comparison_context,
+        COMPARISON_EXAMPLES,
+        "Frameworks",
+    ),
 ]

@@ -1,11 +1,13 @@
 """The home page: why a 2-layer bidirectional LSTM has more than twice the parameters (seed 000)."""
+
 from __future__ import annotations
 
 import sympy
 
 import derive.frameworks.pytorch as dt
-from ..site import Example, Page
 from derive.engine.symbols import H, I, L
+
+from ..site import Example, Page
 from .cells import CELL_PAGES
 
 #: The home page's configurations: seed 000's two stacks, and the same with one layer.
@@ -15,6 +17,7 @@ HEADLINE = (
     Example("LSTM", (32, 128, 1)),
     Example("LSTM", (32, 128, 1), (("bidirectional", True),)),
 )
+
 
 def headline() -> dict:
     """The numbers of the home page's question (seed 000), all computed by the derivation.
@@ -49,7 +52,6 @@ def headline() -> dict:
         ],
         "calls": [e.call for e in HEADLINE],
     }
-
 
 
 ORDER = 0

@@ -1,13 +1,15 @@
 """The Keras 3 page: convention, tensors in Keras' names, Bidirectional merge modes, seed 001."""
+
 from __future__ import annotations
 
 import sympy
 
 import derive.frameworks.keras as dk
 import derive.frameworks.pytorch as dt
-from derive.render.latex import equations_latex, latex, shape_latex
-from ..site import Example, Page, number
 from derive.engine.symbols import H, I, size_symbols
+from derive.render.latex import equations_latex, latex, shape_latex
+
+from ..site import Example, Page, number
 
 #: Symbols of this page besides I and H: a second layer's units, ConvLSTM filters, channels and kernel.
 H_2, H_b, F, C, K, k_1, k_2 = size_symbols("H_2 H_b F C K k_1 k_2")
@@ -22,8 +24,11 @@ SEQ = (28, 28)  # seed 001: 28 time steps of 28 features
 UNI = K_("LSTM", 256, input_shape=SEQ)
 BI = K_("Bidirectional", K_("LSTM", 128), input_shape=SEQ)
 MERGE_STACKS = tuple(
-    K_("Sequential", (K_("Bidirectional", K_("LSTM", 64, return_sequences=True), merge_mode=mode), K_("LSTM", 32)),
-       input_shape=SEQ)
+    K_(
+        "Sequential",
+        (K_("Bidirectional", K_("LSTM", 64, return_sequences=True), merge_mode=mode), K_("LSTM", 32)),
+        input_shape=SEQ,
+    )
     for mode in ("concat", "sum", "mul", "ave")
 )
 KERAS_EXAMPLES = (
@@ -34,8 +39,12 @@ KERAS_EXAMPLES = (
     K_("GRU", 64, reset_after=False, input_shape=(20, 16)),
     K_("LSTM", 50, use_bias=False, input_shape=(20, 10)),
     K_("Bidirectional", K_("LSTM", 128), merge_mode=None, input_shape=SEQ),
-    K_("Bidirectional", K_("LSTM", 64, return_sequences=True),
-       backward_layer=K_("GRU", 32, return_sequences=True, go_backwards=True), input_shape=SEQ),
+    K_(
+        "Bidirectional",
+        K_("LSTM", 64, return_sequences=True),
+        backward_layer=K_("GRU", 32, return_sequences=True, go_backwards=True),
+        input_shape=SEQ,
+    ),
     *MERGE_STACKS,
     K_("ConvLSTM1D", 8, 5, input_shape=(10, 40, 2)),
     K_("ConvLSTM2D", 16, (3, 3), padding="same", input_shape=(10, 32, 32, 3)),
@@ -60,6 +69,7 @@ def _tensors(example: Example):
 
 def _blocks(weight: dk.Weight) -> str:
     """The blocks a Keras weight stacks, left to right (a (2, G·H) bias: one row per group)."""
+
     def one(p):
         if p.kind == "bias":
             return rf"{latex(p.symbol)}^\top"
@@ -68,7 +78,7 @@ def _blocks(weight: dk.Weight) -> str:
     params = weight.parameters
     rows = weight.shape[0] if params[0].kind == "bias" and len(weight.shape) == 2 else 1
     per_row = len(params) // rows
-    lines = [" & ".join(one(p) for p in params[k:k + per_row]) for k in range(0, len(params), per_row)]
+    lines = [" & ".join(one(p) for p in params[k : k + per_row]) for k in range(0, len(params), per_row)]
     return r"\begin{bmatrix}" + r" \\ ".join(lines) + r"\end{bmatrix}"
 
 
@@ -88,8 +98,12 @@ def _layer_section(title: str, layer, input_dim, torch=None, note: str = "") -> 
         "call": repr(layer),
         "equations": equations_latex(cell),
         "rows": [
-            {"name": w.name, "shape": shape_latex(w.shape), "blocks": _blocks(w),
-             "numel": sympy.latex(sympy.factor(w.numel))}
+            {
+                "name": w.name,
+                "shape": shape_latex(w.shape),
+                "blocks": _blocks(w),
+                "numel": sympy.latex(sympy.factor(w.numel)),
+            }
             for w in layer.tensors(input_dim)
         ],
         "expanded": sympy.latex(count),
@@ -99,7 +113,10 @@ def _layer_section(title: str, layer, input_dim, torch=None, note: str = "") -> 
         "general": None,
     }
     if torch is not None:
-        section["torch"] = {"call": torch, "difference": sympy.latex(sympy.factor(getattr(dt, torch)(I, H).count - count))}
+        section["torch"] = {
+            "call": torch,
+            "difference": sympy.latex(sympy.factor(getattr(dt, torch)(I, H).count - count)),
+        }
     return section
 
 
@@ -114,25 +131,46 @@ def _conv_general() -> str:
 def cell_sections() -> list[dict]:
     """One section per Keras layer kind, derived with symbolic sizes."""
     sections = [
-        _layer_section("SimpleRNN", dk.SimpleRNN(H), I, "RNN",
-                       "The equation is written with tanh; `activation` does not change the weights."),
-        _layer_section("LSTM", dk.LSTM(H), I, "LSTM",
-                       "Keras calls the candidate block `c`; it is PyTorch's `g` (same equation)."),
-        _layer_section("GRU, reset_after=True (default)", dk.GRU(H), I, "GRU",
-                       "The equations are PyTorch's (same cell); Keras stacks the blocks z, r, h, its `h` being "
-                       "the candidate $n_t$. The reset gate multiplies the recurrent product and its bias, so the "
-                       "recurrent biases cannot be merged into the input ones: `bias` has two rows, input and "
-                       "recurrent."),
-        _layer_section("GRU, reset_after=False", dk.GRU(H, reset_after=False), I, None,
-                       "The reset gate multiplies the state before the product (Cho et al. 2014): every bias "
-                       "is added in a sum with another, so one bias per gate remains. This is not the cell "
-                       "PyTorch computes."),
-        _layer_section("ConvLSTM2D", dk.ConvLSTM2D(F, (k_1, k_2)), C, None,
-                       "Written for one output position: $\\mathcal{X}_t$ is the input patch under the kernel, "
-                       "unfolded to a $k_1 k_2 C$ column (im2col), and $\\mathcal{H}_{t-1}$ the patch of the "
-                       "previous hidden state ($k_1 k_2 F$). Each $W$ is $(F, k_1 k_2 C)$ or $(F, k_1 k_2 F)$; "
-                       "$\\widehat{W}$ is the same numbers reshaped to the kernel $(k_1, k_2, C, F)$ or "
-                       "$(k_1, k_2, F, F)$. Strides, padding and dilation move the patches, not the weights."),
+        _layer_section(
+            "SimpleRNN",
+            dk.SimpleRNN(H),
+            I,
+            "RNN",
+            "The equation is written with tanh; `activation` does not change the weights.",
+        ),
+        _layer_section(
+            "LSTM", dk.LSTM(H), I, "LSTM", "Keras calls the candidate block `c`; it is PyTorch's `g` (same equation)."
+        ),
+        _layer_section(
+            "GRU, reset_after=True (default)",
+            dk.GRU(H),
+            I,
+            "GRU",
+            "The equations are PyTorch's (same cell); Keras stacks the blocks z, r, h, its `h` being "
+            "the candidate $n_t$. The reset gate multiplies the recurrent product and its bias, so the "
+            "recurrent biases cannot be merged into the input ones: `bias` has two rows, input and "
+            "recurrent.",
+        ),
+        _layer_section(
+            "GRU, reset_after=False",
+            dk.GRU(H, reset_after=False),
+            I,
+            None,
+            "The reset gate multiplies the state before the product (Cho et al. 2014): every bias "
+            "is added in a sum with another, so one bias per gate remains. This is not the cell "
+            "PyTorch computes.",
+        ),
+        _layer_section(
+            "ConvLSTM2D",
+            dk.ConvLSTM2D(F, (k_1, k_2)),
+            C,
+            None,
+            "Written for one output position: $\\mathcal{X}_t$ is the input patch under the kernel, "
+            "unfolded to a $k_1 k_2 C$ column (im2col), and $\\mathcal{H}_{t-1}$ the patch of the "
+            "previous hidden state ($k_1 k_2 F$). Each $W$ is $(F, k_1 k_2 C)$ or $(F, k_1 k_2 F)$; "
+            "$\\widehat{W}$ is the same numbers reshaped to the kernel $(k_1, k_2, C, F)$ or "
+            "$(k_1, k_2, F, F)$. Strides, padding and dilation move the patches, not the weights.",
+        ),
     ]
     sections[-1]["general"] = _conv_general()
     return sections
@@ -152,6 +190,7 @@ def seed_001() -> dict:
         both directions added), ``difference``, the symbolic ``LSTM(2H)`` and ``Bidirectional(LSTM(H))``
         counts and their difference, per-name symbolic sums, ``ratio`` (exact) and the torch counts.
     """
+
     def by_name(tensors) -> dict:
         out: dict = {}
         for w in tensors:
@@ -181,8 +220,9 @@ def seed_001() -> dict:
         "ratio": sympy.Rational(n_bi, n_uni),
         "ratio_formula": sympy.factor(dk.Bidirectional(dk.LSTM(H)).count(I)) / sympy.factor(dk.LSTM(2 * H).count(I)),
         "lstm_formula": sympy.expand(dk.LSTM(H).count(I)),
-        "ratio_limit": sympy.limit(sympy.factor(dk.Bidirectional(dk.LSTM(H)).count(I))
-                                   / sympy.factor(dk.LSTM(2 * H).count(I)), H, sympy.oo),
+        "ratio_limit": sympy.limit(
+            sympy.factor(dk.Bidirectional(dk.LSTM(H)).count(I)) / sympy.factor(dk.LSTM(2 * H).count(I)), H, sympy.oo
+        ),
         "recurrent": {
             "uni_shape": shape_latex(_named(sym_uni, "recurrent_kernel")[0].shape),
             "bi_shape": shape_latex(_named(sym_bi, "recurrent_kernel")[0].shape),
@@ -215,8 +255,9 @@ def merge_modes() -> list[dict]:
 
 def keras_context() -> dict:
     """Template variables of ``frameworks/keras.md``."""
-    asym = dk.Bidirectional(dk.LSTM(H, return_sequences=True),
-                            backward_layer=dk.GRU(H_b, return_sequences=True, go_backwards=True))
+    asym = dk.Bidirectional(
+        dk.LSTM(H, return_sequences=True), backward_layer=dk.GRU(H_b, return_sequences=True, go_backwards=True)
+    )
     assert sympy.expand(asym.forward_layer.count(I) + asym.backward_layer.count(I) - asym.count(I)) == 0
     return {
         "convention": dk.KERAS,
@@ -224,17 +265,28 @@ def keras_context() -> dict:
         "seed": seed_001(),
         "merge": merge_modes(),
         "asym_width": sympy.latex(asym.output_dim(I)),
-        "asym_count": " + ".join(sympy.latex(sympy.factor(layer.count(I)))
-                                 for layer in (asym.forward_layer, asym.backward_layer)),
+        "asym_count": " + ".join(
+            sympy.latex(sympy.factor(layer.count(I))) for layer in (asym.forward_layer, asym.backward_layer)
+        ),
         "bi_formula": sympy.latex(sympy.factor(dk.Bidirectional(dk.LSTM(H)).count(I))),
         "examples": [
-            {"call": e.call, "input": f"keras.Input({e.input_shape})", "count": number(_count(e)),
-             "weights": [(w.path, w.shape) for w in _tensors(e)]}
+            {
+                "call": e.call,
+                "input": f"keras.Input({e.input_shape})",
+                "count": number(_count(e)),
+                "weights": [(w.path, w.shape) for w in _tensors(e)],
+            }
             for e in KERAS_EXAMPLES
         ],
         "pairs": [
-            {"keras": k.call, "input": k.input_shape[-1], "torch": t.call, "n_keras": number(_count(k)),
-             "n_torch": number(t.build().count), "difference": number(t.build().count - _count(k))}
+            {
+                "keras": k.call,
+                "input": k.input_shape[-1],
+                "torch": t.call,
+                "n_keras": number(_count(k)),
+                "n_torch": number(t.build().count),
+                "difference": number(t.build().count - _count(k)),
+            }
             for k, t in TORCH_PAIRS
         ],
     }
@@ -242,6 +294,12 @@ def keras_context() -> dict:
 
 ORDER = 20
 PAGES = [
-    Page("frameworks/keras.md", "Keras", "keras.md.j2", keras_context,
-         KERAS_EXAMPLES + tuple(t for _, t in TORCH_PAIRS), "Frameworks"),
+    Page(
+        "frameworks/keras.md",
+        "Keras",
+        "keras.md.j2",
+        keras_context,
+        KERAS_EXAMPLES + tuple(t for _, t in TORCH_PAIRS),
+        "Frameworks",
+    ),
 ]

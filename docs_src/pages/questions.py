@@ -4,6 +4,7 @@ Every number on these pages comes from :mod:`derive.torch`, :mod:`derive.keras`,
 :class:`~derive.stack.Stack` with another wiring, or :func:`derive.difference.compare`;
 ``tests/test_questions.py`` holds each against torch (and Keras 3).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,10 +14,11 @@ import sympy
 import derive.frameworks.keras as dk
 import derive.frameworks.pytorch as dt
 from derive.analysis.difference import compare
-from derive.render.latex import shape_latex
-from ..site import Example, Page
 from derive.engine.symbols import H, I, L, P
 from derive.engine.wirings import DEEP_BIDIRECTIONAL, SIMPLE_CONCAT, UNIDIRECTIONAL, keras_bidirectional, modified_brnn
+from derive.render.latex import shape_latex
+
+from ..site import Example, Page
 from . import keras as keras_page
 from .wirings import build, change_rows
 
@@ -44,8 +46,12 @@ SEED_000_CLASSES = 10
 def _cells_difference() -> list[dict]:
     """Deep bidirectional minus simple concat, for every cell: D·G·H·H_out·(L - 1)."""
     rows = []
-    for title, mode, proj in (("Elman RNN", "RNN_TANH", 0), ("GRU", "GRU", 0), ("LSTM", "LSTM", 0),
-                              ("LSTM with projection", "LSTM", P)):
+    for title, mode, proj in (
+        ("Elman RNN", "RNN_TANH", 0),
+        ("GRU", "GRU", 0),
+        ("LSTM", "LSTM", 0),
+        ("LSTM with projection", "LSTM", P),
+    ):
         d = compare(build(DEEP_BIDIRECTIONAL, mode, proj_size=proj), build(SIMPLE_CONCAT, mode, proj_size=proj))
         rows.append({"cell": title, "mode": mode, "proj_size": proj, "total": d.total})
     return rows
@@ -76,15 +82,18 @@ def seed_000() -> dict:
     sym_modified = build(modified_brnn())
     return {
         "calls": [e.call for e in SEED_000],
-        "bi": int(bi.count), "uni": int(uni.count), "twice": 2 * int(uni.count),
+        "bi": int(bi.count),
+        "uni": int(uni.count),
+        "twice": 2 * int(uni.count),
         "extra": int(bi.count) - 2 * int(uni.count),
         "concat": int(concat.count),
         "numeric": {"total": int(numeric.total), "changes": change_rows(numeric)},
         "symbolic": {"total": symbolic.total, "changes": change_rows(symbolic)},
         "cells": _cells_difference(),
-        "layer_series": [{"call": e.call, "count": int(s.count),
-                          "layers": [int(s.layer_count(j)) for j in range(int(s.num_layers))]}
-                         for e, s in zip(SEED_000[2:5], layers)],
+        "layer_series": [
+            {"call": e.call, "count": int(s.count), "layers": [int(s.layer_count(j)) for j in range(int(s.num_layers))]}
+            for e, s in zip(SEED_000[2:5], layers)
+        ],
         "layer_inputs": [int(layers[2].layer_input_size(j)) for j in range(3)],
         "shapes": [list(e.build().shapes.items()) for e in SEED_000[5:7]],
         "shape_calls": [e.call for e in SEED_000[5:7]],
@@ -94,10 +103,13 @@ def seed_000() -> dict:
             "minus_twice_uni": int(modified.count) - 2 * int(uni.count),
             "minus_bi": int(modified_vs_bi.total),
             "changes": change_rows(modified_vs_bi),
-            "one_layer": int(modified_one.count), "bi_one": int(bi_one.count), "uni_one": int(uni_one.count),
+            "one_layer": int(modified_one.count),
+            "bi_one": int(bi_one.count),
+            "uni_one": int(uni_one.count),
             "formula_minus_twice": sympy.factor(sym_modified.count - 2 * build(UNIDIRECTIONAL).count),
             "formula_bi_minus_twice": sympy.factor(
-                dt.LSTM(I, H, L, bidirectional=True).count - 2 * dt.LSTM(I, H, L).count),
+                dt.LSTM(I, H, L, bidirectional=True).count - 2 * dt.LSTM(I, H, L).count
+            ),
         },
     }
 
@@ -118,8 +130,10 @@ def seed_001() -> dict:
     features = keras_page.SEQ[-1]
 
     def stacks(i, h):
-        return (build(UNIDIRECTIONAL, "LSTM", i, 2 * h, 1, convention=dk.KERAS),
-                build(keras_bidirectional("concat"), "LSTM", i, h, 1, convention=dk.KERAS))
+        return (
+            build(UNIDIRECTIONAL, "LSTM", i, 2 * h, 1, convention=dk.KERAS),
+            build(keras_bidirectional("concat"), "LSTM", i, h, 1, convention=dk.KERAS),
+        )
 
     numeric, symbolic = compare(*stacks(features, 128)), compare(*stacks(I, H))
     both_256 = dk.Bidirectional(dk.LSTM(256)).count(features)
@@ -132,8 +146,10 @@ def seed_001() -> dict:
         "numeric": {"total": int(numeric.total), "changes": change_rows(numeric)},
         "symbolic": {"total": symbolic.total, "changes": change_rows(symbolic)},
         "same_units": int(both_256),
-        "output_widths": [int(dk.LSTM(256).output_dim(features)),
-                          int(dk.Bidirectional(dk.LSTM(128)).output_dim(features))],
+        "output_widths": [
+            int(dk.LSTM(256).output_dim(features)),
+            int(dk.Bidirectional(dk.LSTM(128)).output_dim(features)),
+        ],
     }
 
 
@@ -155,8 +171,14 @@ def h0_layout(stack) -> list[dict]:
     rows = []
     for layer in range(int(stack.num_layers)):
         for d, name in enumerate(stack.wiring.directions):
-            rows.append({"index": len(rows), "layer": layer, "direction": name,
-                         "formula": f"{layer} \\cdot {stack.wiring.num_directions} + {d}"})
+            rows.append(
+                {
+                    "index": len(rows),
+                    "layer": layer,
+                    "direction": name,
+                    "formula": f"{layer} \\cdot {stack.wiring.num_directions} + {d}",
+                }
+            )
     return rows
 
 
@@ -192,12 +214,15 @@ def _per_cell(stack) -> list[dict]:
         for t in stack.layer_tensors(layer):
             by_direction.setdefault(t.direction, []).append(t)
         for d, tensors in by_direction.items():
-            rows.append({
-                "layer": layer, "direction": stack.wiring.directions[d],
-                "input": int(stack.layer_input_size(layer, d)),
-                "tensors": [(t.name, tuple(int(x) for x in t.shape), int(t.numel)) for t in tensors],
-                "count": sum(int(t.numel) for t in tensors),
-            })
+            rows.append(
+                {
+                    "layer": layer,
+                    "direction": stack.wiring.directions[d],
+                    "input": int(stack.layer_input_size(layer, d)),
+                    "tensors": [(t.name, tuple(int(x) for x in t.shape), int(t.numel)) for t in tensors],
+                    "count": sum(int(t.numel) for t in tensors),
+                }
+            )
     return rows
 
 
@@ -206,19 +231,23 @@ def seed_003() -> dict:
     readings = []
     for example in SEED_003:
         stack = example.build()
-        readings.append({
-            "call": example.call, "hidden": int(stack.hidden_size),
-            "cells": _per_cell(stack),
-            "layers": [int(stack.layer_count(j)) for j in range(int(stack.num_layers))],
-            "count": int(stack.count),
-            "output_width": int(stack.wiring.top_size(stack.output_size)),
-        })
+        readings.append(
+            {
+                "call": example.call,
+                "hidden": int(stack.hidden_size),
+                "cells": _per_cell(stack),
+                "layers": [int(stack.layer_count(j)) for j in range(int(stack.num_layers))],
+                "count": int(stack.count),
+                "output_width": int(stack.wiring.top_size(stack.output_size)),
+            }
+        )
     cell = dt.LSTM(I, H, 1).cell(0)
     return {
         "readings": readings,
         "cell_count": sympy.factor(cell.count),
-        "cell_parameters": [{"symbol": p.symbol.name, "shape": shape_latex(p.shape), "dims": p.shape}
-                            for p in cell.parameters],
+        "cell_parameters": [
+            {"symbol": p.symbol.name, "shape": shape_latex(p.shape), "dims": p.shape} for p in cell.parameters
+        ],
         "layer_formula": sympy.factor(dt.LSTM(I, H, 1, bidirectional=True).count),
         "upper_formula": sympy.factor(dt.LSTM(I, H, 2, bidirectional=True).layer_count(1)),
         "total_formula": sympy.factor(dt.LSTM(I, H, 2, bidirectional=True).count),
@@ -226,17 +255,39 @@ def seed_003() -> dict:
 
 
 QUESTION_PAGES = (
-    Page("questions/bidirectional-more-than-twice.md", "Bidirectional LSTM: more than 2 × unidirectional?",
-         "question-000.md.j2", lambda: {"q": seed_000()}, SEED_000, "Questions"),
-    Page("questions/keras-bidirectional-half.md", "Keras: why has Bidirectional(LSTM(128)) half of LSTM(256)?",
-         "question-001.md.j2", lambda: {"q": seed_001()}, SEED_001, "Questions"),
-    Page("questions/what-layer-2-sees.md", "What does layer 2 of a bidirectional RNN read?",
-         "question-002.md.j2", lambda: {"q": seed_002()}, SEED_002, "Questions"),
-    Page("questions/lstm-units-per-layer.md", "LSTM units, cells and layers: who counts what?",
-         "question-003.md.j2", lambda: {"q": seed_003()}, SEED_003, "Questions"),
+    Page(
+        "questions/bidirectional-more-than-twice.md",
+        "Bidirectional LSTM: more than 2 × unidirectional?",
+        "question-000.md.j2",
+        lambda: {"q": seed_000()},
+        SEED_000,
+        "Questions",
+    ),
+    Page(
+        "questions/keras-bidirectional-half.md",
+        "Keras: why has Bidirectional(LSTM(128)) half of LSTM(256)?",
+        "question-001.md.j2",
+        lambda: {"q": seed_001()},
+        SEED_001,
+        "Questions",
+    ),
+    Page(
+        "questions/what-layer-2-sees.md",
+        "What does layer 2 of a bidirectional RNN read?",
+        "question-002.md.j2",
+        lambda: {"q": seed_002()},
+        SEED_002,
+        "Questions",
+    ),
+    Page(
+        "questions/lstm-units-per-layer.md",
+        "LSTM units, cells and layers: who counts what?",
+        "question-003.md.j2",
+        lambda: {"q": seed_003()},
+        SEED_003,
+        "Questions",
+    ),
 )
 
 ORDER = 5
 PAGES = list(QUESTION_PAGES)
-
-

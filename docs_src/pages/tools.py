@@ -1,4 +1,5 @@
 """The "Tools" pages: the example notebook, the command line, the cost model, the calculator, the benchmark."""
+
 from __future__ import annotations
 
 import io
@@ -9,11 +10,12 @@ from pathlib import Path
 import sympy
 
 import derive.frameworks.pytorch as dt
-from derive.render.calculator import CELLS, evaluate, formulas, javascript
 from derive.analysis.cost import DTYPE_BYTES, KINDS, cost, step_ops, stored_elements
-from derive.render.latex import latex
-from ..site import Example, Page, number
 from derive.engine.symbols import H, I, L, P
+from derive.render.calculator import CELLS, evaluate, formulas, javascript
+from derive.render.latex import latex
+
+from ..site import Example, Page, number
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "examples" / "derive.ipynb"
@@ -29,7 +31,7 @@ def _latex_block(text: str) -> str:
     body = text.strip()
     for left, right in (("$\\displaystyle", "$"), ("$$", "$$"), ("$", "$")):
         if body.startswith(left) and body.endswith(right):
-            body = body[len(left): len(body) - len(right)]
+            body = body[len(left) : len(body) - len(right)]
             break
     return "$$\n" + body.strip() + "\n$$"
 
@@ -74,9 +76,9 @@ def notebook_cells(path: Path = NOTEBOOK) -> list[dict]:
 
 #: Command lines shown on the CLI page, with their output rendered at build time.
 CLI_RUNS = (
-    ['nn.LSTM(32, 128, 2, bidirectional=True)'],
-    ['nn.LSTM(32, 128, 2, bidirectional=True)', "--latex"],
-    ['nn.GRU(10, 20)', "--cost", "--seq-len", "100", "--batch", "32"],
+    ["nn.LSTM(32, 128, 2, bidirectional=True)"],
+    ["nn.LSTM(32, 128, 2, bidirectional=True)", "--latex"],
+    ["nn.GRU(10, 20)", "--cost", "--seq-len", "100", "--batch", "32"],
     ["--keras", "Bidirectional(LSTM(128))", "--input-dim", "28"],
     ["LSTM(I, H, L)", "--latex"],
     ["__import__('os').system('rm -rf ~')"],
@@ -105,8 +107,12 @@ def cli_run(argv: list[str]) -> dict:
     out.isatty = lambda: False  # type: ignore[method-assign]
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = main(list(argv))
-    return {"command": "derive " + " ".join(_quote(a) for a in argv), "stdout": out.getvalue().rstrip(),
-            "stderr": err.getvalue().rstrip(), "status": status}
+    return {
+        "command": "derive " + " ".join(_quote(a) for a in argv),
+        "stdout": out.getvalue().rstrip(),
+        "stderr": err.getvalue().rstrip(),
+        "status": status,
+    }
 
 
 # --- the cost model -------------------------------------------------------------------------------
@@ -120,42 +126,60 @@ COST_EXAMPLES = (
 )
 COST_T, COST_N = 100, 32
 
-_KIND_LABEL = {"mac": "multiply-accumulates", "add": "additions", "mul": "element-wise products",
-               "sigmoid": "sigmoid evaluations", "tanh": "tanh evaluations", "relu": "ReLU evaluations"}
+_KIND_LABEL = {
+    "mac": "multiply-accumulates",
+    "add": "additions",
+    "mul": "element-wise products",
+    "sigmoid": "sigmoid evaluations",
+    "tanh": "tanh evaluations",
+    "relu": "ReLU evaluations",
+}
 
 
 def cost_context() -> dict:
     """Per-step operation counts of each cell (symbolic), the stored values, and worked examples."""
     cells = []
-    for label, stack in (("Elman RNN (tanh)", dt.RNN(I, H)), ("Elman RNN (ReLU)", dt.RNN(I, H, nonlinearity="relu")),
-                         ("LSTM", dt.LSTM(I, H)), ("LSTM with projection", dt.LSTM(I, H, proj_size=P)),
-                         ("GRU", dt.GRU(I, H))):
+    for label, stack in (
+        ("Elman RNN (tanh)", dt.RNN(I, H)),
+        ("Elman RNN (ReLU)", dt.RNN(I, H, nonlinearity="relu")),
+        ("LSTM", dt.LSTM(I, H)),
+        ("LSTM with projection", dt.LSTM(I, H, proj_size=P)),
+        ("GRU", dt.GRU(I, H)),
+    ):
         cell = stack.cell(0)
         ops = step_ops(cell)
-        cells.append({
-            "label": label,
-            "ops": [(_KIND_LABEL[k], sympy.latex(ops[k])) for k in KINDS if ops[k] != 0],
-            "flops": sympy.latex(sympy.expand(2 * ops["mac"] + sum(ops[k] for k in KINDS[1:]))),
-            "stored": sympy.latex(stored_elements(cell)),
-            "stored_symbols": ", ".join(f"${latex(lhs)}$" for lhs, _ in cell.equations),
-        })
+        cells.append(
+            {
+                "label": label,
+                "ops": [(_KIND_LABEL[k], sympy.latex(ops[k])) for k in KINDS if ops[k] != 0],
+                "flops": sympy.latex(sympy.expand(2 * ops["mac"] + sum(ops[k] for k in KINDS[1:]))),
+                "stored": sympy.latex(stored_elements(cell)),
+                "stored_symbols": ", ".join(f"${latex(lhs)}$" for lhs, _ in cell.equations),
+            }
+        )
     symbolic = cost(dt.LSTM(I, H, L, bidirectional=True))
     examples = []
     for example in COST_EXAMPLES:
         c = cost(example.build(), COST_T, COST_N)
-        examples.append({
-            "call": example.call,
-            "macs": number(c.macs), "matmul_flops": number(c.matmul_flops), "flops": number(c.flops),
-            "elementwise": number(c.flops - c.matmul_flops),
-            "weights": number(c.weight_bytes), "activations": number(c.activation_bytes),
-        })
+        examples.append(
+            {
+                "call": example.call,
+                "macs": number(c.macs),
+                "matmul_flops": number(c.matmul_flops),
+                "flops": number(c.flops),
+                "elementwise": number(c.flops - c.matmul_flops),
+                "weights": number(c.weight_bytes),
+                "activations": number(c.activation_bytes),
+            }
+        )
     return {
         "cells": cells,
         "symbolic_macs": sympy.latex(sympy.factor(symbolic.macs)),
         "symbolic_flops": sympy.latex(sympy.factor(symbolic.flops)),
         "symbolic_activations": sympy.latex(sympy.factor(symbolic.activation_bytes)),
         "examples": examples,
-        "T": COST_T, "N": COST_N,
+        "T": COST_T,
+        "N": COST_N,
         "dtypes": sorted(DTYPE_BYTES.items(), key=lambda kv: -kv[1]),
     }
 
@@ -163,27 +187,49 @@ def cost_context() -> dict:
 # --- the calculator -------------------------------------------------------------------------------
 
 #: The calculator's initial values (shown before any script runs, and checked against torch).
-CALC_DEFAULT = {"cell": "LSTM", "input_size": 32, "hidden_size": 128, "num_layers": 2, "bidirectional": True,
-                "bias": True, "proj_size": 0}
+CALC_DEFAULT = {
+    "cell": "LSTM",
+    "input_size": 32,
+    "hidden_size": 128,
+    "num_layers": 2,
+    "bidirectional": True,
+    "bias": True,
+    "proj_size": 0,
+}
 CALC_EXAMPLES = (Example("LSTM", (32, 128, 2), (("bidirectional", True),)),)
 
 
 def calculator_context() -> dict:
     """The form's options and defaults, the default's numbers, the closed forms and the script."""
     d = CALC_DEFAULT
-    shown = evaluate(d["cell"], d["input_size"], d["hidden_size"], d["num_layers"], d["bidirectional"], d["bias"],
-                     d["proj_size"])
+    shown = evaluate(
+        d["cell"], d["input_size"], d["hidden_size"], d["num_layers"], d["bidirectional"], d["bias"], d["proj_size"]
+    )
     rows = []
     for key, (layer0, upper) in sorted(formulas().items()):
         cell, bidirectional, bias, projected = key.split("|")
-        rows.append({"cell": CELLS[cell][2], "bidirectional": bidirectional == "1", "bias": bias == "1",
-                     "projected": projected == "1", "layer0": sympy.latex(sympy.factor(layer0)),
-                     "upper": sympy.latex(sympy.factor(upper))})
-    return {"cells": [(k, v[2]) for k, v in CELLS.items()], "default": d, "shown": shown, "rows": rows,
-            "script": javascript(), "number": number}
+        rows.append(
+            {
+                "cell": CELLS[cell][2],
+                "bidirectional": bidirectional == "1",
+                "bias": bias == "1",
+                "projected": projected == "1",
+                "layer0": sympy.latex(sympy.factor(layer0)),
+                "upper": sympy.latex(sympy.factor(upper)),
+            }
+        )
+    return {
+        "cells": [(k, v[2]) for k, v in CELLS.items()],
+        "default": d,
+        "shown": shown,
+        "rows": rows,
+        "script": javascript(),
+        "number": number,
+    }
 
 
 # --- the benchmark --------------------------------------------------------------------------------
+
 
 def benchmark_context() -> dict:
     """The committed benchmark results (benchmarks/results.json)."""
@@ -193,10 +239,22 @@ def benchmark_context() -> dict:
 
 ORDER = 60
 PAGES = [
-    Page("tools/notebook.md", "Notebook", "tools-notebook.md.j2", lambda: {"cells": notebook_cells()},
-         NOTEBOOK_EXAMPLES, "Tools"),
-    Page("tools/cli.md", "Command line", "tools-cli.md.j2", lambda: {"runs": [cli_run(a) for a in CLI_RUNS]},
-         CLI_EXAMPLES, "Tools"),
+    Page(
+        "tools/notebook.md",
+        "Notebook",
+        "tools-notebook.md.j2",
+        lambda: {"cells": notebook_cells()},
+        NOTEBOOK_EXAMPLES,
+        "Tools",
+    ),
+    Page(
+        "tools/cli.md",
+        "Command line",
+        "tools-cli.md.j2",
+        lambda: {"runs": [cli_run(a) for a in CLI_RUNS]},
+        CLI_EXAMPLES,
+        "Tools",
+    ),
     Page("tools/cost.md", "Cost model", "tools-cost.md.j2", cost_context, COST_EXAMPLES, "Tools"),
     Page("tools/calculator.md", "Calculator", "tools-calculator.md.j2", calculator_context, CALC_EXAMPLES, "Tools"),
     Page("tools/benchmark.md", "Benchmark", "tools-benchmark.md.j2", benchmark_context, (), "Tools"),
