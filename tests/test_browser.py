@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from test_site_build import build, html_path
+from test_site_build import html_path
 
 from docs_src.site import pages as registry
 
@@ -95,10 +95,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    site_dir = tmp_path_factory.mktemp("browser") / "site"
-    build(site_dir)
-    return site_dir
+def site(built_site: Path) -> Path:
+    return built_site
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,6 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from test_site_build import build
 
 URL_ATTRIBUTES = ("href", "src", "srcset", "poster", "data", "action")
 
@@ -51,10 +50,8 @@ class LinkParser(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    site_dir = tmp_path_factory.mktemp("links") / "site"
-    build(site_dir)
-    return site_dir
+def site(built_site: Path) -> Path:
+    return built_site
 
 
 @pytest.fixture(scope="module")

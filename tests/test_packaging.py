@@ -38,7 +38,8 @@ def test_wheel_holds_the_package_only(dist: Path) -> None:
 
 def test_sdist_carries_what_the_site_build_needs(dist: Path) -> None:
     (sdist,) = dist.glob("derive_rnn-*.tar.gz")
-    names = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
+    with tarfile.open(sdist) as archive:
+        names = {n.split("/", 1)[1] for n in archive.getnames() if "/" in n}
     for needed in (
         "mkdocs.yml",
         "package.json",

@@ -3,35 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import re
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import EPOCH, build_site
 
 from docs_src.site import pages as registry
-from docs_src.site import render_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 
-
-def _last_commit_epoch() -> str:
-    """SOURCE_DATE_EPOCH as scripts/build-site sets it: the last commit's time (a fixed date outside git)."""
-    try:
-        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return "1700000000"
-    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip().isdigit() else "1700000000"
-
-
-EPOCH = _last_commit_epoch()
 
 EXTERNAL = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)  # http://, https://, //host
 CSS_URL = re.compile(r"""url\(\s*(['"]?)(.*?)\1\s*\)""", re.IGNORECASE | re.DOTALL)
@@ -50,42 +37,17 @@ FETCHED = {
 }
 
 
-def build(site_dir: Path) -> None:
-    if not (KATEX_DIST / "katex.min.js").is_file():
-        pytest.fail("node_modules/katex is missing: run `npm ci` (scripts/test does it)")
-    env = dict(os.environ, SOURCE_DATE_EPOCH=EPOCH, NO_MKDOCS_2_WARNING="1")
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "--clean",
-            "-f",
-            str(ROOT / "mkdocs.yml"),
-            "-d",
-            str(site_dir),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
+build = build_site  # (imported by the link and browser tests)
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    site_dir = tmp_path_factory.mktemp("site") / "site"
-    build(site_dir)
-    return site_dir
+def site(built_site: Path) -> Path:
+    return built_site
 
 
 @pytest.fixture(scope="module")
-def pages() -> dict[str, str]:
-    return render_pages(ROOT / "templates")
+def pages(rendered_pages: dict[str, str]) -> dict[str, str]:
+    return rendered_pages
 
 
 def html_path(src_uri: str) -> str:

@@ -118,7 +118,7 @@ def make_cell(
     bias : bool or str
         True, False or a bias policy (see :data:`BIAS_POLICIES`).
     reset_after : bool
-        GRU and MGU: where the reset gate is applied (see :func:`derive.cells.gru.gru`).
+        GRU and MGU: where the reset gate is applied (see :func:`derive.cells.gru`).
     **options
         The cell's own options: ``peepholes`` (LSTM), ``reset_gate`` (MGU), ``kernel_size``
         (CONVLSTM, required).

@@ -23,7 +23,7 @@ def mgu(input_size, hidden_size, bias: bool | str = True, reset_after: bool = Tr
 
     ``f_t = sigma(W_{if} x_t + W_{hf} h_{t-1} + b)``; the candidate ``n_t`` is the GRU's with
     ``f_t`` as its reset gate (see :meth:`Equations.candidate`; ``reset_after`` as in
-    :func:`gru`); ``h_t = (1 - f_t) * n_t + f_t * h_{t-1}``.
+    :func:`derive.cells.gru`); ``h_t = (1 - f_t) * n_t + f_t * h_{t-1}``.
 
     Zhou et al. 2016 (arXiv:1603.09420, eq. (7)) reset the state before the product
     (``reset_after=False``) and write the update with the roles of ``f_t`` and ``1 - f_t``
