@@ -230,8 +230,11 @@ def _render_workers(count: int) -> int:
     else the CPUs this process may use, at most 4; 1 where ``fork`` is unavailable."""
     import multiprocessing
     import os
+    import sys
 
     if "fork" not in multiprocessing.get_all_start_methods() or count < 2:
+        return 1
+    if "jax" in sys.modules:  # JAX runs threads: forking this process may deadlock (as JAX warns)
         return 1
     setting = os.environ.get("DERIVE_RENDER_WORKERS")
     if setting:

@@ -28,6 +28,7 @@ __all__ = [
     "Wiring",
     "Labels",
     "MERGES",
+    "merged_width",
     "PLACEMENTS",
     "POSTERIORS",
     "UNIDIRECTIONAL",
@@ -45,6 +46,45 @@ __all__ = [
 #: reads only its own direction below (H_out), the directions are joined (concatenated) at the top
 #: only; ``"sum"``, ``"mul"``, ``"ave"``: element-wise merge, H_out wide (Keras ``merge_mode``).
 MERGES = ("concat", "separate", "sum", "mul", "ave")
+
+
+def merged_width(merge: str, widths: tuple[object, ...]) -> object:
+    """Width of the directions' outputs once merged: the one place the merge rule is written.
+
+    ``"concat"`` (and ``"separate"``, whose outputs are read side by side) puts them side by side:
+    the sum of the widths; ``"sum"``, ``"mul"`` and ``"ave"`` combine them element by element: the
+    common width (equal widths are the caller's to check; the first is returned).
+
+    Parameters
+    ----------
+    merge : str
+        One of :data:`MERGES`.
+    widths : tuple of int or sympy.Expr
+        Each direction's output width, in features.
+
+    Returns
+    -------
+    int or sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        Unknown ``merge`` or no widths.
+
+    Examples
+    --------
+    >>> merged_width("concat", (128, 64)), merged_width("ave", (128, 128))
+    (192, 128)
+    """
+    if merge not in MERGES or not widths:
+        raise ValueError(f"merge must be one of {MERGES} with at least one width, got {merge!r}, {widths!r}")
+    if merge in ("sum", "mul", "ave"):
+        return widths[0]
+    total = widths[0]
+    for width in widths[1:]:
+        total = total + width
+    return total
+
 
 #: Where the class labels of a modified BRNN enter: ``"states"`` — the states of the conditioning
 #: direction in layer 0 (extra input columns of its cell); ``"output"`` — the output layer directly.
@@ -211,7 +251,8 @@ class Wiring:
         int or sympy.Expr
             Features per time step.
         """
-        return (1 if self.merge in ("sum", "mul", "ave") else self.num_directions) * output_size
+        merged = merged_width(self.merge, (output_size,) * self.num_directions)
+        return sympy.expand(merged) if isinstance(merged, sympy.Expr) else merged
 
     def output_layer_input_size(self, output_size):
         """Width read by an output layer on top: :meth:`top_size`, plus K with labels placed there.

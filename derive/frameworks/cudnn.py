@@ -36,25 +36,11 @@ register(
         "cuDNN",
         (
             CellSpec("CUDNN_RNN_TANH", "RNN_TANH", "rnn", CUDNN, "layer", {"bias": YES_NO}),
-            CellSpec(
-                "CUDNN_LSTM",
-                "LSTM",
-                "lstm",
-                CUDNN,
-                "layer",
-                {"bias": YES_NO, "proj_size": ()},
-                note="A projection (`projSize` < `hiddenSize`) adds linear layer 8, a matrix without bias.",
-            ),
+            CellSpec("CUDNN_LSTM", "LSTM", "lstm", CUDNN, "layer", {"bias": YES_NO, "proj_size": ()}),
             CellSpec("CUDNN_GRU", "GRU", "gru", CUDNN, "layer", {"bias": YES_NO}),
         ),
         (),
         CUDNN.source,
-        "One RNN descriptor spans all layers and directions; each (layer, direction) is a "
-        "pseudo-layer, here named `l<k>` or `l<k>_reverse`, and `lin<n>` is linear layer ID n. "
-        "`bias=True` is `CUDNN_RNN_DOUBLE_BIAS`, `bias=False` `CUDNN_RNN_NO_BIAS` (the single-bias "
-        "modes `CUDNN_RNN_SINGLE_INP_BIAS` / `SINGLE_REC_BIAS` are not modelled).",
-        "NVIDIA's RNN kernels, which PyTorch (and tf.keras' CuDNN layers, MXNet, Paddle on GPU) call: "
-        "every gate has a linear layer on the input and one on the recurrent state, each with its own bias.",
         order=20,
     )
 )

@@ -32,22 +32,10 @@ register(
         "Equinox",
         (
             CellSpec("LSTMCell", "LSTM", "lstm", EQUINOX, "cell", {"bias": YES_NO}),
-            CellSpec(
-                "GRUCell",
-                "GRU",
-                "gru",
-                EQUINOX,
-                "cell",
-                {"bias": YES_NO},
-                note="`bias` (3H) for the input side and `bias_n` (H) inside the reset product: 4H.",
-            ),
+            CellSpec("GRUCell", "GRU", "gru", EQUINOX, "cell", {"bias": YES_NO}),
         ),
         ("equinox", "jax"),
         EQUINOX.source,
-        "Equinox has cells only; a stack is a list of cells, one per layer (`[k].weight_ih`), or of "
-        "[forward, backward] pairs (`[k][0].weight_ih`, `[k][1].weight_ih`), as "
-        "`jax.tree_util.keystr` names the leaves of such a list.",
-        "JAX cells as PyTorch writes them, with one merged bias.",
         order=60,
     )
 )

@@ -96,43 +96,15 @@ register(
         (
             CellSpec("SimpleCell", "RNN_TANH", "rnn", FLAX_LINEN, "cell"),
             CellSpec("LSTMCell", "LSTM", "lstm", FLAX_LINEN, "cell"),
-            CellSpec(
-                "OptimizedLSTMCell",
-                "LSTM",
-                "lstm",
-                FLAX_LINEN,
-                "cell",
-                note="Same parameters and names as `LSTMCell`; the four products of each side are computed as one.",
-            ),
+            CellSpec("OptimizedLSTMCell", "LSTM", "lstm", FLAX_LINEN, "cell"),
             CellSpec("GRUCell", "GRU", "gru", FLAX_LINEN, "cell"),
+            CellSpec("MGUCell", "MGU", "mgu", FLAX_LINEN, "cell", {"reset_gate": YES_NO}),
             CellSpec(
-                "MGUCell",
-                "MGU",
-                "mgu",
-                FLAX_LINEN,
-                "cell",
-                {"reset_gate": YES_NO},
-                note="`reset_gate=False` drops the forget gate from the candidate, and with it the bias of `hn`.",
-            ),
-            CellSpec(
-                "ConvLSTMCell",
-                "CONVLSTM",
-                "convlstm",
-                FLAX_LINEN_CONV,
-                "cell",
-                {"bias": YES_NO, "kernel_size": ()},
-                note="Here `input_size` is the input channels C and `hidden_size` the `features` F.",
+                "ConvLSTMCell", "CONVLSTM", "convlstm", FLAX_LINEN_CONV, "cell", {"bias": YES_NO, "kernel_size": ()}
             ),
         ),
         ("flax", "jax"),
         FLAX_LINEN.source,
-        "`flax.linen.RNN` scans a cell over time (its parameters under `cell/`), "
-        "`flax.linen.Bidirectional` runs two of them (`forward_rnn/cell/`, `backward_rnn/cell/`) and "
-        "concatenates their outputs, and `flax.linen.Sequential` stacks layers (`layers_<k>/`): a "
-        "stack's tensors are `layers_<k>/cell/hi/kernel` or `layers_<k>/forward_rnn/cell/hi/kernel`. "
-        "A single cell's are `hi/kernel`.",
-        "Flax's classic module API: every gate has its own `Dense` on each side, and biases only "
-        "where a sum needs one.",
         order=50,
     )
 )
@@ -144,29 +116,11 @@ register(
         (
             CellSpec("SimpleCell", "RNN_TANH", "rnn", FLAX_NNX, "cell"),
             CellSpec("LSTMCell", "LSTM", "lstm", FLAX_NNX_LSTM, "cell"),
-            CellSpec(
-                "OptimizedLSTMCell",
-                "LSTM",
-                "lstm",
-                FLAX_NNX,
-                "cell",
-                note="Unlike linen's `OptimizedLSTMCell`, two stacked `Linear` layers instead of "
-                "`LSTMCell`'s eight: the same count, other names and shapes.",
-            ),
-            CellSpec(
-                "GRUCell",
-                "GRU",
-                "gru",
-                FLAX_NNX,
-                "cell",
-                note="No recurrent bias at all: H fewer than linen's `GRUCell`.",
-            ),
+            CellSpec("OptimizedLSTMCell", "LSTM", "lstm", FLAX_NNX, "cell"),
+            CellSpec("GRUCell", "GRU", "gru", FLAX_NNX, "cell"),
         ),
         ("flax", "jax"),
         FLAX_NNX.source,
-        "`flax.nnx.RNN`, `flax.nnx.Bidirectional` and `flax.nnx.Sequential` as in linen; state paths "
-        "joined with `/`: `layers/<k>/cell/dense_i/kernel`, `layers/<k>/forward_rnn/cell/dense_i/kernel`.",
-        "Flax's newer object API: cells hold `nnx.Linear` layers as attributes.",
         order=51,
     )
 )

@@ -42,6 +42,7 @@ from ..cells import Cell, Parameter, conv_lstm, make_cell
 from ..engine import validate
 from ..engine.conventions import Convention, TensorLayout
 from ..engine.symbols import as_expr, plain
+from ..engine.wirings import merged_width
 
 __all__ = [
     "KERAS",
@@ -816,11 +817,9 @@ class Bidirectional(_Layer):
             H_f + H_b (concat), H (sum, mul, ave), or a list of the two widths (None).
         """
         forward, backward = self.forward_layer.output_dim(input_dim), self.backward_layer.output_dim(input_dim)
-        if self.merge_mode == "concat":
-            return forward + backward
         if self.merge_mode is None:
             return [forward, backward]
-        return forward
+        return merged_width(self.merge_mode, (forward, backward))
 
     def __repr__(self) -> str:
         parts = [repr(self.forward_layer)]

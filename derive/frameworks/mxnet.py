@@ -37,18 +37,11 @@ register(
         "MXNet Gluon",
         (
             CellSpec("RNN", "RNN_TANH", "rnn", MXNET, "layer"),
-            CellSpec(
-                "LSTM", "LSTM", "lstm", MXNET, "layer", {"proj_size": ()}, note="`projection_size` is `proj_size`."
-            ),
+            CellSpec("LSTM", "LSTM", "lstm", MXNET, "layer", {"proj_size": ()}),
             CellSpec("GRU", "GRU", "gru", MXNET, "layer"),
         ),
         (),
         MXNET.source,
-        "One layer object spans all layers and directions (`num_layers`, `bidirectional`); forward "
-        "tensors are prefixed `l<k>_`, reverse ones `r<k>_` (Gluon adds the block's prefix, e.g. "
-        "`lstm0_`, left out here).",
-        "Apache MXNet's Gluon layers (retired; 1.9.1 is the last release): PyTorch's tensors under "
-        "other names, always with both biases.",
         order=70,
     )
 )

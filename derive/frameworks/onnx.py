@@ -32,54 +32,17 @@ ONNX = Convention(
 )
 
 
-_ONNX_STACKING = (
-    "One node is one layer; a stack is a chain of nodes, node k >= 1 reading the output Y "
-    "[T, D, N, H] of node k - 1 reshaped to [T, N, D·H] (as exporters do), tensors named "
-    '`node<k>.W` etc. `bidirectional` is the attribute `direction="bidirectional"` (D = 2); '
-    "`forward` and `reverse` both have D = 1."
-)
-
 register(
     Framework(
         "onnx",
         "ONNX",
         (
-            CellSpec(
-                "RNN",
-                "RNN_TANH",
-                "rnn",
-                ONNX,
-                "node",
-                {"bias": YES_NO},
-                note="`activations` (Tanh, Relu, ...) do not change the weights.",
-            ),
-            CellSpec(
-                "LSTM",
-                "LSTM",
-                "lstm",
-                ONNX,
-                "node",
-                {"bias": YES_NO, "peepholes": ON_OFF},
-                note="`B` and `P` are optional inputs (zero if absent); `input_forget` couples "
-                "the gates without changing the weights.",
-            ),
-            CellSpec(
-                "GRU",
-                "GRU",
-                "gru",
-                ONNX,
-                "node",
-                {"bias": YES_NO, "reset_after": (False, True)},
-                note="`reset_after` is `linear_before_reset`: 0 (the default) applies the reset "
-                "gate before the recurrent product (Cho et al.), 1 after it (PyTorch, cuDNN); "
-                "`B` holds 6H either way.",
-            ),
+            CellSpec("RNN", "RNN_TANH", "rnn", ONNX, "node", {"bias": YES_NO}),
+            CellSpec("LSTM", "LSTM", "lstm", ONNX, "node", {"bias": YES_NO, "peepholes": ON_OFF}),
+            CellSpec("GRU", "GRU", "gru", ONNX, "node", {"bias": YES_NO, "reset_after": (False, True)}),
         ),
         ("onnx", "onnxruntime"),
         ONNX.source,
-        _ONNX_STACKING,
-        "The ONNX operators `RNN`, `GRU` and `LSTM`: each computes one layer, forward, reverse or "
-        "bidirectional, from weight inputs that carry a leading direction axis.",
         order=10,
     )
 )

@@ -30,43 +30,20 @@ PADDLE = Convention(
 )
 
 
-_PADDLE_LAYER_NOTE = (
-    "Two things to know about paddlepaddle 3.3: (1) with `bias_ih_attr=False` and more than one layer or "
-    "direction (and no projection) the layer fails to build (`IndexError` in `RNNBase.flatten_parameters`); "
-    "the counts here are those of the same stack built from the cells (`RNN(cell)`, `BiRNN(cell_fw, cell_bw)` "
-    "in a `LayerList`), which the tests build. (2) `named_parameters()` also lists PyTorch-style aliases "
-    "(`weight_ih_l0`, ...) assigned to the parameters by position, four per cell: with `proj_size` (five per "
-    "cell) or frozen biases they name the wrong tensors; the names here are the cells' own (`state_dict()`)."
-)
-
 register(
     Framework(
         "paddle",
         "PaddlePaddle",
         (
-            CellSpec("SimpleRNN", "RNN_TANH", "rnn", PADDLE, "layer", {"bias": YES_NO}, note=_PADDLE_LAYER_NOTE),
-            CellSpec(
-                "LSTM",
-                "LSTM",
-                "lstm",
-                PADDLE,
-                "layer",
-                {"bias": YES_NO, "proj_size": ()},
-                note=_PADDLE_LAYER_NOTE + " With `proj_size`, `weight_ho` (H, P) is the transpose of "
-                "PyTorch's `weight_hr_l<k>` (P, H).",
-            ),
-            CellSpec("GRU", "GRU", "gru", PADDLE, "layer", {"bias": YES_NO}, note=_PADDLE_LAYER_NOTE),
+            CellSpec("SimpleRNN", "RNN_TANH", "rnn", PADDLE, "layer", {"bias": YES_NO}),
+            CellSpec("LSTM", "LSTM", "lstm", PADDLE, "layer", {"bias": YES_NO, "proj_size": ()}),
+            CellSpec("GRU", "GRU", "gru", PADDLE, "layer", {"bias": YES_NO}),
             CellSpec("SimpleRNNCell", "RNN_TANH", "rnn", PADDLE, "cell", {"bias": YES_NO}),
             CellSpec("LSTMCell", "LSTM", "lstm", PADDLE, "cell", {"bias": YES_NO, "proj_size": ()}),
             CellSpec("GRUCell", "GRU", "gru", PADDLE, "cell", {"bias": YES_NO}),
         ),
         ("paddlepaddle",),
         PADDLE.source,
-        "A layer (`SimpleRNN`, `LSTM`, `GRU`) is a list of `RNN(cell)` or `BiRNN(cell_fw, cell_bw)`; "
-        "its tensors are `<k>.cell.weight_ih` or `<k>.cell_fw.weight_ih` (the names in "
-        "`state_dict()`). `bias=False` is `bias_ih_attr=False, bias_hh_attr=False`.",
-        "PaddlePaddle's `paddle.nn` RNN layers and cells: PyTorch's tensors per cell, a transposed "
-        "projection, and disabled biases kept as frozen zeros.",
         order=80,
     )
 )

@@ -66,8 +66,6 @@ class CellSpec:
         present (and required) for the ConvLSTM.
     proj_below_hidden : bool
         Whether the class refuses ``proj_size >= hidden_size``.
-    note : str
-        What is particular about the class (shown on the site).
     """
 
     name: str
@@ -77,12 +75,14 @@ class CellSpec:
     kind: str
     options: Mapping[str, tuple] = field(default_factory=dict)
     proj_below_hidden: bool = True
-    note: str = ""
 
 
 @dataclass(frozen=True)
 class Framework:
     """A framework: its recurrent classes, where its convention comes from, how it was checked.
+
+    The prose about a framework (what it is, how it stacks layers, what is particular about a
+    class) is not here but in the site's template ``templates/frameworks/<key>.md.j2``.
 
     Attributes
     ----------
@@ -98,10 +98,6 @@ class Framework:
         be installed here and its convention is read from ``source`` only.
     source : str
         The framework files the convention is read from.
-    stacking : str
-        How ``num_layers`` and ``bidirectional`` map onto the framework, and the names of a
-        stack's tensors.
-    summary : str
     order : int
         Where the framework stands in :data:`FRAMEWORKS` and on the site (smaller first).
     """
@@ -111,8 +107,6 @@ class Framework:
     cells: tuple[CellSpec, ...]
     packages: tuple[str, ...]
     source: str
-    stacking: str
-    summary: str
     order: int = 100
 
     @property

@@ -49,35 +49,12 @@ register(
         (
             CellSpec("BasicRNNCell", "RNN_TANH", "rnn", TF1, "cell"),
             CellSpec(
-                "LSTMCell",
-                "LSTM",
-                "lstm",
-                TF1,
-                "cell",
-                {"proj_size": (), "peepholes": ON_OFF},
-                proj_below_hidden=False,
-                note="`num_proj` is `proj_size` (any size: TF1 does not require it below "
-                "`num_units`); `use_peepholes` adds the diagonal weights; `forget_bias`, "
-                "`cell_clip` and `proj_clip` are constants, not parameters.",
+                "LSTMCell", "LSTM", "lstm", TF1, "cell", {"proj_size": (), "peepholes": ON_OFF}, proj_below_hidden=False
             ),
-            CellSpec(
-                "GRUCell",
-                "GRU",
-                "gru",
-                TF1,
-                "cell",
-                {"reset_after": (False,)},
-                note="The reset gate multiplies the state before the product (`r * state`).",
-            ),
+            CellSpec("GRUCell", "GRU", "gru", TF1, "cell", {"reset_after": (False,)}),
         ),
         (),
         TF1.source,
-        "`MultiRNNCell([cell_0, cell_1, ...])` stacks cells (tensors `cell_<k>/kernel`; TF prefixes "
-        "the scopes `multi_rnn_cell/` and the cell's own, e.g. `lstm_cell/`, left out here); "
-        "`stack_bidirectional_rnn` gives the deep bidirectional stack (`cell_<k>/fw/kernel`, "
-        "`cell_<k>/bw/kernel`).",
-        "TensorFlow 1's RNN cells, still in TF 2 as `tf.compat.v1.nn.rnn_cell`: one weight matrix "
-        "multiplies [x_t; h_{t-1}] concatenated, so there is one kernel per layer and direction.",
         order=40,
     )
 )

@@ -34,21 +34,10 @@ register(
         "tf.keras CuDNNLSTM / CuDNNGRU",
         (
             CellSpec("CuDNNLSTM", "LSTM", "lstm", TF_KERAS_CUDNN, "cell"),
-            CellSpec(
-                "CuDNNGRU",
-                "GRU",
-                "gru",
-                TF_KERAS_CUDNN,
-                "cell",
-                note="cuDNN's GRU: the reset gate multiplies the recurrent product and its bias.",
-            ),
+            CellSpec("CuDNNGRU", "GRU", "gru", TF_KERAS_CUDNN, "cell"),
         ),
         (),
         TF_KERAS_CUDNN.source,
-        "One layer per object; a stack is a `Sequential` of them (tensors `layer_<k>/kernel`), "
-        "`Bidirectional` wraps one (`layer_<k>/forward_layer/kernel`, `.../backward_layer/...`).",
-        "The GPU-only Keras layers of TensorFlow 1.x and 2.x (`tf.compat.v1.keras.layers`) that call "
-        "cuDNN directly: Keras' names and shapes, cuDNN's two biases.",
         order=30,
     )
 )

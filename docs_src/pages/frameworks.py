@@ -205,7 +205,6 @@ def cell_section(fw: fx.Framework, spec: fx.CellSpec) -> dict:
     return {
         "name": spec.name,
         "generic": spec.generic,
-        "note": spec.note,
         "kind": spec.kind,
         "gates": _gates(fw, spec, single),
         "equations": equations_latex(single.cell(0)),
