@@ -51,12 +51,22 @@ class CellType:
         own options (``peepholes``, ``kernel_size`` ...) the builder takes.
     fixed : dict
         Arguments fixed by the mode (``nonlinearity="relu"`` for ``"RNN_RELU"``).
+    title : str
+        The cell's name for readers (``"LSTM"``, ``"Minimal gated unit (MGU)"``).
+    source : str
+        The paper (and framework file) its equations are taken from.
+    page_options : dict
+        Options its site page derives it with (e.g. a symbolic ``kernel_size``); the page's prose
+        is the template ``templates/cells/<mode>.md.j2``.
     """
 
     mode: str
     build: Callable[..., Cell]
     options: tuple[str, ...] = ()
     fixed: dict[str, Any] = field(default_factory=dict)
+    title: str = ""
+    source: str = ""
+    page_options: dict[str, Any] = field(default_factory=dict)
 
 
 #: Every registered cell, by mode name (filled at import by the modules of this package).
@@ -64,7 +74,13 @@ CELLS: dict[str, CellType] = {}
 
 
 def register(
-    mode: str, *, options: tuple[str, ...] = (), **fixed: Any
+    mode: str,
+    *,
+    options: tuple[str, ...] = (),
+    title: str,
+    source: str,
+    page_options: dict[str, Any] | None = None,
+    **fixed: Any,
 ) -> Callable[[Callable[..., Cell]], Callable[..., Cell]]:
     """Class the decorated builder as cell ``mode`` in :data:`CELLS`.
 
@@ -74,6 +90,10 @@ def register(
         The cell's mode name, unique.
     options : tuple of str
         The keyword arguments of the builder that :func:`make_cell` may pass.
+    title, source : str
+        The cell's name for readers and the paper its equations come from (see :class:`CellType`).
+    page_options : dict, optional
+        Options its site page derives it with (see :class:`CellType`).
     **fixed
         Arguments the mode fixes.
 
@@ -91,7 +111,7 @@ def register(
     def decorate(build: Callable[..., Cell]) -> Callable[..., Cell]:
         if mode in CELLS:
             raise ValueError(f"cell {mode!r} is registered already")
-        CELLS[mode] = CellType(mode, build, tuple(options), dict(fixed))
+        CELLS[mode] = CellType(mode, build, tuple(options), dict(fixed), title, source, dict(page_options or {}))
         return build
 
     return decorate

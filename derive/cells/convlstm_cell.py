@@ -17,7 +17,18 @@ from . import register
 __all__ = ["conv_lstm"]
 
 
-@register("CONVLSTM", options=("kernel_size",))
+@register(
+    "CONVLSTM",
+    options=("kernel_size",),
+    title="ConvLSTM",
+    source="Shi et al., NeurIPS 2015 (arXiv:1506.04214); keras/src/layers/rnn/conv_lstm.py",
+    page_options={
+        "kernel_size": (
+            sympy.Symbol("k_1", integer=True, positive=True),
+            sympy.Symbol("k_2", integer=True, positive=True),
+        )
+    },
+)
 @lru_cache(maxsize=4096)
 def conv_lstm(channels, filters, kernel_size: tuple, bias: bool | str = True) -> Cell:
     """Convolutional LSTM (ConvLSTM): the LSTM with every matrix product replaced by a convolution.

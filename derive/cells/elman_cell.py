@@ -16,8 +16,18 @@ from . import register
 __all__ = ["elman"]
 
 
-@register("RNN_TANH", options=(), nonlinearity="tanh")
-@register("RNN_RELU", options=(), nonlinearity="relu")
+@register(
+    "RNN_TANH",
+    title="Elman RNN (tanh)",
+    source="J. L. Elman, Finding structure in time, Cognitive Science 14 (1990); torch/nn/modules/rnn.py (nn.RNN)",
+    nonlinearity="tanh",
+)
+@register(
+    "RNN_RELU",
+    title="Elman RNN (ReLU)",
+    source="J. L. Elman, Finding structure in time, Cognitive Science 14 (1990); torch/nn/modules/rnn.py (nn.RNN)",
+    nonlinearity="relu",
+)
 @lru_cache(maxsize=4096)
 def elman(input_size, hidden_size, bias: bool | str = True, nonlinearity: str = "tanh") -> Cell:
     """Elman RNN: ``h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` (or ReLU).

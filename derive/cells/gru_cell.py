@@ -17,7 +17,12 @@ from . import register
 __all__ = ["gru"]
 
 
-@register("GRU", options=("reset_after",))
+@register(
+    "GRU",
+    options=("reset_after",),
+    title="GRU",
+    source="Cho et al., EMNLP 2014 (arXiv:1406.1078); torch/nn/modules/rnn.py (nn.GRU)",
+)
 @lru_cache(maxsize=4096)
 def gru(input_size, hidden_size, bias: bool | str = True, reset_after: bool = True) -> Cell:
     """GRU. With ``reset_after`` (PyTorch, cuDNN, Keras' default) the reset gate multiplies the

@@ -22,7 +22,12 @@ from . import register
 __all__ = ["lstm"]
 
 
-@register("LSTM", options=("proj_size", "peepholes"))
+@register(
+    "LSTM",
+    options=("proj_size", "peepholes"),
+    title="LSTM",
+    source="Hochreiter & Schmidhuber, Neural Computation 9 (1997); Gers et al. (2000); Sak et al. (2014, arXiv:1402.1128)",
+)
 @lru_cache(maxsize=4096)
 def lstm(input_size, hidden_size, bias: bool | str = True, proj_size=0, peepholes: bool = False) -> Cell:
     """LSTM, optionally with a projection of the hidden state (LSTMP) and with peepholes.

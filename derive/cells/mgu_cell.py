@@ -16,7 +16,12 @@ from . import register
 __all__ = ["mgu"]
 
 
-@register("MGU", options=("reset_after", "reset_gate"))
+@register(
+    "MGU",
+    options=("reset_after", "reset_gate"),
+    title="Minimal gated unit (MGU)",
+    source="Zhou et al., Int. J. Automation and Computing 13 (2016) (arXiv:1603.09420); flax/linen/recurrent.py (MGUCell)",
+)
 @lru_cache(maxsize=4096)
 def mgu(input_size, hidden_size, bias: bool | str = True, reset_after: bool = True, reset_gate: bool = True) -> Cell:
     """Minimal gated unit (MGU): a GRU whose one forget gate ``f_t`` also plays the reset gate.

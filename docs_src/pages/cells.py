@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 import sympy
 
+import derive.frameworks as fx
 import derive.frameworks.pytorch as dt
+from derive.cells import CELLS, make_cell
 from derive.engine.stack import UPPER
 from derive.engine.symbols import H, I, L, P
 from derive.engine.wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
@@ -113,6 +115,12 @@ _GATE_NAMES = {
     ("GRU", "r"): "reset",
     ("GRU", "z"): "update",
     ("GRU", "n"): "candidate",
+    ("CONVLSTM", "i"): "input",
+    ("CONVLSTM", "f"): "forget",
+    ("CONVLSTM", "g"): "cell candidate",
+    ("CONVLSTM", "o"): "output",
+    ("MGU", "f"): "forget",
+    ("MGU", "n"): "candidate",
 }
 
 
@@ -173,8 +181,61 @@ def cell_page_context(page: CellPage) -> dict:
     }
 
 
+#: Cells with a page of their own above (PyTorch's classes); every other registered cell gets a
+#: page derived from the registry (:func:`generic_page_context`), its prose in templates/cells/.
+HAND_WRITTEN = {"RNN_TANH": "cells/rnn.md", "RNN_RELU": "cells/rnn.md", "LSTM": "cells/lstm.md", "GRU": "cells/gru.md"}
+
+
+def generic_path(mode: str) -> str:
+    """``cells/<mode>.md`` for a registered cell without a hand-written page (``cells/mgu.md``)."""
+    return f"cells/{mode.lower().replace('_', '-')}.md"
+
+
+def generic_page_context(mode: str) -> dict:
+    """Template variables of a registered cell's page: its equations, parameters, closed form and
+    every framework class that implements it, with that class's count (from derive.frameworks,
+    whose counts the tests hold against each installed framework)."""
+    entry = CELLS[mode]
+    cell = make_cell(mode, I, H, **entry.page_options)
+    classes = []
+    for key, fw in fx.FRAMEWORKS.items():
+        for spec in fw.cells:
+            if spec.mode != mode:
+                continue
+            options = {k: v for k, v in entry.page_options.items() if k in spec.options}
+            total = fx.count(key, spec.name, I, H, **options)
+            classes.append(
+                {
+                    "framework": fw.title,
+                    "path": f"../frameworks/{key.replace('.', '-')}.md",
+                    "cls": spec.name,
+                    "count": sympy.latex(sympy.factor(total)),
+                }
+            )
+    return {
+        "mode": mode,
+        "entry": entry,
+        "prose": f"cells/{mode}.md.j2",
+        "equations": equations_latex(cell),
+        "parameters": _parameters_by_gate(cell),
+        "cell_count": sympy.latex(sympy.factor(cell.count)),
+        "classes": classes,
+    }
+
+
 ORDER = 10
 PAGES = [
     Page(page.path, page.title, "cell.md.j2", (lambda page=page: cell_page_context(page)), page.examples, "Cells")
     for page in CELL_PAGES
+] + [
+    Page(
+        generic_path(mode),
+        entry.title,
+        "cell-generic.md.j2",
+        (lambda mode=mode: generic_page_context(mode)),
+        (),
+        "Cells",
+    )
+    for mode, entry in sorted(CELLS.items())
+    if mode not in HAND_WRITTEN
 ]
