@@ -17,6 +17,7 @@ from functools import lru_cache
 from sympy import MatMul, tanh
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.symbols import Size
 from . import register
 
 __all__ = ["lstm"]
@@ -24,7 +25,9 @@ __all__ = ["lstm"]
 
 @register("LSTM", options=("proj_size", "peepholes"))
 @lru_cache(maxsize=4096)
-def lstm(input_size, hidden_size, bias: bool | str = True, proj_size=0, peepholes: bool = False) -> Cell:
+def lstm(
+    input_size: Size, hidden_size: Size, bias: bool | str = True, proj_size: Size = 0, peepholes: bool = False
+) -> Cell:
     """LSTM, optionally with a projection of the hidden state (LSTMP) and with peepholes.
 
     ``i, f, o = sigma(...)``, ``g = tanh(...)``, ``c_t = f * c_{t-1} + i * g``,
