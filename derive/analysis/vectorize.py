@@ -1,9 +1,6 @@
 """Any count or cost as an exact NumPy-vectorized function of its sizes.
 
->>> from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
+>>> import numpy as np
 >>> import derive.torch as dt
 >>> from derive import I, H, L
 >>> f = vectorize(dt.LSTM(I, H, L, bidirectional=True).count)
