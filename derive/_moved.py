@@ -56,7 +56,9 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: types.ModuleType) -> None:
         """Nothing to run: give the module back its own spec (the import system set the old path's)."""
-        module.__spec__ = self._specs.pop(module.__spec__.name, module.__spec__)
+        spec = module.__spec__
+        assert spec is not None  # the import system set it before exec_module
+        module.__spec__ = self._specs.pop(spec.name, spec)
 
 
 def install() -> None:

@@ -46,15 +46,17 @@ Memory:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import sympy
 from sympy import HadamardProduct, MatAdd, MatMul, MatrixExpr
 from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
 from ..engine.equations import Cell
-from ..engine.stack import UPPER, layer_sum
-from ..engine.symbols import T, as_expr
+from ..engine.stack import UPPER, Stack, layer_sum
+from ..engine.symbols import Size, T, as_expr
 
 __all__ = ["N", "KINDS", "DTYPE_BYTES", "step_ops", "stored_elements", "Cost", "cost"]
 
@@ -83,7 +85,7 @@ def _size(node: MatrixExpr) -> sympy.Expr:
     return rows * cols
 
 
-def _negated(node) -> MatrixExpr | None:
+def _negated(node: MatrixExpr) -> MatrixExpr | None:
     """``X`` if ``node`` is ``-X`` (a MatMul with coefficient -1), else None."""
     if isinstance(node, MatMul) and node.args[0] == -1:
         rest = node.args[1:]
@@ -91,7 +93,7 @@ def _negated(node) -> MatrixExpr | None:
     return None
 
 
-def _walk(node, ops: Counter) -> None:
+def _walk(node: MatrixExpr, ops: Counter[str]) -> None:
     if isinstance(node, MatAdd):
         ops["add"] += (len(node.args) - 1) * _size(node)
         for term in node.args:
@@ -157,7 +159,7 @@ def _dtype_bytes(dtype: str) -> int:
     return DTYPE_BYTES[dtype]
 
 
-def _check_length(name: str, value):
+def _check_length(name: str, value: Any) -> Size:
     if isinstance(value, sympy.Basic):
         if not isinstance(value, sympy.Expr) or value.is_integer is False or value.is_positive is False:
             raise TypeError(f"{name} must be a positive int or a SymPy integer expression, got {value!r}")
@@ -169,7 +171,7 @@ def _check_length(name: str, value):
     return value
 
 
-def _stack_sum(stack, per_layer) -> sympy.Expr:
+def _stack_sum(stack: Stack, per_layer: Callable[..., sympy.Expr]) -> sympy.Expr:
     """Σ over layers of D·per_layer(cell of that layer), as ``C_0 + (L − 1)·C_1``."""
     directions = stack.wiring.num_directions
     first = directions * per_layer(stack.cell(0))
@@ -211,7 +213,7 @@ class Cost:
         """2·MACs + element-wise operations of one time step of one sequence."""
         return sympy.expand(2 * self.per_step["mac"] + sum(self.per_step[k] for k in KINDS[1:]))
 
-    def _whole(self, value) -> sympy.Expr:
+    def _whole(self, value: Size) -> sympy.Expr:
         return sympy.expand(value * self.seq_len * self.batch)
 
     @property
@@ -244,10 +246,10 @@ class Cost:
         """Bytes kept for training over the whole batch and sequence at ``dtype`` (module docstring)."""
         return self._whole(self.stored_per_step * DTYPE_BYTES[self.dtype])
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """Every figure as an int (or a string for a symbolic one), for JSON."""
 
-        def plain(v):
+        def plain(v: Size) -> int | str:
             v = as_expr(v)
             return int(v) if v.is_Integer else str(v)
 
@@ -266,7 +268,7 @@ class Cost:
         }
 
 
-def cost(stack, seq_len=T, batch=N, dtype: str = "float32") -> Cost:
+def cost(stack: Stack, seq_len: Size = T, batch: Size = N, dtype: str = "float32") -> Cost:
     """Derive the compute and memory cost of ``stack`` from its cells' equations.
 
     Parameters

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 
 import sympy
 
+from ..engine.conventions import Tensor
 from ..engine.stack import UPPER, Stack
+from ..engine.symbols import Size
 
 __all__ = ["Change", "Difference", "compare"]
 
@@ -129,13 +131,13 @@ class Difference:
         return f"$\\displaystyle {self.latex()} = {sympy.latex(self.total)}$"
 
 
-def _shape(shape) -> str:
+def _shape(shape: tuple[Size, ...] | None) -> str:
     return (
         "absent" if shape is None else "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
     )
 
 
-def _role(tensor) -> tuple:
+def _role(tensor: Tensor) -> tuple[tuple[str, str], ...]:
     return tuple(sorted({(p.kind, p.group) for p in tensor.parameters}))
 
 
@@ -154,16 +156,16 @@ def _groups(stack: Stack, name: str) -> list[tuple[object, object, list]]:
     return groups + [(None, sympy.Integer(1), list(getattr(stack, "output_tensors", [])))]
 
 
-def _display_name(tensor) -> str:
+def _display_name(tensor: Tensor) -> str:
     return tensor.name.replace(f"_l{UPPER}", "_l{k}")
 
 
-def _tied(stack, tensor) -> bool:
+def _tied(stack: Stack, tensor: Tensor) -> bool:
     wiring = getattr(stack, "wiring", None)
     return wiring is not None and (tensor.direction or 0) > 0 and all(role in wiring.shared for role in _role(tensor))
 
 
-def compare(a, b) -> Difference:
+def compare(a: Stack, b: Stack) -> Difference:
     """How many parameters ``a`` has more than ``b``, attributed to tensors.
 
     Parameters

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import sympy
 
@@ -80,7 +81,7 @@ class Solution:
         )
 
 
-def _as_count(value) -> sympy.Expr:
+def _as_count(value: Any) -> sympy.Expr:
     if not isinstance(value, (int, sympy.Basic)):
         value = getattr(value, "count", value)
     if isinstance(value, bool) or not isinstance(value, (int, sympy.Expr)):
@@ -91,14 +92,14 @@ def _as_count(value) -> sympy.Expr:
     return as_expr(value)
 
 
-def _integer(value) -> int:
+def _integer(value: Any) -> int:
     value = _as_count(value)
     if not value.is_Integer:
         raise TypeError(f"the count at an integer size is not an integer: {value}")
     return int(value)
 
 
-def solve(count, budget, symbol: sympy.Symbol | None = None, *, minimum: int = 1) -> Solution:
+def solve(count: Any, budget: int, symbol: sympy.Symbol | None = None, *, minimum: int = 1) -> Solution:
     """The largest size n >= ``minimum`` whose parameter count is at most ``budget``.
 
     Parameters

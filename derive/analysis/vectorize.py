@@ -29,6 +29,9 @@ in an ``object`` array are computed with Python ints. An int64 overflow is never
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import sympy
 
@@ -57,7 +60,7 @@ class Vectorized:
         ``expr`` is not a polynomial with integer coefficients in ``symbols``.
     """
 
-    def __init__(self, expr: sympy.Expr, symbols: tuple, overflow: str):
+    def __init__(self, expr: sympy.Expr, symbols: tuple[sympy.Symbol, ...], overflow: str) -> None:
         self.expr = expr
         self.symbols = symbols
         self.overflow = overflow
@@ -78,7 +81,7 @@ class Vectorized:
         self._exact = sympy.lambdify(symbols, expr, "numpy")
         self._bound = sympy.lambdify(bounds, bound, "numpy")
 
-    def _arrays(self, args, kwargs) -> list:
+    def _arrays(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[np.ndarray]:
         names = [s.name for s in self.symbols]
         if len(args) > len(names):
             raise TypeError(f"expected at most {len(names)} positional arguments ({', '.join(names)}), got {len(args)}")
@@ -103,7 +106,7 @@ class Vectorized:
             arrays.append(array)
         return arrays
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> np.ndarray:
         """Evaluate at (broadcast) integer arrays, positionally in :attr:`symbols` order or by name.
 
         Returns
@@ -150,7 +153,7 @@ class Vectorized:
         return exact.copy()
 
 
-def vectorize(expr, symbols=None, *, overflow: str = "object") -> Vectorized:
+def vectorize(expr: Any, symbols: Sequence[sympy.Symbol] | None = None, *, overflow: str = "object") -> Vectorized:
     """Compile a count or cost for exact evaluation over NumPy arrays of sizes.
 
     Parameters

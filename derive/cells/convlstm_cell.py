@@ -12,6 +12,7 @@ import sympy
 from sympy import tanh
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.symbols import Size
 from . import register
 
 __all__ = ["conv_lstm"]
@@ -30,7 +31,7 @@ __all__ = ["conv_lstm"]
     },
 )
 @lru_cache(maxsize=4096)
-def conv_lstm(channels, filters, kernel_size: tuple, bias: bool | str = True) -> Cell:
+def conv_lstm(channels: Size, filters: Size, kernel_size: tuple[Size, ...], bias: bool | str = True) -> Cell:
     """Convolutional LSTM (ConvLSTM): the LSTM with every matrix product replaced by a convolution.
 
     X. Shi et al., "Convolutional LSTM Network: A Machine Learning Approach for Precipitation

@@ -11,6 +11,7 @@ from functools import lru_cache
 from sympy import tanh
 
 from ..engine.equations import Cell, Equations, elementwise, relu
+from ..engine.symbols import Size
 from . import register
 
 __all__ = ["elman"]
@@ -29,7 +30,7 @@ __all__ = ["elman"]
     nonlinearity="relu",
 )
 @lru_cache(maxsize=4096)
-def elman(input_size, hidden_size, bias: bool | str = True, nonlinearity: str = "tanh") -> Cell:
+def elman(input_size: Size, hidden_size: Size, bias: bool | str = True, nonlinearity: str = "tanh") -> Cell:
     """Elman RNN: ``h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` (or ReLU).
 
     Parameters

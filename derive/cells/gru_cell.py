@@ -12,6 +12,7 @@ from functools import lru_cache
 from sympy import MatAdd, OneMatrix, tanh
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.symbols import Size
 from . import register
 
 __all__ = ["gru"]
@@ -24,7 +25,7 @@ __all__ = ["gru"]
     source="Cho et al., EMNLP 2014 (arXiv:1406.1078); torch/nn/modules/rnn.py (nn.GRU)",
 )
 @lru_cache(maxsize=4096)
-def gru(input_size, hidden_size, bias: bool | str = True, reset_after: bool = True) -> Cell:
+def gru(input_size: Size, hidden_size: Size, bias: bool | str = True, reset_after: bool = True) -> Cell:
     """GRU. With ``reset_after`` (PyTorch, cuDNN, Keras' default) the reset gate multiplies the
     recurrent product: ``n_t = tanh(W_in x_t + b_in + r_t * (W_hn h_{t-1} + b_hn))``; without it
     (Cho et al. 2014, Keras ``reset_after=False``, TF1) it multiplies the state before the product:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from sympy import MatMul, tanh
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.symbols import Size
 from . import register
 
 __all__ = ["lstm"]
@@ -29,7 +30,9 @@ __all__ = ["lstm"]
     source="Hochreiter & Schmidhuber, Neural Computation 9 (1997); Gers et al. (2000); Sak et al. (2014, arXiv:1402.1128)",
 )
 @lru_cache(maxsize=4096)
-def lstm(input_size, hidden_size, bias: bool | str = True, proj_size=0, peepholes: bool = False) -> Cell:
+def lstm(
+    input_size: Size, hidden_size: Size, bias: bool | str = True, proj_size: Size = 0, peepholes: bool = False
+) -> Cell:
     """LSTM, optionally with a projection of the hidden state (LSTMP) and with peepholes.
 
     ``i, f, o = sigma(...)``, ``g = tanh(...)``, ``c_t = f * c_{t-1} + i * g``,

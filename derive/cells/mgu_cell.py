@@ -11,6 +11,7 @@ from functools import lru_cache
 from sympy import MatAdd, OneMatrix, tanh
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.symbols import Size
 from . import register
 
 __all__ = ["mgu"]
@@ -23,7 +24,9 @@ __all__ = ["mgu"]
     source="Zhou et al., Int. J. Automation and Computing 13 (2016) (arXiv:1603.09420); flax/linen/recurrent.py (MGUCell)",
 )
 @lru_cache(maxsize=4096)
-def mgu(input_size, hidden_size, bias: bool | str = True, reset_after: bool = True, reset_gate: bool = True) -> Cell:
+def mgu(
+    input_size: Size, hidden_size: Size, bias: bool | str = True, reset_after: bool = True, reset_gate: bool = True
+) -> Cell:
     """Minimal gated unit (MGU): a GRU whose one forget gate ``f_t`` also plays the reset gate.
 
     ``f_t = sigma(W_{if} x_t + W_{hf} h_{t-1} + b)``; the candidate ``n_t`` is the GRU's with

@@ -6,22 +6,23 @@ import argparse
 import inspect
 import json
 import sys
+from typing import Any, TextIO
 
 import sympy
 
 from ..analysis import cost as cost_module
-from ..engine.symbols import H, I, L, P, plain
+from ..engine.symbols import H, I, L, P, Size, plain
 from ..frameworks import pytorch as dt
 from .parse import EXIT_BAD_INPUT, MAX_INT, InputError, _Call, parse
 
 __all__ = ["main", "describe"]
 
 
-def _instantiate(call: _Call, keras: bool):
+def _instantiate(call: _Call, keras: bool) -> Any:  # an object of the class named in the call
     if keras:
         from ..frameworks import keras as dk
 
-        def make(value):
+        def make(value: Any) -> Any:
             if isinstance(value, _Call):
                 return _instantiate(value, True)
             if isinstance(value, list):
@@ -37,7 +38,7 @@ def _instantiate(call: _Call, keras: bool):
 _TORCH_SIZES = {"input_size": I, "hidden_size": H, "num_layers": L, "proj_size": P}
 
 
-def _torch_formula(call: _Call):
+def _torch_formula(call: _Call) -> tuple[sympy.Expr, dict[str, object]]:
     """The same constructor with its sizes symbolic, and the values they take."""
     cls = getattr(dt, call.name)
     bound = inspect.signature(cls).bind(*call.args, **call.kwargs)
@@ -56,10 +57,10 @@ def _torch_formula(call: _Call):
     return symbolic.count, {k: v for k, v in values.items() if not isinstance(v, sympy.Basic)}
 
 
-def _keras_units(call: _Call, found: list) -> _Call:
+def _keras_units(call: _Call, found: list[int]) -> _Call:
     """A copy of ``call`` with every layer's ``units`` (first argument) replaced by H; values in ``found``."""
 
-    def walk(value):
+    def walk(value: Any) -> Any:
         if isinstance(value, _Call):
             return _keras_units(value, found)
         if isinstance(value, list):
@@ -78,11 +79,11 @@ def _keras_units(call: _Call, found: list) -> _Call:
     return _Call(call.name, args, kwargs)
 
 
-def _keras_formula(call: _Call, input_dim):
+def _keras_formula(call: _Call, input_dim: Size) -> tuple[sympy.Expr, dict[str, Size]]:
     """The count with the input width as I and, if every layer has the same units, those as H."""
     from ..frameworks import keras as dk
 
-    found: list = []
+    found: list[int] = []
     symbolic = _keras_units(call, found)
     values = {"I": input_dim}
     if found and len(set(found)) == 1:
@@ -95,7 +96,7 @@ def _keras_formula(call: _Call, input_dim):
     return dk.count(_instantiate(call, True), I), {"I": input_dim}
 
 
-def describe(text: str, keras: bool = False, input_dim=None) -> dict:
+def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> dict[str, Any]:
     """Everything the CLI prints, as plain data.
 
     Parameters
@@ -157,7 +158,7 @@ def describe(text: str, keras: bool = False, input_dim=None) -> dict:
     }
 
 
-def _jsonable(value):
+def _jsonable(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, sympy.Basic):
@@ -165,7 +166,7 @@ def _jsonable(value):
     return value
 
 
-def _latex(info: dict) -> str:
+def _latex(info: dict[str, Any]) -> str:
     from ..render.display import latex_number
 
     count = info["count"]
@@ -177,7 +178,7 @@ def _latex(info: dict) -> str:
     return f"N = {formula}"
 
 
-def _print_rich(info: dict, cost_info: dict | None, out) -> None:
+def _print_rich(info: dict[str, Any], cost_info: dict[str, Any] | None, out: TextIO) -> None:
     from rich.console import Console
     from rich.table import Table
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from ..engine.symbols import H, I, L, P
 
@@ -31,7 +32,7 @@ class InputError(ValueError):
     """A constructor the CLI refuses; the message is one line for stderr."""
 
 
-def _dotted(node) -> str | None:
+def _dotted(node: ast.expr) -> str | None:
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -64,7 +65,7 @@ def _callee(node: ast.Call, keras: bool, parent: str | None) -> str:
     return base
 
 
-def _literal(node, keras: bool, depth: int, parent: str | None):
+def _literal(node: ast.expr, keras: bool, depth: int, parent: str | None) -> Any:  # a literal, symbol or _Call
     if isinstance(node, ast.Constant):
         value = node.value
         if isinstance(value, bool) or value is None:
@@ -119,7 +120,7 @@ def _literal(node, keras: bool, depth: int, parent: str | None):
 class _Call:
     """A parsed constructor: class name, arguments (literals, symbols or nested calls)."""
 
-    def __init__(self, name: str, args: list, kwargs: dict):
+    def __init__(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> None:
         self.name, self.args, self.kwargs = name, args, kwargs
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import sympy
 
 from .equations import Cell, Parameter
+from .symbols import Size
 
 __all__ = ["Tensor", "TensorLayout", "Convention"]
 
@@ -41,7 +43,7 @@ class Tensor:
     """
 
     name: str
-    shape: tuple
+    shape: tuple[Size, ...]
     parameters: tuple[Parameter, ...]
     layer: object = None
     direction: int | None = 0
@@ -137,11 +139,11 @@ class Convention:
 
     name: str
     tensors: tuple[TensorLayout, ...]
-    layer_name: Callable[[str, object, int], str]
+    layer_name: Callable[[str, Any, Any], str]  # (base, layer, direction index or label)
     source: str
-    biases: Mapping[str, str] = field(default_factory=dict)
+    biases: Mapping[str | tuple[str, bool], str] = field(default_factory=dict)
     gate_order: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    gate_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    gate_labels: Mapping[str, Mapping[str | None, str]] = field(default_factory=dict)
     direction_axis: bool = False
     direction_names: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     frozen_bias: bool = False
@@ -188,7 +190,9 @@ class Convention:
         """
         return self.gate_labels.get(mode, {}).get(gate, gate or "")
 
-    def tensor_name(self, base: str, layer=None, direction: int = 0, num_directions: int | None = None) -> str:
+    def tensor_name(
+        self, base: str, layer: int | sympy.Expr | None = None, direction: int = 0, num_directions: int | None = None
+    ) -> str:
         """Full name of tensor ``base`` of ``layer`` and ``direction`` in a layer of ``num_directions``.
 
         Parameters
@@ -211,7 +215,9 @@ class Convention:
             return self.layer_name(base, layer, self.direction_names[num_directions or 1][direction])
         return self.layer_name(base, layer, direction)
 
-    def layer_layout(self, cells: Sequence[Cell], layer=None, *, bias: bool = True) -> list[Tensor]:
+    def layer_layout(
+        self, cells: Sequence[Cell], layer: int | sympy.Expr | None = None, *, bias: bool = True
+    ) -> list[Tensor]:
         """Tensors of one layer, all directions: ``cells`` holds each direction's cell, in order.
 
         Applies the layer-level rules: one tensor per layout with a leading direction axis
@@ -252,7 +258,14 @@ class Convention:
             )
         return merged
 
-    def layout(self, cell: Cell, layer=None, direction: int = 0, *, num_directions: int | None = None) -> list[Tensor]:
+    def layout(
+        self,
+        cell: Cell,
+        layer: int | sympy.Expr | None = None,
+        direction: int = 0,
+        *,
+        num_directions: int | None = None,
+    ) -> list[Tensor]:
         """Lay out ``cell``'s parameters in this framework's tensors.
 
         Gate blocks are stacked in the framework's gate order, so a stacked weight
@@ -278,12 +291,12 @@ class Convention:
         list of Tensor
             In the framework's parameter order.
         """
-        order = {gate: k for k, gate in enumerate(self.gate_order.get(cell.name, cell.gates))}
+        order: dict[str | None, int] = {gate: k for k, gate in enumerate(self.gate_order.get(cell.name, cell.gates))}
         out = []
         for spec in self.tensors:
-            blocks = []
+            blocks: list[list[Parameter]] = []
             for group in spec.groups:
-                held = [
+                held: Sequence[Parameter] = [
                     p
                     for p in cell.parameters
                     if (p.kind, p.group) == (spec.kind, group) and (spec.gates is None or p.gate in spec.gates)
@@ -306,10 +319,10 @@ class Convention:
         return out
 
 
-def _shape(spec: TensorLayout, blocks: list[list[Parameter]]) -> tuple:
+def _shape(spec: TensorLayout, blocks: list[list[Parameter]]) -> tuple[Size, ...]:
     """Shape of the tensor ``spec`` holding ``blocks`` (one list of gate blocks per group)."""
     rows = [sympy.Add(*(p.shape[0] for p in held)) for held in blocks]
-    cols = [{p.shape[1] for p in held} for held in blocks]
+    cols: list[Any] = [{p.shape[1] for p in held} for held in blocks]  # sets, then their one element
     kernels = {p.kernel_size for held in blocks for p in held}
     assert all(len(c) == 1 for c in cols) and len(kernels) == 1, f"{spec.name}: blocks of unequal shape"
     cols = [c.pop() for c in cols]
@@ -320,7 +333,7 @@ def _shape(spec: TensorLayout, blocks: list[list[Parameter]]) -> tuple:
     assert len(set(rows)) == 1 and len(set(cols)) == 1, f"{spec.name}: blocks of unequal shape"
     rows, cols, kernel = rows[0], cols[0], kernels.pop()
     if spec.kind != "weight":
-        shape = (rows,)
+        shape: tuple[Size, ...] = (rows,)
     elif kernel:
         per_tap = sympy.Mul(cols, sympy.Pow(sympy.Mul(*kernel), -1))  # C of K·C columns
         shape = (*kernel, per_tap, rows) if spec.transpose else (rows, per_tap, *kernel)

@@ -15,11 +15,14 @@ themselves, one module each, are in :mod:`derive.cells`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sympy
 from sympy import HadamardProduct, MatAdd, MatMul, MatrixExpr, MatrixSymbol
 from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+from .symbols import Size
 
 __all__ = [
     "Parameter",
@@ -73,7 +76,7 @@ class Parameter:
     kind: str
     group: str
     gate: str | None
-    kernel_size: tuple = ()
+    kernel_size: tuple[Size, ...] = ()
 
     @property
     def shape(self) -> tuple[sympy.Expr, sympy.Expr]:
@@ -170,7 +173,7 @@ def check_conformance(expr: MatrixExpr) -> None:
 BIAS_POLICIES = ("two", "none", "input", "hidden", "input_only")
 
 
-def bias_policy(bias) -> str:
+def bias_policy(bias: bool | str) -> str:
     """``True`` -> ``"two"``, ``False`` -> ``"none"``; a policy name is returned unchanged.
 
     Parameters
@@ -219,7 +222,17 @@ class Equations:
         A size that is neither an int nor a SymPy expression.
     """
 
-    def __init__(self, input_size, hidden_size, state_size, bias, *, x_name="x_t", h_name="h_{t-1}", kernel_size=()):
+    def __init__(
+        self,
+        input_size: Size,
+        hidden_size: Size,
+        state_size: Size,
+        bias: bool | str,
+        *,
+        x_name: str = "x_t",
+        h_name: str = "h_{t-1}",
+        kernel_size: Sequence[Size] = (),
+    ) -> None:
         for name, size in (("input_size", input_size), ("hidden_size", hidden_size), ("state_size", state_size)):
             if isinstance(size, bool) or not isinstance(size, (int, sympy.Expr)):
                 raise TypeError(f"{name} should be an int or a SymPy expression, got: {type(size).__name__}")
@@ -232,7 +245,7 @@ class Equations:
         self.declared: list[Parameter] = []
         self.equations: list[tuple[MatrixSymbol, MatrixExpr]] = []
 
-    def state(self, name: str, rows) -> MatrixSymbol:
+    def state(self, name: str, rows: Size) -> MatrixSymbol:
         """Declare a further state the step reads (the LSTM's ``c_{t-1}``), a column vector.
 
         Parameters
@@ -249,7 +262,9 @@ class Equations:
         self.inputs.append(vector)
         return vector
 
-    def weight(self, group: str, gate: str | None, label: str, rows, cols, kernel_size=()) -> MatrixSymbol:
+    def weight(
+        self, group: str, gate: str | None, label: str, rows: Size, cols: Size, kernel_size: Sequence[Size] = ()
+    ) -> MatrixSymbol:
         """Declare a weight matrix ``W_{label}`` (rows, cols).
 
         Parameters
@@ -427,7 +442,7 @@ class Equations:
         return Cell(name, gates, tuple(self.equations), tuple(self.inputs), self.equations[-1][0], parameters)
 
 
-def elementwise(function, expr: MatrixExpr) -> MatrixExpr:
+def elementwise(function: type[sympy.Function], expr: MatrixExpr) -> MatrixExpr:
     """``function`` applied element-wise.
 
     Parameters
@@ -454,7 +469,7 @@ def add(*terms: MatrixExpr) -> MatrixExpr:
     -------
     sympy.MatrixExpr
     """
-    flat = []
+    flat: list[MatrixExpr] = []
     for term in terms:
         flat.extend(term.args if isinstance(term, MatAdd) else [term])
     return MatAdd(*flat, evaluate=False)

@@ -15,11 +15,12 @@ from sympy import MatAdd, MatMul, MatrixSymbol
 
 from .conventions import Convention, TensorLayout
 from .equations import Cell, Parameter, check_conformance
+from .symbols import Size
 
 __all__ = ["output_layer", "LINEAR"]
 
 
-def output_layer(input_size, output_size, bias: bool = True) -> Cell:
+def output_layer(input_size: Size, output_size: Size, bias: bool = True) -> Cell:
     """The affine output layer ``y_t = W_y v_t + b_y`` as a one-equation :class:`~derive.cells.Cell`.
 
     Parameters
@@ -50,7 +51,7 @@ def output_layer(input_size, output_size, bias: bool = True) -> Cell:
     return Cell("Linear", ("y",), ((y, rhs),), (v,), y, tuple(p for p in parameters if p.symbol in appearing))
 
 
-def _output_name(base: str, layer, direction: int) -> str:
+def _output_name(base: str, layer: object, direction: int) -> str:
     return f"output.{base}"
 
 

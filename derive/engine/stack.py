@@ -11,14 +11,15 @@ every ``L >= 1``.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import sympy
 
 from ..cells import make_cell
 from .conventions import Convention, Tensor
 from .equations import Cell
-from .symbols import plain
+from .symbols import Size, plain
 from .wirings import Wiring
 
 __all__ = ["Stack", "UPPER", "layer_sum", "FORMATTERS"]
@@ -27,7 +28,7 @@ __all__ = ["Stack", "UPPER", "layer_sum", "FORMATTERS"]
 UPPER = sympy.Symbol("k", integer=True, positive=True)
 
 
-def layer_sum(first: sympy.Expr, upper: sympy.Expr, num_layers: object) -> sympy.Expr:
+def layer_sum(first: sympy.Expr, upper: sympy.Expr, num_layers: Size) -> sympy.Expr:
     """The layer sum: ``first + (num_layers - 1) * upper``, expanded -- the one place it is written.
 
     Every layer >= 1 of a stack reads the same width, so a quantity summed over the layers
@@ -107,20 +108,20 @@ class Stack:
 
     def __init__(
         self,
-        mode,
-        input_size,
-        hidden_size,
-        num_layers,
-        bias,
-        proj_size,
+        mode: str,
+        input_size: Size,
+        hidden_size: Size,
+        num_layers: Size,
+        bias: bool,
+        proj_size: Size,
         convention: Convention,
         wiring: Wiring,
         *,
         single_cell: bool = False,
         reset_after: bool = True,
-        output_features=0,
-        cell_options: tuple = (),
-    ):
+        output_features: Size = 0,
+        cell_options: Iterable[tuple[str, Any]] = (),
+    ) -> None:
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -135,11 +136,11 @@ class Stack:
         self.cell_options = tuple(cell_options)
 
     @property
-    def output_size(self):
+    def output_size(self) -> Size:
         """H_out: ``proj_size`` if it is not 0, else ``hidden_size``."""
         return self.proj_size if self.proj_size != 0 else self.hidden_size
 
-    def layer_input_size(self, layer, direction: int = 0):
+    def layer_input_size(self, layer: int | sympy.Expr, direction: int = 0) -> Size:
         """Input width of ``layer`` (int, or :data:`UPPER` for any layer >= 1) in ``direction`` (0 forward).
 
         Parameters
@@ -156,7 +157,7 @@ class Stack:
         """
         return self.wiring.layer_input_size(layer, self.input_size, self.output_size, direction)
 
-    def cell(self, layer=0, direction: int = 0) -> Cell:
+    def cell(self, layer: int | sympy.Expr = 0, direction: int = 0) -> Cell:
         """The cell of ``layer`` and ``direction`` (its equations, with that input width).
 
         Parameters
@@ -181,7 +182,7 @@ class Stack:
             **dict(self.cell_options),
         )
 
-    def layer_tensors(self, layer) -> list[Tensor]:
+    def layer_tensors(self, layer: int | sympy.Expr) -> list[Tensor]:
         """Tensors of every direction of ``layer`` (int, or :data:`UPPER` for any layer >= 1).
 
         A tensor the wiring ties across directions appears once, as direction 0's.
@@ -216,7 +217,7 @@ class Stack:
         cell = self.output_cell()
         return [] if cell is None else LINEAR.layout(cell)
 
-    def layer_count(self, layer) -> sympy.Expr:
+    def layer_count(self, layer: int | sympy.Expr) -> sympy.Expr:
         """Parameters of ``layer``, all directions (units: parameters).
 
         Parameters
@@ -250,7 +251,7 @@ class Stack:
         return [t for layer in self._layers() for t in self.layer_tensors(layer)] + self.output_tensors
 
     @property
-    def shapes(self) -> OrderedDict[str, tuple]:
+    def shapes(self) -> OrderedDict[str, tuple[Size, ...]]:
         """Tensor name -> shape, in the framework's order (needs an int num_layers).
 
         Shapes are tuples of ints when all sizes are ints, of SymPy expressions otherwise.
@@ -297,10 +298,10 @@ class Stack:
 _DERIVING = ("output_size", "layer_input_size", "cell", "layer_tensors", "layer_count", "output_cell", "output_tensors")
 
 #: Structure of a stack -> (its convention, the terms of its count as a polynomial in I, H, L, P).
-_COUNT_POLYNOMIALS: dict = {}
+_COUNT_POLYNOMIALS: dict[tuple[object, ...], tuple[Convention, tuple[tuple[tuple[int, ...], int], ...] | None]] = {}
 
 
-def _numeric_count(stack: Stack):
+def _numeric_count(stack: Stack) -> sympy.Expr | None:
     """The count of a stack whose sizes are all ints, from its structure's cached closed form.
 
     The closed form is the derivation's own :attr:`Stack.count` of the same stack with I, H, L
@@ -340,7 +341,7 @@ def _numeric_count(stack: Stack):
         symbolic.__dict__.update(stack.__dict__)
         symbolic.input_size, symbolic.hidden_size, symbolic.num_layers = I, H, L
         symbolic.proj_size = P if projected else 0
-        poly = sympy.Poly(Stack.count.fget(symbolic), I, H, L, P)
+        poly = sympy.Poly(Stack.count.fget(symbolic), I, H, L, P)  # type: ignore[attr-defined]  # mypy: a property read on its class is typed as the getter
         if not all(c.is_Integer for _, c in poly.terms()):  # another symbol (a wiring's K, an output O)
             _COUNT_POLYNOMIALS[key] = entry = (stack.convention, None)
         else:

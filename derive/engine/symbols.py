@@ -18,9 +18,16 @@ the cell and the wiring, so they enter formulas as numbers, not symbols.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import sympy
 
-__all__ = ["I", "H", "L", "P", "T", "size_symbols", "as_expr", "plain"]
+__all__ = ["I", "H", "L", "P", "T", "Size", "size_symbols", "as_expr", "plain"]
+
+#: A size: an int or a SymPy expression (every framework argument that is a size).
+Size = int | sympy.Expr
+
+_T = TypeVar("_T")
 
 #: Input size (``input_size``; Keras: the last axis of the input): features per time step.
 I = sympy.Symbol("I", integer=True, positive=True)
@@ -51,7 +58,7 @@ def size_symbols(names: str) -> tuple[sympy.Symbol, ...]:
     return tuple(made)
 
 
-def as_expr(value) -> sympy.Expr:
+def as_expr(value: object) -> sympy.Expr:
     """An int as a ``sympy.Integer``; a SymPy expression unchanged. Strings are never parsed.
 
     Parameters
@@ -74,7 +81,7 @@ def as_expr(value) -> sympy.Expr:
     raise TypeError(f"expected an int or a SymPy expression, got {type(value).__name__}")
 
 
-def plain(value):
+def plain(value: _T) -> _T | int:
     """A Python int for an integer (``sympy.Integer`` included); anything else unchanged.
 
     Parameters

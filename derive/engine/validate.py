@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any, cast
 
 import sympy
+
+from .symbols import Size
 
 __all__ = ["size", "flag", "probability", "choice"]
 
 
-def size(name: str, value, *, minimum: int = 1):
+def size(name: str, value: Any, *, minimum: int = 1) -> Size:
     """Check a size argument; return it as an int or a SymPy expression.
 
     Parameters
@@ -64,7 +67,7 @@ def _too_small(name: str, minimum: int) -> str:
     return f"{name} must be greater than zero"
 
 
-def flag(name: str, value) -> bool:
+def flag(name: str, value: Any) -> bool:
     """Check a boolean argument.
 
     Parameters
@@ -89,7 +92,7 @@ def flag(name: str, value) -> bool:
     return value
 
 
-def probability(name: str, value) -> float:
+def probability(name: str, value: Any) -> float:
     """Check a probability such as ``dropout``: a real number in [0, 1], not a bool.
 
     Parameters
@@ -121,7 +124,7 @@ def probability(name: str, value) -> float:
         raise TypeError(f"{name} should be a number in range [0, 1], got: {type(value).__name__}") from None
     except ValueError:
         pass
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= cast(float, value) <= 1:
         raise ValueError(
             f"{name} should be a number in range [0, 1] representing the probability of an element "
             f"being zeroed, got: {value!r}"
@@ -129,7 +132,7 @@ def probability(name: str, value) -> float:
     return float(value)
 
 
-def choice(name: str, value, allowed: tuple[str, ...]) -> str:
+def choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
     """Check that ``value`` is one of ``allowed``.
 
     Parameters

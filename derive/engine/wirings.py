@@ -21,8 +21,14 @@ Wirings
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy
+
+from .symbols import Size
+
+if TYPE_CHECKING:
+    from .conventions import Tensor
 
 __all__ = [
     "Wiring",
@@ -48,7 +54,7 @@ __all__ = [
 MERGES = ("concat", "separate", "sum", "mul", "ave")
 
 
-def merged_width(merge: str, widths: tuple[object, ...]) -> object:
+def merged_width(merge: str, widths: tuple[Size, ...]) -> Size:
     """Width of the directions' outputs once merged: the one place the merge rule is written.
 
     ``"concat"`` (and ``"separate"``, whose outputs are read side by side) puts them side by side:
@@ -123,11 +129,11 @@ class Labels:
     Processing 45(11):2673-2681, 1997, Part III (modified BRNN).
     """
 
-    classes: object
+    classes: Size
     posterior: str = "forward"
     placement: tuple[str, ...] = ("states",)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.posterior not in POSTERIORS:
             raise ValueError(f"posterior must be one of {POSTERIORS}, got {self.posterior!r}")
         if (
@@ -189,7 +195,7 @@ class Wiring:
     shared: tuple[tuple[str, str], ...] = ()
     labels: Labels | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.merge not in MERGES:
             raise ValueError(f"merge must be one of {MERGES}, got {self.merge!r}")
         expected = self.num_directions if self.merge == "concat" else 1
@@ -214,7 +220,9 @@ class Wiring:
         """D: 1 or 2."""
         return len(self.directions)
 
-    def layer_input_size(self, layer, input_size, output_size, direction: int = 0):
+    def layer_input_size(
+        self, layer: int | sympy.Expr, input_size: Size, output_size: Size, direction: int = 0
+    ) -> Size:
         """Width of the input of ``layer``, ``direction`` (an int, or a symbol standing for any layer >= 1).
 
         Parameters
@@ -237,7 +245,7 @@ class Wiring:
             width = width + self.labels.classes
         return width
 
-    def top_size(self, output_size):
+    def top_size(self, output_size: Size) -> Size:
         """Width of what the last layer hands on (e.g. to an output layer): D·H_out, or H_out
         for an element-wise merge (``sum``, ``mul``, ``ave``).
 
@@ -254,7 +262,7 @@ class Wiring:
         merged = merged_width(self.merge, (output_size,) * self.num_directions)
         return sympy.expand(merged) if isinstance(merged, sympy.Expr) else merged
 
-    def output_layer_input_size(self, output_size):
+    def output_layer_input_size(self, output_size: Size) -> Size:
         """Width read by an output layer on top: :meth:`top_size`, plus K with labels placed there.
 
         Parameters
@@ -288,7 +296,7 @@ class Wiring:
             return (direction,)
         return tuple(range(self.num_directions))
 
-    def ties(self, tensor) -> bool:
+    def ties(self, tensor: Tensor) -> bool:
         """True if ``tensor`` (a :class:`derive.conventions.Tensor` of a direction > 0) is the
         direction-0 tensor stored once: all its parameters have a role in :attr:`shared`.
 
@@ -388,7 +396,7 @@ def keras_bidirectional(merge_mode: str = "concat") -> Wiring:
     )
 
 
-def modified_brnn(classes=K, posterior: str = "forward", placement: tuple[str, ...] = ("states",)) -> Wiring:
+def modified_brnn(classes: Size = K, posterior: str = "forward", placement: tuple[str, ...] = ("states",)) -> Wiring:
     """Schuster & Paliwal's modified BRNN for dependent outputs.
 
     The basic BRNN's two directions never feed each other; the modified BRNN adds the one-hot

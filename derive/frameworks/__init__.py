@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import sympy
 
 from ..engine import validate
 from ..engine.stack import UPPER, Stack, layer_sum
-from ..engine.symbols import plain
+from ..engine.symbols import Size, plain
 from ..engine.wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
 from .registry import FRAMEWORKS, GENERIC_CELLS, CellSpec, Framework
 
@@ -91,12 +92,12 @@ class TensorRow(NamedTuple):
     """One row of a tensor table: the framework's name, shape, size and whether it is trained."""
 
     name: str
-    shape: tuple
-    count: object
+    shape: tuple[Size, ...]
+    count: Size
     trainable: bool
 
 
-def _allowed(spec: CellSpec, framework: Framework, option: str, value, default) -> None:
+def _allowed(spec: CellSpec, framework: Framework, option: str, value: object, default: object) -> None:
     allowed = spec.options.get(option, (default,))
     if value not in allowed:
         raise ValueError(f"{option} must be one of {list(allowed)} for {framework.key} {spec.name}, got {value!r}")
@@ -105,17 +106,17 @@ def _allowed(spec: CellSpec, framework: Framework, option: str, value, default) 
 def stack(
     framework: str,
     cell: str,
-    input_size,
-    hidden_size,
+    input_size: Size,
+    hidden_size: Size,
     *,
-    num_layers=1,
+    num_layers: Size = 1,
     bidirectional: bool = False,
     bias: bool = True,
-    proj_size=0,
+    proj_size: Size = 0,
     peepholes: bool = False,
     reset_after: bool | None = None,
     reset_gate: bool = True,
-    kernel_size=None,
+    kernel_size: Sequence[Size] | None = None,
 ) -> Stack:
     """The :class:`derive.stack.Stack` of ``cell`` in ``framework``: tensors, counts, cells.
 
@@ -196,7 +197,7 @@ def stack(
             )
         if spec.proj_below_hidden and (proj_size >= hidden_size) == True:  # noqa: E712  (SymPy: provably)
             raise ValueError("proj_size has to be smaller than hidden_size")
-    options = {}
+    options: dict[str, object] = {}
     if spec.mode == "LSTM" and peepholes:
         options["peepholes"] = True
     if spec.mode == "MGU":
@@ -226,7 +227,9 @@ def stack(
     )
 
 
-def count(framework: str, cell: str, input_size, hidden_size, *, trainable_only: bool = False, **options):
+def count(
+    framework: str, cell: str, input_size: Size, hidden_size: Size, *, trainable_only: bool = False, **options: Any
+) -> Size:
     """Number of parameters of ``cell`` in ``framework`` (all layers and directions).
 
     Parameters
@@ -267,7 +270,7 @@ def count(framework: str, cell: str, input_size, hidden_size, *, trainable_only:
     return plain(layer_sum(first, upper, s.num_layers))
 
 
-def tensors(framework: str, cell: str, input_size, hidden_size, **options) -> list[TensorRow]:
+def tensors(framework: str, cell: str, input_size: Size, hidden_size: Size, **options: Any) -> list[TensorRow]:
     """The tensor table of ``cell`` in ``framework``: one row per tensor, in the framework's names.
 
     Parameters

@@ -8,7 +8,7 @@ from .registry import YES_NO, CellSpec, Framework, register
 __all__ = ["CUDNN"]
 
 
-def _cudnn_name(base: str, layer, direction) -> str:
+def _cudnn_name(base: str, layer: object, direction: int) -> str:
     return base if layer is None else f"l{layer}{'_reverse' if direction == 1 else ''}.{base}"
 
 

@@ -34,14 +34,16 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sympy
 
 from ..cells import Cell, Parameter, conv_lstm, make_cell
 from ..engine import validate
 from ..engine.conventions import Convention, TensorLayout
-from ..engine.symbols import as_expr, plain
+from ..engine.symbols import Size, as_expr, plain
 from ..engine.wirings import merged_width
 
 __all__ = [
@@ -105,7 +107,7 @@ class Weight:
     """
 
     path: str
-    shape: tuple
+    shape: tuple[Size, ...]
     parameters: tuple[Parameter, ...]
 
     @property
@@ -119,14 +121,14 @@ class Weight:
         return sympy.Mul(*self.shape)
 
 
-def _check_kwargs(cls: type, kwargs: dict, allowed: frozenset) -> dict:
+def _check_kwargs(cls: type, kwargs: dict[str, Any], allowed: frozenset[str]) -> dict[str, Any]:
     unknown = sorted(set(kwargs) - allowed)
     if unknown:
         raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument {unknown[0]!r}")
     return kwargs
 
 
-def _name(name, default: str) -> str:
+def _name(name: object, default: str) -> str:
     if name is None:
         return default
     if not isinstance(name, str) or "/" in name:
@@ -138,12 +140,20 @@ class _Layer(ABC):
     """What :func:`tensors` needs of a layer: its weights, its output width and its input/output ranks."""
 
     name: str
-    input_rank: int
-    output_rank: int
     return_state: bool
 
+    @property
     @abstractmethod
-    def tensors(self, input_dim, prefix: str = "") -> list[Weight]:
+    def input_rank(self) -> int:
+        """ndim of the input Keras expects."""
+
+    @property
+    @abstractmethod
+    def output_rank(self) -> int:
+        """ndim of the output."""
+
+    @abstractmethod
+    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
         """Every weight, with its Keras path and shape, for an input whose last dimension is ``input_dim``.
 
         Parameters
@@ -159,7 +169,7 @@ class _Layer(ABC):
             ``input_dim`` not a positive integer.
         """
 
-    def count(self, input_dim) -> sympy.Expr:
+    def count(self, input_dim: Size) -> sympy.Expr:
         """Number of parameters (``layer.count_params()``).
 
         Parameters
@@ -175,7 +185,7 @@ class _Layer(ABC):
         return sympy.expand(sympy.Add(*(w.numel for w in self.tensors(input_dim))))
 
     @abstractmethod
-    def output_dim(self, input_dim):
+    def output_dim(self, input_dim: Size) -> Size | list[Size]:
         """Last dimension of the output: what the next layer reads.
 
         Parameters
@@ -195,16 +205,16 @@ class _RNN(_Layer):
 
     def _setup(
         self,
-        units_name,
-        units,
-        use_bias,
-        return_sequences,
-        return_state,
-        go_backwards,
-        stateful,
-        kwargs,
-        allowed=_RNN_KWARGS,
-    ):
+        units_name: str,
+        units: Size,
+        use_bias: bool,
+        return_sequences: bool,
+        return_state: bool,
+        go_backwards: bool,
+        stateful: bool,
+        kwargs: dict[str, Any],
+        allowed: frozenset[str] = _RNN_KWARGS,
+    ) -> None:
         _check_kwargs(type(self), kwargs, allowed)
         self.units = validate.size(units_name, units)
         self.use_bias = validate.flag("use_bias", use_bias)
@@ -224,7 +234,7 @@ class _RNN(_Layer):
         """ndim of the output: the input's, less the time axis unless ``return_sequences``."""
         return self.input_rank if self.return_sequences else self.input_rank - 1
 
-    def cell(self, input_dim) -> Cell:
+    def cell(self, input_dim: Size) -> Cell:
         """The layer's cell: its update equations, with Keras' bias policy.
 
         Parameters
@@ -239,10 +249,10 @@ class _RNN(_Layer):
         return self._cell(input_dim)
 
     @abstractmethod
-    def _cell(self, input_dim) -> Cell:
+    def _cell(self, input_dim: Size) -> Cell:
         """The layer's cell for inputs ``input_dim`` wide."""
 
-    def tensors(self, input_dim, prefix: str = "") -> list[Weight]:
+    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
         """The layer's weights (``kernel``, ``recurrent_kernel``, ``bias``) with Keras' paths and shapes.
 
         Parameters
@@ -268,7 +278,7 @@ class _RNN(_Layer):
             for t in KERAS.layout(cell)
         ]
 
-    def output_dim(self, input_dim):
+    def output_dim(self, input_dim: Size) -> Size:
         """Last dimension of the output: ``units`` (``filters``), whatever ``input_dim``.
 
         Parameters
@@ -316,32 +326,32 @@ class SimpleRNN(_RNN):
 
     def __init__(
         self,
-        units,
-        activation="tanh",
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        stateful=False,
-        unroll=False,
-        seed=None,
-        **kwargs,
-    ):
+        units: Size,
+        activation: object = "tanh",
+        use_bias: bool = True,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        activity_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        unroll: bool = False,
+        seed: object = None,
+        **kwargs: Any,
+    ) -> None:
         self._setup("units", units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs)
 
-    def _cell(self, input_dim) -> Cell:
+    def _cell(self, input_dim: Size) -> Cell:
         return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias))
 
 
@@ -373,32 +383,32 @@ class LSTM(_RNN):
 
     def __init__(
         self,
-        units,
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        unit_forget_bias=True,
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        stateful=False,
-        unroll=False,
-        use_cudnn="auto",
-        **kwargs,
-    ):
+        units: Size,
+        activation: object = "tanh",
+        recurrent_activation: object = "sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        unit_forget_bias: bool = True,
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        activity_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        seed: object = None,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        unroll: bool = False,
+        use_cudnn: bool | str = "auto",
+        **kwargs: Any,
+    ) -> None:
         self._setup(
             "units",
             units,
@@ -411,7 +421,7 @@ class LSTM(_RNN):
             _RNN_KWARGS | {"implementation"},
         )
 
-    def _cell(self, input_dim) -> Cell:
+    def _cell(self, input_dim: Size) -> Cell:
         return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias))
 
 
@@ -447,32 +457,32 @@ class GRU(_RNN):
 
     def __init__(
         self,
-        units,
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        stateful=False,
-        unroll=False,
-        reset_after=True,
-        use_cudnn="auto",
-        **kwargs,
-    ):
+        units: Size,
+        activation: object = "tanh",
+        recurrent_activation: object = "sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        activity_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        seed: object = None,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        unroll: bool = False,
+        reset_after: bool = True,
+        use_cudnn: bool | str = "auto",
+        **kwargs: Any,
+    ) -> None:
         self._setup(
             "units",
             units,
@@ -486,7 +496,7 @@ class GRU(_RNN):
         )
         self.reset_after = validate.flag("reset_after", reset_after)
 
-    def _cell(self, input_dim) -> Cell:
+    def _cell(self, input_dim: Size) -> Cell:
         bias = KERAS.bias_policy(self.mode, self.use_bias, self.reset_after)
         return make_cell(self.mode, input_dim, self.units, bias, reset_after=self.reset_after)
 
@@ -501,35 +511,35 @@ class _ConvLSTM(_RNN):
 
     def __init__(
         self,
-        filters,
-        kernel_size,
-        strides=1,
-        padding="valid",
-        data_format=None,
-        dilation_rate=1,
-        activation="tanh",
-        recurrent_activation="sigmoid",
-        use_bias=True,
-        kernel_initializer="glorot_uniform",
-        recurrent_initializer="orthogonal",
-        bias_initializer="zeros",
-        unit_forget_bias=True,
-        kernel_regularizer=None,
-        recurrent_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        recurrent_constraint=None,
-        bias_constraint=None,
-        dropout=0.0,
-        recurrent_dropout=0.0,
-        seed=None,
-        return_sequences=False,
-        return_state=False,
-        go_backwards=False,
-        stateful=False,
-        **kwargs,
-    ):
+        filters: Size,
+        kernel_size: Size | tuple[Size, ...],
+        strides: object = 1,
+        padding: str = "valid",
+        data_format: str | None = None,
+        dilation_rate: object = 1,
+        activation: object = "tanh",
+        recurrent_activation: object = "sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        unit_forget_bias: bool = True,
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        activity_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        seed: object = None,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        **kwargs: Any,
+    ) -> None:
         self._setup(
             "filters",
             filters,
@@ -563,7 +573,7 @@ class _ConvLSTM(_RNN):
             )
         self.data_format = data_format or "channels_last"
 
-    def _cell(self, input_dim) -> Cell:
+    def _cell(self, input_dim: Size) -> Cell:
         return conv_lstm(input_dim, self.units, self.kernel_size, KERAS.bias_policy(self.mode, self.use_bias))
 
     def __repr__(self) -> str:
@@ -670,7 +680,7 @@ class ConvLSTM3D(_ConvLSTM):
     spatial_rank, default_name = 3, "conv_lstm3d"
 
 
-def _same(a, b) -> bool:
+def _same(a: Size, b: Size) -> bool:
     return sympy.expand(as_expr(a) - as_expr(b)) == 0
 
 
@@ -720,7 +730,14 @@ class Bidirectional(_Layer):
         An unknown keyword.
     """
 
-    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+    def __init__(
+        self,
+        layer: _RNN,
+        merge_mode: str | None = "concat",
+        weights: object = None,
+        backward_layer: _RNN | None = None,
+        **kwargs: Any,
+    ) -> None:
         _check_kwargs(type(self), kwargs, _LAYER_KWARGS | {"activity_regularizer"})
         if not isinstance(layer, _RNN):
             raise ValueError(f"layer must be a recurrent layer (SimpleRNN, LSTM, GRU, ConvLSTM1D/2D/3D), got {layer!r}")
@@ -781,7 +798,7 @@ class Bidirectional(_Layer):
         """ndim of the (merged) output: the wrapped layer's."""
         return self.forward_layer.output_rank
 
-    def tensors(self, input_dim, prefix: str = "") -> list[Weight]:
+    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
         """The forward layer's weights, then the backward layer's, under ``<prefix><name>/``.
 
         Parameters
@@ -803,7 +820,7 @@ class Bidirectional(_Layer):
         inner = f"{prefix}{self.name}/"
         return self.forward_layer.tensors(input_dim, inner) + self.backward_layer.tensors(input_dim, inner)
 
-    def output_dim(self, input_dim):
+    def output_dim(self, input_dim: Size) -> Size | list[Size]:
         """Last dimension of the merged output (see the class docstring).
 
         Parameters
@@ -828,7 +845,7 @@ class Bidirectional(_Layer):
         return f"Bidirectional({', '.join(parts)})"
 
 
-def _layers(layers) -> list[_Layer]:
+def _layers(layers: object) -> list[_Layer]:
     if isinstance(layers, Sequential):
         return list(layers.layers)
     if isinstance(layers, _Layer):
@@ -860,7 +877,7 @@ def _check_feeds(previous: _Layer, layer: _Layer) -> None:
         )
 
 
-def tensors(layers, input_dim, prefix: str = "") -> list[Weight]:
+def tensors(layers: _Layer | Sequence[_Layer] | Sequential, input_dim: Size, prefix: str = "") -> list[Weight]:
     """Every weight of one layer, or of layers applied in sequence, with its Keras path and shape.
 
     Parameters
@@ -898,7 +915,7 @@ def tensors(layers, input_dim, prefix: str = "") -> list[Weight]:
     return out
 
 
-def count(layers, input_dim) -> sympy.Expr:
+def count(layers: _Layer | Sequence[_Layer] | Sequential, input_dim: Size) -> sympy.Expr:
     """Number of parameters of one layer, or of layers applied in sequence.
 
     Parameters
@@ -945,11 +962,16 @@ class Sequential:
         ``layers`` not a non-empty list of layers of this module.
     """
 
-    def __init__(self, layers=None, trainable=True, name=None):
+    def __init__(
+        self,
+        layers: Sequence[_Layer] | None = None,
+        trainable: bool = True,
+        name: str | None = None,
+    ) -> None:
         self.layers = _layers(list(layers or []))
         self.name = _name(name, "sequential")
 
-    def tensors(self, input_dim) -> list[Weight]:
+    def tensors(self, input_dim: Size) -> list[Weight]:
         """Every weight, paths prefixed with the model's name (``model.weights``); see :func:`tensors`.
 
         Parameters
@@ -963,7 +985,7 @@ class Sequential:
         """
         return tensors(self.layers, input_dim, f"{self.name}/")
 
-    def count(self, input_dim) -> sympy.Expr:
+    def count(self, input_dim: Size) -> sympy.Expr:
         """``model.count_params()``; see :func:`count`.
 
         Parameters
@@ -977,7 +999,7 @@ class Sequential:
         """
         return count(self.layers, input_dim)
 
-    def output_dim(self, input_dim):
+    def output_dim(self, input_dim: Size) -> Size | list[Size]:
         """Last dimension of the model's output.
 
         Parameters

@@ -8,7 +8,7 @@ from .registry import CellSpec, Framework, register
 __all__ = ["MXNET"]
 
 
-def _mxnet_name(base: str, layer, direction) -> str:
+def _mxnet_name(base: str, layer: object, direction: int) -> str:
     return base if layer is None else f"{'lr'[direction]}{layer}_{base}"
 
 

@@ -8,7 +8,7 @@ from .registry import ON_OFF, YES_NO, CellSpec, Framework, register
 __all__ = ["ONNX"]
 
 
-def _onnx_name(base: str, layer, direction) -> str:
+def _onnx_name(base: str, layer: object, direction: int) -> str:
     return base if layer is None else f"node{layer}.{base}"
 
 

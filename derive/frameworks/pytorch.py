@@ -24,12 +24,13 @@ from __future__ import annotations
 from ..engine import validate
 from ..engine.conventions import Convention, TensorLayout
 from ..engine.stack import Stack
+from ..engine.symbols import Size
 from ..engine.wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
 
 __all__ = ["PYTORCH", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
 
-def _torch_name(base: str, layer, direction: int) -> str:
+def _torch_name(base: str, layer: object, direction: int) -> str:
     if layer is None:
         return base
     return f"{base}_l{layer}" + ("_reverse" if direction == 1 else "")
@@ -66,18 +67,18 @@ class _RNNBase(Stack):
 
     def __init__(
         self,
-        mode,
-        input_size,
-        hidden_size,
-        num_layers=1,
-        bias=True,
-        batch_first=False,
-        dropout=0.0,
-        bidirectional=False,
-        proj_size=0,
-        device=None,
-        dtype=None,
-    ):
+        mode: str,
+        input_size: Size,
+        hidden_size: Size,
+        num_layers: Size = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: Size = 0,
+        device: object = None,
+        dtype: object = None,
+    ) -> None:
         self.dropout = validate.probability("dropout", dropout)
         validate.flag("bias", bias)
         self.batch_first = validate.flag("batch_first", batch_first)
@@ -109,7 +110,7 @@ class _RNNBase(Stack):
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
-def _refuse_extra(kwargs: dict) -> None:
+def _refuse_extra(kwargs: dict[str, object]) -> None:
     """RNN and GRU take no ``proj_size``: torch refuses the keyword whatever its value."""
     if "proj_size" in kwargs:
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
@@ -157,18 +158,18 @@ class RNN(_RNNBase):
 
     def __init__(
         self,
-        input_size,
-        hidden_size,
-        num_layers=1,
-        nonlinearity="tanh",
-        bias=True,
-        batch_first=False,
-        dropout=0.0,
-        bidirectional=False,
-        device=None,
-        dtype=None,
-        **kwargs,
-    ):
+        input_size: Size,
+        hidden_size: Size,
+        num_layers: Size = 1,
+        nonlinearity: str = "tanh",
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        device: object = None,
+        dtype: object = None,
+        **kwargs: object,
+    ) -> None:
         _refuse_extra(kwargs)
         self.nonlinearity = validate.choice("nonlinearity", nonlinearity, _NONLINEARITIES)
         mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
@@ -211,17 +212,17 @@ class LSTM(_RNNBase):
 
     def __init__(
         self,
-        input_size,
-        hidden_size,
-        num_layers=1,
-        bias=True,
-        batch_first=False,
-        dropout=0.0,
-        bidirectional=False,
-        proj_size=0,
-        device=None,
-        dtype=None,
-    ):
+        input_size: Size,
+        hidden_size: Size,
+        num_layers: Size = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: Size = 0,
+        device: object = None,
+        dtype: object = None,
+    ) -> None:
         super().__init__(
             "LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, proj_size
         )
@@ -251,17 +252,17 @@ class GRU(_RNNBase):
 
     def __init__(
         self,
-        input_size,
-        hidden_size,
-        num_layers=1,
-        bias=True,
-        batch_first=False,
-        dropout=0.0,
-        bidirectional=False,
-        device=None,
-        dtype=None,
-        **kwargs,
-    ):
+        input_size: Size,
+        hidden_size: Size,
+        num_layers: Size = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        device: object = None,
+        dtype: object = None,
+        **kwargs: object,
+    ) -> None:
         _refuse_extra(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional)
 
@@ -274,7 +275,7 @@ class _RNNCellBase(Stack):
     layer classes: TypeError for a non-integer, ValueError for a size <= 0.
     """
 
-    def __init__(self, mode, input_size, hidden_size, bias=True):
+    def __init__(self, mode: str, input_size: Size, hidden_size: Size, bias: bool = True) -> None:
         input_size = validate.size("input_size", input_size)
         hidden_size = validate.size("hidden_size", hidden_size)
         validate.flag("bias", bias)
@@ -306,7 +307,15 @@ class RNNCell(_RNNCellBase):
         Non-integer size, non-bool ``bias``.
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+    def __init__(
+        self,
+        input_size: Size,
+        hidden_size: Size,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device: object = None,
+        dtype: object = None,
+    ) -> None:
         self.nonlinearity = validate.choice("nonlinearity", nonlinearity, _NONLINEARITIES)
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, bias)
 
@@ -324,7 +333,9 @@ class LSTMCell(_RNNCellBase):
         Ignored.
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(
+        self, input_size: Size, hidden_size: Size, bias: bool = True, device: object = None, dtype: object = None
+    ) -> None:
         super().__init__("LSTM", input_size, hidden_size, bias)
 
 
@@ -341,5 +352,7 @@ class GRUCell(_RNNCellBase):
         Ignored.
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(
+        self, input_size: Size, hidden_size: Size, bias: bool = True, device: object = None, dtype: object = None
+    ) -> None:
         super().__init__("GRU", input_size, hidden_size, bias)

@@ -8,15 +8,16 @@ import time, so adding a framework is adding one module.
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..engine.conventions import Convention
 
 __all__ = ["CellSpec", "Framework", "FRAMEWORKS", "GENERIC_CELLS", "register", "layer_path", "YES_NO", "ON_OFF"]
 
 
-def layer_path(template: str):
+def layer_path(template: str) -> Callable[[str, object, object], str]:
     """A ``layer_name`` for cell stacks: ``base`` for a single cell, else ``template`` filled in.
 
     Parameters
@@ -30,7 +31,7 @@ def layer_path(template: str):
         ``(base, layer, label) -> str``.
     """
 
-    def name(base: str, layer, label) -> str:
+    def name(base: str, layer: object, label: object) -> str:
         return base if layer is None else template.format(layer=layer, label=label, base=base)
 
     return name
@@ -73,7 +74,7 @@ class CellSpec:
     generic: str
     convention: Convention
     kind: str
-    options: Mapping[str, tuple] = field(default_factory=dict)
+    options: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     proj_below_hidden: bool = True
 
 
@@ -112,7 +113,7 @@ class Framework:
     @property
     def versions(self) -> dict[str, str | None]:
         """Installed version of each of :attr:`packages` (None if not installed)."""
-        out = {}
+        out: dict[str, str | None] = {}
         for package in self.packages:
             try:
                 out[package] = importlib.metadata.version(package)

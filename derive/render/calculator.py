@@ -235,7 +235,9 @@ def javascript(dom: bool = True) -> str:
     return "\n".join(parts)
 
 
-def evaluate(cell: str, input_size, hidden_size, num_layers, bidirectional: bool, bias: bool, proj_size=0) -> dict:
+def evaluate(
+    cell: str, input_size: int, hidden_size: int, num_layers: int, bidirectional: bool, bias: bool, proj_size: int = 0
+) -> dict[str, int | str | None]:
     """What the calculator shows, computed with :mod:`derive.torch` (for tests and the page's defaults).
 
     Parameters
@@ -267,7 +269,7 @@ def evaluate(cell: str, input_size, hidden_size, num_layers, bidirectional: bool
     if cell not in CELLS:
         raise ValueError(f"cell must be one of {sorted(CELLS)}, got {cell!r}")
     cls, extra, _ = CELLS[cell]
-    kwargs = dict(extra)
+    kwargs: dict[str, object] = dict(extra)
     if not bias:
         kwargs["bias"] = False
     if bidirectional:

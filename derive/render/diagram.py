@@ -19,7 +19,7 @@ from html import escape
 
 import sympy
 
-from ..engine.symbols import H, I
+from ..engine.symbols import H, I, Size
 from ..engine.wirings import Wiring
 
 __all__ = ["wiring_svg", "width_text"]
@@ -31,7 +31,7 @@ _ARROWS = {"forward": "→", "reverse": "←"}
 _MERGE_SIGN = {"sum": "+", "mul": "×", "ave": "avg"}
 
 
-def width_text(expr) -> str:
+def width_text(expr: Size) -> str:
     """A width such as ``2*H`` or ``I + K`` as plain text: ``2H``, ``I + K``.
 
     Parameters
@@ -48,11 +48,20 @@ def width_text(expr) -> str:
 
 
 class _Canvas:
-    def __init__(self, ident: str):
+    def __init__(self, ident: str) -> None:
         self.ident = ident
         self.items: list[str] = []
 
-    def box(self, cx, cy, lines, w=_BOX_W, h=_BOX_H, dashed=False, rounded=6):
+    def box(
+        self,
+        cx: float,
+        cy: float,
+        lines: list[str],
+        w: float = _BOX_W,
+        h: float = _BOX_H,
+        dashed: bool = False,
+        rounded: float = 6,
+    ) -> None:
         dash = ' stroke-dasharray="5 3"' if dashed else ""
         self.items.append(
             f'<rect x="{cx - w / 2:.1f}" y="{cy - h / 2:.1f}" width="{w}" height="{h}" rx="{rounded}" '
@@ -66,21 +75,21 @@ class _Canvas:
                 f'<text x="{cx:.1f}" y="{cy + dy:.1f}" text-anchor="middle"{weight}>{escape(line)}</text>'
             )
 
-    def node(self, cx, cy, label, r=15):
+    def node(self, cx: float, cy: float, label: str, r: float = 15) -> None:
         self.items.append(
             f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{r}" fill="currentColor" fill-opacity="0.06" '
             f'stroke="currentColor" stroke-width="1.2"/>'
         )
         self.items.append(f'<text x="{cx:.1f}" y="{cy + 4:.1f}" text-anchor="middle">{escape(label)}</text>')
 
-    def arrow(self, x1, y1, x2, y2, dashed=False):
+    def arrow(self, x1: float, y1: float, x2: float, y2: float, dashed: bool = False) -> None:
         dash = ' stroke-dasharray="5 3"' if dashed else ""
         self.items.append(
             f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="currentColor" '
             f'stroke-width="1.3" marker-end="url(#{self.ident}-arrow)"{dash}/>'
         )
 
-    def path(self, points, dashed=False):
+    def path(self, points: list[tuple[float, float]], dashed: bool = False) -> None:
         dash = ' stroke-dasharray="5 3"' if dashed else ""
         coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
         self.items.append(
@@ -88,7 +97,7 @@ class _Canvas:
             f'marker-end="url(#{self.ident}-arrow)"{dash}/>'
         )
 
-    def render(self, width, height, title) -> str:
+    def render(self, width: int, height: int, title: str) -> str:
         head = (
             f'<svg class="wiring-diagram" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
             f'role="img" aria-labelledby="{self.ident}-title" font-size="13" font-family="inherit" '
@@ -139,6 +148,7 @@ def wiring_svg(wiring: Wiring, layers: int = 3, *, output_layer: bool = False, i
 
     # rows from the bottom: input, [shared node], layer 0, [merge, [shared], layer 1] ..., top, [output]
     rows: list[tuple[str, int | None]] = [("input", None)]
+    layer: int | None
     for layer in range(layers):
         if layer and elementwise:
             rows.append(("merge", layer))
@@ -151,7 +161,7 @@ def wiring_svg(wiring: Wiring, layers: int = 3, *, output_layer: bool = False, i
     heights = {"input": _ROW, "shared": 64, "merge": 62, "layer": _ROW, "top": 70, "output": 80}
     height = 2 * _MARGIN + sum(heights[kind] for kind, _ in rows) - 30
     y = height - _MARGIN - _BOX_H / 2
-    ys = {}
+    ys: dict[tuple[str, int | None], float] = {}
     for kind, layer in rows:
         ys[(kind, layer)] = y
         y -= heights[kind]
@@ -162,21 +172,22 @@ def wiring_svg(wiring: Wiring, layers: int = 3, *, output_layer: bool = False, i
     # input row
     input_y = ys[("input", None)]
     x_input = middle
-    label_x = None
+    label_x: float | None = None
     if labels is not None:  # the label box under its conditioning direction, the input beside it
         label_x = xs[labels.direction]
         x_input = middle + (label_x - middle) * -0.35
     canvas.box(x_input, input_y, ["input xₜ", f"{width_text(I)} features"], w=150)
     if labels is not None:
         text = "cₜ₋₁" if labels.posterior == "forward" else "cₜ₊₁"
+        assert label_x is not None  # set with labels
         canvas.box(label_x, input_y, [f"label {text}", f"one-hot, {width_text(labels.classes)}"], w=150, dashed=True)
 
-    def box_lines(layer, d):
+    def box_lines(layer: int, d: int) -> list[str]:
         read = width_text(wiring.layer_input_size(layer, I, H, d))
         head = f"layer {layer} {wiring.directions[d]} {_ARROWS[wiring.directions[d]]}"
         return [head, f"reads {read}, emits {width_text(H)}"]
 
-    def sources(layer):
+    def sources(layer: int) -> dict[int, list[tuple[float, float]]]:
         """Points (x, y_top) of what layer ``layer``'s directions read, per direction."""
         if layer == 0:
             return {d: [(x_input, input_y - top_half)] for d in range(D)}
@@ -213,6 +224,7 @@ def wiring_svg(wiring: Wiring, layers: int = 3, *, output_layer: bool = False, i
                     canvas.arrow(x + (xs[d] - x) * 0.12 if x != xs[d] else x, y0, xs[d] + dx, ly + top_half)
         if layer == 0 and labels is not None and "states" in labels.placement:
             d = labels.direction
+            assert label_x is not None  # set with labels
             canvas.arrow(label_x, input_y - top_half, xs[d], ly + top_half, dashed=True)
 
     # top: what the stack hands on
@@ -233,6 +245,7 @@ def wiring_svg(wiring: Wiring, layers: int = 3, *, output_layer: bool = False, i
         canvas.box(middle, oy, ["output layer yₜ = W_y vₜ + b_y", f"reads {in_width}"], w=240)
         canvas.arrow(middle, ty - 14, middle, oy + top_half)
         if labels is not None and "output" in labels.placement:  # around the outside of its column
+            assert label_x is not None  # set with labels
             side = -1 if label_x < middle else 1
             outer = label_x + side * (_BOX_W / 2 + 14)
             canvas.path(

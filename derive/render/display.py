@@ -18,13 +18,13 @@ import html
 import sympy
 
 from ..engine import stack as _stack
-from ..engine.stack import UPPER
-from ..engine.symbols import plain
+from ..engine.stack import UPPER, Stack
+from ..engine.symbols import Size, plain
 
 __all__ = ["latex_repr", "html_repr", "latex_number", "text"]
 
 
-def latex_number(value) -> str:
+def latex_number(value: Size) -> str:
     """An integer in LaTeX with thin-space-free thousands groups: ``561{,}152``.
 
     Parameters
@@ -38,7 +38,7 @@ def latex_number(value) -> str:
     return f"{int(value):,}".replace(",", "{,}")
 
 
-def text(value) -> str:
+def text(value: Size | tuple[Size, ...]) -> str:
     """A number or SymPy expression as plain text: ints with thousands separators, shapes as tuples.
 
     Parameters
@@ -58,7 +58,7 @@ def text(value) -> str:
     return str(value)
 
 
-def _name(stack) -> str:
+def _name(stack: object) -> str:
     return repr(stack) if type(stack).__repr__ is not object.__repr__ else type(stack).__name__
 
 
@@ -75,7 +75,7 @@ def _tex_text(s: str) -> str:
     return "".join(out)
 
 
-def latex_repr(stack) -> str:
+def latex_repr(stack: Stack) -> str:
     """The count of ``stack`` as an inline-display LaTeX string ``$\\displaystyle ...$``.
 
     Parameters
@@ -101,7 +101,7 @@ def latex_repr(stack) -> str:
     return f"$\\displaystyle {label}N = {sympy.latex(sympy.factor(count))}$"
 
 
-def _rows(stack):
+def _rows(stack: Stack) -> tuple[list[tuple[str, tuple[Size, ...], sympy.Expr]], str | None]:
 
     layers = getattr(stack, "num_layers", 1)
     if isinstance(layers, int) or (isinstance(layers, sympy.Basic) and layers.is_Integer):
@@ -111,7 +111,7 @@ def _rows(stack):
     return rows, f"layer 0 and any layer k ≥ 1 of {layers}"
 
 
-def tensor_rows(stack) -> tuple[list[tuple[str, str, str]], str | None]:
+def tensor_rows(stack: Stack) -> tuple[list[tuple[str, str, str]], str | None]:
     """(name, shape, parameters) as text for every tensor, and a note when layers are symbolic.
 
     Parameters
@@ -128,7 +128,7 @@ def tensor_rows(stack) -> tuple[list[tuple[str, str, str]], str | None]:
     return [(name, text(tuple(plain(d) for d in shape)), text(plain(numel))) for name, shape, numel in rows], note
 
 
-def html_repr(stack) -> str:
+def html_repr(stack: Stack) -> str:
     """The tensors of ``stack`` as a small HTML table: name, shape, parameters, and the total.
 
     Parameters

@@ -8,11 +8,15 @@ prints element-wise functions as ``\\sigma(\\cdot)``, ``\\tanh(\\cdot)`` and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sympy
-from sympy import HadamardProduct, MatAdd, MatMul
+from sympy import HadamardProduct, MatAdd, MatMul, OneMatrix
+from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from sympy.printing.latex import LatexPrinter
 
 from ..engine.equations import Cell
+from ..engine.symbols import Size
 
 __all__ = ["latex", "equations_latex", "shape_latex"]
 
@@ -20,12 +24,12 @@ _FUNCTIONS = {"sigma": r"\sigma", "tanh": r"\tanh", "ReLU": r"\operatorname{ReLU
 
 
 class _PaperPrinter(LatexPrinter):
-    def _print_ElementwiseApplyFunction(self, expr):
+    def _print_ElementwiseApplyFunction(self, expr: ElementwiseApplyFunction) -> str:
         f = expr.function
         name = f.expr.func.__name__ if isinstance(f, sympy.Lambda) else getattr(f, "__name__", str(f))
         return rf"{_FUNCTIONS.get(name, name)}\left({self._print(expr.expr)}\right)"
 
-    def _print_MatAdd(self, expr):
+    def _print_MatAdd(self, expr: MatAdd) -> str:
         out = ""
         for k, term in enumerate(expr.args):
             negative = isinstance(term, MatMul) and term.args[0] == -1
@@ -33,25 +37,25 @@ class _PaperPrinter(LatexPrinter):
             out += (" - " if negative else (" + " if k else "")) + body
         return out
 
-    def _print_HadamardProduct(self, expr):
+    def _print_HadamardProduct(self, expr: HadamardProduct) -> str:
         parts = []
         for arg in expr.args:
             text = self._print(arg)
             parts.append(rf"\left({text}\right)" if isinstance(arg, MatAdd) else text)
         return r" \odot ".join(parts)
 
-    def _print_MatMul(self, expr):
+    def _print_MatMul(self, expr: MatMul) -> str:
         parts = []
         for arg in expr.args:
             text = self._print(arg)
             parts.append(rf"\left({text}\right)" if isinstance(arg, (MatAdd, HadamardProduct)) else text)
         return " ".join(parts)
 
-    def _print_OneMatrix(self, expr):
+    def _print_OneMatrix(self, expr: OneMatrix) -> str:
         return "1"
 
 
-def latex(expr) -> str:
+def latex(expr: sympy.Basic) -> str:
     """LaTeX of a matrix expression from a cell, or of any SymPy expression.
 
     Parameters
@@ -82,7 +86,7 @@ def equations_latex(cell: Cell) -> str:
     return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
 
 
-def shape_latex(shape) -> str:
+def shape_latex(shape: Sequence[Size]) -> str:
     """A shape tuple as ``(4H, I)`` in LaTeX, ``(4H,)`` for a vector.
 
     Parameters
