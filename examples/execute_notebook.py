@@ -3,7 +3,7 @@
     .venv/bin/python examples/execute_notebook.py
 
 The site's notebook page (derive/pages/tools.py) shows the stored outputs;
-tests/test_notebook.py runs the notebook again and fails if they differ.
+tests/site/test_notebook.py runs the notebook again and fails if they differ.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ a layer that big), and asking for a listing that could never finish is refused.
 
 The command line's parser (``derive.cli.parse``, pasted constructors with
 ``__import__``, attribute access, lambdas, comprehensions, ...) is held to the
-same standard in ``tests/test_cli.py``; a few more shapes of hostile text are here.
+same standard in ``tests/cli/test_cli.py``; a few more shapes of hostile text are here.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Every page is computed from the conventions at build time: tensor tables in the framework's own
 names with symbolic shapes, closed forms, option variants and worked examples. The worked
 examples are :class:`derive.site.Example` values (framework ``"frameworks"``: ``build()`` is
-:func:`derive.frameworks.count`), checked in ``tests/test_frameworks_site.py`` against the real
+:func:`derive.frameworks.count`), checked in ``tests/site/test_frameworks_site.py`` against the real
 package where it installs.
 """
 
@@ -32,7 +32,7 @@ def FX(framework: str, cell: str, input_size, hidden_size, **options) -> Example
 
 
 def K_(cls: str, *args, input_shape: tuple = (), **kwargs) -> Example:
-    """A Keras example (``layers.<cls>(...)`` on ``keras.Input(input_shape)``), checked by tests/test_keras.py."""
+    """A Keras example (``layers.<cls>(...)`` on ``keras.Input(input_shape)``), checked by tests/frameworks/test_keras.py."""
     return Example(cls, args, tuple(kwargs.items()), "keras", input_shape)
 
 
@@ -382,7 +382,7 @@ def _keras_closed(case: Case, kwargs: dict):
 
 
 def torch_example(case: Case) -> Example:
-    """The ``torch.nn`` constructor of a case (checked by tests/test_site_numbers.py)."""
+    """The ``torch.nn`` constructor of a case (checked by tests/site/test_site_numbers.py)."""
     kwargs = (("bidirectional", True),) if case.bidirectional else ()
     layers = (case.num_layers,) if case.num_layers != 1 else ()
     return Example(case.torch_cls, (case.input_size, case.hidden_size, *layers), kwargs)

@@ -2,7 +2,7 @@
 
 Every number on these pages comes from :mod:`derive.torch`, :mod:`derive.keras`, a
 :class:`~derive.stack.Stack` with another wiring, or :func:`derive.difference.compare`;
-``tests/test_questions.py`` holds each against torch (and Keras 3).
+``tests/site/test_questions.py`` holds each against torch (and Keras 3).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .wirings import build, change_rows
 __all__ = ["seed_000", "seed_001", "seed_002", "seed_003", "QUESTION_PAGES", "DECOMPOSITION_TEST", "h0_layout"]
 
 #: The running answer to seed 002, shown verbatim on its page (read at build time).
-DECOMPOSITION_TEST = Path(__file__).resolve().parents[2] / "tests" / "test_decomposition.py"
+DECOMPOSITION_TEST = Path(__file__).resolve().parents[2] / "tests" / "engine" / "test_decomposition.py"
 
 # ----------------------------------------------------------------------------- seed 000
 
@@ -193,7 +193,7 @@ def seed_002() -> dict:
         "h0": h0_layout(stack),
         "h0_shape": f"({int(stack.num_layers) * stack.wiring.num_directions}, N, {int(stack.output_size)})",
         "test_source": DECOMPOSITION_TEST.read_text(encoding="utf-8"),
-        "test_path": "tests/test_decomposition.py",
+        "test_path": "tests/engine/test_decomposition.py",
         "symbolic_width": dt.RNN(I, H, L, bidirectional=True).layer_input_size(1),
     }
 

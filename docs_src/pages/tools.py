@@ -23,7 +23,7 @@ BENCHMARK = ROOT / "benchmarks" / "results.json"
 
 # --- the notebook ---------------------------------------------------------------------------------
 
-#: The torch constructors the notebook shows (checked against torch by tests/test_site_numbers.py).
+#: The torch constructors the notebook shows (checked against torch by tests/site/test_site_numbers.py).
 NOTEBOOK_EXAMPLES = (Example("LSTM", (32, 128, 2), (("bidirectional", True),)),)
 
 

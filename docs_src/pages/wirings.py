@@ -3,7 +3,7 @@
 Every formula on these pages is the count of a :class:`~derive.stack.Stack` built with the
 wiring, and every difference is :func:`derive.difference.compare` of two such stacks; the
 worked numbers are checked against torch constructions (and Keras 3) in
-``tests/test_wirings.py``.
+``tests/engine/test_wirings.py``.
 """
 
 from __future__ import annotations

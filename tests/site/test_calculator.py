@@ -169,7 +169,7 @@ def test_a_few_against_torch(cfg, module, tmp_path):
 def test_page_inlines_the_script_and_the_ids():
     from pathlib import Path
 
-    pages = site.render_pages(Path(__file__).resolve().parents[1] / "templates")
+    pages = site.render_pages(Path(__file__).resolve().parents[2] / "templates")
     page = pages["tools/calculator.md"]
     assert javascript() in page
     for element in (

@@ -16,8 +16,8 @@ import sympy
 import torch
 from derive.latex import shape_latex
 from derive.wirings import K
-from test_wirings import MODES, TwoStacks, torch_count
 from torch import nn
+from torch_live import MODES, TwoStacks, torch_count
 
 from derive import H, I, L, P
 from docs_src.pages import questions

@@ -22,7 +22,7 @@ import docs_src.site as site
 from derive import H, I, L, frameworks
 from docs_src.pages import frameworks as pages
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 TORCH_CLASS = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
 

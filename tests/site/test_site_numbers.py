@@ -21,7 +21,7 @@ from derive import H, I, L, P
 from docs_src.pages.cells import CELL_PAGES, cell_page_context
 from docs_src.pages.home import headline
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 
 def torch_module(example) -> nn.Module:

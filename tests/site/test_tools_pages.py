@@ -19,7 +19,7 @@ from torch.utils.flop_counter import FlopCounterMode
 import docs_src.site as site
 from docs_src.pages import tools
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -532,7 +532,7 @@ def test_every_keras_example_is_rendered_and_checked():
     # render this page alone, so that another page's template cannot hide what this one shows
     spec = PAGES[0]
     page = (
-        site._environment(Path(__file__).resolve().parents[1] / "templates")
+        site._environment(Path(__file__).resolve().parents[2] / "templates")
         .get_template(spec.template)
         .render(**spec.context())
     )

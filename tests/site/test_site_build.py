@@ -12,11 +12,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import EPOCH, build_site
+from sitebuild import EPOCH, build_site
 
 from docs_src.site import pages as registry
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KATEX_DIST = ROOT / "node_modules" / "katex" / "dist"
 
 

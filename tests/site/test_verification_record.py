@@ -1,7 +1,7 @@
 """The committed verification record (docs_src/verification.json) states what this test run
 verified against: every framework whose packages the suite imports, at the installed versions.
 
-Rewrite it after an intended upgrade with ``DERIVE_UPDATE_RECORD=1 ./scripts/test tests/test_verification_record.py``.
+Rewrite it after an intended upgrade with ``DERIVE_UPDATE_RECORD=1 ./scripts/test tests/site/test_verification_record.py``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_record_matches_the_installed_frameworks() -> None:
         record.RECORD.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     assert data["frameworks"] == installed, (
         "docs_src/verification.json is out of date: run DERIVE_UPDATE_RECORD=1 ./scripts/test "
-        "tests/test_verification_record.py"
+        "tests/site/test_verification_record.py"
     )
 
 

@@ -24,8 +24,8 @@ from derive.difference import compare
 from derive.latex import shape_latex
 from derive.stack import UPPER
 from derive.wirings import K
-from test_wirings import MODES, KerasLikeStack, TwoStacks, tied, torch_count, unidirectional
 from torch import nn
+from torch_live import MODES, KerasLikeStack, TwoStacks, tied, torch_count, unidirectional
 
 from derive import H, I, L, P
 from docs_src.pages import wirings as pages

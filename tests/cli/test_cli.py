@@ -18,7 +18,7 @@ from torch import nn
 
 from derive.cli import InputError, parse
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).with_name("derive")
 
 
