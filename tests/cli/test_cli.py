@@ -15,6 +15,7 @@ os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 import derive.torch as dt
 import pytest
 from torch import nn
+from torch_live import torch_count
 
 from derive.cli import InputError, parse
 
@@ -28,10 +29,6 @@ def run(*args, cwd=None, check_clean=True):
         [sys.executable, "-m", "derive", *args], capture_output=True, text=True, cwd=cwd or ROOT, env=env, timeout=120
     )
     return result
-
-
-def torch_count(module) -> int:
-    return sum(p.numel() for p in module.parameters())
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ import sympy
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch_live import torch_module
 
 from derive import H, I, L, P, frameworks
 
@@ -301,8 +302,7 @@ def test_onnx_with_b_counts_as_pytorch(op, module):
 # --------------------------------------------------------------------------- from source: identities with live torch / Keras
 
 
-def _torch(cls, *args, **kwargs):
-    return getattr(torch.nn, cls)(*args, device="meta", **kwargs)
+_torch = torch_module
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,8 @@ from pathlib import Path
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
 import frameworks_live as live
+from torch_live import torch_count as parameters_of
+from torch_live import torch_module
 import pytest
 import sympy
 import torch
@@ -28,10 +30,7 @@ TORCH_CLASS = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
 def torch_count(generic, i, h, layers=1, bidirectional=False, bias=True, proj_size=0) -> int:
     kwargs = {"proj_size": proj_size} if proj_size else {}
-    module = getattr(torch.nn, TORCH_CLASS[generic])(
-        i, h, layers, bias=bias, bidirectional=bidirectional, device="meta", **kwargs
-    )
-    return sum(p.numel() for p in module.parameters())
+    return parameters_of(torch_module(TORCH_CLASS[generic], i, h, layers, bias=bias, bidirectional=bidirectional, **kwargs))
 
 
 @pytest.fixture(scope="module")

@@ -124,3 +124,8 @@ class KerasLikeStack(nn.Module):
             for suffix, module in (("", forward), ("_reverse", backward)):
                 out |= {n.replace("_l0", f"_l{layer}") + suffix: s for n, s in torch_shapes(module).items()}
         return out
+
+
+def torch_module(cls: str, *args, **kwargs) -> nn.Module:
+    """``torch.nn.<cls>(*args, **kwargs)`` on the meta device: shapes without allocating a weight."""
+    return getattr(nn, cls)(*args, device="meta", **kwargs)
