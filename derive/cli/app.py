@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import sys
 from typing import Any, TextIO
@@ -11,9 +10,9 @@ from typing import Any, TextIO
 import sympy
 
 from ..analysis import cost as cost_module
-from ..engine.symbols import H, I, L, P, Size, plain
+from ..engine.symbols import H, I, L, P, Size, as_expr, plain
 from ..frameworks import pytorch as dt
-from .parse import EXIT_BAD_INPUT, MAX_INT, InputError, _Call, parse
+from .parse import EXIT_BAD_INPUT, MAX_INT, SYMBOLS, InputError, _Call, parse
 
 __all__ = ["main", "describe"]
 
@@ -38,23 +37,65 @@ def _instantiate(call: _Call, keras: bool) -> Any:  # an object of the class nam
 _TORCH_SIZES = {"input_size": I, "hidden_size": H, "num_layers": L, "proj_size": P}
 
 
-def _torch_formula(call: _Call) -> tuple[sympy.Expr, dict[str, object]]:
-    """The same constructor with its sizes symbolic, and the values they take."""
-    cls = getattr(dt, call.name)
-    bound = inspect.signature(cls).bind(*call.args, **call.kwargs)
-    bound.apply_defaults()
-    values = {}
+def _user_symbols(value: object) -> set[sympy.Symbol]:
+    """The size symbols written anywhere in a parsed constructor (nested calls and lists included)."""
+    if isinstance(value, _Call):
+        found: set[sympy.Symbol] = set()
+        for item in [*value.args, *value.kwargs.values()]:
+            found |= _user_symbols(item)
+        return found
+    if isinstance(value, (list, tuple)):
+        return set().union(*(_user_symbols(v) for v in value)) if value else set()
+    if isinstance(value, sympy.Basic):
+        return set(value.free_symbols)
+    return set()
+
+
+def _by_symbol(values: dict[str, int]) -> dict[sympy.Symbol, int]:
+    """``{"I": 32}`` as ``{I: 32}``: names are looked up, never parsed (``"I"`` to SymPy is sqrt(-1))."""
+    return {SYMBOLS[name]: value for name, value in values.items()}
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _torch_formula(call: _Call, count: sympy.Expr) -> tuple[sympy.Expr, dict[str, int]]:
+    """The count with the literal int sizes generalized to I, H, L, P, and the values they take.
+
+    A size is generalized only to a symbol the user did not write: a formula shown for the user's
+    symbols is in exactly those symbols (``nn.LSTM(32, I)`` has hidden size I, so its 32 stays 32).
+    """
+    used = _user_symbols(call)
+    where = dt.torch_arguments(call.name, tuple(call.args), call.kwargs)
+    args, kwargs = list(call.args), dict(call.kwargs)
+    values: dict[str, int] = {}
     for name, symbol in _TORCH_SIZES.items():
-        if name in bound.arguments:
-            value = bound.arguments[name]
-            if name == "proj_size" and value == 0:
-                continue
-            if name == "num_layers" and value == 1 and call.name.endswith("Cell"):
-                continue
-            bound.arguments[name] = symbol
-            values[str(symbol)] = value
-    symbolic = cls(*bound.args, **bound.kwargs)
-    return symbolic.count, {k: v for k, v in values.items() if not isinstance(v, sympy.Basic)}
+        if symbol in used:
+            continue
+        if name not in where:
+            if name == "num_layers" and not call.name.endswith("Cell") and len(args) <= 2:
+                kwargs[name] = symbol  # the default 1, shown as L = 1
+                values[str(symbol)] = 1
+            continue
+        kind, key = where[name]
+        value = args[key] if kind == "arg" else kwargs[key]
+        if not _is_int(value) or (name == "proj_size" and value == 0):
+            continue
+        if kind == "arg":
+            args[key] = symbol
+        else:
+            kwargs[key] = symbol
+        values[str(symbol)] = value
+    if not values:
+        return count, {}
+    try:
+        symbolic = getattr(dt, call.name)(*args, **kwargs).count
+    except (TypeError, ValueError):  # a check the symbols cannot pass: show the count as given
+        return count, {}
+    if sympy.expand(symbolic.subs(_by_symbol(values)) - count) != 0:  # never show a formula that disagrees
+        return count, {}
+    return symbolic, values
 
 
 def _keras_units(call: _Call, found: list[int]) -> _Call:
@@ -70,30 +111,40 @@ def _keras_units(call: _Call, found: list[int]) -> _Call:
     args = [walk(a) for a in call.args]
     kwargs = {k: walk(v) for k, v in call.kwargs.items()}
     if call.name in ("SimpleRNN", "LSTM", "GRU"):
-        if args and isinstance(args[0], int):
+        if args and _is_int(args[0]):
             found.append(args[0])
             args[0] = H
-        elif isinstance(kwargs.get("units"), int):
+        elif _is_int(kwargs.get("units")):
             found.append(kwargs["units"])
             kwargs["units"] = H
     return _Call(call.name, args, kwargs)
 
 
-def _keras_formula(call: _Call, input_dim: Size) -> tuple[sympy.Expr, dict[str, Size]]:
-    """The count with the input width as I and, if every layer has the same units, those as H."""
+def _keras_formula(call: _Call, input_dim: int, count: sympy.Expr) -> tuple[sympy.Expr, dict[str, int]]:
+    """The count with the input width as I and, if every layer has the same int units, those as H.
+
+    As for torch, only symbols the user did not write are introduced.
+    """
     from ..frameworks import keras as dk
 
-    found: list[int] = []
-    symbolic = _keras_units(call, found)
-    values = {"I": input_dim}
-    if found and len(set(found)) == 1:
+    used = _user_symbols(call)
+    width = input_dim if I in used else I
+    values = {} if I in used else {"I": input_dim}
+    candidates: list[tuple[_Call, dict[str, int]]] = []
+    if H not in used:
+        found: list[int] = []
+        symbolic = _keras_units(call, found)
+        if found and len(set(found)) == 1:
+            candidates.append((symbolic, {**values, "H": found[0]}))
+    candidates.append((call, values))
+    for candidate, shown in candidates:
         try:
-            obj = _instantiate(symbolic, True)
-            values["H"] = found[0]
-            return dk.count(obj, I), values
+            formula = dk.count(_instantiate(candidate, True), width)
         except (TypeError, ValueError):
-            pass
-    return dk.count(_instantiate(call, True), I), {"I": input_dim}
+            continue
+        if sympy.expand(as_expr(formula).subs(_by_symbol(shown)) - count) == 0:
+            return formula, shown
+    return count, {}
 
 
 def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> dict[str, Any]:
@@ -132,13 +183,13 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
             weights = dk.tensors(obj, input_dim)
             count = dk.count(obj, input_dim)
             rows = [(w.path, tuple(plain(d) for d in w.shape), plain(w.numel)) for w in weights]
-            formula, values = _keras_formula(call, input_dim)
+            formula, values = _keras_formula(call, input_dim, count)
             layers = []
         else:
             obj = _instantiate(call, False)
             count = obj.count
             rows = [(n, tuple(plain(d) for d in s), plain(c)) for n, s, c in _rows(obj)[0]]
-            formula, values = _torch_formula(call)
+            formula, values = _torch_formula(call, count)
             layers = (
                 [plain(obj.layer_count(k)) for k in range(obj.num_layers)] if isinstance(obj.num_layers, int) else []
             )

@@ -57,10 +57,16 @@ _NONLINEARITIES = ("tanh", "relu")
 class _RNNBase(Stack):
     """Shared by :class:`RNN`, :class:`LSTM` and :class:`GRU`; checks arguments in torch's order.
 
+    Its ``__init__`` has torch's ``RNNBase.__init__`` signature (and that qualified name), so that
+    ``LSTM(*args, **kwargs)`` binds positional and keyword arguments exactly as torch does and a
+    wrong call raises CPython's TypeError in torch's words (``RNNBase.__init__() takes from 4 to
+    12 positional arguments but 13 were given``).
+
     Raises
     ------
     ValueError
-        ``dropout`` outside [0, 1]; a size <= 0; ``proj_size`` < 0 or >= ``hidden_size``.
+        ``dropout`` outside [0, 1]; a size <= 0; ``proj_size`` < 0 or >= ``hidden_size``; a
+        ``proj_size`` > 0 for RNN or GRU.
     TypeError
         ``bias``, ``batch_first`` or ``bidirectional`` not a bool; a size that is not an integer.
     """
@@ -89,6 +95,13 @@ class _RNNBase(Stack):
         proj_size = validate.size("proj_size", proj_size, minimum=0)
         if proj_size != 0 and (proj_size >= hidden_size) == True:  # noqa: E712  (SymPy: provably)
             raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size != 0 and mode != "LSTM":
+            # torch accepts a positional proj_size > 0 for RNN and GRU and builds parameters that no
+            # forward pass can use ("got an incorrect number of RNN parameters"): refused, in the
+            # words torch uses for the keyword.
+            raise ValueError(
+                f"proj_size argument is only supported for LSTM, not RNN or GRU (got proj_size={proj_size!r})"
+            )
         self.bidirectional = bidirectional
         wiring = DEEP_BIDIRECTIONAL if bidirectional else UNIDIRECTIONAL
         super().__init__(mode, input_size, hidden_size, num_layers, bias, proj_size, PYTORCH, wiring)
@@ -110,12 +123,56 @@ class _RNNBase(Stack):
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
-def _refuse_extra(kwargs: dict[str, object]) -> None:
-    """RNN and GRU take no ``proj_size``: torch refuses the keyword whatever its value."""
+_RNNBase.__init__.__qualname__ = "RNNBase.__init__"
+
+
+def _refuse_proj_size_keyword(kwargs: dict[str, object]) -> None:
+    """RNN and GRU take no ``proj_size`` keyword: torch refuses it whatever its value."""
     if "proj_size" in kwargs:
         raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
-    if kwargs:
-        raise TypeError(f"got an unexpected keyword argument {next(iter(kwargs))!r}")
+
+
+def torch_arguments(name: str, args: tuple, kwargs: dict) -> dict[str, tuple[str, int | str]]:
+    """Where each of torch's argument names is in a call ``torch.nn.<name>(*args, **kwargs)``.
+
+    torch's ``RNN``, ``LSTM`` and ``GRU`` take ``*args, **kwargs`` and hand them to
+    ``RNNBase.__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout,
+    bidirectional, proj_size, device, dtype)``; ``RNN`` first takes a 4th positional argument out
+    as ``nonlinearity``. The cells have ordinary signatures.
+
+    Parameters
+    ----------
+    name : str
+        One of ``RNN``, ``LSTM``, ``GRU``, ``RNNCell``, ``LSTMCell``, ``GRUCell``.
+    args : tuple
+        The positional arguments of the call.
+    kwargs : dict
+        Its keyword arguments.
+
+    Returns
+    -------
+    dict
+        Argument name -> ``("arg", index)`` or ``("kw", name)``, for the arguments the call gives.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``name``.
+    """
+    if name not in __all__ or name == "PYTORCH":
+        raise ValueError(f"name must be one of {', '.join(n for n in __all__ if n != 'PYTORCH')}, got {name!r}")
+    if name.endswith("Cell"):
+        names = ["input_size", "hidden_size", "bias"] + (["nonlinearity"] if name == "RNNCell" else [])
+        names += ["device", "dtype"]
+    else:
+        names = ["input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout", "bidirectional"]
+        names += ["proj_size", "device", "dtype"]
+        if name == "RNN" and len(args) > 3:
+            names.insert(3, "nonlinearity")
+    where: dict[str, tuple[str, int | str]] = {n: ("arg", k) for n, k in zip(names, range(len(args)))}
+    for key in kwargs:
+        where.setdefault(key, ("kw", key))
+    return where
 
 
 class RNN(_RNNBase):
@@ -123,32 +180,28 @@ class RNN(_RNNBase):
 
     Parameters
     ----------
-    input_size : int or sympy.Expr
-        I, features per time step.
-    hidden_size : int or sympy.Expr
-        H.
-    num_layers : int or sympy.Expr, default 1
-        L.
-    nonlinearity : {"tanh", "relu"}, default "tanh"
-    bias : bool, default True
-        Whether each layer and direction has ``bias_ih`` and ``bias_hh`` (H,) each.
-    batch_first : bool, default False
-        Checked, does not change the weights.
-    dropout : float in [0, 1], default 0.0
-        Checked, does not change the weights.
-    bidirectional : bool, default False
-        Deep bidirectional wiring: layers >= 1 read 2·H features.
-    device, dtype
-        Ignored.
-    **kwargs
-        Only to refuse ``proj_size`` (any value) with torch's ValueError; other keywords are a TypeError.
+    *args, **kwargs
+        As ``torch.nn.RNN`` takes them: ``input_size, hidden_size, num_layers=1, bias=True,
+        batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None,
+        dtype=None``, and ``nonlinearity`` ({"tanh", "relu"}, default "tanh") -- as a keyword,
+        or as the 4th positional argument, which torch takes out of the positional ones before
+        the rest are bound (so ``RNN(3, 4, 1, "relu", True)`` has ``bias=True``). A
+        ``proj_size`` keyword is refused whatever its value, as torch does; a positional
+        ``proj_size`` other than 0 too (torch builds parameters no forward pass can use).
+
+        input_size (int or sympy.Expr): I, features per time step. hidden_size (int or
+        sympy.Expr): H. num_layers (int or sympy.Expr): L. bias (bool): whether each layer and
+        direction has ``bias_ih`` and ``bias_hh`` (H,). batch_first (bool), dropout (float in
+        [0, 1]): checked, do not change the weights. bidirectional (bool): deep bidirectional
+        wiring, layers >= 1 read 2·H features. device, dtype: ignored.
 
     Raises
     ------
     ValueError
         Unknown ``nonlinearity``; ``proj_size`` given; see :class:`_RNNBase`.
     TypeError
-        See :class:`_RNNBase`.
+        Missing, repeated or unknown arguments, too many positional ones (CPython's message for
+        ``RNNBase.__init__``, as torch); see :class:`_RNNBase`.
 
     Examples
     --------
@@ -156,24 +209,17 @@ class RNN(_RNNBase):
     (50, 100)
     """
 
-    def __init__(
-        self,
-        input_size: Size,
-        hidden_size: Size,
-        num_layers: Size = 1,
-        nonlinearity: str = "tanh",
-        bias: bool = True,
-        batch_first: bool = False,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        device: object = None,
-        dtype: object = None,
-        **kwargs: object,
-    ) -> None:
-        _refuse_extra(kwargs)
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        # torch.nn.RNN.__init__, step by step
+        _refuse_proj_size_keyword(kwargs)
+        if len(args) > 3:
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            nonlinearity = kwargs.pop("nonlinearity", "tanh")
         self.nonlinearity = validate.choice("nonlinearity", nonlinearity, _NONLINEARITIES)
         mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
-        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional)
+        super().__init__(mode, *args, **kwargs)
 
 
 class LSTM(_RNNBase):
@@ -181,28 +227,24 @@ class LSTM(_RNNBase):
 
     Parameters
     ----------
-    input_size, hidden_size : int or sympy.Expr
-        I and H.
-    num_layers : int or sympy.Expr, default 1
-        L.
-    bias : bool, default True
-    batch_first : bool, default False
-        Checked, does not change the weights.
-    dropout : float in [0, 1], default 0.0
-        Checked, does not change the weights.
-    bidirectional : bool, default False
-    proj_size : int or sympy.Expr, default 0
-        P; if > 0 each layer and direction adds ``weight_hr`` (P, H) and the output,
-        ``h_t`` and every recurrent weight are P wide instead of H.
-    device, dtype
-        Ignored.
+    *args, **kwargs
+        As ``torch.nn.LSTM`` takes them (it hands them to ``RNNBase.__init__``): ``input_size,
+        hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+        bidirectional=False, proj_size=0, device=None, dtype=None``.
+
+        input_size, hidden_size (int or sympy.Expr): I and H. num_layers (int or sympy.Expr): L.
+        bias (bool). batch_first (bool), dropout (float in [0, 1]): checked, do not change the
+        weights. bidirectional (bool). proj_size (int or sympy.Expr): P; if > 0 each layer and
+        direction adds ``weight_hr`` (P, H) and the output, ``h_t`` and every recurrent weight
+        are P wide instead of H. device, dtype: ignored.
 
     Raises
     ------
     ValueError
         ``proj_size`` < 0 or >= ``hidden_size``; see :class:`_RNNBase`.
     TypeError
-        See :class:`_RNNBase`.
+        Missing, repeated or unknown arguments, too many positional ones (CPython's message for
+        ``RNNBase.__init__``, as torch); see :class:`_RNNBase`.
 
     Examples
     --------
@@ -210,22 +252,8 @@ class LSTM(_RNNBase):
     561152
     """
 
-    def __init__(
-        self,
-        input_size: Size,
-        hidden_size: Size,
-        num_layers: Size = 1,
-        bias: bool = True,
-        batch_first: bool = False,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        proj_size: Size = 0,
-        device: object = None,
-        dtype: object = None,
-    ) -> None:
-        super().__init__(
-            "LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, proj_size
-        )
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__("LSTM", *args, **kwargs)
 
 
 class GRU(_RNNBase):
@@ -233,38 +261,25 @@ class GRU(_RNNBase):
 
     Parameters
     ----------
-    input_size, hidden_size : int or sympy.Expr
-    num_layers : int or sympy.Expr, default 1
-    bias : bool, default True
-    batch_first : bool, default False
-    dropout : float in [0, 1], default 0.0
-    bidirectional : bool, default False
-    device, dtype
-        Ignored.
-    **kwargs
-        Only to refuse ``proj_size`` (any value) with torch's ValueError; other keywords are a TypeError.
+    *args, **kwargs
+        As ``torch.nn.GRU`` takes them (it hands them to ``RNNBase.__init__``): ``input_size,
+        hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+        bidirectional=False, proj_size=0, device=None, dtype=None``; a ``proj_size`` keyword is
+        refused whatever its value, as torch does, and a positional ``proj_size`` other than 0
+        too (torch builds parameters no forward pass can use). Types as for :class:`LSTM`.
 
     Raises
     ------
-    ValueError, TypeError
-        See :class:`_RNNBase`.
+    ValueError
+        ``proj_size`` given; see :class:`_RNNBase`.
+    TypeError
+        Missing, repeated or unknown arguments, too many positional ones (CPython's message for
+        ``RNNBase.__init__``, as torch); see :class:`_RNNBase`.
     """
 
-    def __init__(
-        self,
-        input_size: Size,
-        hidden_size: Size,
-        num_layers: Size = 1,
-        bias: bool = True,
-        batch_first: bool = False,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        device: object = None,
-        dtype: object = None,
-        **kwargs: object,
-    ) -> None:
-        _refuse_extra(kwargs)
-        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional)
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        _refuse_proj_size_keyword(kwargs)
+        super().__init__("GRU", *args, **kwargs)
 
 
 class _RNNCellBase(Stack):
