@@ -390,3 +390,40 @@ def test_calculator_refuses_an_unknown_cell_naming_the_allowed_ones():
 
     with pytest.raises(ValueError, match="LSTM"):
         evaluate("TRANSFORMER", 3, 4, 1, False, True)
+
+
+# --- issue 13, item 3: out-of-range layers and sizes are refused, not answered -----------------
+
+
+@pytest.mark.parametrize("layer", [2, 5, -1, HUGE])
+@pytest.mark.parametrize("method", ["layer_count", "layer_tensors", "cell", "layer_input_size"])
+def test_a_layer_the_stack_does_not_have_is_refused(method, layer):
+    stack = dt.LSTM(3, 4, 2)
+    assert len(list(torch.nn.LSTM(3, 4, 2, device="meta").named_parameters())) == 8  # layers 0 and 1 only
+    with pytest.raises(ValueError) as info:
+        getattr(stack, method)(layer)
+    assert "layer" in str(info.value) and "range(0, 2)" in str(info.value)
+
+
+@pytest.mark.parametrize("layer", [True, 1.0, "1", None, Sneaky()])
+def test_a_layer_that_is_not_an_int_is_a_type_error(layer):
+    Sneaky.calls.clear()
+    with pytest.raises(TypeError, match="layer"):
+        dt.GRU(3, 4, 3).layer_count(layer)
+    assert Sneaky.calls == []
+
+
+def test_upper_layer_of_a_one_layer_stack_is_refused():
+    from derive.stack import UPPER
+
+    with pytest.raises(ValueError, match="num_layers is 1"):
+        dt.LSTM(3, 4).layer_count(UPPER)
+
+
+@pytest.mark.parametrize("value", [0, -1, -(2**80), np.array([3, 0]), np.array([5, -2], dtype=object)])
+def test_vectorize_refuses_sizes_below_one(value):
+    from derive.vectorize import vectorize
+
+    f = vectorize(dt.LSTM(I, H, L).count)
+    with pytest.raises(ValueError, match="H must be a positive integer"):
+        f(H=value, I=3, L=2)

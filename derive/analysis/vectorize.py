@@ -96,13 +96,19 @@ class Vectorized:
         if missing:
             raise TypeError(f"missing sizes: {', '.join(missing)}")
         arrays = []
-        for name in names:
+        for symbol, name in zip(self.symbols, names):
             array = np.asarray(values[name])
             if array.dtype == object:
                 if not all(isinstance(v, int) and not isinstance(v, bool) for v in array.flat):
                     raise TypeError(f"{name} must hold integers")
             elif array.dtype.kind not in "iu":
                 raise TypeError(f"{name} must be an integer or an integer array, got dtype {array.dtype}")
+            minimum = 1 if symbol.is_positive else 0 if symbol.is_nonnegative else None
+            if minimum is not None and array.size:
+                smallest = min(array.flat) if array.dtype == object else array.min()
+                if smallest < minimum:
+                    kind = "a positive integer (a size)" if minimum == 1 else "an integer >= 0"
+                    raise ValueError(f"{name} must be {kind} in every entry, got {int(smallest)}")
             arrays.append(array)
         return arrays
 
@@ -118,6 +124,9 @@ class Vectorized:
         ------
         TypeError
             A missing, unknown or non-integer argument.
+        ValueError
+            An entry below 1 for a positive symbol (every size symbol: I, H, L, P, T, N), below 0
+            for a nonnegative one.
         OverflowError
             ``overflow="raise"`` and some entry could exceed int64.
         """

@@ -140,6 +140,47 @@ class Stack:
         """H_out: ``proj_size`` if it is not 0, else ``hidden_size``."""
         return self.proj_size if self.proj_size != 0 else self.hidden_size
 
+    def check_layer(self, layer: object) -> int | sympy.Symbol:
+        """``layer`` as an index of this stack: an int in ``range(num_layers)``, or :data:`UPPER`.
+
+        With a symbolic ``num_layers`` any int >= 0 is accepted (the answer holds for stacks deep
+        enough to have that layer); :data:`UPPER` needs a stack that may have a layer >= 1.
+
+        Parameters
+        ----------
+        layer : int or sympy.Symbol
+            Layer index from 0, or :data:`UPPER` for any layer >= 1.
+
+        Returns
+        -------
+        int or sympy.Symbol
+            ``layer`` (a ``sympy.Integer`` as an int).
+
+        Raises
+        ------
+        TypeError
+            ``layer`` is neither an int (bools excluded) nor :data:`UPPER`.
+        ValueError
+            ``layer`` is negative, not below an int ``num_layers``, or :data:`UPPER` for one layer.
+        """
+        layers = plain(self.num_layers)
+        allowed = (
+            f"an int in range(num_layers) = range(0, {layers}) or UPPER (any layer k >= 1)"
+            if isinstance(layers, int)
+            else "an int >= 0 or UPPER (any layer k >= 1)"
+        )
+        if isinstance(layer, sympy.Symbol) and layer == UPPER:
+            if layers == 1:
+                raise ValueError("layer UPPER (any layer k >= 1) does not exist: num_layers is 1; layer must be 0")
+            return UPPER
+        if isinstance(layer, sympy.Integer):
+            layer = int(layer)
+        if isinstance(layer, bool) or not isinstance(layer, int):
+            raise TypeError(f"layer must be {allowed}, got {type(layer).__name__}")
+        if layer < 0 or (isinstance(layers, int) and layer >= layers):
+            raise ValueError(f"layer must be {allowed}, got {layer}")
+        return layer
+
     def layer_input_size(self, layer: int | sympy.Expr, direction: int = 0) -> Size:
         """Input width of ``layer`` (int, or :data:`UPPER` for any layer >= 1) in ``direction`` (0 forward).
 
@@ -154,7 +195,13 @@ class Stack:
         -------
         int or sympy.Expr
             Features per time step.
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``layer`` is not a layer of this stack (see :meth:`check_layer`).
         """
+        layer = self.check_layer(layer)
         return self.wiring.layer_input_size(layer, self.input_size, self.output_size, direction)
 
     def cell(self, layer: int | sympy.Expr = 0, direction: int = 0) -> Cell:
@@ -170,7 +217,13 @@ class Stack:
         Returns
         -------
         Cell
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``layer`` is not a layer of this stack (see :meth:`check_layer`).
         """
+        layer = self.check_layer(layer)
         bias = self.convention.bias_policy(self.mode, self.bias, self.reset_after)
         return make_cell(
             self.mode,
@@ -196,7 +249,13 @@ class Stack:
         -------
         list of Tensor
             In the framework's parameter order.
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``layer`` is not a layer of this stack (see :meth:`check_layer`).
         """
+        layer = self.check_layer(layer)
         name_layer = None if self.single_cell else layer
         cells = [self.cell(layer, d) for d in range(self.wiring.num_directions)]
         return [t for t in self.convention.layer_layout(cells, name_layer, bias=self.bias) if not self.wiring.ties(t)]
@@ -229,6 +288,12 @@ class Stack:
         -------
         sympy.Expr
             A ``sympy.Integer`` when every size is an int.
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``layer`` is not a layer of this stack (see :meth:`check_layer`), e.g. ``layer_count(5)``
+            of a 2-layer stack.
         """
         return sympy.Add(*(t.numel for t in self.layer_tensors(layer)))
 

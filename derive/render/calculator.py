@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import sympy
 
+from ..engine import validate
 from ..engine.stack import UPPER
 from ..engine.symbols import H, I, P
 from ..frameworks import pytorch as dt
@@ -90,9 +91,12 @@ _RUNTIME = r"""
     proj_large: "proj_size has to be smaller than hidden_size",
     proj_cell: "proj_size argument is only supported for LSTM, not RNN or GRU"
   };
+  // A size is decimal digits as Python writes an int: an optional "-", no leading zero, no
+  // "0x", "1e3", "+", "_" or spaces inside (the fields are text fields, so the script sees what
+  // was typed; a number field would turn "0x10" into "010" and read 10).
   function size(name, text, minimum) {
     var s = String(text).trim();
-    if (s.replace(/^-?[0-9]+/, "") !== "" || s === "" || s === "-") { throw new Error(MESSAGES.type(name)); }
+    if (!/^-?(0|[1-9][0-9]*)$/.test(s)) { throw new Error(MESSAGES.type(name)); }
     var v = BigInt(s);
     if (v < BigInt(minimum)) {
       throw new Error(minimum === 0 ? MESSAGES.proj_negative : MESSAGES.positive(name));
@@ -113,7 +117,7 @@ _RUNTIME = r"""
     var I = size("input_size", cfg.inputSize, 1);
     var H = size("hidden_size", cfg.hiddenSize, 1);
     var L = size("num_layers", cfg.numLayers, 1);
-    var P = size("proj_size", cfg.projSize === undefined || cfg.projSize === "" ? "0" : cfg.projSize, 0);
+    var P = size("proj_size", cfg.projSize === undefined ? "0" : cfg.projSize, 0);
     if (P !== 0n && CELLS[cell].cls !== "LSTM") { throw new Error(MESSAGES.proj_cell); }
     if (P !== 0n && P >= H) { throw new Error(MESSAGES.proj_large); }
     var key = cell + "|" + (cfg.bidirectional ? 1 : 0) + "|" + (cfg.bias ? 1 : 0) + "|" + (P !== 0n ? 1 : 0);
@@ -261,20 +265,26 @@ def evaluate(
     Raises
     ------
     ValueError
-        ``cell`` is not a key of :data:`CELLS` (the message names the allowed cells), or
-        :mod:`derive.torch` refuses a size or option.
+        ``cell`` is not a key of :data:`CELLS` (the message names the allowed cells); a
+        ``proj_size`` < 0, or > 0 for a cell other than the LSTM; or :mod:`derive.torch` refuses a
+        size or option.
     TypeError
-        As :mod:`derive.torch` raises for the arguments.
+        ``proj_size`` not an int (``False``, ``None``, ``0.0`` are not 0), ``bias`` or
+        ``bidirectional`` not a bool; as :mod:`derive.torch` raises for the other arguments.
     """
-    if cell not in CELLS:
+    if not isinstance(cell, str) or cell not in CELLS:
         raise ValueError(f"cell must be one of {sorted(CELLS)}, got {cell!r}")
     cls, extra, _ = CELLS[cell]
+    # proj_size is checked as torch checks it, never mapped to 0: False, None, 0.0 are a TypeError
+    proj_size = validate.size("proj_size", proj_size, minimum=0)
+    if proj_size != 0 and cls != "LSTM":
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
     kwargs: dict[str, object] = dict(extra)
-    if not bias:
+    if not validate.flag("bias", bias):
         kwargs["bias"] = False
-    if bidirectional:
+    if validate.flag("bidirectional", bidirectional):
         kwargs["bidirectional"] = True
-    if proj_size:
+    if proj_size != 0:
         kwargs["proj_size"] = proj_size
     stack = getattr(dt, cls)(input_size, hidden_size, num_layers, **kwargs)
     args = [str(input_size), str(hidden_size)] + ([str(num_layers)] if num_layers != 1 else [])
@@ -282,6 +292,6 @@ def evaluate(
     return {
         "total": int(stack.count),
         "layer0": int(stack.layer_count(0)),
-        "upper": int(stack.layer_count(1)) if num_layers > 1 else None,
+        "upper": int(stack.layer_count(1)) if stack.num_layers > 1 else None,
         "call": f"nn.{cls}({', '.join(args + kw)})",
     }

@@ -11,6 +11,8 @@ import pytest
 from derive.calculator import CELLS, evaluate, javascript
 from torch import nn
 
+import derive.torch as dt
+
 import docs_src.site as site
 
 NODE = shutil.which("node")
@@ -191,3 +193,33 @@ def test_page_inlines_the_script_and_the_ids():
     ):
         assert f'id="{element}"' in page
     assert "http://" not in page and "https://" not in page
+
+
+# --- issue 13, item 3: refuse what torch would refuse, never map it to something else -----------
+
+
+@pytest.mark.parametrize("text", ["0x10", "010", "1e1", "+5", "1_0", "10.0", "0b11", "١٠", "", " ", "5 5"])
+@pytest.mark.parametrize("field", ["inputSize", "hiddenSize", "numLayers", "projSize"])
+def test_js_refuses_what_is_not_a_decimal_int(field, text, tmp_path):
+    base = {"cell": "LSTM", "inputSize": "16", "hiddenSize": "32", "numLayers": "2", "bidirectional": False}
+    base.update(bias=True, projSize="0")
+    [out] = run_js([dict(base, **{field: text})], tmp_path)
+    name = {"inputSize": "input_size", "hiddenSize": "hidden_size", "numLayers": "num_layers"}.get(field, "proj_size")
+    assert out == {"error": f"{name} should be of type int"}, (field, text, out)
+
+
+@pytest.mark.parametrize("proj", [False, None, 0.0, "0", 1.5, True])
+def test_evaluate_never_maps_an_invalid_proj_size_to_zero(proj):
+    """torch itself takes False and 0.0 as 0 and True as 1; derive.torch refuses non-ints (TypeError)."""
+    with pytest.raises(TypeError, match="proj_size"):
+        evaluate("LSTM", 16, 32, 2, False, True, proj)
+    with pytest.raises(TypeError, match="proj_size"):
+        dt.LSTM(16, 32, 2, proj_size=proj)
+
+
+@pytest.mark.parametrize("cell", ["GRU", "RNN_TANH"])
+def test_evaluate_refuses_proj_size_for_cells_without_projection(cell):
+    with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM"):
+        evaluate(cell, 16, 32, 2, False, True, 4)
+    with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM"):
+        getattr(nn, CELLS[cell][0])(16, 32, 2, proj_size=4)
