@@ -427,3 +427,61 @@ def test_vectorize_refuses_sizes_below_one(value):
     f = vectorize(dt.LSTM(I, H, L).count)
     with pytest.raises(ValueError, match="H must be a positive integer"):
         f(H=value, I=3, L=2)
+
+
+# --- issue 13, item 7: public functions raise only ValueError/TypeError naming the argument -----
+
+
+def _public_calls():
+    from derive import compare, solve
+    from derive.cost import cost, step_ops, stored_elements
+    from derive.render import display, latex
+    from derive.vectorize import vectorize
+
+    return {
+        "solve-count": (lambda v: solve(v, 100), "count"),
+        "solve-budget": (lambda v: solve(H**2 + H, v), "budget"),
+        "solve-symbol": (lambda v: solve(H**2 + I, 100, v), "symbol"),
+        "cost-stack": (lambda v: cost(v, 5), "stack"),
+        "cost-seq_len": (lambda v: cost(dt.LSTM(3, 4), v), "seq_len"),
+        "step_ops": (lambda v: step_ops(v), "cell"),
+        "stored_elements": (lambda v: stored_elements(v), "cell"),
+        "compare": (lambda v: compare(v, dt.LSTM(3, 4)), "a"),
+        "vectorize": (lambda v: vectorize(v), "expr"),
+        "vectorize-symbols": (lambda v: vectorize(H + I, v), "symbols"),
+        "latex_repr": (lambda v: display.latex_repr(v), "stack"),
+        "html_repr": (lambda v: display.html_repr(v), "stack"),
+        "latex": (lambda v: latex.latex(v), "expr"),
+        "equations_latex": (lambda v: latex.equations_latex(v), "cell"),
+        "shape_latex": (lambda v: latex.shape_latex(v), "shape"),
+    }
+
+
+WRONG = [None, "x", "__import__('os')", 2.5, [1], object(), sympy.sqrt(H), sympy.log(H), H / I, sympy.I, sympy.oo]
+
+
+@pytest.mark.parametrize("name", sorted(_public_calls()))
+@pytest.mark.parametrize("value", WRONG, ids=repr)
+def test_public_functions_raise_only_value_or_type_errors(name, value):
+    function, argument = _public_calls()[name]
+    try:
+        function(value)
+    except (TypeError, ValueError) as error:
+        message = str(error)
+        assert message and "\n" not in message.strip()
+        assert argument in message or "count" in message or "size" in message, (name, message)
+    # an answer is fine where the value is a valid one (e.g. latex(sqrt(H)))
+
+
+def test_solve_of_a_non_polynomial_is_a_type_error():
+    from derive import solve
+
+    with pytest.raises(TypeError, match="not a polynomial"):
+        solve(sympy.sqrt(H), 100)
+
+
+def test_cost_of_none_is_a_type_error():
+    from derive.cost import cost
+
+    with pytest.raises(TypeError, match="stack must be a derive stack"):
+        cost(None, 5)

@@ -119,6 +119,11 @@ def _walk(node: MatrixExpr, ops: Counter[str]) -> None:
     # symbols, OneMatrix, ZeroMatrix: nothing to compute
 
 
+def _check_cell(cell: object) -> None:
+    if not isinstance(cell, Cell):
+        raise TypeError(f"cell must be a derive Cell (e.g. derive.cells.lstm(I, H)), got {type(cell).__name__}")
+
+
 def step_ops(cell: Cell) -> dict[str, sympy.Expr]:
     """Operations of one time step of ``cell`` for one sequence, by kind (see the module docstring).
 
@@ -130,7 +135,15 @@ def step_ops(cell: Cell) -> dict[str, sympy.Expr]:
     -------
     dict of str to sympy.Expr
         Every kind of :data:`KINDS`, 0 where absent.
+
+    Raises
+    ------
+    TypeError
+        ``cell`` is not a :class:`derive.cells.Cell`.
+    ValueError
+        An element-wise function of unknown cost.
     """
+    _check_cell(cell)
     ops: Counter = Counter()
     for _, rhs in cell.equations:
         _walk(rhs, ops)
@@ -149,7 +162,13 @@ def stored_elements(cell: Cell) -> sympy.Expr:
     -------
     sympy.Expr
         Scalars (units: values) stored per time step and sequence.
+
+    Raises
+    ------
+    TypeError
+        ``cell`` is not a :class:`derive.cells.Cell`.
     """
+    _check_cell(cell)
     return sympy.expand(sympy.Add(*(_size(lhs) for lhs, _ in cell.equations)))
 
 
@@ -289,11 +308,17 @@ def cost(stack: Stack, seq_len: Size = T, batch: Size = N, dtype: str = "float32
     Raises
     ------
     TypeError
-        ``seq_len`` or ``batch`` not an int or SymPy integer expression.
+        ``stack`` is not a :class:`derive.stack.Stack`; ``seq_len`` or ``batch`` not an int or
+        SymPy integer expression.
     ValueError
         ``seq_len`` or ``batch`` < 1; unknown ``dtype``; a cell with an element-wise function of
         unknown cost.
     """
+    if not isinstance(stack, Stack):
+        raise TypeError(
+            "stack must be a derive stack (derive.torch.LSTM(...), derive.Stack(...), derive.frameworks.stack(...)), "
+            f"got {type(stack).__name__}"
+        )
     seq_len = _check_length("seq_len", seq_len)
     batch = _check_length("batch", batch)
     _dtype_bytes(dtype)

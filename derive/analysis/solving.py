@@ -177,7 +177,10 @@ def solve(count: Any, budget: int, symbol: sympy.Symbol | None = None, *, minimu
             raise ValueError(f"the count has free symbols other than the size: {sorted(map(str, others))}")
         if x not in polynomial.free_symbols:
             raise ValueError(f"the count does not depend on the size: {polynomial}")
-        poly = sympy.Poly(polynomial, x)
+        try:
+            poly = sympy.Poly(polynomial, x)
+        except sympy.PolynomialError:  # sqrt(x), log(x), 1/x ...
+            raise TypeError(f"the count is not a polynomial in the size: {polynomial}") from None
         if poly.domain != sympy.ZZ:
             raise TypeError(f"the count is not a polynomial with integer coefficients: {polynomial}")
         _check_increasing(poly, minimum)

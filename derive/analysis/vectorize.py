@@ -183,7 +183,8 @@ def vectorize(expr: Any, symbols: Sequence[sympy.Symbol] | None = None, *, overf
     Raises
     ------
     TypeError
-        ``expr`` is not an integer polynomial in ``symbols``.
+        ``expr`` is not an integer polynomial in ``symbols``; ``symbols`` is not a list or tuple of
+        ``sympy.Symbol``.
     ValueError
         Unknown ``overflow``; ``symbols`` misses a free symbol of ``expr``.
     """
@@ -195,7 +196,12 @@ def vectorize(expr: Any, symbols: Sequence[sympy.Symbol] | None = None, *, overf
         raise TypeError(f"expr must be a SymPy expression or have .count, got {type(expr).__name__}")
     expr = sympy.expand(as_expr(expr))
     free = sorted(expr.free_symbols, key=lambda s: s.name)
+    if symbols is not None and (isinstance(symbols, (str, bytes)) or not isinstance(symbols, (list, tuple))):
+        raise TypeError(f"symbols must be a list or tuple of sympy.Symbol, got {type(symbols).__name__}")
     symbols = tuple(free) if symbols is None else tuple(symbols)
+    bad = [s for s in symbols if not isinstance(s, sympy.Symbol)]
+    if bad:
+        raise TypeError(f"symbols must be sympy.Symbol objects (strings are never parsed), got {type(bad[0]).__name__}")
     missing = set(free) - set(symbols)
     if missing:
         raise ValueError(f"symbols must include every free symbol; missing {sorted(map(str, missing))}")

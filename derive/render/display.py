@@ -58,6 +58,11 @@ def text(value: Size | tuple[Size, ...]) -> str:
     return str(value)
 
 
+def _check_stack(stack: object) -> None:
+    if not isinstance(stack, _stack.Stack):
+        raise TypeError(f"stack must be a derive stack (e.g. derive.torch.LSTM(32, 128)), got {type(stack).__name__}")
+
+
 def _name(stack: object) -> str:
     return repr(stack) if type(stack).__repr__ is not object.__repr__ else type(stack).__name__
 
@@ -88,7 +93,13 @@ def latex_repr(stack: Stack) -> str:
     str
         ``$\\displaystyle \\texttt{LSTM(32, 128, ...)}:\\ N = a + b = total$`` for int sizes
         (one term per layer), ``... N = <factored closed form>`` otherwise.
+
+    Raises
+    ------
+    TypeError
+        ``stack`` is not a :class:`derive.stack.Stack`.
     """
+    _check_stack(stack)
     count = stack.count
     label = rf"\texttt{{{_tex_text(_name(stack))}}}:\quad "
     if count.is_Integer:
@@ -123,7 +134,13 @@ def tensor_rows(stack: Stack) -> tuple[list[tuple[str, str, str]], str | None]:
     -------
     tuple of (list of (str, str, str), str or None)
         The rows, and the note (None when ``num_layers`` is an int).
+
+    Raises
+    ------
+    TypeError
+        ``stack`` is not a :class:`derive.stack.Stack`.
     """
+    _check_stack(stack)
     rows, note = _rows(stack)
     return [(name, text(tuple(plain(d) for d in shape)), text(plain(numel))) for name, shape, numel in rows], note
 
@@ -139,7 +156,13 @@ def html_repr(stack: Stack) -> str:
     -------
     str
         A ``<table>`` (HTML-escaped text; no scripts, no styles fetched).
+
+    Raises
+    ------
+    TypeError
+        ``stack`` is not a :class:`derive.stack.Stack`.
     """
+    _check_stack(stack)
     rows, note = tensor_rows(stack)
     caption = html.escape(_name(stack)) + (f" — {html.escape(note)}" if note else "")
     body = "".join(

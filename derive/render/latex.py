@@ -67,7 +67,14 @@ def latex(expr: sympy.Basic) -> str:
     -------
     str
         LaTeX without ``$`` delimiters.
+
+    Raises
+    ------
+    TypeError
+        ``expr`` is not a SymPy object or an int (strings are never parsed).
     """
+    if isinstance(expr, bool) or not isinstance(expr, (sympy.Basic, int)):
+        raise TypeError(f"expr must be a SymPy expression or an int, got {type(expr).__name__}")
     return _PaperPrinter().doprint(expr)
 
 
@@ -81,7 +88,14 @@ def equations_latex(cell: Cell) -> str:
     Returns
     -------
     str
+
+    Raises
+    ------
+    TypeError
+        ``cell`` is not a :class:`Cell`.
     """
+    if not isinstance(cell, Cell):
+        raise TypeError(f"cell must be a derive Cell (e.g. derive.cells.lstm(I, H)), got {type(cell).__name__}")
     rows = [rf"{latex(lhs)} &= {latex(rhs)}" for lhs, rhs in cell.equations]
     return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
 
@@ -97,6 +111,15 @@ def shape_latex(shape: Sequence[Size]) -> str:
     Returns
     -------
     str
+
+    Raises
+    ------
+    TypeError
+        ``shape`` is not a tuple of ints and SymPy expressions.
     """
+    if not isinstance(shape, tuple) or any(
+        isinstance(d, bool) or not isinstance(d, (int, sympy.Expr)) for d in shape
+    ):
+        raise TypeError(f"shape must be a tuple of ints or SymPy expressions, got {shape!r:.80}")
     dims = [sympy.latex(d) for d in shape]
     return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
