@@ -57,6 +57,7 @@ from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from ..engine.equations import Cell
 from ..engine.stack import UPPER, Stack, layer_sum
 from ..engine.symbols import Size, T, as_expr
+from ..engine.validate import shown
 
 __all__ = ["N", "KINDS", "DTYPE_BYTES", "step_ops", "stored_elements", "Cost", "cost"]
 
@@ -181,12 +182,12 @@ def _dtype_bytes(dtype: str) -> int:
 def _check_length(name: str, value: Any) -> Size:
     if isinstance(value, sympy.Basic):
         if not isinstance(value, sympy.Expr) or value.is_integer is False or value.is_positive is False:
-            raise TypeError(f"{name} must be a positive int or a SymPy integer expression, got {value!r}")
+            raise TypeError(f"{name} must be a positive int or a SymPy integer expression, got {shown(value)}")
         return int(value) if value.is_Integer else value
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be a positive int or a SymPy integer expression, got {type(value).__name__}")
     if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
+        raise ValueError(f"{name} must be >= 1, got {shown(value)}")
     return value
 
 

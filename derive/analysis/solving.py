@@ -23,6 +23,7 @@ from typing import Any
 import sympy
 
 from ..engine.symbols import as_expr
+from ..engine.validate import shown
 
 __all__ = ["solve", "Solution"]
 
@@ -141,9 +142,9 @@ def solve(count: Any, budget: int, symbol: sympy.Symbol | None = None, *, minimu
         raise TypeError(f"budget must be an int (parameters), got {type(budget).__name__}")
     budget = int(budget)
     if budget < 0:
-        raise ValueError(f"budget must be >= 0, got {budget}")
+        raise ValueError(f"budget must be >= 0, got {shown(budget)}")
     if isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 0:
-        raise ValueError(f"minimum must be an int >= 0, got {minimum!r}")
+        raise ValueError(f"minimum must be an int >= 0, got {shown(minimum)}")
 
     if callable(count) and not isinstance(count, sympy.Basic):
         function = count

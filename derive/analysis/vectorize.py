@@ -36,6 +36,7 @@ import numpy as np
 import sympy
 
 from ..engine.symbols import as_expr
+from ..engine.validate import shown
 
 __all__ = ["vectorize", "Vectorized", "SAFE_BOUND"]
 
@@ -108,7 +109,7 @@ class Vectorized:
                 smallest = min(array.flat) if array.dtype == object else array.min()
                 if smallest < minimum:
                     kind = "a positive integer (a size)" if minimum == 1 else "an integer >= 0"
-                    raise ValueError(f"{name} must be {kind} in every entry, got {int(smallest)}")
+                    raise ValueError(f"{name} must be {kind} in every entry, got {shown(int(smallest))}")
             arrays.append(array)
         return arrays
 

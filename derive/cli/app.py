@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import sys
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 import sympy
 
@@ -229,48 +231,100 @@ def _latex(info: dict[str, Any]) -> str:
     return f"N = {formula}"
 
 
+def literal(value: object, limit: int | None = 300) -> str:
+    """``value`` as text to print literally: control characters escaped, long text elided.
+
+    Escape sequences (``\\x1b[2J``), bidirectional overrides (``\\u202e``) and other characters
+    that are not printable are written as their Python escapes, so a terminal never interprets
+    them; markup such as ``[red]`` is only ever printed with markup off. Text longer than
+    ``limit`` keeps its first and last characters and says how many were left out.
+
+    Parameters
+    ----------
+    value : object
+        Anything; ``str(value)`` is shown.
+    limit : int or None, default 300
+        Most characters shown (None: no limit).
+
+    Returns
+    -------
+    str
+    """
+    text = str(value)
+    if limit is not None and len(text) > limit:
+        keep = max(limit // 3, 4)
+        text = f"{text[:keep]}...[{len(text) - 2 * keep:,} characters left out]...{text[-keep:]}"
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 def _print_rich(info: dict[str, Any], cost_info: dict[str, Any] | None, out: TextIO) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     from ..render.display import text
 
+    def plain(value: object) -> Text:
+        """User text and numbers as rich Text: never parsed as markup, control characters escaped."""
+        return Text(literal(value, None))
+
     width = None if out.isatty() else 160
-    console = Console(file=out, highlight=False, soft_wrap=True, width=width)
-    table = Table(title=f"{info['framework']}: {info['call']}", title_justify="left")
+    console = Console(
+        file=out, highlight=False, soft_wrap=True, width=width, markup=False, emoji=False, color_system=None
+    )
+
+    def broken_pipe() -> NoReturn:  # rich would raise SystemExit(1); main() ends quietly with 141
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    console.on_broken_pipe = broken_pipe
+    table = Table(title=plain(f"{info['framework']}: {info['call']}"), title_justify="left")
     table.add_column("tensor", overflow="fold")
     table.add_column("shape")
     table.add_column("parameters", justify="right")
     for name, shape, numel in info["tensors"]:
-        table.add_row(name, text(shape), text(numel))
+        table.add_row(plain(name), plain(text(shape)), plain(text(numel)))
     table.add_section()
-    table.add_row("total", "", text(info["count"]))
+    table.add_row("total", "", plain(text(info["count"])))
     console.print(table)
     if info["layers"]:
-        console.print("per layer: " + " + ".join(text(c) for c in info["layers"]) + f" = {text(info['count'])}")
+        console.print(plain("per layer: " + " + ".join(text(c) for c in info["layers"]) + f" = {text(info['count'])}"))
     values = ", ".join(f"{k}={v}" for k, v in info["values"].items())
-    console.print(f"formula: N = {info['formula']}" + (f"   ({values})" if values else ""))
+    console.print(plain(f"formula: N = {info['formula']}" + (f"   ({values})" if values else "")))
     if cost_info:
         console.print(
-            f"cost (T={cost_info['seq_len']}, N={cost_info['batch']}, {cost_info['dtype']}): "
-            f"MACs {text(cost_info['macs'])}, FLOPs {text(cost_info['flops'])} "
-            f"(matrix products {text(cost_info['matmul_flops'])}), weights {text(cost_info['weight_bytes'])} B, "
-            f"activations kept for training {text(cost_info['activation_bytes'])} B"
+            plain(
+                f"cost (T={cost_info['seq_len']}, N={cost_info['batch']}, {cost_info['dtype']}): "
+                f"MACs {text(cost_info['macs'])}, FLOPs {text(cost_info['flops'])} "
+                f"(matrix products {text(cost_info['matmul_flops'])}), weights {text(cost_info['weight_bytes'])} B, "
+                f"activations kept for training {text(cost_info['activation_bytes'])} B"
+            )
         )
 
 
 def _positive_int(text: str) -> int:
+    shown = literal(repr(text), 40)  # a 5,001-digit option is not echoed whole
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {shown}") from None
     if value < 1 or value > MAX_INT:
-        raise argparse.ArgumentTypeError(f"expected a positive integer up to {MAX_INT:.0e}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer up to {MAX_INT:.0e}, got {shown}")
     return value
 
 
+class _UsageError(Exception):
+    """argparse's complaint, raised instead of printed so that main() prints it like every error."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="derive",
         description="Exact parameter count, tensors and formula of a recurrent layer, from its constructor "
         "(read, never evaluated).",
@@ -300,8 +354,44 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit status when the output cannot be written (stdout closed, full, or an I/O error).
+EXIT_OUTPUT_ERROR = 1
+#: Exit status when the reader of the output went away (``derive ... | head -1``): that of a
+#: process killed by SIGPIPE, as coreutils' tools end, and nothing is printed.
+EXIT_BROKEN_PIPE = 128 + 13
+#: Exit status of a bug (an exception derive did not expect); one line on stderr, no traceback.
+EXIT_INTERNAL_ERROR = 70
+
+
+def _stderr_line(message: str) -> None:
+    """One line on stderr, control characters escaped and long text elided; silent if stderr is gone."""
+    line = f"derive: {literal(' '.join(str(message).split()))}\n"
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        stream.write(line.encode(encoding, "backslashreplace").decode(encoding))
+        stream.flush()
+    except (OSError, ValueError, LookupError):
+        pass
+
+
+def _output_is_gone() -> None:
+    """After a broken pipe: point stdout at /dev/null so that Python's exit flush raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (0, or 2 for refused input).
+    """Run the CLI; returns the exit status.
+
+    Everything printed that came from the user (the constructor, a Keras ``name``, an option's
+    value) is printed literally: rich markup off, control characters escaped, long text elided.
 
     Parameters
     ----------
@@ -311,19 +401,56 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, :data:`EXIT_BAD_INPUT` (2) for input or options the tool refuses
-        (the reason is one line on stderr).
+        0 on success; :data:`EXIT_BAD_INPUT` (2) for input or options the tool refuses (the
+        reason is one line on stderr); :data:`EXIT_OUTPUT_ERROR` (1) when stdout is closed, full
+        or fails (one line on stderr); :data:`EXIT_BROKEN_PIPE` (141), quietly, when the reader of
+        stdout has gone (``| head -1``); :data:`EXIT_INTERNAL_ERROR` (70) for a bug (one line).
     """
+    try:
+        status = _main(argv)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        _output_is_gone()
+        return EXIT_BROKEN_PIPE
+    except (OSError, ValueError) as error:  # ValueError: I/O operation on closed file
+        if isinstance(error, ValueError) and "closed file" not in str(error):
+            _stderr_line(f"internal error (please report): ValueError: {error}")
+            return EXIT_INTERNAL_ERROR
+        reason = getattr(error, "strerror", None) or str(error)
+        _stderr_line(f"error: cannot write the output to stdout: {reason}")
+        return EXIT_OUTPUT_ERROR
+    except Exception as error:  # noqa: BLE001 -- a bug: one line, never a traceback
+        _stderr_line(f"internal error (please report): {type(error).__name__}: {error}")
+        return EXIT_INTERNAL_ERROR
+
+
+def _write(text: str) -> None:
+    """Print ``text`` to stdout; characters the stream's encoding lacks are written as escapes."""
+    out = sys.stdout
+    if out is None:
+        raise OSError(errno.EBADF, "stdout is closed")
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    out.write((text + "\n").encode(encoding, "backslashreplace").decode(encoding))
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
 
     def fail(message: str) -> int:
-        print(f"derive: error: {' '.join(str(message).split())}", file=sys.stderr)
+        _stderr_line(f"error: {message}")
         return EXIT_BAD_INPUT
 
+    if sys.stdout is None:
+        raise OSError(errno.EBADF, "stdout is closed")
+    _escape_unencodable(sys.stdout)
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exit_:
+    except SystemExit as exit_:  # --help, --version (printed by argparse)
         return int(exit_.code or 0)
+    except _UsageError as error:
+        return fail(f"{error} (see derive --help)")
     if args.input_dim is not None and not args.keras:
         return fail("--input-dim is only for --keras (torch constructors take input_size)")
     if args.cost and args.keras:
@@ -347,12 +474,22 @@ def main(argv: list[str] | None = None) -> int:
         payload["formula_latex"] = sympy.latex(info["formula"])
         if cost_info:
             payload["cost"] = cost_info
-        print(json.dumps(payload, indent=2))
+        _write(json.dumps(payload, indent=2))  # ensure_ascii: control characters are \u escapes
     elif args.latex:
-        print(_latex(info))
+        _write(literal(_latex(info), None))
     else:
         _print_rich(info, cost_info, sys.stdout)
     return 0
+
+
+def _escape_unencodable(stream: object) -> None:
+    """Let a stream whose encoding lacks a character (an ASCII locale) write it as an escape."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError, AttributeError):
+            pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,6 +20,7 @@ from ..cells import make_cell
 from .conventions import Convention, Tensor
 from .equations import Cell
 from .symbols import Size, plain
+from .validate import shown
 from .wirings import Wiring
 
 __all__ = ["Stack", "UPPER", "layer_sum", "FORMATTERS"]
@@ -178,7 +179,7 @@ class Stack:
         if isinstance(layer, bool) or not isinstance(layer, int):
             raise TypeError(f"layer must be {allowed}, got {type(layer).__name__}")
         if layer < 0 or (isinstance(layers, int) and layer >= layers):
-            raise ValueError(f"layer must be {allowed}, got {layer}")
+            raise ValueError(f"layer must be {allowed}, got {shown(layer)}")
         return layer
 
     def layer_input_size(self, layer: int | sympy.Expr, direction: int = 0) -> Size:

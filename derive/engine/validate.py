@@ -14,7 +14,7 @@ import sympy
 
 from .symbols import Size
 
-__all__ = ["size", "flag", "probability", "choice"]
+__all__ = ["size", "flag", "probability", "choice", "shown"]
 
 
 def size(name: str, value: Any, *, minimum: int = 1) -> Size:
@@ -43,7 +43,7 @@ def size(name: str, value: Any, *, minimum: int = 1) -> Size:
             or value.is_integer is False
             or value.has(sympy.Float, sympy.nan, sympy.oo, -sympy.oo, sympy.zoo)
         ):
-            raise TypeError(f"{name} should be an integer or a SymPy integer expression, got: {value!r}")
+            raise TypeError(f"{name} should be an integer or a SymPy integer expression, got: {shown(value)}")
         if value.is_Integer:
             value = int(value)
         else:
@@ -127,7 +127,7 @@ def probability(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= cast(float, value) <= 1:
         raise ValueError(
             f"{name} should be a number in range [0, 1] representing the probability of an element "
-            f"being zeroed, got: {value!r}"
+            f"being zeroed, got: {shown(value)}"
         )
     return float(value)
 
@@ -156,5 +156,36 @@ def choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
     """
     if not isinstance(value, str) or value not in allowed:
         options = " or ".join(repr(a) for a in allowed)
-        raise ValueError(f"Unknown {name} {value!r}. Select from {options}.")
+        raise ValueError(f"Unknown {name} {shown(value)}. Select from {options}.")
     return value
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """``repr(value)`` for an error message, bounded: a message never echoes a huge value whole.
+
+    An int of more than 60 digits is described by its size (its digits are not even computed:
+    Python refuses ``str()`` of ints beyond 4,300 digits); a longer repr keeps its first and last
+    characters. Control characters are escaped by ``repr`` itself.
+
+    Parameters
+    ----------
+    value : object
+        What the caller passed.
+    limit : int, default 80
+        Most characters of the repr shown.
+
+    Returns
+    -------
+    str
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        digits = int(value.bit_length() * 0.30102999566398) + 1
+        return f"{'-' if value < 0 else ''}<an int of about {digits:,} digits>"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 -- a repr that fails says nothing about the argument
+        text = f"<{type(value).__name__} object>"
+    if len(text) > limit:
+        keep = max(limit // 2 - 10, 4)
+        text = f"{text[:keep]}...({len(text) - 2 * keep:,} characters)...{text[-keep:]}"
+    return text

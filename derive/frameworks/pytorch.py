@@ -100,7 +100,7 @@ class _RNNBase(Stack):
             # forward pass can use ("got an incorrect number of RNN parameters"): refused, in the
             # words torch uses for the keyword.
             raise ValueError(
-                f"proj_size argument is only supported for LSTM, not RNN or GRU (got proj_size={proj_size!r})"
+                f"proj_size argument is only supported for LSTM, not RNN or GRU (got proj_size={validate.shown(proj_size)})"
             )
         self.bidirectional = bidirectional
         wiring = DEEP_BIDIRECTIONAL if bidirectional else UNIDIRECTIONAL

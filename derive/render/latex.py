@@ -17,6 +17,7 @@ from sympy.printing.latex import LatexPrinter
 
 from ..engine.equations import Cell
 from ..engine.symbols import Size
+from ..engine.validate import shown
 
 __all__ = ["latex", "equations_latex", "shape_latex"]
 
@@ -120,6 +121,6 @@ def shape_latex(shape: Sequence[Size]) -> str:
     if not isinstance(shape, tuple) or any(
         isinstance(d, bool) or not isinstance(d, (int, sympy.Expr)) for d in shape
     ):
-        raise TypeError(f"shape must be a tuple of ints or SymPy expressions, got {shape!r:.80}")
+        raise TypeError(f"shape must be a tuple of ints or SymPy expressions, got {shown(shape)}")
     dims = [sympy.latex(d) for d in shape]
     return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
