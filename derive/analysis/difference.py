@@ -25,9 +25,10 @@ import sympy
 
 from ..engine.conventions import Tensor
 from ..engine.stack import UPPER, Stack
-from ..engine.symbols import Size
+from ..engine.symbols import Size, plain
+from ..engine.validate import shown
 
-__all__ = ["Change", "Difference", "compare"]
+__all__ = ["Change", "Difference", "compare", "LISTED_LAYERS", "MAX_UNEQUAL_LAYERS"]
 
 _DIRECTIONS = {0: "forward", 1: "reverse"}
 
@@ -141,18 +142,31 @@ def _role(tensor: Tensor) -> tuple[tuple[str, str], ...]:
     return tuple(sorted({(p.kind, p.group) for p in tensor.parameters}))
 
 
-def _groups(stack: Stack, name: str) -> list[tuple[object, object, list]]:
-    """(layer, multiplicity, tensors) of ``stack``: layer 0 and UPPER for a symbolic L, else each layer."""
+#: Equal int ``num_layers`` up to this many are compared layer by layer (one change per layer);
+#: beyond, layers >= 1 are compared once, as :data:`~derive.stack.UPPER` with multiplicity L - 1
+#: (every layer >= 1 of a stack has the same tensors): the work does not grow with L.
+LISTED_LAYERS = 8
+#: Stacks of different int ``num_layers`` are matched layer by layer: at most this many layers.
+MAX_UNEQUAL_LAYERS = 1_000
+
+
+def _check_stack(stack: object, name: str) -> None:
     if not all(hasattr(stack, attr) for attr in ("layer_tensors", "num_layers", "count")):
         raise TypeError(
             f"{name} must be a derive.stack.Stack (or an adapter object such as derive.torch.LSTM), "
             f"got {type(stack).__name__}"
         )
+
+
+def _groups(stack: Stack, by_layer: bool) -> list[tuple[object, object, list]]:
+    """(layer, multiplicity, tensors) of ``stack``: each layer, or layer 0 and UPPER (L - 1 of them)."""
     layers = stack.num_layers
-    if isinstance(layers, (int, sympy.Integer)):
+    if by_layer:
         groups = [(k, sympy.Integer(1), stack.layer_tensors(k)) for k in range(int(layers))]
     else:
-        groups = [(0, sympy.Integer(1), stack.layer_tensors(0)), (UPPER, layers - 1, stack.layer_tensors(UPPER))]
+        groups = [(0, sympy.Integer(1), stack.layer_tensors(0))]
+        if layers != 1:
+            groups.append((UPPER, layers - 1, stack.layer_tensors(UPPER)))
     return groups + [(None, sympy.Integer(1), list(getattr(stack, "output_tensors", [])))]
 
 
@@ -188,7 +202,14 @@ def compare(a: Stack, b: Stack) -> Difference:
         ``a`` or ``b`` is not a stack.
     ValueError
         ``a.num_layers`` and ``b.num_layers`` differ and one of them is symbolic (the layers cannot
-        be matched; compare with int layers instead).
+        be matched; compare with int layers instead), or both are ints, differ and one exceeds
+        :data:`MAX_UNEQUAL_LAYERS`.
+
+    Notes
+    -----
+    Equal int depths up to :data:`LISTED_LAYERS` give one change per layer; deeper stacks give
+    layer 0 and "every layer k >= 1" (multiplicity L - 1), so a comparison of 10**9 layers costs
+    what one of 2 layers does.
     RuntimeError
         The changes found do not add up to ``a.count - b.count`` (an internal consistency check:
         a stack whose count is not the sum of its tensors).
@@ -199,12 +220,21 @@ def compare(a: Stack, b: Stack) -> Difference:
     ``8*H**2*(L - 1)``: the extra H input columns of ``weight_ih_l{k}`` and
     ``weight_ih_l{k}_reverse`` in every layer k >= 1.
     """
-    groups_a, groups_b = _groups(a, "a"), _groups(b, "b")
-    symbolic = not isinstance(a.num_layers, (int, sympy.Integer)) or not isinstance(b.num_layers, (int, sympy.Integer))
-    if symbolic and sympy.simplify(a.num_layers - b.num_layers) != 0:
+    _check_stack(a, "a")
+    _check_stack(b, "b")
+    layers_a, layers_b = plain(a.num_layers), plain(b.num_layers)
+    symbolic = not isinstance(layers_a, int) or not isinstance(layers_b, int)
+    if symbolic and sympy.simplify(layers_a - layers_b) != 0:
         raise ValueError(
-            f"a.num_layers ({a.num_layers}) and b.num_layers ({b.num_layers}) must be equal when either is symbolic"
+            f"a.num_layers ({layers_a}) and b.num_layers ({layers_b}) must be equal when either is symbolic"
         )
+    if not symbolic and layers_a != layers_b and max(layers_a, layers_b) > MAX_UNEQUAL_LAYERS:
+        raise ValueError(
+            f"a.num_layers ({shown(layers_a)}) and b.num_layers ({shown(layers_b)}) differ: stacks of different "
+            f"depths are matched layer by layer, at most {MAX_UNEQUAL_LAYERS:,} layers (equal depths: any number)"
+        )
+    by_layer = not symbolic and (layers_a != layers_b or layers_a <= LISTED_LAYERS)
+    groups_a, groups_b = _groups(a, by_layer), _groups(b, by_layer)
     # (layer, direction, role) -> (tensor, multiplicity), in order of appearance
     entries: dict = {}
     for side, groups in (("a", groups_a), ("b", groups_b)):

@@ -164,7 +164,9 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
     -------
     dict
         ``framework``, ``call`` (normalized), ``count``, ``tensors`` (name, shape, parameters),
-        ``layers`` (per-layer counts, torch with an int ``num_layers``), ``formula``,
+        ``layers`` (per-layer counts, torch with an int ``num_layers`` up to
+        :data:`derive.render.display.LISTED_LAYERS`), ``layer_sum`` (beyond that: ``num_layers``,
+        ``layer0``, ``each_upper_layer``; else None), ``formula``,
         ``formula_latex``, ``values`` (the symbols' values), ``object`` (the derive object).
 
     Raises
@@ -172,7 +174,7 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
     InputError
         Refused input, or arguments the adapter refuses (its message).
     """
-    from ..render.display import _rows
+    from ..render.display import _rows, elided_layers
 
     call = parse(text, keras)
     try:
@@ -186,15 +188,24 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
             count = dk.count(obj, input_dim)
             rows = [(w.path, tuple(plain(d) for d in w.shape), plain(w.numel)) for w in weights]
             formula, values = _keras_formula(call, input_dim, count)
-            layers = []
+            layers, layer_sum = [], None
         else:
             obj = _instantiate(call, False)
             count = obj.count
-            rows = [(n, tuple(plain(d) for d in s), plain(c)) for n, s, c in _rows(obj)[0]]
+            rows = [
+                (n, None if s is None else tuple(plain(d) for d in s), plain(c)) for n, s, c in _rows(obj)[0]
+            ]
             formula, values = _torch_formula(call, count)
-            layers = (
-                [plain(obj.layer_count(k)) for k in range(obj.num_layers)] if isinstance(obj.num_layers, int) else []
-            )
+            layers, layer_sum = [], None
+            if isinstance(plain(obj.num_layers), int):
+                if elided_layers(obj) is None:
+                    layers = [plain(obj.layer_count(k)) for k in range(obj.num_layers)]
+                else:  # the layer sum in closed form: nothing iterates layers
+                    layer_sum = {
+                        "num_layers": plain(obj.num_layers),
+                        "layer0": plain(obj.layer_count(0)),
+                        "each_upper_layer": plain(obj.layer_count(1)),
+                    }
     except InputError:
         raise
     except (TypeError, ValueError) as error:
@@ -205,6 +216,7 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
         "count": plain(count),
         "tensors": rows,
         "layers": layers,
+        "layer_sum": layer_sum,
         "formula": sympy.expand(formula),
         "values": values,
         "object": obj,
@@ -212,6 +224,8 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
 
 
 def _jsonable(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, sympy.Basic):
@@ -284,12 +298,20 @@ def _print_rich(info: dict[str, Any], cost_info: dict[str, Any] | None, out: Tex
     table.add_column("shape")
     table.add_column("parameters", justify="right")
     for name, shape, numel in info["tensors"]:
-        table.add_row(plain(name), plain(text(shape)), plain(text(numel)))
+        table.add_row(plain(name), plain("" if shape is None else text(shape)), plain(text(numel)))
     table.add_section()
     table.add_row("total", "", plain(text(info["count"])))
     console.print(table)
     if info["layers"]:
         console.print(plain("per layer: " + " + ".join(text(c) for c in info["layers"]) + f" = {text(info['count'])}"))
+    elif info.get("layer_sum"):
+        summed = info["layer_sum"]
+        console.print(
+            plain(
+                f"per layer: {text(summed['layer0'])} + ({text(summed['num_layers'])} - 1) x "
+                f"{text(summed['each_upper_layer'])} = {text(info['count'])}"
+            )
+        )
     values = ", ".join(f"{k}={v}" for k, v in info["values"].items())
     console.print(plain(f"formula: N = {info['formula']}" + (f"   ({values})" if values else "")))
     if cost_info:

@@ -21,7 +21,7 @@ from ..engine import stack as _stack
 from ..engine.stack import UPPER, Stack
 from ..engine.symbols import Size, plain
 
-__all__ = ["latex_repr", "html_repr", "latex_number", "text"]
+__all__ = ["latex_repr", "html_repr", "latex_number", "text", "tensor_rows", "elided_layers", "LISTED_LAYERS"]
 
 
 def latex_number(value: Size) -> str:
@@ -112,11 +112,52 @@ def latex_repr(stack: Stack) -> str:
     return f"$\\displaystyle {label}N = {sympy.latex(sympy.factor(count))}$"
 
 
-def _rows(stack: Stack) -> tuple[list[tuple[str, tuple[Size, ...], sympy.Expr]], str | None]:
+#: A stack of more int layers than this is listed as layers 0 and 1, one row for the layers in
+#: between (all like layer 1), and the last layer: a listing's length does not grow with L.
+LISTED_LAYERS = 8
 
-    layers = getattr(stack, "num_layers", 1)
-    if isinstance(layers, int) or (isinstance(layers, sympy.Basic) and layers.is_Integer):
-        return [(t.name, t.shape, t.numel) for t in stack.tensors], None
+
+def elided_layers(stack: Stack) -> tuple[int, int] | None:
+    """(first, last) of the layers a listing of ``stack`` leaves out, or None when it lists all.
+
+    Parameters
+    ----------
+    stack : derive.stack.Stack
+
+    Returns
+    -------
+    tuple of (int, int) or None
+        Layers ``first`` to ``last`` (inclusive) are left out, each like layer 1.
+    """
+    layers = plain(getattr(stack, "num_layers", 1))
+    if not isinstance(layers, int) or layers <= LISTED_LAYERS:
+        return None
+    return 2, layers - 2
+
+
+def _rows(stack: Stack) -> tuple[list[tuple[str, tuple[Size, ...] | None, sympy.Expr]], str | None]:
+    """(name, shape, parameters) of every listed tensor, and a note; elided layers are one row.
+
+    The row standing for elided layers has shape None and, as parameters, their total.
+    """
+    layers = plain(getattr(stack, "num_layers", 1))
+    if isinstance(layers, int):
+        elided = elided_layers(stack)
+        if elided is None:
+            return [(t.name, t.shape, t.numel) for t in stack.tensors], None
+        first, last = elided
+        def shown(k: int) -> list[tuple[str, tuple[Size, ...] | None, sympy.Expr]]:
+            return [(t.name, t.shape, t.numel) for t in stack.layer_tensors(k)]
+
+        each = stack.layer_count(1)
+        between = (
+            f"... layers {first} to {last}: {last - first + 1:,} layers like layer 1 ...",
+            None,
+            each * (last - first + 1),
+        )
+        rows: list[tuple[str, tuple[Size, ...] | None, sympy.Expr]] = shown(0) + shown(1) + [between] + shown(layers - 1)
+        rows += [(t.name, t.shape, t.numel) for t in getattr(stack, "output_tensors", [])]
+        return rows, f"layers {first} to {last} left out (each like layer 1)"
     rows = [(t.name, t.shape, t.numel) for t in stack.layer_tensors(0)]
     rows += [(t.name.replace(f"_l{UPPER}", "_l{k}"), t.shape, t.numel) for t in stack.layer_tensors(UPPER)]
     return rows, f"layer 0 and any layer k ≥ 1 of {layers}"
@@ -133,7 +174,9 @@ def tensor_rows(stack: Stack) -> tuple[list[tuple[str, str, str]], str | None]:
     Returns
     -------
     tuple of (list of (str, str, str), str or None)
-        The rows, and the note (None when ``num_layers`` is an int).
+        The rows, and the note (None when every tensor is listed). A stack of more than
+        :data:`LISTED_LAYERS` int layers lists layers 0, 1 and the last, and one row (empty shape,
+        their parameters) for the layers in between.
 
     Raises
     ------
@@ -142,7 +185,10 @@ def tensor_rows(stack: Stack) -> tuple[list[tuple[str, str, str]], str | None]:
     """
     _check_stack(stack)
     rows, note = _rows(stack)
-    return [(name, text(tuple(plain(d) for d in shape)), text(plain(numel))) for name, shape, numel in rows], note
+    return [
+        (name, "" if shape is None else text(tuple(plain(d) for d in shape)), text(plain(numel)))
+        for name, shape, numel in rows
+    ], note
 
 
 def html_repr(stack: Stack) -> str:
