@@ -6,7 +6,8 @@ For each depth L, the best of several timings (after one warm-up call, which der
 structure's closed form once per process) of: ``count``; ``layer_count`` of the last layer;
 ``compare`` of the deep bidirectional stack with two independent stacks; ``cost`` with its MACs,
 FLOPs and memory; the CLI's ``describe`` (tensors listed with the middle layers elided); the
-notebook's HTML table; and ``vectorize`` of the symbolic count at that L. Also the cold time of
+notebook's HTML table; and ``vectorize`` of the symbolic count at that L. Also ``solve`` for
+budgets 1e6 to 1e300 (item 9), and the cold time of
 the first ``count`` in a fresh interpreter at L = 10**9 (it derives the closed form). Exits 1 if
 a warm call at L = 10**9 takes ``--limit-ms`` or more. Not a test: run by hand, commit the JSON.
 """
@@ -29,7 +30,7 @@ from derive.cost import cost  # noqa: E402
 from derive.render.display import html_repr  # noqa: E402
 from derive.vectorize import vectorize  # noqa: E402
 
-from derive import PYTORCH, SIMPLE_CONCAT, H, I, L, Stack, compare  # noqa: E402
+from derive import PYTORCH, SIMPLE_CONCAT, H, I, L, Stack, compare, solve  # noqa: E402
 
 DEPTHS = [2, 100, 10_000, 10**6, 10**9]
 
@@ -81,11 +82,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'ms (best of 7)':<{width}}  " + "  ".join(f"{f'L={d:.0e}' if d > 100 else f'L={d}':>9}" for d in DEPTHS))
     for name, row in table.items():
         print(f"{name:<{width}}  " + "  ".join(f"{row[str(d)]:>9.3f}" for d in DEPTHS))
+    solving = {}
+    for exponent in (6, 100, 213, 300):
+        solving[f"1e{exponent}"] = round(
+            best_ms(lambda: solve(lambda h: dt.LSTM(32, h, 2, bidirectional=True), 10**exponent)), 3
+        )
+    print("solve(LSTM(32, h, 2, bidirectional=True), budget), ms: " + ", ".join(f"{k}: {v}" for k, v in solving.items()))
     cold = round(cold_ms(), 1)
     print(f"first count in a fresh process at L=1e9 (derives the closed form): {cold} ms")
     slow = {name: row[str(10**9)] for name, row in table.items() if row[str(10**9)] >= args.limit_ms}
+    slow.update({f"solve {k}": v for k, v in solving.items() if v >= args.limit_ms})
     if args.output:
-        args.output.write_text(json.dumps({"ms": table, "cold_first_count_ms": cold}, indent=2) + "\n")
+        args.output.write_text(json.dumps({"ms": table, "solve_ms": solving, "cold_first_count_ms": cold}, indent=2) + "\n")
     if slow:
         print(f"over {args.limit_ms} ms at L=1e9: {slow}")
         return 1

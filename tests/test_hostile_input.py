@@ -485,3 +485,37 @@ def test_cost_of_none_is_a_type_error():
 
     with pytest.raises(TypeError, match="stack must be a derive stack"):
         cost(None, 5)
+
+
+# --- issue 13, item 9: solve is exact at any budget, fast ----------------------------------------
+
+
+@pytest.mark.parametrize("exponent", [6, 50, 100, 212, 213, 250, 299, 300])
+@pytest.mark.parametrize("cls,kwargs", [("LSTM", {"num_layers": 2, "bidirectional": True}), ("GRU", {}), ("RNN", {"bias": False})])
+def test_solve_is_exact_for_huge_budgets(cls, kwargs, exponent):
+    import time
+
+    from derive import solve
+
+    # torch's count as a function of H, fitted exactly at sizes torch builds (I = 32)
+    points = {(1, h): torch_count(cls, 32, h, **kwargs) for h in (1, 2, 3, 4, 5)}
+    polynomial = fitted(points, [lambda i, h: 1, lambda i, h: h, lambda i, h: h * h])
+    for budget in (10**exponent, 10**exponent + 12345, 10**exponent - 1):
+        solve(lambda h: getattr(dt, cls)(32, h, **kwargs), budget)  # warm
+        start = time.perf_counter()
+        s = solve(lambda h: getattr(dt, cls)(32, h, **kwargs), budget)
+        elapsed = time.perf_counter() - start
+        assert polynomial(1, s.n) <= budget < polynomial(1, s.n + 1)
+        assert (s.count, s.next_count) == (polynomial(1, s.n), polynomial(1, s.n + 1))
+        assert elapsed < 0.05, f"{elapsed:.3f} s"
+
+
+def test_solve_root_is_exact():
+    from derive import solve
+    from derive.analysis.solving import x
+
+    s = solve(lambda h: dt.LSTM(32, h, 2, bidirectional=True), 10**300 + 7)
+    # the root solves count(x) = budget exactly; count increasing and count(n) <= budget < count(n + 1)
+    # (checked above against torch) put it in [n, n + 1)
+    assert sympy.expand(s.polynomial.xreplace({x: s.root}) - (10**300 + 7)) == 0
+    assert s.root.is_positive

@@ -16,8 +16,10 @@ positive real root, and returns both the exact root and the largest integer n wi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import sympy
@@ -41,24 +43,48 @@ class Solution:
     ----------
     n : int
         The largest size with ``count(n) <= budget``.
-    root : sympy.Expr or None
-        The exact positive real root of ``count(x) = budget`` (``n == floor(root)``); None when
-        the count could only be evaluated at integers (no symbolic form).
     polynomial : sympy.Expr or None
-        The count as a polynomial in :data:`x`.
+        The count as a polynomial in :data:`x`; None when the count could only be evaluated at
+        integers (no symbolic form).
     budget : int
     count : int
         The count at ``n``.
     next_count : int
         The count at ``n + 1`` (greater than ``budget``).
+    root : sympy.Expr or None
+        (A property, derived when first asked for.) The exact positive real root of
+        ``count(x) = budget`` (``n == floor(root)``), e.g. ``-9/2 + sqrt(125081)/2``; None without a
+        polynomial or without a positive root.
     """
 
     n: int
-    root: sympy.Expr | None
     polynomial: sympy.Expr | None
     budget: int
     count: int
     next_count: int
+
+    @cached_property
+    def root(self) -> sympy.Expr | None:
+        """The exact positive real root of ``count(x) = budget``; None without one (see the class)."""
+        if self.polynomial is None:
+            return None
+        poly = sympy.Poly(self.polynomial - self.budget, x)
+        coefficients = [int(c) for c in poly.all_coeffs()]
+        if len(coefficients) == 2:
+            a, c = coefficients
+            root = sympy.Rational(-c, a)
+        elif len(coefficients) == 3:
+            a, b, c = coefficients
+            discriminant = b * b - 4 * a * c
+            if discriminant < 0:
+                return None
+            root = (-b + sympy.sqrt(sympy.Integer(discriminant))) / (2 * a)
+        else:
+            real = poly.count_roots()
+            if real == 0:
+                return None
+            root = sympy.CRootOf(poly.as_expr(), real - 1)  # the largest real root, exactly
+        return root if root.is_positive else None
 
     @property
     def exact(self) -> bool:
@@ -131,6 +157,15 @@ def solve(count: Any, budget: int, symbol: sympy.Symbol | None = None, *, minimu
     ValueError
         The count does not depend on the size, has other free symbols, is not increasing for
         sizes >= ``minimum``, or already exceeds ``budget`` at ``minimum``.
+    RuntimeError
+        The configuration's counts at n and n + 1 disagree with its polynomial (a function that
+        builds different configurations for a symbol and for an int).
+
+    Notes
+    -----
+    Exact at any budget (``10**300`` included) and fast: the size is found with Python integers
+    (:func:`math.isqrt` for the quadratic counts of recurrent layers); the exact root is derived
+    only when :attr:`Solution.root` is read.
 
     Examples
     --------
@@ -170,7 +205,6 @@ def solve(count: Any, budget: int, symbol: sympy.Symbol | None = None, *, minimu
     else:
         raise TypeError(f"count must be a callable or a SymPy expression, got {type(count).__name__}")
 
-    root = None
     if polynomial is not None:
         polynomial = sympy.expand(polynomial)
         others = polynomial.free_symbols - {x}
@@ -185,25 +219,50 @@ def solve(count: Any, budget: int, symbol: sympy.Symbol | None = None, *, minimu
         if poly.domain != sympy.ZZ:
             raise TypeError(f"the count is not a polynomial with integer coefficients: {polynomial}")
         _check_increasing(poly, minimum)
-        roots = [r for r in sympy.solve(sympy.Eq(polynomial, budget), x) if r.is_real and r.is_positive]
-        if roots:
-            root = max(roots, key=lambda r: sympy.N(r, 30))
-            start = int(sympy.floor(root))
-        else:  # no positive root: even the smallest size is over budget
-            start = minimum
+        coefficients = [int(c) for c in poly.all_coeffs()]
+        value = lambda k: _horner(coefficients, k)  # noqa: E731  (exact: Python ints)
+        start = _largest_within(coefficients, budget, minimum)
     else:
+        value = at
         start = _search(at, budget, minimum)
 
     k = max(start, minimum)
-    while k > minimum and at(k) > budget:
+    while k > minimum and value(k) > budget:
         k -= 1
-    while at(k + 1) <= budget:
+    while value(k + 1) <= budget:
         k += 1
-    low, high = at(k), at(k + 1)
+    low, high = at(k), at(k + 1)  # the configuration's own counts, not the polynomial's
     if low > budget:
         raise ValueError(f"no size >= {minimum} fits: the count at {minimum} is {low:,} > budget {budget:,}")
-    assert low <= budget < high
-    return Solution(k, root, polynomial, budget, low, high)
+    if not low <= budget < high:
+        raise RuntimeError(f"internal error: count({k}) = {low}, count({k + 1}) = {high}, budget {budget}")
+    return Solution(k, polynomial, budget, low, high)
+
+
+def _horner(coefficients: list[int], k: int) -> int:
+    """The polynomial with ``coefficients`` (highest degree first) at ``k``, in Python ints."""
+    total = 0
+    for c in coefficients:
+        total = total * k + c
+    return total
+
+
+def _largest_within(coefficients: list[int], budget: int, minimum: int) -> int:
+    """Largest k >= minimum with p(k) <= budget for p increasing on [minimum, oo), or ``minimum``.
+
+    Exact integer arithmetic at any magnitude: floor division for a line, :func:`math.isqrt` of
+    the discriminant for a quadratic (the caller corrects the last unit), bisection otherwise.
+    """
+    if _horner(coefficients, minimum) > budget:
+        return minimum
+    if len(coefficients) == 2:
+        a, c = coefficients
+        return (budget - c) // a
+    if len(coefficients) == 3:
+        a, b, c = coefficients
+        discriminant = b * b - 4 * a * (c - budget)  # >= 0: p(minimum) <= budget
+        return max((-b + math.isqrt(discriminant)) // (2 * a), minimum)
+    return _search(lambda k: _horner(coefficients, k), budget, minimum)
 
 
 def _check_increasing(poly: sympy.Poly, minimum: int) -> None:
