@@ -114,10 +114,13 @@ def probability(name: str, value: Any) -> float:
     Raises
     ------
     TypeError
-        ``float(value)`` raises TypeError (None, a list, ...).
+        ``value`` is not a number or a string (None, a list, any other object: it is not converted).
     ValueError
         Outside [0, 1], NaN, a bool, a string.
     """
+    if not isinstance(value, (numbers.Number, str, bytes, bytearray)):
+        # float() would run the object's own __float__: refused without converting it
+        raise TypeError(f"{name} should be a number in range [0, 1], got: {type(value).__name__}")
     try:
         float(value)
     except TypeError:
