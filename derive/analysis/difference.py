@@ -204,15 +204,15 @@ def compare(a: Stack, b: Stack) -> Difference:
         ``a.num_layers`` and ``b.num_layers`` differ and one of them is symbolic (the layers cannot
         be matched; compare with int layers instead), or both are ints, differ and one exceeds
         :data:`MAX_UNEQUAL_LAYERS`.
+    RuntimeError
+        The changes found do not add up to ``a.count - b.count`` (an internal consistency check:
+        a stack whose count is not the sum of its tensors).
 
     Notes
     -----
     Equal int depths up to :data:`LISTED_LAYERS` give one change per layer; deeper stacks give
     layer 0 and "every layer k >= 1" (multiplicity L - 1), so a comparison of 10**9 layers costs
     what one of 2 layers does.
-    RuntimeError
-        The changes found do not add up to ``a.count - b.count`` (an internal consistency check:
-        a stack whose count is not the sum of its tensors).
 
     Examples
     --------
