@@ -120,3 +120,32 @@ def test_layer_classes_take_args_and_kwargs_like_torch(cls):
 def _base_parameters():
     where = dt.torch_arguments("LSTM", tuple(range(10)), {})
     return sorted(((n, k) for n, (_, k) in where.items()), key=lambda item: item[1])
+
+
+KERAS_CLASSES = ["SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "Bidirectional"]
+
+
+@pytest.mark.parametrize("cls", KERAS_CLASSES + ["Sequential"])
+def test_keras_adapters_take_keras_positional_order(cls):
+    """derive.keras' classes bind positional arguments in keras' order, with keras' defaults."""
+    import os
+    import tempfile
+
+    os.environ.setdefault("KERAS_BACKEND", "torch")
+    os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
+    keras = pytest.importorskip("keras")
+    import derive.keras as dk
+
+    real = getattr(keras, cls) if cls == "Sequential" else getattr(keras.layers, cls)
+    signature = inspect.signature(real.__init__ if cls == "Sequential" else real)
+    theirs = [
+        (p.name, repr(p.default))
+        for p in signature.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"
+    ]
+    ours = [
+        (p.name, repr(p.default))
+        for p in inspect.signature(getattr(dk, cls)).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    assert ours == theirs

@@ -18,6 +18,10 @@ else — another name, attribute access, ``__import__``, a lambda, a comprehensi
 an f-string, an operator, an int beyond 10**15, a string beyond 64 characters — is refused
 with one line on stderr and exit status 2 (as for a usage error); so is an argument the
 framework itself would refuse (the adapters' ``ValueError``/``TypeError``).
+
+User text is printed literally (no rich markup, control characters as escapes, long values
+elided). A stdout that is closed, full or failing ends with one line on stderr and exit status
+1; a reader that has gone (``| head -1``) ends quietly with 141, as coreutils' tools do.
 """
 
 from .app import describe, main
