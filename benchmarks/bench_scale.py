@@ -25,12 +25,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import derive.torch as dt  # noqa: E402
-from derive.cli import describe  # noqa: E402
 from derive.cost import cost  # noqa: E402
-from derive.render.display import html_repr  # noqa: E402
 from derive.vectorize import vectorize  # noqa: E402
 
 from derive import PYTORCH, SIMPLE_CONCAT, H, I, L, Stack, compare, solve  # noqa: E402
+from derive.cli import describe  # noqa: E402
+from derive.render.display import html_repr  # noqa: E402
 
 DEPTHS = [2, 100, 10_000, 10**6, 10**9]
 
@@ -87,13 +87,17 @@ def main(argv: list[str] | None = None) -> int:
         solving[f"1e{exponent}"] = round(
             best_ms(lambda: solve(lambda h: dt.LSTM(32, h, 2, bidirectional=True), 10**exponent)), 3
         )
-    print("solve(LSTM(32, h, 2, bidirectional=True), budget), ms: " + ", ".join(f"{k}: {v}" for k, v in solving.items()))
+    print(
+        "solve(LSTM(32, h, 2, bidirectional=True), budget), ms: " + ", ".join(f"{k}: {v}" for k, v in solving.items())
+    )
     cold = round(cold_ms(), 1)
     print(f"first count in a fresh process at L=1e9 (derives the closed form): {cold} ms")
     slow = {name: row[str(10**9)] for name, row in table.items() if row[str(10**9)] >= args.limit_ms}
     slow.update({f"solve {k}": v for k, v in solving.items() if v >= args.limit_ms})
     if args.output:
-        args.output.write_text(json.dumps({"ms": table, "solve_ms": solving, "cold_first_count_ms": cold}, indent=2) + "\n")
+        args.output.write_text(
+            json.dumps({"ms": table, "solve_ms": solving, "cold_first_count_ms": cold}, indent=2) + "\n"
+        )
     if slow:
         print(f"over {args.limit_ms} ms at L=1e9: {slow}")
         return 1

@@ -210,7 +210,7 @@ def _torch_outcome(cls: str, args: tuple, kwargs: dict):
             warnings.simplefilter("ignore")
             module = getattr(torch.nn, cls)(*args, **kwargs)
             return "ok", [(n, tuple(p.shape)) for n, p in module.named_parameters()]
-    except Exception as error:  # noqa: BLE001 -- torch's refusals come in many types
+    except Exception as error:
         return "error", error
 
 
@@ -298,7 +298,7 @@ def _keras_build(layer: str, units, options: tuple, wrap, input_dim: int):
                 made = keras.layers.Bidirectional(made, merge_mode=wrap)
             made.build((None, None, input_dim))
             return "ok", [tuple(w.shape) for w in made.weights], made.count_params()
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         return "error", type(error).__name__, str(error)
 
 
@@ -497,7 +497,8 @@ def test_cli_keras_matches_keras(case):
 
 
 TEXT = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]) | st.sampled_from(list("()[]{},.='\"*:_ ILHP0123456789")),
+    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"])
+    | st.sampled_from(list("()[]{},.='\"*:_ ILHP0123456789")),
     max_size=80,
 )
 
@@ -528,11 +529,16 @@ MISC_VALUES = st.sampled_from(
 
 
 @examples("api_misc")
-@given(st.sampled_from(["solve", "cost", "compare", "vectorize", "layer_count", "frameworks", "keras_count"]), MISC_VALUES, MISC_VALUES)
+@given(
+    st.sampled_from(["solve", "cost", "compare", "vectorize", "layer_count", "frameworks", "keras_count"]),
+    MISC_VALUES,
+    MISC_VALUES,
+)
 def test_public_functions_answer_or_refuse_cleanly(function, a, b):
-    from derive import compare, frameworks, solve
     from derive.cost import cost
     from derive.vectorize import vectorize
+
+    from derive import compare, frameworks, solve
 
     calls = {
         "solve": lambda: solve(a, b),
@@ -555,5 +561,3 @@ def test_case_count():
     """At least 5,000 generated cases across the CLI and the API."""
     assert sum(EXAMPLES.values()) >= 5000
     assert EXAMPLES["cli_torch"] + EXAMPLES["cli_keras"] + EXAMPLES["cli_text"] >= 2000
-
-

@@ -104,14 +104,25 @@ def test_stdout_is_dev_full():
     with open("/dev/full", "w") as full:
         result = run("nn.GRU(3, 4)", stdout=full)
     assert result.returncode == 1
-    assert result.stderr.decode().startswith("derive: error: cannot write the output") and b"Traceback" not in result.stderr
+    assert (
+        result.stderr.decode().startswith("derive: error: cannot write the output")
+        and b"Traceback" not in result.stderr
+    )
     assert result.stderr.count(b"\n") == 1
 
 
 def test_stdout_is_closed():
     code = "import os, runpy, sys; os.close(1); sys.argv = ['derive', 'nn.GRU(3, 4)']; runpy.run_module('derive', run_name='__main__')"
     env = dict(os.environ, KERAS_BACKEND="torch")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=False, stderr=subprocess.PIPE, stdout=None, cwd=ROOT, env=env, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        stdout=None,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
     assert result.returncode == 1, result.stderr
     assert b"Traceback" not in result.stderr and result.stderr.count(b"\n") == 1
     assert result.stderr.startswith(b"derive: error: cannot write the output")
@@ -127,7 +138,10 @@ def test_stdout_closed_by_the_shell():
 @pytest.mark.parametrize("fmt", [[], ["--json"]])
 def test_closed_pipe_is_quiet(fmt):
     with subprocess.Popen(
-        [sys.executable, "-m", "derive", "nn.GRU(3, 4, 3000)", *fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
+        [sys.executable, "-m", "derive", "nn.GRU(3, 4, 3000)", *fmt],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
     ) as process:
         process.stdout.readline()
         process.stdout.close()  # as `| head -1` does
@@ -138,7 +152,9 @@ def test_closed_pipe_is_quiet(fmt):
 
 
 def test_ascii_locale():
-    result = run("nn.LSTM(I, 4, 2)", env_extra={"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": "ascii", "PYTHONUTF8": "0"})
+    result = run(
+        "nn.LSTM(I, 4, 2)", env_extra={"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": "ascii", "PYTHONUTF8": "0"}
+    )
     assert result.returncode == 0, result.stderr
     assert b"Traceback" not in result.stderr and result.stderr == b""
     assert b"weight_ih_l" in result.stdout

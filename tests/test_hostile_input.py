@@ -433,10 +433,11 @@ def test_vectorize_refuses_sizes_below_one(value):
 
 
 def _public_calls():
-    from derive import compare, solve
     from derive.cost import cost, step_ops, stored_elements
-    from derive.render import display, latex
     from derive.vectorize import vectorize
+
+    from derive import compare, solve
+    from derive.render import display, latex
 
     return {
         "solve-count": (lambda v: solve(v, 100), "count"),
@@ -491,7 +492,9 @@ def test_cost_of_none_is_a_type_error():
 
 
 @pytest.mark.parametrize("exponent", [6, 50, 100, 212, 213, 250, 299, 300])
-@pytest.mark.parametrize("cls,kwargs", [("LSTM", {"num_layers": 2, "bidirectional": True}), ("GRU", {}), ("RNN", {"bias": False})])
+@pytest.mark.parametrize(
+    "cls,kwargs", [("LSTM", {"num_layers": 2, "bidirectional": True}), ("GRU", {}), ("RNN", {"bias": False})]
+)
 def test_solve_is_exact_for_huge_budgets(cls, kwargs, exponent):
     import time
 

@@ -12,11 +12,11 @@ import time
 import derive.torch as dt
 import pytest
 import sympy
+from derive.cost import cost
 from torch import nn
 
 from derive import PYTORCH, SIMPLE_CONCAT, UNIDIRECTIONAL, L, Stack, compare
 from derive.cli import describe
-from derive.cost import cost
 from derive.render.display import LISTED_LAYERS, html_repr, tensor_rows
 
 BIG = 10**9
@@ -82,7 +82,9 @@ def test_a_billion_layers_take_no_longer_than_two():
     d = within(0.05, lambda: compare(bi, concat))
     assert d.total == 8 * 128**2 * (BIG - 1)  # the extra H input columns of layers >= 1, both directions
     c = within(0.05, lambda: cost(bi, 100, 32))
-    assert c.macs == 100 * 32 * (cost(dt.LSTM(32, 128, 1, bidirectional=True), 1, 1).macs + (BIG - 1) * 2 * 4 * 128 * (256 + 128))
+    assert c.macs == 100 * 32 * (
+        cost(dt.LSTM(32, 128, 1, bidirectional=True), 1, 1).macs + (BIG - 1) * 2 * 4 * 128 * (256 + 128)
+    )
     info = within(0.05, lambda: describe(f"nn.LSTM(32, 128, {BIG}, bidirectional=True)"))
     assert len(info["tensors"]) == 3 * 8 + 1 and info["count"] == expected
     html = within(0.05, lambda: html_repr(bi))

@@ -100,9 +100,7 @@ def test_keyword_and_mixed_calls_bind_as_in_torch(cls, args, kwargs):
 
 @pytest.mark.parametrize("cls", ["RNNCell", "LSTMCell", "GRUCell"])
 def test_cell_signatures_are_torchs(cls):
-    assert list(inspect.signature(getattr(dt, cls)).parameters) == list(
-        inspect.signature(getattr(nn, cls)).parameters
-    )
+    assert list(inspect.signature(getattr(dt, cls)).parameters) == list(inspect.signature(getattr(nn, cls)).parameters)
 
 
 @pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
@@ -112,9 +110,9 @@ def test_layer_classes_take_args_and_kwargs_like_torch(cls):
     assert [p.kind for p in ours.values()] == [p.kind for p in theirs.values()]
     base = list(inspect.signature(nn.modules.rnn.RNNBase.__init__).parameters)
     assert base[:2] == ["self", "mode"]
-    assert base[2:] == [
-        name for name, _ in itertools.islice(_base_parameters(), None)
-    ], "derive's RNNBase order (torch_arguments) differs from torch's"
+    assert base[2:] == [name for name, _ in itertools.islice(_base_parameters(), None)], (
+        "derive's RNNBase order (torch_arguments) differs from torch's"
+    )
 
 
 def _base_parameters():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import os
@@ -192,9 +193,7 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
         else:
             obj = _instantiate(call, False)
             count = obj.count
-            rows = [
-                (n, None if s is None else tuple(plain(d) for d in s), plain(c)) for n, s, c in _rows(obj)[0]
-            ]
+            rows = [(n, None if s is None else tuple(plain(d) for d in s), plain(c)) for n, s, c in _rows(obj)[0]]
             formula, values = _torch_formula(call, count)
             layers, layer_sum = [], None
             if isinstance(plain(obj.num_layers), int):
@@ -443,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
         reason = getattr(error, "strerror", None) or str(error)
         _stderr_line(f"error: cannot write the output to stdout: {reason}")
         return EXIT_OUTPUT_ERROR
-    except Exception as error:  # noqa: BLE001 -- a bug: one line, never a traceback
+    except Exception as error:
         _stderr_line(f"internal error (please report): {type(error).__name__}: {error}")
         return EXIT_INTERNAL_ERROR
 
@@ -508,10 +507,8 @@ def _escape_unencodable(stream: object) -> None:
     """Let a stream whose encoding lacks a character (an ASCII locale) write it as an escape."""
     reconfigure = getattr(stream, "reconfigure", None)
     if reconfigure is not None:
-        try:
+        with contextlib.suppress(ValueError, OSError, AttributeError):
             reconfigure(errors="backslashreplace")
-        except (ValueError, OSError, AttributeError):
-            pass
 
 
 if __name__ == "__main__":  # pragma: no cover

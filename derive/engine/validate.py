@@ -186,7 +186,7 @@ def shown(value: object, limit: int = 80) -> str:
         return f"{'-' if value < 0 else ''}<an int of about {digits:,} digits>"
     try:
         text = repr(value)
-    except Exception:  # noqa: BLE001 -- a repr that fails says nothing about the argument
+    except Exception:
         text = f"<{type(value).__name__} object>"
     if len(text) > limit:
         keep = max(limit // 2 - 10, 4)

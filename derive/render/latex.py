@@ -118,9 +118,7 @@ def shape_latex(shape: Sequence[Size]) -> str:
     TypeError
         ``shape`` is not a tuple of ints and SymPy expressions.
     """
-    if not isinstance(shape, tuple) or any(
-        isinstance(d, bool) or not isinstance(d, (int, sympy.Expr)) for d in shape
-    ):
+    if not isinstance(shape, tuple) or any(isinstance(d, bool) or not isinstance(d, (int, sympy.Expr)) for d in shape):
         raise TypeError(f"shape must be a tuple of ints or SymPy expressions, got {shown(shape)}")
     dims = [sympy.latex(d) for d in shape]
     return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"

@@ -7,11 +7,10 @@ import random
 import shutil
 import subprocess
 
+import derive.torch as dt
 import pytest
 from derive.calculator import CELLS, evaluate, javascript
 from torch import nn
-
-import derive.torch as dt
 
 import docs_src.site as site
 
