@@ -330,3 +330,17 @@ def test_calculator_refuses_bad_sizes_and_stays_exact_for_huge_ones(visit):
     )
     assert page.locator("#calc-error").inner_text().strip() == ""
     assert v.console == [] and v.outside == [], (v.console, v.outside)
+
+
+@pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
+@pytest.mark.parametrize("typed", ["0x10", "010", "1e1", "16.0"])
+def test_calculator_reads_what_is_typed_not_a_number_fields_guess(visit, typed):
+    """Issue 13: a number field turned "0x10" into "010" and the page read 10; text fields refuse it."""
+    v = visit(html_path(CALCULATOR))
+    page = v.page
+    _fill(page, "LSTM", 32, 128, 2, 0, False, True)
+    page.fill("#calc-input-size", typed)
+    page.dispatch_event("#calc-form", "change")
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent.trim() !== ''", timeout=TIMEOUT_MS)
+    assert page.locator("#calc-error").inner_text().strip() == "input_size should be of type int"
+    assert page.locator("#calc-total").get_attribute("data-value") == ""
