@@ -65,6 +65,9 @@ def test_compare_of_deep_stacks_matches_torch():
 
 
 def within(seconds: float, function) -> object:
+    """``function()`` (after a warm-up call) in less than ``seconds``: a bound far above the few
+    milliseconds these take (benchmarks/bench_scale.py), far below what a loop over 10**9 layers
+    would, and safe on a loaded machine."""
     function()  # the structure's closed form is derived once per process
     start = time.perf_counter()
     result = function()
@@ -77,17 +80,17 @@ def test_a_billion_layers_take_no_longer_than_two():
     bi = dt.LSTM(32, 128, BIG, bidirectional=True)
     concat = Stack("LSTM", 32, 128, BIG, True, 0, PYTORCH, SIMPLE_CONCAT)
     expected = dt.LSTM(32, 128, L, bidirectional=True).count.xreplace({L: BIG})
-    assert within(0.05, lambda: bi.count) == expected
-    assert within(0.05, lambda: bi.layer_count(BIG - 1)) == bi.layer_count(1)
-    d = within(0.05, lambda: compare(bi, concat))
+    assert within(0.25, lambda: bi.count) == expected
+    assert within(0.25, lambda: bi.layer_count(BIG - 1)) == bi.layer_count(1)
+    d = within(0.25, lambda: compare(bi, concat))
     assert d.total == 8 * 128**2 * (BIG - 1)  # the extra H input columns of layers >= 1, both directions
-    c = within(0.05, lambda: cost(bi, 100, 32))
+    c = within(0.25, lambda: cost(bi, 100, 32))
     assert c.macs == 100 * 32 * (
         cost(dt.LSTM(32, 128, 1, bidirectional=True), 1, 1).macs + (BIG - 1) * 2 * 4 * 128 * (256 + 128)
     )
-    info = within(0.05, lambda: describe(f"nn.LSTM(32, 128, {BIG}, bidirectional=True)"))
+    info = within(0.25, lambda: describe(f"nn.LSTM(32, 128, {BIG}, bidirectional=True)"))
     assert len(info["tensors"]) == 3 * 8 + 1 and info["count"] == expected
-    html = within(0.05, lambda: html_repr(bi))
+    html = within(0.25, lambda: html_repr(bi))
     assert "layers 2 to 999,999,998" in html or "layers 2 to 999999998" in html
     rows, note = tensor_rows(bi)
     assert len(rows) == 25 and "left out" in note

@@ -81,11 +81,11 @@ def _torch_formula(call: _Call, count: sympy.Expr) -> tuple[sympy.Expr, dict[str
                 kwargs[name] = symbol  # the default 1, shown as L = 1
                 values[str(symbol)] = 1
             continue
-        kind, key = where[name]
-        value = args[key] if kind == "arg" else kwargs[key]
+        _, key = where[name]
+        value = args[key] if isinstance(key, int) else kwargs[key]
         if not _is_int(value) or (name == "proj_size" and value == 0):
             continue
-        if kind == "arg":
+        if isinstance(key, int):
             args[key] = symbol
         else:
             kwargs[key] = symbol
@@ -177,6 +177,9 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
     """
     from ..render.display import _rows, elided_layers
 
+    rows: list[tuple[str, tuple[Any, ...] | None, Any]]
+    layers: list[Any] = []
+    layer_sum: dict[str, Any] | None = None
     call = parse(text, keras)
     try:
         if keras:
@@ -189,13 +192,11 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
             count = dk.count(obj, input_dim)
             rows = [(w.path, tuple(plain(d) for d in w.shape), plain(w.numel)) for w in weights]
             formula, values = _keras_formula(call, input_dim, count)
-            layers, layer_sum = [], None
         else:
             obj = _instantiate(call, False)
             count = obj.count
             rows = [(n, None if s is None else tuple(plain(d) for d in s), plain(c)) for n, s, c in _rows(obj)[0]]
             formula, values = _torch_formula(call, count)
-            layers, layer_sum = [], None
             if isinstance(plain(obj.num_layers), int):
                 if elided_layers(obj) is None:
                     layers = [plain(obj.layer_count(k)) for k in range(obj.num_layers)]
@@ -284,14 +285,14 @@ def _print_rich(info: dict[str, Any], cost_info: dict[str, Any] | None, out: Tex
         return Text(literal(value, None))
 
     width = None if out.isatty() else 160
-    console = Console(
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> NoReturn:  # rich would raise SystemExit(1); main() ends quietly with 141
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    console = _Console(
         file=out, highlight=False, soft_wrap=True, width=width, markup=False, emoji=False, color_system=None
     )
-
-    def broken_pipe() -> NoReturn:  # rich would raise SystemExit(1); main() ends quietly with 141
-        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
-
-    console.on_broken_pipe = broken_pipe
     table = Table(title=plain(f"{info['framework']}: {info['call']}"), title_justify="left")
     table.add_column("tensor", overflow="fold")
     table.add_column("shape")

@@ -122,7 +122,7 @@ def probability(name: str, value: Any) -> float:
         # float() would run the object's own __float__: refused without converting it
         raise TypeError(f"{name} should be a number in range [0, 1], got: {type(value).__name__}")
     try:
-        float(value)
+        float(cast(Any, value))
     except TypeError:
         raise TypeError(f"{name} should be a number in range [0, 1], got: {type(value).__name__}") from None
     except ValueError:

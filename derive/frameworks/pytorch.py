@@ -21,6 +21,8 @@ Convention and errors follow ``torch/nn/modules/rnn.py`` (``RNNBase.__init__``,
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..engine import validate
 from ..engine.conventions import Convention, TensorLayout
 from ..engine.stack import Stack
@@ -209,7 +211,7 @@ class RNN(_RNNBase):
     (50, 100)
     """
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         # torch.nn.RNN.__init__, step by step
         _refuse_proj_size_keyword(kwargs)
         if len(args) > 3:
@@ -252,7 +254,7 @@ class LSTM(_RNNBase):
     561152
     """
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
 
@@ -277,7 +279,7 @@ class GRU(_RNNBase):
         ``RNNBase.__init__``, as torch); see :class:`_RNNBase`.
     """
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         _refuse_proj_size_keyword(kwargs)
         super().__init__("GRU", *args, **kwargs)
 

@@ -146,6 +146,7 @@ def _rows(stack: Stack) -> tuple[list[tuple[str, tuple[Size, ...] | None, sympy.
         if elided is None:
             return [(t.name, t.shape, t.numel) for t in stack.tensors], None
         first, last = elided
+
         def shown(k: int) -> list[tuple[str, tuple[Size, ...] | None, sympy.Expr]]:
             return [(t.name, t.shape, t.numel) for t in stack.layer_tensors(k)]
 
@@ -155,7 +156,9 @@ def _rows(stack: Stack) -> tuple[list[tuple[str, tuple[Size, ...] | None, sympy.
             None,
             each * (last - first + 1),
         )
-        rows: list[tuple[str, tuple[Size, ...] | None, sympy.Expr]] = shown(0) + shown(1) + [between] + shown(layers - 1)
+        rows: list[tuple[str, tuple[Size, ...] | None, sympy.Expr]] = (
+            shown(0) + shown(1) + [between] + shown(layers - 1)
+        )
         rows += [(t.name, t.shape, t.numel) for t in getattr(stack, "output_tensors", [])]
         return rows, f"layers {first} to {last} left out (each like layer 1)"
     rows = [(t.name, t.shape, t.numel) for t in stack.layer_tensors(0)]
