@@ -13,7 +13,7 @@ public API and the command line. Each case ends in exactly one of:
 and never: another exception, a traceback, code run from user text (a canary file and an
 object that records being converted), or output that interprets user text (escape sequences,
 rich markup). The CLI is called in-process through ``main(argv)`` with captured streams; real
-processes (closed stdout, ``/dev/full``, closed pipe, ASCII locale) are in ``test_cli_output.py``.
+processes (closed stdout, ``/dev/full``, closed pipe, ASCII locale) are in ``tests/cli/test_cli_output.py``.
 
 Case counts: :data:`EXAMPLES` per test, see the module's bottom for the total.
 """

@@ -17,7 +17,7 @@ import pytest
 
 from derive.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_inprocess(*argv: str) -> tuple[int, str, str]:
