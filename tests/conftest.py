@@ -22,3 +22,15 @@ def rendered_pages() -> dict[str, str]:
     from docs_src.site import render_pages
 
     return render_pages(ROOT / "templates")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With ``DERIVE_UPDATE_RECORD=1`` and no failure, write the live cases of this run into the record."""
+    if os.environ.get("DERIVE_UPDATE_RECORD") != "1" or exitstatus != 0:
+        return
+    from live_record import CASES
+
+    if CASES:
+        from docs_src import record
+
+        record.write_cases(CASES)

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sympy
-from sympy import HadamardProduct, MatAdd, MatMul, MatrixExpr
+from sympy import HadamardPower, HadamardProduct, MatAdd, MatMul, MatrixExpr
 from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
 from ..engine.equations import Cell
@@ -67,10 +67,15 @@ N = sympy.Symbol("N", integer=True, positive=True)
 #: Kinds of operations counted, in display order.
 KINDS = ("mac", "add", "mul", "sigmoid", "tanh", "relu")
 
+#: Kinds counted only by the cells that have them (listed only then): ``div``, element-wise
+#: divisions (minLSTM's normalised gates); ``norm``, elements normalised by a LayerNorm (one
+#: operation per element, although mean and variance cost several).
+EXTRA_KINDS = ("div", "norm")
+
 #: Bytes per element of each supported dtype.
 DTYPE_BYTES = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "int8": 1}
 
-_FUNCTION_KIND = {"sigma": "sigmoid", "tanh": "tanh", "ReLU": "relu"}
+_FUNCTION_KIND = {"sigma": "sigmoid", "tanh": "tanh", "ReLU": "relu", "LN": "norm"}
 
 
 def _function_kind(node: ElementwiseApplyFunction) -> str:
@@ -107,6 +112,9 @@ def _walk(node: MatrixExpr, ops: Counter[str]) -> None:
     elif isinstance(node, ElementwiseApplyFunction):
         ops[_function_kind(node)] += _size(node)
         _walk(node.expr, ops)
+    elif isinstance(node, HadamardPower):
+        ops["div" if node.exp == -1 else "mul"] += _size(node)
+        _walk(node.base, ops)
     elif isinstance(node, MatMul):
         scalars = [a for a in node.args if not isinstance(a, MatrixExpr)]
         factors = [a for a in node.args if isinstance(a, MatrixExpr)]
@@ -148,7 +156,9 @@ def step_ops(cell: Cell) -> dict[str, sympy.Expr]:
     ops: Counter = Counter()
     for _, rhs in cell.equations:
         _walk(rhs, ops)
-    return {kind: sympy.expand(ops.get(kind, sympy.Integer(0))) for kind in KINDS}
+    out = {kind: sympy.expand(ops.get(kind, sympy.Integer(0))) for kind in KINDS}
+    out.update({kind: sympy.expand(n) for kind, n in ops.items() if kind in EXTRA_KINDS})
+    return out
 
 
 def stored_elements(cell: Cell) -> sympy.Expr:
@@ -231,7 +241,7 @@ class Cost:
     @property
     def flops_per_step(self) -> sympy.Expr:
         """2·MACs + element-wise operations of one time step of one sequence."""
-        return sympy.expand(2 * self.per_step["mac"] + sum(self.per_step[k] for k in KINDS[1:]))
+        return sympy.expand(2 * self.per_step["mac"] + sum(v for k, v in self.per_step.items() if k != "mac"))
 
     def _whole(self, value: Size) -> sympy.Expr:
         return sympy.expand(value * self.seq_len * self.batch)

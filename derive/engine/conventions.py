@@ -126,9 +126,10 @@ class Convention:
     gate_labels : mapping of cell mode -> mapping of gate name -> label
         The framework's own names of the gates where they differ from the cell's (ONNX calls the
         LSTM's g "c" and the GRU's n "h"; TF1 the LSTM's g "j"); used by per-gate tensor names.
-    direction_axis : bool
+    direction_axis : bool or "last"
         Every direction of a layer in one tensor, along a leading axis of size D, even for D = 1
-        (ONNX ``W`` [D, G·H, I]); the tensor's ``direction`` is then None.
+        (ONNX ``W`` [D, G·H, I]); the tensor's ``direction`` is then None. ``"last"``: the
+        directions side by side along the last axis instead (``sru``'s ``weight`` (I, D·k·H)).
     direction_names : mapping of D -> tuple of str
         When set, ``layer_name`` receives, instead of the direction's index, its label for a layer
         with D directions (Paddle ``cell`` for D = 1, ``cell_fw``/``cell_bw`` for D = 2).
@@ -144,7 +145,7 @@ class Convention:
     biases: Mapping[str | tuple[str, bool], str] = field(default_factory=dict)
     gate_order: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     gate_labels: Mapping[str, Mapping[str | None, str]] = field(default_factory=dict)
-    direction_axis: bool = False
+    direction_axis: bool | str = False
     direction_names: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     frozen_bias: bool = False
 
@@ -248,10 +249,12 @@ class Convention:
         merged = []
         for same in zip(*per_direction, strict=True):
             assert len({t.name for t in same}) == 1 and len({t.shape for t in same}) == 1, same
+            shape = same[0].shape
+            shape = shape[:-1] + (len(same) * shape[-1],) if self.direction_axis == "last" else (len(same),) + shape
             merged.append(
                 replace(
                     same[0],
-                    shape=(len(same),) + same[0].shape,
+                    shape=shape,
                     direction=None,
                     parameters=tuple(p for t in same for p in t.parameters),
                 )

@@ -54,9 +54,10 @@ class Parameter:
     symbol : sympy.MatrixSymbol
         The symbol as it appears in the equations; ``symbol.shape`` is (rows, columns),
         a bias is a column vector (rows, 1).
-    kind : {"weight", "bias", "peephole"}
-        ``"peephole"``: a diagonal weight from the cell state, stored as its diagonal, a
-        column vector (H, 1) like a bias.
+    kind : {"weight", "bias", "peephole", "gain"}
+        ``"peephole"``: a diagonal weight from a state (the cell state's peepholes, IndRNN's
+        recurrent weight), stored as its diagonal, a column vector (H, 1) like a bias;
+        ``"gain"``: a LayerNorm's gain or shift, a vector.
     group : str
         Which connection it belongs to: ``"ih"`` input to hidden, ``"hh"`` hidden to hidden,
         ``"hr"`` the LSTM projection, ``"c"`` cell state to gate (peepholes). Conventions use
@@ -323,6 +324,31 @@ class Equations:
         p = MatrixSymbol(f"p_{{{gate}}}", self.hidden_size, 1)
         self.declared.append(Parameter(p, "peephole", "c", gate))
         return odot(p, cell_state)
+
+    def vector(self, kind: str, group: str, gate: str | None, name: str, rows: Size | None = None) -> MatrixSymbol:
+        """Declare a parameter vector ``name`` (rows, 1): a diagonal weight (IndRNN's recurrent
+        ``u``, SRU's ``v``; kind ``"peephole"``) or a LayerNorm gain or shift (kind ``"gain"``).
+
+        Parameters
+        ----------
+        kind : {"peephole", "gain", "bias"}
+        group : str
+            Its connection (see :class:`Parameter`): ``"hh"`` from the hidden state, ``"c"`` from
+            the cell state, ``"ln"`` a LayerNorm's.
+        gate : str or None
+            The gate block it belongs to.
+        name : str
+            Its LaTeX name.
+        rows : int or sympy.Expr, optional
+            Default ``hidden_size``.
+
+        Returns
+        -------
+        sympy.MatrixSymbol
+        """
+        v = MatrixSymbol(name, self.hidden_size if rows is None else rows, 1)
+        self.declared.append(Parameter(v, kind, group, gate))
+        return v
 
     def linear(self, source: str, gate: str, bias: bool = True) -> MatrixExpr:
         """``W_{source gate} v + b_{source gate}`` with v = x_t (source "i") or h_{t-1} (source "h").

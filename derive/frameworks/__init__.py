@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 
 import sympy
 
+from ..cells import CELLS
 from ..engine import validate
 from ..engine.stack import UPPER, Stack, layer_sum
 from ..engine.symbols import Size, plain
@@ -117,6 +118,8 @@ def stack(
     reset_after: bool | None = None,
     reset_gate: bool = True,
     kernel_size: Sequence[Size] | None = None,
+    double_bias: bool = True,
+    **class_options: Any,
 ) -> Stack:
     """The :class:`derive.stack.Stack` of ``cell`` in ``framework``: tensors, counts, cells.
 
@@ -150,6 +153,11 @@ def stack(
         Flax ``MGUCell``'s option.
     kernel_size : tuple of int or sympy.Expr
         ConvLSTM only (required there): the kernel's spatial size.
+    double_bias : bool, default True
+        Haiku ``VanillaRNN``'s option: a bias on the recurrent ``Linear`` too.
+    **class_options
+        Options of a class's own cell (its :attr:`CellSpec.options`): QRNN ``window`` and
+        ``pooling``, SRU ``has_skip_term``, IndRNN ``nonlinearity``.
 
     Returns
     -------
@@ -179,6 +187,7 @@ def stack(
         ("bias", bias),
         ("peepholes", peepholes),
         ("reset_gate", reset_gate),
+        ("double_bias", double_bias),
     ):
         validate.flag(name, value)
     if reset_after is not None:
@@ -186,6 +195,7 @@ def stack(
     _allowed(spec, fw, "bias", bias, True)
     _allowed(spec, fw, "peepholes", peepholes, False)
     _allowed(spec, fw, "reset_gate", reset_gate, True)
+    _allowed(spec, fw, "double_bias", double_bias, True)
     default_reset = spec.options.get("reset_after", (True,))[0]
     reset_after = default_reset if reset_after is None else reset_after
     _allowed(spec, fw, "reset_after", reset_after, True)
@@ -207,9 +217,34 @@ def stack(
             raise ValueError(f"kernel_size is required for {fw.key} {spec.name}: a tuple of 1 to 3 sizes")
         if not isinstance(kernel_size, (tuple, list)) or not 1 <= len(kernel_size) <= 3:
             raise ValueError(f"kernel_size must be a tuple of 1 to 3 sizes, got {kernel_size!r}")
+        dims = spec.options["kernel_size"]
+        if dims and len(kernel_size) not in dims:
+            raise ValueError(
+                f"kernel_size must be a tuple of {dims[0]} sizes for {fw.key} {spec.name}, got {tuple(kernel_size)!r}"
+            )
         options["kernel_size"] = tuple(validate.size("kernel_size", k) for k in kernel_size)
     elif kernel_size is not None:
         raise ValueError(f"kernel_size must be None for {fw.key} {spec.name}: only a ConvLSTM has a kernel")
+    for name, value in sorted(class_options.items()):
+        if name not in spec.options:
+            raise TypeError(f"{fw.key} {spec.name} got an unexpected keyword argument {name!r}")
+        allowed = spec.options[name]
+        if allowed:
+            if isinstance(allowed[0], bool):
+                validate.flag(name, value)
+            _allowed(spec, fw, name, value, allowed[0])
+        else:
+            value = validate.size(name, value)
+        options[name] = value
+    if "num_directions" in CELLS[spec.mode].options:  # SRU: its layers' structure depends on D·H vs I
+        options["num_directions"] = 2 if bidirectional else 1
+        options["square_input"] = sympy.expand(input_size - options["num_directions"] * hidden_size) == 0
+    if spec.check is not None:
+        spec.check(input_size=input_size, hidden_size=hidden_size, proj_size=proj_size, **options)
+    convention = spec.convention
+    for (option, wanted), variant in spec.variants.items():
+        if {"double_bias": double_bias}.get(option) == wanted:
+            convention = variant
     wiring = DEEP_BIDIRECTIONAL if bidirectional else UNIDIRECTIONAL
     single = {"layer": False, "node": num_layers == 1, "cell": num_layers == 1 and not bidirectional}[spec.kind]
     return Stack(
@@ -219,7 +254,7 @@ def stack(
         num_layers,
         bias,
         proj_size,
-        spec.convention,
+        convention,
         wiring,
         single_cell=single,
         reset_after=reset_after,

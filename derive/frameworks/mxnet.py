@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..engine.conventions import Convention, TensorLayout
 from .registry import CellSpec, Framework, register
 
-__all__ = ["MXNET"]
+__all__ = ["MXNET", "MXNET_CELLS"]
 
 
 def _mxnet_name(base: str, layer: object, direction: int) -> str:
@@ -31,6 +31,19 @@ MXNET = Convention(
 )
 
 
+#: MXNet Gluon ``rnn.RNNCell``, ``rnn.LSTMCell``, ``rnn.GRUCell``
+#: (``python/mxnet/gluon/rnn/rnn_cell.py``): the same four tensors per cell; a stack is a
+#: ``SequentialRNNCell`` of cells (of ``BidirectionalCell(l_cell, r_cell)`` for a bidirectional
+#: one), named here with the prefixes the fused layer uses, ``l<k>_`` and ``r<k>_``
+#: (``LSTMCell(H, prefix="l0_")``).
+MXNET_CELLS = Convention(
+    name="MXNet Gluon cells",
+    tensors=MXNET.tensors[:4],
+    layer_name=_mxnet_name,
+    source="python/mxnet/gluon/rnn/rnn_cell.py (mxnet 1.9.1, RNNCell, LSTMCell, GRUCell, SequentialRNNCell, BidirectionalCell)",
+)
+
+
 register(
     Framework(
         "mxnet",
@@ -39,9 +52,13 @@ register(
             CellSpec("RNN", "RNN_TANH", "rnn", MXNET, "layer"),
             CellSpec("LSTM", "LSTM", "lstm", MXNET, "layer", {"proj_size": ()}),
             CellSpec("GRU", "GRU", "gru", MXNET, "layer"),
+            CellSpec("RNNCell", "RNN_TANH", "rnn", MXNET_CELLS, "cell"),
+            CellSpec("LSTMCell", "LSTM", "lstm", MXNET_CELLS, "cell"),
+            CellSpec("GRUCell", "GRU", "gru", MXNET_CELLS, "cell"),
         ),
-        (),
-        MXNET.source,
+        ("mxnet",),
+        f"{MXNET.source}; {MXNET_CELLS.source}",
         order=70,
+        environment="mxnet",
     )
 )

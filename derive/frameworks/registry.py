@@ -38,7 +38,7 @@ def layer_path(template: str) -> Callable[[str, object, object], str]:
 
 
 #: Generic cell names accepted by :func:`count` and :func:`tensors` in place of a class name.
-GENERIC_CELLS = ("rnn", "lstm", "gru", "mgu", "convlstm")
+GENERIC_CELLS = ("rnn", "lstm", "gru", "mgu", "convlstm", "mingru", "minlstm", "indrnn", "qrnn", "sru", "lnlstm")
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,18 @@ class CellSpec:
         accepts, its default first. ``proj_size``: present if a projection is supported (its
         value is then any size, below ``hidden_size`` if ``proj_below_hidden``). ``kernel_size``:
         present (and required) for the ConvLSTM.
+        ``kernel_size`` may hold the number of spatial dimensions the class takes (Haiku's
+        ``Conv2DLSTM``: ``(2,)``); empty for any of 1 to 3. ``double_bias`` (Haiku's ``VanillaRNN``):
+        the values accepted, as for ``bias``.
     proj_below_hidden : bool
         Whether the class refuses ``proj_size >= hidden_size``.
+    variants : mapping of (option, value) -> Convention
+        The class's layout when ``option`` has ``value``, where it differs from ``convention``
+        (Haiku ``VanillaRNN(double_bias=False)``: one bias instead of two).
+    check : callable or None
+        The class's own argument check, ``check(input_size=..., hidden_size=..., proj_size=...,
+        **options)``, raising ValueError worded like the class's (``mingru-pytorch``: the output
+        projection maps back to the input's width).
     """
 
     name: str
@@ -76,6 +86,8 @@ class CellSpec:
     kind: str
     options: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     proj_below_hidden: bool = True
+    variants: Mapping[tuple[str, object], Convention] = field(default_factory=dict)
+    check: Callable[..., None] | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,10 @@ class Framework:
         The framework files the convention is read from.
     order : int
         Where the framework stands in :data:`FRAMEWORKS` and on the site (smaller first).
+    environment : str
+        Non-empty when :attr:`packages` cannot share the test environment and are installed in
+        their own, ``.venv-<environment>`` in the checkout (``scripts/bootstrap --test`` makes it):
+        MXNet 1.9.1 needs numpy < 1.24.
     """
 
     key: str
@@ -109,6 +125,7 @@ class Framework:
     packages: tuple[str, ...]
     source: str
     order: int = 100
+    environment: str = ""
 
     @property
     def versions(self) -> dict[str, str | None]:

@@ -1,11 +1,18 @@
-"""tf.keras ``CuDNNLSTM`` / ``CuDNNGRU`` (TensorFlow 1.x-2.x, GPU only)."""
+"""tf.keras ``CuDNNLSTM`` / ``CuDNNGRU`` (TensorFlow 1.x-2.x; GPU only to run, their weights build anywhere).
+
+Names as Keras 2 prints them (``cu_dnnlstm/kernel``, see :func:`derive.frameworks.keras2.keras2_name`);
+in TF 2 the classes are ``tf.compat.v1.keras.layers.CuDNNLSTM``/``CuDNNGRU`` (from ``tf_keras``).
+"""
 
 from __future__ import annotations
 
-from ..engine.conventions import Convention, TensorLayout
-from .registry import CellSpec, Framework, layer_path, register
+from dataclasses import replace
 
-__all__ = ["TF_KERAS_CUDNN"]
+from ..engine.conventions import Convention, TensorLayout
+from .keras2 import keras2_name
+from .registry import CellSpec, Framework, register
+
+__all__ = ["TF_KERAS_CUDNN", "TF_KERAS_CUDNN_GRU"]
 
 
 #: tf.keras ``CuDNNLSTM`` / ``CuDNNGRU`` (TF 1.x–2.x, GPU only;
@@ -20,12 +27,16 @@ TF_KERAS_CUDNN = Convention(
         TensorLayout("recurrent_kernel", "weight", ("hh",), transpose=True),
         TensorLayout("bias", "bias", ("ih", "hh"), join="rows"),
     ),
-    layer_name=layer_path("layer_{layer}/{label}{base}"),
-    source="tensorflow/python/keras/layers/cudnn_recurrent.py (CuDNNGRU.build, CuDNNLSTM.build)",
+    layer_name=keras2_name("cu_dnnlstm", None),
+    source="tensorflow/python/keras/layers/cudnn_recurrent.py (CuDNNGRU.build, CuDNNLSTM.build); "
+    "tf_keras/src/layers/rnn/cudnn_lstm.py, cudnn_gru.py (tf-keras 2.21)",
     gate_order={"GRU": ("z", "r", "n")},
     gate_labels={"LSTM": {"g": "c"}, "GRU": {"n": "h"}},
-    direction_names={1: ("",), 2: ("forward_layer/", "backward_layer/")},
+    direction_names={1: ("",), 2: ("forward", "backward")},
 )
+
+#: ``CuDNNGRU``: :data:`TF_KERAS_CUDNN` under the layer name ``cu_dnngru``.
+TF_KERAS_CUDNN_GRU = replace(TF_KERAS_CUDNN, layer_name=keras2_name("cu_dnngru", None))
 
 
 register(
@@ -34,9 +45,9 @@ register(
         "tf.keras CuDNNLSTM / CuDNNGRU",
         (
             CellSpec("CuDNNLSTM", "LSTM", "lstm", TF_KERAS_CUDNN, "cell"),
-            CellSpec("CuDNNGRU", "GRU", "gru", TF_KERAS_CUDNN, "cell"),
+            CellSpec("CuDNNGRU", "GRU", "gru", TF_KERAS_CUDNN_GRU, "cell"),
         ),
-        (),
+        ("tf-keras", "tensorflow"),
         TF_KERAS_CUDNN.source,
         order=30,
     )

@@ -10,7 +10,7 @@ import derive.frameworks as fx
 import derive.frameworks.pytorch as dt
 from derive.cells import CELLS, make_cell
 from derive.engine.stack import UPPER
-from derive.engine.symbols import H, I, L, P
+from derive.engine.symbols import H, I, L, P, size_symbols
 from derive.engine.wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
 from derive.frameworks.pytorch import PYTORCH
 from derive.render.latex import equations_latex, latex, shape_latex
@@ -203,6 +203,10 @@ def generic_page_context(mode: str) -> dict:
             if spec.mode != mode:
                 continue
             options = {k: v for k, v in entry.page_options.items() if k in spec.options}
+            dims = spec.options.get("kernel_size")
+            if dims and "kernel_size" in options:  # a class of n spatial dimensions (Haiku's ConvNDLSTM)
+                taps = tuple(options["kernel_size"]) + tuple(size_symbols("k_3 k_4"))
+                options["kernel_size"] = taps[: dims[0]]
             total = fx.count(key, spec.name, I, H, **options)
             classes.append(
                 {

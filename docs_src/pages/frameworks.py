@@ -9,6 +9,7 @@ package where it installs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import sympy
@@ -23,7 +24,7 @@ from .. import record
 from ..site import Example, Page, number
 
 #: ConvLSTM symbols: input channels, filters, kernel sizes.
-C, F, k_1, k_2 = size_symbols("C F k_1 k_2")
+C, F, k_1, k_2, k_3, k = size_symbols("C F k_1 k_2 k_3 k")
 
 
 def FX(framework: str, cell: str, input_size, hidden_size, **options) -> Example:
@@ -81,6 +82,42 @@ EXAMPLES = {
         FX("flax.nnx", "SimpleCell", 10, 20),
         FX("flax.nnx", "OptimizedLSTMCell", 32, 128, num_layers=2, bidirectional=True),
     ),
+    "keras2": (
+        FX("keras2", "LSTM", 28, 256),
+        FX("keras2", "GRU", 4, 5),
+        FX("keras2", "GRU", 4, 5, reset_after=False),
+        FX("keras2", "LSTM", 32, 128, num_layers=2, bidirectional=True),
+    ),
+    "haiku": (
+        FX("haiku", "LSTM", 28, 256),
+        FX("haiku", "GRU", 4, 5),
+        FX("haiku", "VanillaRNN", 10, 20),
+        FX("haiku", "VanillaRNN", 10, 20, double_bias=False),
+        FX("haiku", "LSTM", 32, 128, num_layers=2, bidirectional=True),
+        FX("haiku", "Conv2DLSTM", 3, 16, kernel_size=(3, 3)),
+    ),
+    "mlx": (
+        FX("mlx", "LSTM", 28, 256),
+        FX("mlx", "GRU", 4, 5),
+        FX("mlx", "RNN", 10, 20, bias=False),
+        FX("mlx", "LSTM", 32, 128, num_layers=2, bidirectional=True),
+    ),
+    "sru": (
+        FX("sru", "SRU", 32, 128, num_layers=2),
+        FX("sru", "SRU", 256, 128, num_layers=2, bidirectional=True),
+        FX("sru", "SRUCell", 128, 128),
+    ),
+    "mingru": (
+        FX("mingru", "minGRU", 512, 512),
+        FX("mingru", "minGRU", 512, 1024, proj_size=512),
+        FX("mingru", "minLSTM", 512, 512, num_layers=3),
+    ),
+    "reference": (
+        FX("reference", "minGRU", 32, 128, num_layers=2),
+        FX("reference", "IndRNN", 32, 128, num_layers=6),
+        FX("reference", "QRNN", 32, 128, window=2),
+        FX("reference", "LayerNormLSTM", 32, 128, num_layers=2, bidirectional=True),
+    ),
     "equinox": (
         FX("equinox", "LSTMCell", 28, 256),
         FX("equinox", "GRUCell", 4, 5),
@@ -105,24 +142,47 @@ EXAMPLES = {
 def _sizes(spec: fx.CellSpec) -> tuple:
     """Symbolic (input_size, hidden_size, options) for a class's tables."""
     if spec.generic == "convlstm":
-        return C, F, {"kernel_size": (k_1, k_2)}
+        dims = (spec.options.get("kernel_size") or (2,))[0]
+        return C, F, {"kernel_size": (k_1, k_2, k_3)[:dims]}
+    if "window" in spec.options:
+        return I, H, {"window": k}
     return I, H, {}
 
 
 def _blocks(tensor) -> str:
     params = tensor.parameters
-    if tensor.direction is None:  # every direction along the first axis: show one direction's blocks
-        params = params[: len(params) // tensor.shape[0]]
+    if tensor.direction is None:  # every direction in one tensor: show one direction's blocks
+        params = tuple(dict.fromkeys(params))
     return ", ".join(latex(p.symbol) for p in params)
 
 
 def _layer_name(first: str, second: str) -> str:
-    """The name of "layer k" from the names of layers 1 and 2 (they differ only in the index)."""
+    """The name of "layer k" from the names of layers 1 and 2 (they differ only in the index).
+
+    Every number that differs becomes ``<k>``; where the index counts layers and directions
+    together (Haiku ``lstm_<n>``, MLX ``layers.<n>``: n = 2k + direction) it is written ``<2k>``,
+    ``<2k+1>``. Keras 2 names carry it twice (``bidirectional_<k>/forward_lstm_<k>/...``).
+    """
     if first == second:
         return first
-    start = next(n for n, (a, b) in enumerate(zip(first, second)) if a != b)
-    end = next(n for n, (a, b) in enumerate(zip(first[::-1], second[::-1])) if a != b)
-    return f"{first[:start]}<k>{first[len(first) - end :]}"
+    a, b = re.split(r"(\d+)", first), re.split(r"(\d+)", second)
+    if len(a) != len(b):
+        raise ValueError(f"layer names differ in more than an index: {first!r}, {second!r}")
+    out = []
+    for x, y in zip(a, b):
+        if x == y:
+            out.append(x)
+            continue
+        if not (x.isdigit() and y.isdigit()):
+            raise ValueError(f"layer names differ in more than an index: {first!r}, {second!r}")
+        step, offset = int(y) - int(x), 2 * int(x) - int(y)
+        index = (
+            "k"
+            if (step, offset) == (1, 0)
+            else f"{step}k" + (f"+{offset}" if offset > 0 else f"{offset}" if offset else "")
+        )
+        out.append(f"<{index}>")
+    return "".join(out)
 
 
 def _rows(stack, layer, names=None) -> list[dict]:
@@ -154,6 +214,9 @@ _OPTION_TEXT = {
     "peepholes": lambda v: f"`peepholes={v}`",
     "reset_after": lambda v: f"`reset_after={v}`",
     "reset_gate": lambda v: f"`reset_gate={v}`",
+    "double_bias": lambda v: f"`double_bias={v}`",
+    "has_skip_term": lambda v: f"`has_skip_term={v}`",
+    "pooling": lambda v: f"`pooling={v!r}`",
 }
 
 
@@ -163,7 +226,10 @@ def _variants(fw: fx.Framework, spec: fx.CellSpec) -> list[dict]:
     out = [("default", {})]
     for option, values in spec.options.items():
         if option == "proj_size":
-            out.append(("`proj_size=P`", {"proj_size": P}))
+            if spec.check is None:
+                out.append(("`proj_size=P`", {"proj_size": P}))
+            else:  # mingru-pytorch: the projection maps back to the input's width
+                out.append(("`proj_size=I`", {"proj_size": i}))
         elif option in _OPTION_TEXT:
             out += [(_OPTION_TEXT[option](v), {option: v}) for v in values[1:]]
     rows = []
@@ -335,6 +401,14 @@ CAUSES = {
     ("rnn", "tf1"): (1, "one bias"),
     ("rnn", "flax.linen"): (1, "one bias, on `i`"),
     ("rnn", "flax.nnx"): (1, "one bias, on `dense_i`"),
+    ("lstm", "haiku"): (4, "one `hk.Linear` on [x; h] with one bias `linear/b` (4H), TF1's layout"),
+    ("gru", "haiku"): (3, "reset before the product (`r * state`), one bias `b` (3H)"),
+    ("lstm", "mlx"): (4, "one merged `bias` (4H)"),
+    ("gru", "mlx"): (4, "`b` (3H) on the input side and `bhn` (H) inside the reset product, as Equinox"),
+    ("rnn", "mlx"): (1, "one `bias`"),
+    ("lstm", "keras2"): (4, "one bias per gate, as Keras 3"),
+    ("gru", "keras2"): (6, "`reset_after=True`: `bias` (2, 3H), as Keras 3"),
+    ("rnn", "keras2"): (1, "one bias"),
 }
 _SAME = "two biases per gate, as PyTorch (cuDNN's layout)"
 
@@ -475,7 +549,7 @@ def comparison_context() -> dict:
                 ],
             }
         )
-    return {"cases": cases, "frameworks": list(fx.FRAMEWORKS.values())}
+    return {"cases": cases, "frameworks": list(fx.FRAMEWORKS.values()), "verified": record.rows()}
 
 
 COMPARISON_EXAMPLES = tuple(torch_example(c) for c in CASES) + tuple(e for c in CASES for _, e, _ in keras_examples(c))

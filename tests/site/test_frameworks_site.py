@@ -13,6 +13,7 @@ from pathlib import Path
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
 import frameworks_live as live
+import frameworks_live_extra as extra
 from torch_live import torch_count as parameters_of
 from torch_live import torch_module
 import pytest
@@ -64,6 +65,18 @@ def live_tensors(framework, cell, i, h, **options):
         return live.equinox_tensors(cell, i, h, num_layers=layers, bidirectional=bi, **options)
     if framework == "paddle":
         return live.paddle_tensors(cell, i, h, num_layers=layers, bidirectional=bi, **options)
+    builders = {
+        "haiku": extra.haiku_tensors,
+        "mlx": extra.mlx_tensors,
+        "sru": extra.sru_tensors,
+        "mingru": extra.mingru_tensors,
+        "tf1": extra.tf1_tensors,
+        "mxnet": extra.mxnet_tensors,
+        "keras2": extra.keras2_tensors,
+        "tf.keras": extra.keras2_tensors,
+    }
+    if framework in builders:
+        return builders[framework](cell, i, h, num_layers=layers, bidirectional=bi, **options)
     raise AssertionError(framework)
 
 
@@ -85,12 +98,18 @@ def live_count(framework, cell, i, h, keras=None, **options) -> int:
         )
         assert live.onnx_run(model, i)[3] == h
         return live.onnx_weight_count(model)
-    if framework in ("flax.linen", "flax.nnx", "equinox", "paddle"):
+    if framework == "reference":  # the papers' structure, built from torch.nn layers
+        return extra.paper_count(cell, i, h, **options)
+    if framework in ("flax.linen", "flax.nnx", "equinox", "paddle", "haiku", "mlx", "sru", "mingru", "tf1"):
         if framework == "paddle":
             return live.paddle_count(cell, i, h, **options)
         return sum(int(sympy.prod(s)) for _, s, _ in live_tensors(framework, cell, i, h, **options))
     layers, bi = options.get("num_layers", 1), options.get("bidirectional", False)
-    if framework in ("cudnn", "mxnet", "tf.keras"):  # PyTorch's tensors (cuDNN's layout, two biases)
+    if framework == "mxnet":
+        return sum(int(sympy.prod(s)) for _, s, _ in live_tensors(framework, cell, i, h, **options))
+    if framework in ("keras2", "tf.keras"):
+        return sum(int(sympy.prod(s)) for _, s, _ in live_tensors(framework, cell, i, h, **options))
+    if framework == "cudnn":  # PyTorch's tensors (cuDNN's layout, two biases)
         return torch_count(spec.generic, i, h, layers, bi, options.get("bias", True), options.get("proj_size", 0))
     if framework == "tf1":  # Keras' one-bias cells; a projection and peepholes as torch's and ONNX's
         if options.get("proj_size") or options.get("peepholes"):
@@ -112,7 +131,20 @@ def test_framework_page_example(example, keras):
     options = dict(example.kwargs)
     shown = pages.example_context(example)
     assert shown["count"] == f"{live_count(framework, cell, i, h, keras=keras, **options):,}"
-    if framework in ("flax.linen", "flax.nnx", "equinox", "paddle"):
+    if framework in (
+        "flax.linen",
+        "flax.nnx",
+        "equinox",
+        "paddle",
+        "haiku",
+        "mlx",
+        "sru",
+        "mingru",
+        "tf1",
+        "mxnet",
+        "keras2",
+        "tf.keras",
+    ):
         rows = sorted((name, shape, trainable) for name, shape, _, trainable in shown["rows"])
         assert rows == sorted(live_tensors(framework, cell, i, h, **options))
     if framework == "paddle":
@@ -133,6 +165,13 @@ def test_every_framework_example_is_rendered_and_nothing_else():
         assert shown <= calls, f"unchecked calls on {page.path}: {shown - calls}"
 
 
+def numeric(value, values: dict):
+    """A symbolic class option (a size or a tuple of sizes) with ``values`` substituted."""
+    if isinstance(value, tuple):
+        return tuple(int(sympy.sympify(v).xreplace(values)) for v in value)
+    return int(sympy.sympify(value).xreplace(values))
+
+
 CHECKED = [(fw, spec) for fw in frameworks.FRAMEWORKS.values() if fw.checked for spec in fw.cells]
 
 
@@ -141,10 +180,10 @@ def test_symbolic_tables_substituted_equal_live(fw, spec):
     """The page's symbolic tables (one cell/layer; layer k >= 1 of a bidirectional stack) with sizes
     substituted give the live names and shapes."""
     section = pages.cell_section(fw, spec)
-    i_sym, h_sym, extra = pages._sizes(spec)
-    values = {i_sym: 3, h_sym: 4, pages.k_1: 3, pages.k_2: 2}
-    numeric_extra = {"kernel_size": (3, 2)} if extra else {}
-    single = frameworks.stack(fw.key, spec.name, i_sym, h_sym, **extra)
+    i_sym, h_sym, options = pages._sizes(spec)
+    values = {i_sym: 3, h_sym: 4, pages.k_1: 3, pages.k_2: 2, pages.k_3: 1, pages.k: 2}
+    numeric_extra = {name: numeric(value, values) for name, value in options.items()}
+    single = frameworks.stack(fw.key, spec.name, i_sym, h_sym, **options)
     assert [r["shape"] for r in section["rows"]] == [shape_latex(t.shape) for t in single.layer_tensors(0)]
     shown = [
         (r["name"], tuple(int(sympy.sympify(d).xreplace(values)) for d in t.shape))
@@ -156,9 +195,16 @@ def test_symbolic_tables_substituted_equal_live(fw, spec):
     else:
         expected = sorted((n, s) for n, s, _ in live_tensors(fw.key, spec.name, 3, 4, **numeric_extra))
         assert sorted(shown) == expected
-    stack = frameworks.stack(fw.key, spec.name, i_sym, h_sym, num_layers=L, bidirectional=True, **extra)
+    stack = frameworks.stack(fw.key, spec.name, i_sym, h_sym, num_layers=L, bidirectional=True, **options)
     upper = [
-        (r["name"].replace("<k>", "1"), tuple(int(sympy.sympify(d).xreplace(values)) for d in t.shape))
+        (
+            re.sub(
+                r"<([^>]*)>",
+                lambda m: str(sympy.sympify(m.group(1).replace("k", "*1") if m.group(1)[0].isdigit() else "1")),
+                r["name"],
+            ),
+            tuple(int(sympy.sympify(d).xreplace(values)) for d in t.shape),
+        )
         for r, t in zip(section["upper_rows"], stack.layer_tensors(1))
     ]
     rows = frameworks.tensors(fw.key, spec.name, 3, 4, num_layers=2, bidirectional=True, **numeric_extra)
@@ -174,17 +220,21 @@ def test_symbolic_tables_substituted_equal_live(fw, spec):
 @pytest.mark.parametrize("fw,spec", CHECKED, ids=lambda v: getattr(v, "key", getattr(v, "name", "")))
 def test_closed_forms_on_pages_equal_live(fw, spec, keras):
     """The closed forms for L layers (D = 1, 2), at L = 1, 2, equal the live count."""
-    i_sym, h_sym, extra = pages._sizes(spec)
-    numeric_extra = {"kernel_size": (2,)} if extra else {}
-    symbolic_extra = {"kernel_size": (pages.k_1,)} if extra else {}
+    i_sym, h_sym, options = pages._sizes(spec)
+    dims = len(options.get("kernel_size", ()))
+    numeric_extra = {name: numeric(value, {pages.k: 2}) for name, value in options.items() if name != "kernel_size"}
+    symbolic_extra = dict(options)
+    if dims:  # one symbolic tap count, the others 1
+        numeric_extra["kernel_size"] = (2,) + (1,) * (dims - 1)
+        symbolic_extra["kernel_size"] = (pages.k_1,) + (1,) * (dims - 1)
     section = pages.cell_section(fw, spec)
     for total in section["totals"]:
         bi = total["D"] == 2
-        closed = frameworks.count(fw.key, spec.name, i_sym, h_sym, num_layers=L, bidirectional=bi, **extra)
+        closed = frameworks.count(fw.key, spec.name, i_sym, h_sym, num_layers=L, bidirectional=bi, **options)
         assert total["expanded"] == sympy.latex(sympy.expand(closed))
         closed_1d = frameworks.count(fw.key, spec.name, i_sym, h_sym, num_layers=L, bidirectional=bi, **symbolic_extra)
         for layers in (1, 2):
-            values = {i_sym: 3, h_sym: 2, L: layers, pages.k_1: 2}
+            values = {i_sym: 3, h_sym: 2, L: layers, pages.k_1: 2, pages.k: 2}
             assert closed_1d.xreplace(values) == live_count(
                 fw.key, spec.name, 3, 2, keras=keras, num_layers=layers, bidirectional=bi, **numeric_extra
             )
@@ -271,7 +321,7 @@ def test_comparison_states_the_known_differences():
     """The differences named on the page: LSTM − 4H per layer and direction (Keras, Flax, Equinox,
     TF1), GRU bias 6H / 4H / 3H, CuDNNLSTM vs LSTM, Flax linen vs nnx GRU."""
     lstm = {r["key"]: r for r in pages.comparison_rows(pages.CASES[0])}
-    for key in ("keras", "tf1", "flax.linen", "flax.nnx", "equinox"):
+    for key in ("keras", "keras2", "tf1", "flax.linen", "flax.nnx", "equinox", "haiku", "mlx"):
         assert sympy.expand(lstm[key]["one"] - lstm["torch"]["one"]) == -4 * H
     for key in ("onnx", "cudnn", "mxnet", "paddle", "tf.keras"):
         assert sympy.expand(lstm[key]["one"] - lstm["torch"]["one"]) == 0
@@ -289,6 +339,9 @@ def test_comparison_states_the_known_differences():
         "flax.linen": 4,
         "flax.nnx": 3,
         "equinox": 4,
+        "haiku": 3,
+        "mlx": 4,
+        "keras2": 6,
         "mxnet": 6,
         "paddle": 6,
     }

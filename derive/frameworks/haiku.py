@@ -1,0 +1,163 @@
+"""Haiku (dm-haiku, JAX): ``hk.VanillaRNN``, ``hk.LSTM``, ``hk.GRU``, ``hk.Conv1DLSTM`` ... ``Conv3DLSTM``.
+
+Every class is an ``hk.RNNCore`` (one time step of one layer); its parameters live under the
+module's name, which Haiku derives from the class (``vanilla_rnn``, ``lstm``, ``gru``,
+``conv2_dlstm``) and makes unique with ``_1``, ``_2`` ... in order of creation. Source:
+``haiku/_src/recurrent.py`` (dm-haiku 0.0.17).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..engine.conventions import Convention, TensorLayout
+from .registry import YES_NO, CellSpec, Framework, register
+
+__all__ = ["HAIKU_VANILLA", "HAIKU_VANILLA_ONE_BIAS", "HAIKU_LSTM", "HAIKU_GRU", "HAIKU_CONV_LSTM", "haiku_name"]
+
+_SOURCE = "haiku/_src/recurrent.py (dm-haiku 0.0.17)"
+#: D -> the labels ``layer_name`` receives: they tell it D as well as the direction.
+_DIRECTIONS = {1: ("",), 2: ("forward", "backward")}
+
+
+def haiku_name(module: str) -> Callable[[str, object, str], str]:
+    """The tensor names of Haiku module ``module``, created once per layer and direction, in order.
+
+    A single cell is ``<module>/<base>``; in a stack the cores are created layer by layer,
+    forward before backward, so core n = layer·D + direction is named ``<module>_<n>`` (``n = 0``:
+    ``<module>``), as ``hk.DeepRNN([hk.LSTM(H), hk.LSTM(H)])`` names them ``lstm``, ``lstm_1``.
+
+    Parameters
+    ----------
+    module : str
+        Haiku's module name of the class (``"lstm"``).
+
+    Returns
+    -------
+    callable
+        ``(base, layer, label) -> str``, ``label`` one of :data:`_DIRECTIONS`.
+
+    Examples
+    --------
+    >>> haiku_name("lstm")("linear/w", 1, "backward")
+    'lstm_3/linear/w'
+    """
+
+    def name(base: str, layer: Any, label: str) -> str:
+        if layer is None:
+            return f"{module}/{base}"
+        directions = 2 if label else 1
+        n = layer * directions + int(label == "backward")
+        return f"{module}/{base}" if n == 0 else f"{module}_{n}/{base}"
+
+    return name
+
+
+#: ``hk.VanillaRNN(hidden_size, double_bias=True)``: two ``hk.Linear`` modules, ``linear`` on the
+#: input (w (I, H), b (H,)) and ``linear_1`` on the state (w (H, H), b (H,)) — two biases.
+HAIKU_VANILLA = Convention(
+    name="Haiku VanillaRNN",
+    tensors=(
+        TensorLayout("linear/w", "weight", ("ih",), transpose=True),
+        TensorLayout("linear/b", "bias", ("ih",)),
+        TensorLayout("linear_1/w", "weight", ("hh",), transpose=True),
+        TensorLayout("linear_1/b", "bias", ("hh",)),
+    ),
+    layer_name=haiku_name("vanilla_rnn"),
+    source=f"{_SOURCE}, VanillaRNN.__call__",
+    direction_names=_DIRECTIONS,
+)
+
+#: ``hk.VanillaRNN(hidden_size, double_bias=False)``: the state's ``Linear`` has no bias.
+HAIKU_VANILLA_ONE_BIAS = Convention(
+    name="Haiku VanillaRNN(double_bias=False)",
+    tensors=HAIKU_VANILLA.tensors,
+    layer_name=haiku_name("vanilla_rnn"),
+    source=HAIKU_VANILLA.source,
+    biases={"RNN_TANH": "input"},
+    direction_names=_DIRECTIONS,
+)
+
+#: ``hk.LSTM(hidden_size)``: one ``hk.Linear(4H)`` on [x_t; h_{t-1}] — w (I + H, 4H), b (4H,), gate
+#: order i, g, f, o (TF1 ``LSTMCell``'s); the forget bias 1 is a constant added at call time.
+HAIKU_LSTM = Convention(
+    name="Haiku LSTM",
+    tensors=(
+        TensorLayout("linear/w", "weight", ("ih", "hh"), transpose=True, join="columns"),
+        TensorLayout("linear/b", "bias", ("ih",)),
+    ),
+    layer_name=haiku_name("lstm"),
+    source=f"{_SOURCE}, LSTM.__call__",
+    biases={"LSTM": "input"},
+    gate_order={"LSTM": ("i", "g", "f", "o")},
+    direction_names=_DIRECTIONS,
+)
+
+#: ``hk.GRU(hidden_size)``: ``w_i`` (I, 3H), ``w_h`` (H, 3H), one ``b`` (3H,); gate order z, r, a
+#: (a = the candidate, this site's n); the reset gate multiplies the state before the product
+#: (``a_h = (r * state) @ w_h_a``), so ``reset_after=False``.
+HAIKU_GRU = Convention(
+    name="Haiku GRU",
+    tensors=(
+        TensorLayout("w_i", "weight", ("ih",), transpose=True),
+        TensorLayout("w_h", "weight", ("hh",), transpose=True),
+        TensorLayout("b", "bias", ("ih",)),
+    ),
+    layer_name=haiku_name("gru"),
+    source=f"{_SOURCE}, GRU.__call__",
+    biases={"GRU": "input"},
+    gate_order={"GRU": ("z", "r", "n")},
+    gate_labels={"GRU": {"n": "a"}},
+    direction_names=_DIRECTIONS,
+)
+
+
+def _conv(n: int) -> Convention:
+    return Convention(
+        name=f"Haiku Conv{n}DLSTM",
+        tensors=(
+            TensorLayout("input_to_hidden/w", "weight", ("ih",), transpose=True),
+            TensorLayout("input_to_hidden/b", "bias", ("ih",)),
+            TensorLayout("hidden_to_hidden/w", "weight", ("hh",), transpose=True),
+            TensorLayout("hidden_to_hidden/b", "bias", ("hh",)),
+        ),
+        layer_name=haiku_name(f"conv{n}_dlstm"),
+        source=f"{_SOURCE}, ConvNDLSTM.__call__",
+        gate_order={"CONVLSTM": ("i", "g", "f", "o")},
+        direction_names=_DIRECTIONS,
+    )
+
+
+#: ``hk.Conv1DLSTM``, ``hk.Conv2DLSTM``, ``hk.Conv3DLSTM`` (``ConvNDLSTM``): two ``hk.ConvND``,
+#: ``input_to_hidden`` (w (k..., C, 4F), b (4F,)) and ``hidden_to_hidden`` (w (k..., F, 4F), b (4F,))
+#: — two biases; gate order i, g, f, o. By number of spatial dimensions.
+HAIKU_CONV_LSTM = {n: _conv(n) for n in (1, 2, 3)}
+
+
+register(
+    Framework(
+        "haiku",
+        "Haiku",
+        (
+            CellSpec(
+                "VanillaRNN",
+                "RNN_TANH",
+                "rnn",
+                HAIKU_VANILLA,
+                "cell",
+                {"double_bias": YES_NO},
+                variants={("double_bias", False): HAIKU_VANILLA_ONE_BIAS},
+            ),
+            CellSpec("LSTM", "LSTM", "lstm", HAIKU_LSTM, "cell"),
+            CellSpec("GRU", "GRU", "gru", HAIKU_GRU, "cell", {"reset_after": (False,)}),
+            *(
+                CellSpec(f"Conv{n}DLSTM", "CONVLSTM", "convlstm", HAIKU_CONV_LSTM[n], "cell", {"kernel_size": (n,)})
+                for n in (1, 2, 3)
+            ),
+        ),
+        ("dm-haiku", "jax"),
+        _SOURCE,
+        order=55,
+    )
+)

@@ -1,0 +1,85 @@
+"""minGRU and minLSTM as ``mingru-pytorch`` (0.2.1) builds them: one bias-free ``Linear`` each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.conventions import Convention, TensorLayout
+from ..engine.symbols import Size
+from .registry import CellSpec, Framework, register
+
+__all__ = ["MINGRU_PYTORCH", "MINLSTM_PYTORCH", "check_proj_out"]
+
+_SOURCE = "minGRU_pytorch/minGRU.py, minGRU_pytorch/minLSTM.py (mingru-pytorch 0.2.1, __init__)"
+_DIRECTIONS = {1: ("",), 2: ("forward", "backward")}
+
+
+def _name(base: str, layer: Any, label: str) -> str:
+    if layer is None:
+        return base
+    n = layer * (2 if label else 1) + int(label == "backward")
+    return f"{n}.{base}"
+
+
+def _convention(name: str, weight: str) -> Convention:
+    return Convention(
+        name=f"mingru-pytorch {name}",
+        tensors=(TensorLayout(weight, "weight", ("ih",)), TensorLayout("to_out.weight", "weight", ("hr",))),
+        layer_name=_name,
+        source=_SOURCE,
+        biases={"MINGRU": "none", "MINLSTM": "none"},
+        direction_names=_DIRECTIONS,
+    )
+
+
+#: ``minGRU(dim, expansion_factor=1., proj_out=None)``: ``to_hidden_and_gate.weight`` (2H, I),
+#: H = int(dim·expansion_factor), blocks hidden then gate, no bias; ``to_out.weight`` (dim, H)
+#: when ``proj_out`` (by default when ``expansion_factor != 1``). A stack is an ``nn.ModuleList``
+#: (``<n>.``, n = layer·D + direction).
+MINGRU_PYTORCH = _convention("minGRU", "to_hidden_and_gate.weight")
+
+#: ``minLSTM(dim, expansion_factor=1., proj_out=None)``: ``to_hidden_and_f_i_gate.weight``
+#: (3H, I), blocks hidden, f, i; ``to_out.weight`` as :data:`MINGRU_PYTORCH`.
+MINLSTM_PYTORCH = _convention("minLSTM", "to_hidden_and_f_i_gate.weight")
+
+
+def check_proj_out(*, input_size: Size, hidden_size: Size, proj_size: Size, **options: Any) -> None:
+    """``to_out`` maps the hidden state back to ``dim``: ``proj_size`` is 0 or ``input_size``.
+
+    Raises
+    ------
+    ValueError
+        Another ``proj_size``.
+    """
+    if proj_size != 0 and proj_size != input_size:
+        raise ValueError(
+            f"proj_size must be 0 or input_size ({input_size}) for mingru-pytorch: to_out maps the "
+            f"hidden state back to dim, got {proj_size}"
+        )
+
+
+register(
+    Framework(
+        "mingru",
+        "minGRU-pytorch",
+        tuple(
+            CellSpec(
+                name,
+                mode,
+                mode.lower(),
+                convention,
+                "cell",
+                {"proj_size": ()},
+                proj_below_hidden=False,
+                check=check_proj_out,
+            )
+            for name, mode, convention in (
+                ("minGRU", "MINGRU", MINGRU_PYTORCH),
+                ("minLSTM", "MINLSTM", MINLSTM_PYTORCH),
+            )
+        ),
+        ("mingru-pytorch", "torch"),
+        _SOURCE,
+        order=81,
+    )
+)

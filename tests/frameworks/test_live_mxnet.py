@@ -1,0 +1,60 @@
+"""``derive.frameworks`` "mxnet" held against MXNet 1.9.1 Gluon, in its own environment.
+
+MXNet 1.9.1 needs numpy < 1.24, so it runs in ``.venv-mxnet`` (``scripts/bootstrap --test``) as a
+subprocess, ``tests/support/mxnet_worker.py``: the fused layers ``rnn.RNN``/``LSTM``/``GRU`` and the cells
+``RNNCell``/``LSTMCell``/``GRUCell`` in ``SequentialRNNCell`` and ``BidirectionalCell`` stacks, run
+once; names (``collect_params()``, the block's counter prefix removed), shapes and order against
+``derive.frameworks.tensors``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import frameworks_live_extra as extra
+import live_record
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from derive import frameworks
+
+if extra.mxnet_python() is None:
+    pytest.skip(".venv-mxnet is missing (scripts/bootstrap --test makes it)", allow_module_level=True)
+
+PROPERTY = settings(max_examples=20, deadline=None)
+CLASSES = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+
+
+def check(cls: str, i: int, h: int, **kwargs) -> None:
+    got = [(name, shape) for name, shape, _ in extra.mxnet_tensors(cls, i, h, **kwargs)]
+    assert [(r.name, r.shape) for r in frameworks.tensors("mxnet", cls, i, h, **kwargs)] == got
+    assert frameworks.count("mxnet", cls, i, h, **kwargs) == sum(math.prod(s) for _, s in got)
+    live_record.checked("mxnet", cls)
+
+
+def test_the_recorded_names() -> None:
+    assert extra.mxnet_tensors("GRUCell", 3, 5) == [
+        ("i2h_weight", (15, 3), True),
+        ("h2h_weight", (15, 5), True),
+        ("i2h_bias", (15,), True),
+        ("h2h_bias", (15,), True),
+    ]
+    names = [n for n, _, _ in extra.mxnet_tensors("LSTM", 3, 5, num_layers=2, bidirectional=True)]
+    assert names[:5] == ["l0_i2h_weight", "l0_h2h_weight", "l0_i2h_bias", "l0_h2h_bias", "r0_i2h_weight"]
+    for cls in CLASSES:
+        check(cls, 3, 5)
+
+
+@PROPERTY
+@given(
+    cls=st.sampled_from(CLASSES),
+    i=st.integers(1, 9),
+    h=st.integers(2, 9),
+    layers=st.integers(1, 3),
+    bi=st.booleans(),
+    proj=st.integers(0, 8),
+)
+def test_random_layers_cells_and_stacks(cls, i, h, layers, bi, proj) -> None:
+    proj = proj % h if cls == "LSTM" else 0  # MXNet requires projection_size < hidden_size
+    check(cls, i, h, num_layers=layers, bidirectional=bi, proj_size=proj)

@@ -1,0 +1,66 @@
+"""An MXNet subprocess for the tests (not a test module), run by the Python of ``.venv-mxnet``
+(MXNet 1.9.1 needs numpy < 1.24, so it has its own environment; ``scripts/bootstrap --test``).
+
+Protocol: one JSON request per line on stdin, ``{"cls": ..., "input_size": I, "hidden_size": H,
+"num_layers": L, "bidirectional": bool, "proj_size": P}``; one answer per line on stdout,
+``{"ok": [[name, shape], ...]}`` in ``collect_params()`` order, the block's own prefix removed from
+the fused layers' names (Gluon numbers blocks per process: ``lstm0_``, ``lstm1_`` ...). Cells are
+built with ``prefix=""`` and, in stacks, the prefixes ``l<k>_``/``r<k>_`` of the fused layers,
+inside ``SequentialRNNCell(prefix="")`` and ``BidirectionalCell``; the stack is run once on zeros.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+
+warnings.simplefilter("ignore")
+
+import mxnet as mx  # noqa: E402
+from mxnet.gluon import rnn  # noqa: E402
+
+
+def build(r: dict) -> list:
+    cls, i, h = r["cls"], r["input_size"], r["hidden_size"]
+    layers, bi, proj = r.get("num_layers", 1), r.get("bidirectional", False), r.get("proj_size", 0)
+    x = mx.nd.zeros((3, 2, i))  # TNC
+    if not cls.endswith("Cell"):
+        kwargs = {"projection_size": proj} if proj else {}
+        block = getattr(rnn, cls)(h, num_layers=layers, bidirectional=bi, input_size=i, **kwargs)
+        block.initialize()
+        block(x)
+        return [[k[len(block.prefix) :], list(v.shape)] for k, v in block.collect_params().items()]
+    make = getattr(rnn, cls)
+    if layers == 1 and not bi:
+        block = make(h, prefix="", input_size=i)
+    else:
+        block = rnn.SequentialRNNCell(prefix="")
+        width = i
+        for k in range(layers):
+            if bi:
+                block.add(
+                    rnn.BidirectionalCell(
+                        make(h, prefix=f"l{k}_", input_size=width), make(h, prefix=f"r{k}_", input_size=width)
+                    )
+                )
+            else:
+                block.add(make(h, prefix=f"l{k}_", input_size=width))
+            width = h * (2 if bi else 1)
+    block.initialize()
+    block.unroll(3, x, layout="TNC", merge_outputs=True)
+    return [[k, list(v.shape)] for k, v in block.collect_params().items()]
+
+
+def main() -> None:
+    for line in sys.stdin:
+        try:
+            answer = {"ok": build(json.loads(line))}
+        except Exception as error:  # reported to the test, which fails with it
+            answer = {"error": f"{type(error).__name__}: {error}"}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

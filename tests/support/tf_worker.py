@@ -1,0 +1,98 @@
+"""A TensorFlow subprocess for the tests (not a test module): TF 1 cells built in graphs.
+
+TensorFlow is imported only here, in its own process (``TF_USE_LEGACY_KERAS=1``, so that
+``tf.compat.v1.nn.rnn_cell`` is served by ``tf_keras`` beside Keras 3), never in the pytest
+process, which holds torch, JAX and Keras 3. Protocol: one JSON request per line on stdin,
+one JSON answer per line on stdout: ``[[name, shape], ...]``, the global variables in creation
+order, named as TensorFlow prints them without the ``:0``.
+
+Requests: ``{"kind": "tf1", "cells": [[cls, units, options], ...], "input_size": I,
+"bidirectional": bool}`` — one cell under ``dynamic_rnn``; several under ``dynamic_rnn`` over a
+``MultiRNNCell``; bidirectional: the scopes of ``stack_bidirectional_dynamic_rnn``
+(``stack_bidirectional_rnn/cell_<k>/`` around ``bidirectional_dynamic_rnn``; with
+``"wiring": "simple"``, ``bidirectional_dynamic_rnn`` over two ``MultiRNNCell``).
+``{"kind": "keras2", "layers": [[cls, units, options], ...], "input_size": I, "bidirectional":
+bool}`` — a Keras 2 (``tf_keras``) ``Sequential`` of those layers (``tf.compat.v1.keras.layers``
+for ``CuDNNLSTM``/``CuDNNGRU`` and with ``"compat_v1": true``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import warnings
+
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+warnings.simplefilter("ignore")
+
+import tensorflow as tf  # noqa: E402
+
+v1 = tf.compat.v1
+v1.disable_eager_execution()
+v1.logging.set_verbosity(v1.logging.ERROR)
+rc = v1.nn.rnn_cell
+
+
+def _cell(cls: str, units: int, options: dict):
+    if cls == "LSTMCell":
+        return rc.LSTMCell(
+            units, use_peepholes=options.get("peepholes", False), num_proj=options.get("proj_size") or None
+        )
+    return getattr(rc, cls)(units)
+
+
+def tf1(request: dict) -> list:
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2, 3, request["input_size"]])
+        specs = request["cells"]
+        if not request.get("bidirectional"):
+            cells = [_cell(*s) for s in specs]
+            v1.nn.dynamic_rnn(cells[0] if len(cells) == 1 else rc.MultiRNNCell(cells), x, dtype=tf.float32)
+        elif request.get("wiring") == "simple":
+            fw, bw = rc.MultiRNNCell([_cell(*s) for s in specs]), rc.MultiRNNCell([_cell(*s) for s in specs])
+            v1.nn.bidirectional_dynamic_rnn(fw, bw, x, dtype=tf.float32)
+        else:
+            with v1.variable_scope("stack_bidirectional_rnn"):
+                for k, s in enumerate(specs):
+                    with v1.variable_scope(f"cell_{k}"):
+                        out, _ = v1.nn.bidirectional_dynamic_rnn(_cell(*s), _cell(*s), x, dtype=tf.float32)
+                        x = tf.concat(out, 2)
+        return [[v.op.name, v.shape.as_list()] for v in v1.global_variables()]
+
+
+def keras2(request: dict) -> list:
+    """A Keras 2 (tf_keras) ``Sequential`` of ``request["layers"]`` ([cls, units, options]), each
+    wrapped in ``Bidirectional`` if asked, in a fresh session (so names count from 0)."""
+    import tf_keras as k
+
+    k.backend.clear_session()
+    with tf.Graph().as_default():
+        layers = []
+        for cls, units, options in request["layers"]:
+            if cls.startswith("CuDNN") or options.pop("compat_v1", False):
+                make = getattr(v1.keras.layers, cls)
+            else:
+                make = getattr(k.layers, cls)
+            layer = make(units, return_sequences=True, **options)
+            layers.append(k.layers.Bidirectional(layer) if request.get("bidirectional") else layer)
+        model = k.Sequential([k.Input((3, request["input_size"])), *layers])
+        return [[w.name.removesuffix(":0"), w.shape.as_list()] for w in model.weights]
+
+
+def main() -> None:
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            answer = {"ok": {"tf1": tf1, "keras2": keras2}[request["kind"]](request)}
+        except Exception as error:  # reported to the test, which fails with it
+            answer = {"error": f"{type(error).__name__}: {error}"}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
