@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import importlib.metadata
 import json
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -26,6 +27,22 @@ def status(framework: Framework) -> str:
     if not entry:
         return f"from source: {framework.source}"
     return "checked against " + " and ".join(f"{p} {v}" for p, v in sorted(entry["packages"].items()))
+
+
+def package_version(package: str, environment: str = "") -> str:
+    """The installed version of ``package``: in this environment, or in ``.venv-<environment>`` of
+    the checkout (MXNet's, see :attr:`derive.frameworks.registry.Framework.environment`).
+
+    Raises
+    ------
+    importlib.metadata.PackageNotFoundError, subprocess.CalledProcessError
+        Not installed there.
+    """
+    if not environment:
+        return importlib.metadata.version(package)
+    python = RECORD.parents[1] / f".venv-{environment}" / "bin" / "python"
+    code = f"import importlib.metadata as m; print(m.version({package!r}))"
+    return subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
 
 
 def write_cases(cases: Mapping[tuple[str, str], int], today: str | None = None) -> None:
@@ -49,7 +66,7 @@ def write_cases(cases: Mapping[tuple[str, str], int], today: str | None = None) 
     for key in sorted({k for k, _ in cases}):
         framework = FRAMEWORKS[key]
         entry = data["frameworks"].setdefault(key, {})
-        entry["packages"] = {p: importlib.metadata.version(p) for p in sorted(framework.packages)}
+        entry["packages"] = {p: package_version(p, framework.environment) for p in sorted(framework.packages)}
         cells = dict(entry.get("cells", {}))
         cells.update({cell: n for (k, cell), n in cases.items() if k == key})
         entry["cells"] = dict(sorted(cells.items()))

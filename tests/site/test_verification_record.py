@@ -37,12 +37,7 @@ def _installed() -> dict:
 
 
 def _version(package: str, environment: str) -> str:
-    """The installed version of ``package``, here or in ``.venv-<environment>`` (MXNet's)."""
-    if not environment:
-        return importlib.metadata.version(package)
-    python = ROOT / f".venv-{environment}" / "bin" / "python"
-    code = f"import importlib.metadata as m; print(m.version({package!r}))"
-    return subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    return record.package_version(package, environment)
 
 
 def test_record_matches_the_installed_frameworks() -> None:
