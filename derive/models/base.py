@@ -11,8 +11,8 @@ from typing import Any
 
 import sympy
 
-from .. import validate
-from ..symbols import plain, size_symbols
+from ..engine import validate
+from ..engine.symbols import plain, size_symbols
 
 __all__ = ["Layer", "numel", "letters", "check_kwargs", "snake", "conv_length", "KERAS_COMMON"]
 

@@ -16,8 +16,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import keras as dk
-from ..symbols import plain
+from ..frameworks import keras as dk
+from ..engine.symbols import plain
 from .base import numel, snake
 from .keras_layers import KERAS_LAYERS, InputLayer, KerasLayer
 from .recurrent import KERAS_INPUT_KWARGS, KERAS_RECURRENT, KerasRecurrent

@@ -21,7 +21,7 @@ from typing import Any
 
 import sympy
 
-from ..symbols import plain
+from ..engine.symbols import plain
 from .base import KERAS_COMMON, Layer, check_kwargs, conv_length, numel, snake
 
 __all__ = ["KerasLayer", "Dense", "Embedding", "Conv1D", "Conv2D", "Conv3D", "LayerNormalization",

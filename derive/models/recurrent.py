@@ -12,9 +12,9 @@ from typing import Any
 
 import sympy
 
-from .. import keras as dk
-from .. import torch as dt
-from ..symbols import H, I, L, P, plain
+from ..frameworks import keras as dk
+from ..frameworks import pytorch as dt
+from ..engine.symbols import H, I, L, P, plain
 from .base import conv_length, numel
 
 __all__ = ["TorchRecurrent", "KerasRecurrent", "TORCH_RECURRENT", "KERAS_RECURRENT", "KERAS_INPUT_KWARGS"]

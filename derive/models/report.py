@@ -14,7 +14,7 @@ from typing import Any
 
 import sympy
 
-from ..symbols import plain
+from ..engine.symbols import plain
 from .source import clean
 
 __all__ = ["Row", "Report", "show", "jsonable"]

@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy
 
-from ..symbols import size_symbols
+from ..engine.symbols import size_symbols
 
 __all__ = ["Call", "Opaque", "SourceError", "Reader", "parse_module", "parse_expression", "dotted", "clean",
            "MAX_TEXT", "MAX_DEPTH"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import validate
+from ..engine import validate
 from .base import Layer, numel
 
 __all__ = ["Embedding", "Linear", "Dropout", "LayerNorm", "BatchNorm1d", "Conv1d", "STATELESS", "TORCH_LAYERS",
