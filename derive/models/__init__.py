@@ -142,8 +142,8 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
 
     Examples
     --------
-    >>> explain({"weight_ih_l0": (512, 300), "weight_hh_l0": (512, 128)}).constructors
-    ['nn.LSTM(300, 128, bias=False)']
+    >>> explain({"weight_ih_l0": (512, 300), "weight_hh_l0": (512, 128)}).rows[0].config["input_size"]
+    300
     """
     if isinstance(obj, os.PathLike) or (isinstance(obj, str) and _looks_like_path(obj)):
         path = os.fspath(obj)

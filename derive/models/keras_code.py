@@ -517,7 +517,7 @@ def _start(nodes: list[Node], shape: tuple | None, input_dim: Any, notes: list[s
         notes.append("no input shape given: the Embedding's input is taken as (batch, time) token ids; "
                      "the counts do not depend on it")
         return (None,)
-    raise SourceError(f"the input shape is unknown: write input_shape=(T, F) on the first layer "
+    raise SourceError(f"--input-dim is required, or the input shape in the code: write input_shape=(T, F) on the first layer "
                       f"({first.name}), start with Input(shape=(T, F)), or give --input-dim")
 
 
