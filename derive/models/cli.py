@@ -17,7 +17,7 @@ from .source import SourceError, clean
 __all__ = ["wants", "run"]
 
 _FLAGS = ("--explain-error", "--partial", "--torch")
-_KERAS_INPUT = ("input_shape", "batch_input_shape", "input_dim=", "data_format", "Input(", "Sequential(", "Model(",
+_KERAS_INPUT = ("input_shape", "batch_input_shape", "input_dim=", "data_format", "Input(", "Model(",
                 "input_length")
 
 
