@@ -262,6 +262,11 @@ def main(argv: list[str] | None = None) -> int:
         0 on success, :data:`EXIT_BAD_INPUT` (2) for input or options the tool refuses
         (the reason is one line on stderr).
     """
+    from ..models import cli as models_cli
+
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if models_cli.wants(raw):
+        return models_cli.run(raw)
     parser = _parser()
 
     def fail(message: str) -> int:
@@ -284,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise InputError("--cost needs numeric sizes")
             cost_info = cost_module.cost(info["object"], args.seq_len, args.batch, args.dtype).as_dict()
     except InputError as error:
+        if "unknown name" in str(error) or "--input-dim is required" in str(error) or "call is allowed only" in str(error):
+            return models_cli.run(raw)
         return fail(str(error))
     except RecursionError:
         return fail("constructor nested too deeply")
