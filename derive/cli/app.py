@@ -289,7 +289,11 @@ def main(argv: list[str] | None = None) -> int:
                 raise InputError("--cost needs numeric sizes")
             cost_info = cost_module.cost(info["object"], args.seq_len, args.batch, args.dtype).as_dict()
     except InputError as error:
-        if "unknown name" in str(error) or "--input-dim is required" in str(error) or "call is allowed only" in str(error):
+        if (
+            "unknown name" in str(error)
+            or "--input-dim is required" in str(error)
+            or "call is allowed only" in str(error)
+        ):
             return models_cli.run(raw)
         return fail(str(error))
     except RecursionError:

@@ -344,6 +344,7 @@ class GRUCell(_RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
         super().__init__("GRU", input_size, hidden_size, bias)
 
+
 # The layers that surround recurrent ones in whole models (derive.models), so derive.torch.Embedding(...).count works.
 from ..models.torch_layers import BatchNorm1d, Conv1d, Dropout, Embedding, LayerNorm, Linear  # noqa: E402
 

@@ -13,6 +13,7 @@ message about a recurrent layer and names the constructor argument that differs.
 >>> explain("nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128))").total
 163328
 """
+
 from __future__ import annotations
 
 import os
@@ -29,10 +30,14 @@ __all__ = ["explain", "explain_code", "detect", "Report", "Row", "SourceError", 
 
 #: File suffixes read as checkpoints.
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx")
-_TORCH_HINTS = re.compile(r"\b(nn\.|torch\b|Linear\(|ModuleList\(|Conv1d\(|LayerNorm\(|BatchNorm1d\(|RNNCell\(|LSTMCell\(|GRUCell\()")
-_KERAS_HINTS = re.compile(r"\b(keras|layers\.|Dense\(|Input\(|SimpleRNN|Bidirectional|TimeDistributed|Conv[123]D|"
-                          r"ConvLSTM|Sequential\(\[|Sequential\(\)|Model\(|input_shape|units=|return_sequences|"
-                          r"Masking|RepeatVector|Embedding\(\w+, \w+\)\s*[,\]])")
+_TORCH_HINTS = re.compile(
+    r"\b(nn\.|torch\b|Linear\(|ModuleList\(|Conv1d\(|LayerNorm\(|BatchNorm1d\(|RNNCell\(|LSTMCell\(|GRUCell\()"
+)
+_KERAS_HINTS = re.compile(
+    r"\b(keras|layers\.|Dense\(|Input\(|SimpleRNN|Bidirectional|TimeDistributed|Conv[123]D|"
+    r"ConvLSTM|Sequential\(\[|Sequential\(\)|Model\(|input_shape|units=|return_sequences|"
+    r"Masking|RepeatVector|Embedding\(\w+, \w+\)\s*[,\]])"
+)
 
 
 def detect(text: str) -> str:
@@ -106,8 +111,12 @@ def explain_code(text: str, framework: str | None = None, input_dim: Any = None,
 
 
 def _looks_like_path(value: str) -> bool:
-    return "\n" not in value and "(" not in value and len(value) < 4096 and (
-        value.endswith(CHECKPOINT_SUFFIXES + (".py",)) or os.path.sep in value)
+    return (
+        "\n" not in value
+        and "(" not in value
+        and len(value) < 4096
+        and (value.endswith(CHECKPOINT_SUFFIXES + (".py",)) or os.path.sep in value)
+    )
 
 
 def explain(obj: Any, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:

@@ -3,6 +3,7 @@
 A layer keeps the arguments it was made with (:meth:`Layer._keep`); its closed form is the same
 layer remade with each size argument replaced by a letter (``Linear(I, O).count`` = ``I*O + O``).
 """
+
 from __future__ import annotations
 
 import math
@@ -18,8 +19,19 @@ __all__ = ["Layer", "numel", "letters", "check_kwargs", "snake", "conv_length", 
 
 #: Keyword arguments every Keras layer takes (``keras/src/layers/layer.py``), plus the Keras 2 input
 #: arguments derive reads as the model's input (``batch_input_shape``, ``input_length``).
-KERAS_COMMON = frozenset({"name", "dtype", "trainable", "autocast", "input_shape", "input_dim", "batch_input_shape",
-                          "batch_size", "input_length"})
+KERAS_COMMON = frozenset(
+    {
+        "name",
+        "dtype",
+        "trainable",
+        "autocast",
+        "input_shape",
+        "input_dim",
+        "batch_input_shape",
+        "batch_size",
+        "input_length",
+    }
+)
 
 
 def numel(shape: tuple) -> Any:
@@ -118,7 +130,7 @@ class Layer:
     def _size(self, name: str, value: Any, minimum: int = 1) -> Any:
         return validate.size(name, value, minimum=minimum)
 
-    def _symbolic(self) -> tuple["Layer", dict[str, Any]]:
+    def _symbolic(self) -> tuple[Layer, dict[str, Any]]:
         """The same layer with every int size argument replaced by its letter; the letters' values."""
         arguments = dict(self._arguments)
         extra = arguments.pop("kwargs", {}) or {}

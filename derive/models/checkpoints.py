@@ -6,6 +6,7 @@
 * ``.keras``: ``config.json`` from the zip, as data (Sequential models);
 * ``.onnx``: ``onnx.load(..., load_external_data=False)``; LSTM/GRU/RNN nodes' W, R, B.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,8 +64,10 @@ def _torch_file(path: str) -> Report:
                 raise
             data = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
-        raise SourceError(f"{clean(path, 80)}: refused by torch.load(weights_only=True) — the file holds objects "
-                          f"other than tensors ({clean(str(error).splitlines()[0], 160)}); it was not executed") from None
+        raise SourceError(
+            f"{clean(path, 80)}: refused by torch.load(weights_only=True) — the file holds objects "
+            f"other than tensors ({clean(str(error).splitlines()[0], 160)}); it was not executed"
+        ) from None
     except (RuntimeError, EOFError, ValueError, OSError, zipfile.BadZipFile) as error:
         raise SourceError(f"{clean(path, 80)}: not a readable torch checkpoint ({clean(str(error), 160)})") from None
     state = _find_state(data)
@@ -91,7 +94,7 @@ def _safetensors_file(path: str) -> Report:
 
     try:
         with safe_open(path, framework="numpy") as handle:
-            shapes = {k: tuple(handle.get_slice(k).get_shape()) for k in handle.keys()}
+            shapes = {k: tuple(handle.get_slice(k).get_shape()) for k in handle.keys()}  # noqa: SIM118 (a safetensors handle, not a dict)
     except Exception as error:  # safetensors raises its own SafetensorError for corrupt headers
         raise SourceError(f"{clean(path, 80)}: not a readable safetensors file ({clean(str(error), 160)})") from None
     return explain_state_dict(shapes, complete=True)
@@ -171,22 +174,45 @@ def _onnx_file(path: str) -> Report:
         used.update(n for n in node.input[1:4] if n)
         args = f"{i}, {h}" + (", bidirectional=True" if d == 2 else "") + ("" if b else ", bias=False")
         constructor = f"nn.{node.op_type}({args})"
-        count = sum(int(__import__('math').prod(s)) for s in (w, r, b) if s)
-        config = {"mode": node.op_type, "input_size": i, "hidden_size": h, "direction": direction,
-                  "bias": b is not None, "linear_before_reset": attrs.get("linear_before_reset", 0)}
+        count = sum(int(__import__("math").prod(s)) for s in (w, r, b) if s)
+        config = {
+            "mode": node.op_type,
+            "input_size": i,
+            "hidden_size": h,
+            "direction": direction,
+            "bias": b is not None,
+            "linear_before_reset": attrs.get("linear_before_reset", 0),
+        }
         if gh != gates[node.op_type] * h:
             raise SourceError(f"ONNX node {clean(node.name, 60)}: W has {gh} rows, not {gates[node.op_type]}·{h}")
-        rows.append(Row(clean(node.name or node.op_type, 80), node.op_type, count, config=config,
-                        constructor=constructor, tensors=[("W", w), ("R", r)] + ([("B", b)] if b else [])))
+        rows.append(
+            Row(
+                clean(node.name or node.op_type, 80),
+                node.op_type,
+                count,
+                config=config,
+                constructor=constructor,
+                tensors=[("W", w), ("R", r)] + ([("B", b)] if b else []),
+            )
+        )
         constructors.append(constructor)
     import math
 
     for name, shape in dims.items():
         if name not in used:
-            rows.append(Row(clean(name, 80), "initializer", math.prod(shape), note="numeric, not derived",
-                            tensors=[(name, shape)]))
-    notes = ["one ONNX node is one layer (one direction pair); torch.onnx.export writes num_layers nodes",
-             "ONNX B holds both biases (Wb, Rb), as torch's bias_ih and bias_hh"]
+            rows.append(
+                Row(
+                    clean(name, 80),
+                    "initializer",
+                    math.prod(shape),
+                    note="numeric, not derived",
+                    tensors=[(name, shape)],
+                )
+            )
+    notes = [
+        "one ONNX node is one layer (one direction pair); torch.onnx.export writes num_layers nodes",
+        "ONNX B holds both biases (Wb, Rb), as torch's bias_ih and bias_hh",
+    ]
     return Report("onnx", rows, "ONNX graph", None, notes, constructors)
 
 
@@ -212,9 +238,16 @@ def explain_file(path: str) -> Report:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such file: {clean(path, 200)}")
     suffix = os.path.splitext(path)[1].lower()
-    readers = {".pt": _torch_file, ".pth": _torch_file, ".bin": _torch_file, ".safetensors": _safetensors_file,
-               ".keras": _keras_file, ".onnx": _onnx_file}
+    readers = {
+        ".pt": _torch_file,
+        ".pth": _torch_file,
+        ".bin": _torch_file,
+        ".safetensors": _safetensors_file,
+        ".keras": _keras_file,
+        ".onnx": _onnx_file,
+    }
     if suffix not in readers:
-        raise SourceError(f"{clean(path, 80)}: unknown file type {clean(suffix, 20)!r}; expected one of "
-                          f"{', '.join(readers)} or .py")
+        raise SourceError(
+            f"{clean(path, 80)}: unknown file type {clean(suffix, 20)!r}; expected one of {', '.join(readers)} or .py"
+        )
     return readers[suffix](path)

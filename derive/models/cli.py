@@ -3,6 +3,7 @@
 ``derive CODE|PATH|-`` with ``--keras``/``--torch``, ``--input-dim``, ``--partial``, ``--json``;
 ``derive --explain-error TEXT``. Exit status 2 with one line on stderr for refused input.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,8 +18,7 @@ from .source import SourceError, clean
 __all__ = ["wants", "run"]
 
 _FLAGS = ("--explain-error", "--partial", "--torch")
-_KERAS_INPUT = ("input_shape", "batch_input_shape", "input_dim=", "data_format", "Input(", "Model(",
-                "input_length")
+_KERAS_INPUT = ("input_shape", "batch_input_shape", "input_dim=", "data_format", "Input(", "Model(", "input_length")
 
 
 def wants(argv: list[str]) -> bool:
@@ -35,8 +35,10 @@ def wants(argv: list[str]) -> bool:
     if any(a in _FLAGS or a.startswith("--explain-error=") for a in argv):
         return True
     texts = [a for a in argv if not a.startswith("--")]
-    return any(t == "-" or "\n" in t or os.path.isfile(t) or ("--keras" in argv and any(k in t for k in _KERAS_INPUT))
-               for t in texts)
+    return any(
+        t == "-" or "\n" in t or os.path.isfile(t) or ("--keras" in argv and any(k in t for k in _KERAS_INPUT))
+        for t in texts
+    )
 
 
 def run(argv: list[str]) -> int:

@@ -9,6 +9,7 @@ and "Missing key(s)/Unexpected key(s)"; Keras "expected ndim=3, found ndim=2"; P
 ...       "torch.Size([512, 300]) from checkpoint, the shape in current model is torch.Size([512, 100])."))
 lstm: checkpoint has input_size=300, your model 100 — often the embedding size (the layer's input width)
 """
+
 from __future__ import annotations
 
 import re
@@ -19,15 +20,24 @@ from .source import clean
 __all__ = ["explain_error", "MAX_ERROR_TEXT"]
 
 MAX_ERROR_TEXT = 100_000
-_MISMATCH = re.compile(r"size mismatch for (?P<name>[\w.]+): copying a param with shape torch\.Size\(\[(?P<ckpt>[\d, ]*)"
-                       r"\]\) from checkpoint, the shape in current model is torch\.Size\(\[(?P<model>[\d, ]*)\]\)")
+_MISMATCH = re.compile(
+    r"size mismatch for (?P<name>[\w.]+): copying a param with shape torch\.Size\(\[(?P<ckpt>[\d, ]*)"
+    r"\]\) from checkpoint, the shape in current model is torch\.Size\(\[(?P<model>[\d, ]*)\]\)"
+)
 _KEYS = re.compile(r"(?P<kind>Missing key\(s\)|Unexpected key\(s\)) in state_dict: (?P<keys>(?:\"[^\"]+\"(?:, )?)+)")
-_NDIM = re.compile(r"Input 0 (?:with name '[^']*' )?of layer [\"'](?P<layer>[^\"']+)[\"'] is incompatible with the layer: expected ndim=(?P<want>\d+),"
-                   r" found ndim=(?P<got>\d+)\. Full shape received: (?P<shape>\([^)]*\))")
+_NDIM = re.compile(
+    r"Input 0 (?:with name '[^']*' )?of layer [\"'](?P<layer>[^\"']+)[\"'] is incompatible with the layer: expected ndim=(?P<want>\d+),"
+    r" found ndim=(?P<got>\d+)\. Full shape received: (?P<shape>\([^)]*\))"
+)
 _TORCH_INPUT = re.compile(r"input\.size\(-1\) must be equal to input_size\. Expected (?P<want>\d+), got (?P<got>\d+)")
-_HINTS = {"input_size": "often the embedding size (the layer's input width)",
-          "hidden_size": "the hidden size", "bidirectional": "one direction or two",
-          "proj_size": "the LSTM projection", "num_layers": "the number of stacked layers", "mode": "the cell type"}
+_HINTS = {
+    "input_size": "often the embedding size (the layer's input width)",
+    "hidden_size": "the hidden size",
+    "bidirectional": "one direction or two",
+    "proj_size": "the LSTM projection",
+    "num_layers": "the number of stacked layers",
+    "mode": "the cell type",
+}
 
 
 def _dims(text: str) -> tuple[int, ...]:
@@ -54,8 +64,11 @@ def _keys(text: str) -> list[str]:
     lines = []
     for match in _KEYS.finditer(text):
         keys = re.findall(r"\"([^\"]+)\"", match["keys"])
-        where = "your model has, the checkpoint lacks" if match["kind"].startswith("Missing") else \
-            "the checkpoint has, your model lacks"
+        where = (
+            "your model has, the checkpoint lacks"
+            if match["kind"].startswith("Missing")
+            else "the checkpoint has, your model lacks"
+        )
         layers = sorted({int(m) for k in keys for m in re.findall(r"_l(\d+)", k)})
         reverse = any(k.endswith("_reverse") for k in keys)
         hr = any("weight_hr" in k for k in keys)
@@ -64,8 +77,10 @@ def _keys(text: str) -> list[str]:
         if hr:
             lines.append(f"weight_hr tensors that {where}: proj_size differs (0 on one side)")
         if layers and not reverse and not hr:
-            lines.append(f"layers l{layers[0]}..l{layers[-1]} that {where}: num_layers differs "
-                         f"({'the checkpoint has more' if 'checkpoint has' in where else 'your model has more'})")
+            lines.append(
+                f"layers l{layers[0]}..l{layers[-1]} that {where}: num_layers differs "
+                f"({'the checkpoint has more' if 'checkpoint has' in where else 'your model has more'})"
+            )
         if not (layers or reverse or hr):
             lines.append(f"keys that {where}: " + ", ".join(clean(k, 60) for k in keys[:6]))
     return lines
@@ -101,13 +116,19 @@ def explain_error(text: str) -> str:
         lines += _mismatch(matches)
     lines += _keys(text)
     for m in _NDIM.finditer(text):
-        lines.append(f"layer {clean(m['layer'], 60)} expects ndim={m['want']} (batch, time, features) but got "
-                     f"ndim={m['got']} {clean(m['shape'], 60)}: give each sample a time axis, e.g. "
-                     "Input(shape=(T, F)) or x.reshape(N, T, F); for one step per sample use T=1")
+        lines.append(
+            f"layer {clean(m['layer'], 60)} expects ndim={m['want']} (batch, time, features) but got "
+            f"ndim={m['got']} {clean(m['shape'], 60)}: give each sample a time axis, e.g. "
+            "Input(shape=(T, F)) or x.reshape(N, T, F); for one step per sample use T=1"
+        )
     for m in _TORCH_INPUT.finditer(text):
-        lines.append(f"the RNN was built with input_size={m['want']} but the input's last dimension is {m['got']}: "
-                     f"construct it with input_size={m['got']}, or fix the input's feature axis")
+        lines.append(
+            f"the RNN was built with input_size={m['want']} but the input's last dimension is {m['got']}: "
+            f"construct it with input_size={m['got']}, or fix the input's feature axis"
+        )
     if not lines:
-        return "not recognised: derive explains torch load_state_dict size mismatches and missing/unexpected keys, " \
-               "Keras 'expected ndim=3, found ndim=2' and torch 'input.size(-1) must be equal to input_size'"
+        return (
+            "not recognised: derive explains torch load_state_dict size mismatches and missing/unexpected keys, "
+            "Keras 'expected ndim=3, found ndim=2' and torch 'input.size(-1) must be equal to input_size'"
+        )
     return "\n".join(clean(line, 400) for line in lines)

@@ -11,6 +11,7 @@ from a file, or tensors from ``state_dict()``) also fixes what is absent: no ``b
 >>> report.rows[0].config["mode"], report.rows[0].config["hidden_size"], report.rows[0].config["input_size"]
 ('LSTM', 128, 'unknown')
 """
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,10 @@ __all__ = ["explain_state_dict", "infer_torch", "shape_of", "UNKNOWN", "MAX_TENS
 UNKNOWN = "unknown"
 MAX_TENSORS = 1_000_000
 _GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
-_NAME = re.compile(r"^(?P<prefix>.*?)(?P<kind>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
-                   r"(?:_l(?P<layer>\d+))?(?P<reverse>_reverse)?$")
+_NAME = re.compile(
+    r"^(?P<prefix>.*?)(?P<kind>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
+    r"(?:_l(?P<layer>\d+))?(?P<reverse>_reverse)?$"
+)
 
 
 def shape_of(value: Any) -> tuple[int, ...]:
@@ -72,23 +75,32 @@ def _candidates(group: dict[tuple[str, int, bool], tuple], complete: bool) -> li
         if rows % g:
             continue
         h = rows // g
-        proj_options = [hr[0][0]] if hr else ([0] if complete or mode != "LSTM" else
-                                              sorted({0} | {s[1] for (k, _, _), s in group.items()
-                                                            if k == "weight_hh" and s[1] < h}))
+        proj_options = (
+            [hr[0][0]]
+            if hr
+            else (
+                [0]
+                if complete or mode != "LSTM"
+                else sorted({0} | {s[1] for (k, _, _), s in group.items() if k == "weight_hh" and s[1] < h})
+            )
+        )
         if hr and (mode != "LSTM" or hr[0][1] != h):
             continue
         for p in proj_options:
             out = p or h
-            for d in ([2] if has_reverse else [1] if complete else [1, 2]):
+            for d in [2] if has_reverse else [1] if complete else [1, 2]:
                 ok = True
                 for (kind, layer, _), shape in group.items():
-                    if kind == "weight_hh" and shape != (rows, out):
-                        ok = False
-                    elif kind == "weight_ih" and (len(shape) != 2 or layer >= 1 and shape[1] != d * out):
-                        ok = False
-                    elif kind in ("bias_ih", "bias_hh") and shape != (rows,):
-                        ok = False
-                    elif kind == "weight_hr" and shape != (p, h):
+                    if (
+                        kind == "weight_hh"
+                        and shape != (rows, out)
+                        or kind == "weight_ih"
+                        and (len(shape) != 2 or layer >= 1 and shape[1] != d * out)
+                        or kind in ("bias_ih", "bias_hh")
+                        and shape != (rows,)
+                        or kind == "weight_hr"
+                        and shape != (p, h)
+                    ):
                         ok = False
                 if ok:
                     found.append({"mode": mode, "hidden_size": h, "proj_size": p, "bidirectional": d == 2})
@@ -136,8 +148,10 @@ def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Row]
         module = prefix.rstrip(".") or "(top level)"
         candidates = _candidates(group, complete)
         if not candidates:
-            listing = ", ".join(f"{prefix}{k}{'' if prefix in cells else f'_l{lay}'}{'_reverse' if r else ''} "
-                                f"{s}" for (k, lay, r), s in list(group.items())[:6])
+            listing = ", ".join(
+                f"{prefix}{k}{'' if prefix in cells else f'_l{lay}'}{'_reverse' if r else ''} {s}"
+                for (k, lay, r), s in list(group.items())[:6]
+            )
             raise SourceError(f"{clean(module, 80)}: no torch.nn RNN, LSTM or GRU has these shapes: {listing}")
         config: dict[str, Any] = {}
         for key in ("mode", "hidden_size", "proj_size", "bidirectional"):
@@ -152,9 +166,16 @@ def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Row]
         cell = prefix in cells
         mode = config["mode"]
         kind = f"{mode}Cell" if cell and mode != UNKNOWN else mode
-        row = Row(module, kind if kind != UNKNOWN else "RNN/GRU/LSTM?", None, config=config,
-                  tensors=[(f"{prefix}{k}{'' if cell else f'_l{lay}'}{'_reverse' if r else ''}", s)
-                           for (k, lay, r), s in group.items()])
+        row = Row(
+            module,
+            kind if kind != UNKNOWN else "RNN/GRU/LSTM?",
+            None,
+            config=config,
+            tensors=[
+                (f"{prefix}{k}{'' if cell else f'_l{lay}'}{'_reverse' if r else ''}", s)
+                for (k, lay, r), s in group.items()
+            ],
+        )
         if UNKNOWN not in config.values():
             args = [config["input_size"], config["hidden_size"]]
             kwargs: dict[str, Any] = {}
@@ -168,19 +189,22 @@ def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Row]
             if not config["bias"]:
                 kwargs["bias"] = False
             module_obj = TorchRecurrent(kind, args, kwargs)
-            expected = {k: v for k, v in module_obj.shapes().items()}
-            given = {(k[len(prefix):]): s for k, s in row.tensors}
+            expected = dict(module_obj.shapes())
+            given = {(k[len(prefix) :]): s for k, s in row.tensors}
             if complete and expected != given:
-                raise SourceError(f"{clean(module, 80)}: the tensors are not those of any one torch.nn.{kind} "
-                                  f"(e.g. a layer missing); got {sorted(given)}")
+                raise SourceError(
+                    f"{clean(module, 80)}: the tensors are not those of any one torch.nn.{kind} "
+                    f"(e.g. a layer missing); got {sorted(given)}"
+                )
             row.params = module_obj.count
             row.formula, row.values = module_obj.formula
             text = ", ".join([str(a) for a in args] + [f"{k}={v}" for k, v in kwargs.items()])
             row.constructor = f"nn.{kind}({text})"
         else:
             row.params = sum(numel(s) for _, s in row.tensors)
-            row.note = "from the given tensors only: " + ", ".join(k for k, v in config.items() if v == UNKNOWN) + \
-                " unknown"
+            row.note = (
+                "from the given tensors only: " + ", ".join(k for k, v in config.items() if v == UNKNOWN) + " unknown"
+            )
         rows.append(row)
     return rows, rest
 
@@ -225,14 +249,22 @@ def explain_state_dict(state: Mapping[str, Any], complete: bool | None = None, f
     for name, shape in rest.items():
         modules.setdefault(name.rsplit(".", 1)[0] if "." in name else name, []).append((name, shape))
     for module, tensors in modules.items():
-        rows.append(Row(clean(module, 120), "tensors", sum(numel(s) for _, s in tensors),
-                        note="numeric, not derived: " + ", ".join(f"{clean(n.rsplit('.', 1)[-1], 40)} {s}"
-                                                                   for n, s in tensors[:8]),
-                        tensors=tensors))
+        rows.append(
+            Row(
+                clean(module, 120),
+                "tensors",
+                sum(numel(s) for _, s in tensors),
+                note="numeric, not derived: "
+                + ", ".join(f"{clean(n.rsplit('.', 1)[-1], 40)} {s}" for n, s in tensors[:8]),
+                tensors=tensors,
+            )
+        )
     notes = []
     if any(r.config and r.config.get("mode") == "RNN" for r in rows):
-        notes.append("an RNN's nonlinearity (tanh or relu) and any layer's dropout, batch_first do not show in "
-                     "shapes; the defaults are printed")
+        notes.append(
+            "an RNN's nonlinearity (tanh or relu) and any layer's dropout, batch_first do not show in "
+            "shapes; the defaults are printed"
+        )
     else:
         notes.append("dropout and batch_first do not show in shapes; the defaults are printed")
     if not complete:

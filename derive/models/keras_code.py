@@ -9,6 +9,7 @@ here (features per step), which must not contradict the code.
 >>> [(r.name, r.params) for r in report.rows], report.total
 ([('embedding', 1280000), ('lstm', 49408), ('dense', 65)], 1329473)
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,8 +17,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..frameworks import keras as dk
 from ..engine.symbols import plain
+from ..frameworks import keras as dk
 from .base import numel, snake
 from .keras_layers import KERAS_LAYERS, InputLayer, KerasLayer
 from .recurrent import KERAS_INPUT_KWARGS, KERAS_RECURRENT, KerasRecurrent
@@ -28,8 +29,18 @@ __all__ = ["explain_keras", "SUPPORTED", "KerasProgram"]
 
 #: Every name a Keras model may use.
 SUPPORTED = tuple(sorted({*KERAS_LAYERS, *KERAS_RECURRENT, "Input", "Sequential", "Model"}))
-_IGNORED_METHODS = {"compile", "fit", "summary", "evaluate", "predict", "save", "load_weights", "count_params",
-                    "save_weights", "get_config"}
+_IGNORED_METHODS = {
+    "compile",
+    "fit",
+    "summary",
+    "evaluate",
+    "predict",
+    "save",
+    "load_weights",
+    "count_params",
+    "save_weights",
+    "get_config",
+}
 
 
 class Unknown(KerasLayer):
@@ -57,7 +68,7 @@ class Unknown(KerasLayer):
 class SequentialLayer(KerasLayer):
     """A ``Sequential`` used as a layer of another model: its layers in turn."""
 
-    def __init__(self, nodes: list["Node"], name: str) -> None:
+    def __init__(self, nodes: list[Node], name: str) -> None:
         self._keep({})
         self.nodes, self.name = nodes, name
 
@@ -114,7 +125,7 @@ class Tensor:
 
     shape: Any
     node: Node | None
-    inputs: list["Tensor"] = field(default_factory=list)
+    inputs: list[Tensor] = field(default_factory=list)
 
 
 class KerasProgram:
@@ -174,8 +185,10 @@ class KerasProgram:
             return Node(SequentialLayer(nodes, name), call, name, "Sequential")
         if call.name not in KERAS_LAYERS and call.name not in KERAS_RECURRENT and call.name != "Input":
             if not self.partial:
-                raise SourceError(f"line {call.line}: unknown name {clean(call.dotted, 60)!r}; supported: "
-                                  f"{', '.join(SUPPORTED)} (or --partial to count the rest)")
+                raise SourceError(
+                    f"line {call.line}: unknown name {clean(call.dotted, 60)!r}; supported: "
+                    f"{', '.join(SUPPORTED)} (or --partial to count the rest)"
+                )
             name = self.unique(snake(call.name))
             self.notes.append(f"line {call.line}: {clean(call.name, 60)} is not known to derive: not counted")
             return Node(Unknown(call), call, name, clean(call.name, 60), error="unknown layer, not counted")
@@ -186,8 +199,11 @@ class KerasProgram:
                 raise
             raise SourceError(f"line {call.line}: {call.name}: {error}") from None
         given = call.kwargs.get("name")
-        name = given if isinstance(given, str) else self.unique(layer.default_name if isinstance(
-            layer, KerasLayer) else snake(call.name))
+        name = (
+            given
+            if isinstance(given, str)
+            else self.unique(layer.default_name if isinstance(layer, KerasLayer) else snake(call.name))
+        )
         if isinstance(layer, KerasRecurrent):
             layer.name = name
         else:
@@ -216,13 +232,19 @@ class KerasProgram:
             inner = call.args[0] if call.args else call.kwargs.get("layer")
             type_name = f"Bidirectional({inner.name})" if isinstance(inner, Call) else type_name
             spec = dict(inner.kwargs) if isinstance(inner, Call) else spec
-            if "backward_layer" not in call.kwargs and isinstance(inner, Call) and inner.name in ("SimpleRNN", "LSTM",
-                                                                                                   "GRU"):
+            if (
+                "backward_layer" not in call.kwargs
+                and isinstance(inner, Call)
+                and inner.name in ("SimpleRNN", "LSTM", "GRU")
+            ):
+
                 def remake(units: Any) -> Any:
                     return self._recurrent(call, units)
         elif call.name in ("SimpleRNN", "LSTM", "GRU"):
+
             def remake(units: Any) -> Any:
                 return self._recurrent(call, units)
+
         return KerasRecurrent(layer, spec, remake), type_name
 
     def _recurrent(self, call: Call, units: Any = None) -> Any:
@@ -235,8 +257,9 @@ class KerasProgram:
                 if inner is None:
                     continue
                 if not isinstance(inner, Call) or inner.name not in KERAS_RECURRENT[:-1]:
-                    raise ValueError(f"Please initialize `Bidirectional` layer with a recurrent layer instance. "
-                                     f"Received: {inner!r}")
+                    raise ValueError(
+                        f"Please initialize `Bidirectional` layer with a recurrent layer instance. Received: {inner!r}"
+                    )
                 made = self._recurrent(inner, units)
                 if key in kwargs:
                     kwargs[key] = made
@@ -287,8 +310,10 @@ class KerasProgram:
             if isinstance(statement, ast.FunctionDef):
                 self.run(statement.body)
             elif isinstance(statement, ast.ClassDef):
-                raise SourceError(f"line {statement.lineno}: a subclassed Keras model is not read from code; "
-                                  "build it and pass the object to derive.explain")
+                raise SourceError(
+                    f"line {statement.lineno}: a subclassed Keras model is not read from code; "
+                    "build it and pass the object to derive.explain"
+                )
             elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
                 self.assign(statement.targets[0], statement.value)
             elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
@@ -297,8 +322,10 @@ class KerasProgram:
                 self.expression(statement.value)
             elif isinstance(statement, (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.AugAssign)):
                 if any(isinstance(n, ast.Call) for n in ast.walk(statement)):
-                    raise SourceError(f"line {statement.lineno}: a {type(statement).__name__.lower()} statement "
-                                      "that may build layers is not read; write the layers out")
+                    raise SourceError(
+                        f"line {statement.lineno}: a {type(statement).__name__.lower()} statement "
+                        "that may build layers is not read; write the layers out"
+                    )
 
     def assign(self, target: ast.expr, value: ast.expr) -> None:
         """``name = ...``: a size, a layer, a tensor, a model.
@@ -367,13 +394,16 @@ class KerasProgram:
             A size, a Node (unapplied layer), a Tensor or list of them, a sequential dict,
             ``("model", inputs, outputs)``, or None.
         """
-        if isinstance(node, ast.Call) and (isinstance(node.func, ast.Call) or (
-                isinstance(node.func, ast.Name) and isinstance(self.vars.get(node.func.id), (Node, dict)))):
+        if isinstance(node, ast.Call) and (
+            isinstance(node.func, ast.Call)
+            or (isinstance(node.func, ast.Name) and isinstance(self.vars.get(node.func.id), (Node, dict)))
+        ):
             return self.apply(node)
         if isinstance(node, ast.Name) and node.id in self.vars:
             return self.vars[node.id]
-        if isinstance(node, (ast.List, ast.Tuple)) and any(isinstance(e, ast.Name) and e.id in self.vars
-                                                           for e in node.elts):
+        if isinstance(node, (ast.List, ast.Tuple)) and any(
+            isinstance(e, ast.Name) and e.id in self.vars for e in node.elts
+        ):
             return [self.evaluate(e) for e in node.elts]
         if not isinstance(node, ast.Call):
             value = self.reader.value(node)
@@ -382,8 +412,11 @@ class KerasProgram:
         base = name.rsplit(".", 1)[-1] if name else None
         if base in ("Model", "Functional"):
             inputs = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "inputs"), None)
-            outputs = node.args[1] if len(node.args) > 1 else next(
-                (k.value for k in node.keywords if k.arg == "outputs"), None)
+            outputs = (
+                node.args[1]
+                if len(node.args) > 1
+                else next((k.value for k in node.keywords if k.arg == "outputs"), None)
+            )
             if inputs is None or outputs is None:
                 raise SourceError(f"line {node.lineno}: Model(inputs, outputs) needs both")
             return ("model", self.evaluate(inputs), self.evaluate(outputs))
@@ -415,8 +448,9 @@ class KerasProgram:
         """
         layer = self.evaluate(node.func) if isinstance(node.func, ast.Call) else self.vars[node.func.id]
         if isinstance(layer, dict):
-            layer = Node(SequentialLayer(layer["nodes"], self.unique("sequential")), layer["call"], "sequential",
-                         "Sequential")
+            layer = Node(
+                SequentialLayer(layer["nodes"], self.unique("sequential")), layer["call"], "sequential", "Sequential"
+            )
         if not isinstance(layer, Node) or not node.args:
             raise SourceError(f"line {node.lineno}: cannot read this layer call")
         inputs = self.evaluate(node.args[0])
@@ -428,8 +462,7 @@ class KerasProgram:
         self.loose.append(layer)
         sources = list(flat)
         for keyword in node.keywords:
-            extra = self.evaluate(keyword.value) if isinstance(keyword.value, (ast.Name, ast.List, ast.Tuple)) \
-                else None
+            extra = self.evaluate(keyword.value) if isinstance(keyword.value, (ast.Name, ast.List, ast.Tuple)) else None
             sources += [t for t in (extra if isinstance(extra, list) else [extra]) if isinstance(t, Tensor)]
         if isinstance(out, list):
             return [Tensor(s, layer, sources) for s in out]
@@ -447,8 +480,9 @@ class KerasProgram:
         -------
         tuple or list
         """
-        if isinstance(layer.layer, Unknown) or (isinstance(shape, tuple) and shape[-1:] == (None,)
-                                                and shape[:1] == (Ellipsis,) and self.partial):
+        if isinstance(layer.layer, Unknown) or (
+            isinstance(shape, tuple) and shape[-1:] == (None,) and shape[:1] == (Ellipsis,) and self.partial
+        ):
             layer.error = layer.error or "input unknown (after an unknown layer)"
             return (Ellipsis, None)
         try:
@@ -496,29 +530,38 @@ def _start(nodes: list[Node], shape: tuple | None, input_dim: Any, notes: list[s
     if shape is not None:
         if input_dim is not None:
             if first.type == "Embedding":
-                raise SourceError(f"input_dim={input_dim} does not apply: the model starts with an Embedding, "
-                                  "whose input is token ids")
+                raise SourceError(
+                    f"input_dim={input_dim} does not apply: the model starts with an Embedding, "
+                    "whose input is token ids"
+                )
             features = _features(first, shape)
             if features != input_dim:
-                raise SourceError(f"input_dim={input_dim} contradicts the code: its input shape "
-                                  f"{(None, *shape)} gives {first.name} {features} input features")
+                raise SourceError(
+                    f"input_dim={input_dim} contradicts the code: its input shape "
+                    f"{(None, *shape)} gives {first.name} {features} input features"
+                )
         return shape
     if input_dim is not None:
         layer = first.layer
         if first.type == "Embedding":
-            raise SourceError(f"input_dim={input_dim} does not apply: the model starts with an Embedding, whose "
-                              "input is token ids")
+            raise SourceError(
+                f"input_dim={input_dim} does not apply: the model starts with an Embedding, whose input is token ids"
+            )
         if isinstance(layer, KerasRecurrent):
             if layer.data_format == "channels_first":
                 return (None, input_dim) + (None,) * (layer.rank - 2)
             return (None,) * (layer.rank - 1) + (input_dim,)
         return (Ellipsis, input_dim)
     if first.type == "Embedding":
-        notes.append("no input shape given: the Embedding's input is taken as (batch, time) token ids; "
-                     "the counts do not depend on it")
+        notes.append(
+            "no input shape given: the Embedding's input is taken as (batch, time) token ids; "
+            "the counts do not depend on it"
+        )
         return (None,)
-    raise SourceError(f"--input-dim is required, or the input shape in the code: write input_shape=(T, F) on the first layer "
-                      f"({first.name}), start with Input(shape=(T, F)), or give --input-dim")
+    raise SourceError(
+        f"--input-dim is required, or the input shape in the code: write input_shape=(T, F) on the first layer "
+        f"({first.name}), start with Input(shape=(T, F)), or give --input-dim"
+    )
 
 
 def _rows(nodes: list[Node], partial: bool) -> list[Row]:
@@ -536,8 +579,18 @@ def _rows(nodes: list[Node], partial: bool) -> list[Row]:
             formula, values = None, {}
         out = node.output_shape
         shown = [(None, *s) for s in out] if isinstance(out, list) else (None, *out)
-        rows.append(Row(node.name, node.type, params, formula, values, shown, node.error,
-                        [(n, tuple(plain(d) for d in s)) for n, s in node.weights]))
+        rows.append(
+            Row(
+                node.name,
+                node.type,
+                params,
+                formula,
+                values,
+                shown,
+                node.error,
+                [(n, tuple(plain(d) for d in s)) for n, s in node.weights],
+            )
+        )
     return rows
 
 

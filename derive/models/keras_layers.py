@@ -15,6 +15,7 @@ Sources: ``keras/src/layers/core/dense.py``, ``embedding.py``, ``convolutional/b
 ``normalization/*.py``, ``reshaping/*.py``, ``pooling/*.py``, ``merging/*.py``,
 ``attention/attention.py``, ``rnn/time_distributed.py`` (Keras 3.15).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -24,9 +25,26 @@ import sympy
 from ..engine.symbols import plain
 from .base import KERAS_COMMON, Layer, check_kwargs, conv_length, numel, snake
 
-__all__ = ["KerasLayer", "Dense", "Embedding", "Conv1D", "Conv2D", "Conv3D", "LayerNormalization",
-           "BatchNormalization", "Attention", "Flatten", "Reshape", "RepeatVector", "TimeDistributed",
-           "Concatenate", "Add", "InputLayer", "KERAS_LAYERS", "Shape"]
+__all__ = [
+    "KerasLayer",
+    "Dense",
+    "Embedding",
+    "Conv1D",
+    "Conv2D",
+    "Conv3D",
+    "LayerNormalization",
+    "BatchNormalization",
+    "Attention",
+    "Flatten",
+    "Reshape",
+    "RepeatVector",
+    "TimeDistributed",
+    "Concatenate",
+    "Add",
+    "InputLayer",
+    "KERAS_LAYERS",
+    "Shape",
+]
 
 Shape = tuple
 Weights = list[tuple[str, tuple]]
@@ -130,8 +148,17 @@ class InputLayer(KerasLayer):
     default_name = "input_layer"
     ALLOWED = frozenset({"tensor", "sparse", "ragged", "optional", "input_tensor", "shape", "batch_shape"})
 
-    def __init__(self, shape: Any = None, batch_size: Any = None, dtype: Any = None, sparse: Any = None,
-                 ragged: Any = None, batch_shape: Any = None, name: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        shape: Any = None,
+        batch_size: Any = None,
+        dtype: Any = None,
+        sparse: Any = None,
+        ragged: Any = None,
+        batch_shape: Any = None,
+        name: Any = None,
+        **kwargs: Any,
+    ) -> None:
         self._common({**kwargs, "name": name})
         self._keep({"shape": shape})
         shape = shape if shape is not None else kwargs.get("input_shape")
@@ -165,9 +192,20 @@ class Dense(KerasLayer):
 
     default_name = "dense"
     SIZES = {"units": "U"}
-    ALLOWED = frozenset({"kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer",
-                         "activity_regularizer", "kernel_constraint", "bias_constraint", "lora_rank", "lora_alpha",
-                         "quantization_config"})
+    ALLOWED = frozenset(
+        {
+            "kernel_initializer",
+            "bias_initializer",
+            "kernel_regularizer",
+            "bias_regularizer",
+            "activity_regularizer",
+            "kernel_constraint",
+            "bias_constraint",
+            "lora_rank",
+            "lora_alpha",
+            "quantization_config",
+        }
+    )
 
     def __init__(self, units: Any, activation: Any = None, use_bias: Any = True, **kwargs: Any) -> None:
         self._keep(locals())
@@ -216,8 +254,19 @@ class Embedding(KerasLayer):
     default_name = "embedding"
     SIZES = {"input_dim": "V", "output_dim": "E"}
     READS_LAST = False
-    ALLOWED = frozenset({"embeddings_initializer", "embeddings_regularizer", "embeddings_constraint", "mask_zero",
-                         "weights", "lora_rank", "lora_alpha", "quantization_config", "activity_regularizer"})
+    ALLOWED = frozenset(
+        {
+            "embeddings_initializer",
+            "embeddings_regularizer",
+            "embeddings_constraint",
+            "mask_zero",
+            "weights",
+            "lora_rank",
+            "lora_alpha",
+            "quantization_config",
+            "activity_regularizer",
+        }
+    )
 
     def __init__(self, input_dim: Any, output_dim: Any, **kwargs: Any) -> None:
         self._keep(locals())
@@ -252,12 +301,33 @@ class _Conv(KerasLayer):
 
     rank = 1
     SIZES = {"filters": "F"}
-    ALLOWED = frozenset({"kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer",
-                         "activity_regularizer", "kernel_constraint", "bias_constraint", "lora_rank", "lora_alpha"})
+    ALLOWED = frozenset(
+        {
+            "kernel_initializer",
+            "bias_initializer",
+            "kernel_regularizer",
+            "bias_regularizer",
+            "activity_regularizer",
+            "kernel_constraint",
+            "bias_constraint",
+            "lora_rank",
+            "lora_alpha",
+        }
+    )
 
-    def __init__(self, filters: Any, kernel_size: Any, strides: Any = 1, padding: Any = "valid",
-                 data_format: Any = None, dilation_rate: Any = 1, groups: Any = 1, activation: Any = None,
-                 use_bias: Any = True, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        filters: Any,
+        kernel_size: Any,
+        strides: Any = 1,
+        padding: Any = "valid",
+        data_format: Any = None,
+        dilation_rate: Any = 1,
+        groups: Any = 1,
+        activation: Any = None,
+        use_bias: Any = True,
+        **kwargs: Any,
+    ) -> None:
         self._keep(locals())
         self._common(kwargs)
         self.filters = self._size("filters", filters)
@@ -266,14 +336,16 @@ class _Conv(KerasLayer):
         self.dilation_rate = _tuple(dilation_rate, self.rank, "dilation_rate")
         self.padding = padding.lower() if isinstance(padding, str) else padding
         if self.padding not in ("valid", "same", "causal"):
-            raise ValueError(f"The `padding` argument must be one of 'valid', 'same' (or 'causal' for Conv1D). "
-                             f"Received: padding={padding}")
+            raise ValueError(
+                f"The `padding` argument must be one of 'valid', 'same' (or 'causal' for Conv1D). "
+                f"Received: padding={padding}"
+            )
         self.data_format = data_format or "channels_last"
         self.groups = self._size("groups", groups)
         self.use_bias = use_bias is not False
 
     @property
-    def READS_LAST(self) -> bool:  # type: ignore[override]  # noqa: N802
+    def READS_LAST(self) -> bool:  # type: ignore[override]
         """Channels are the last axis unless ``channels_first``."""
         return self.data_format != "channels_first"
 
@@ -301,24 +373,30 @@ class _Conv(KerasLayer):
             channels, spatial = _last(input_shape, self.name), None
         else:
             if len(input_shape) != self.rank + 1:
-                raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
-                                 f"ndim={self.rank + 2}, found ndim={len(input_shape) + 1}. Full shape received: "
-                                 f"{(None, *input_shape)}")
+                raise ValueError(
+                    f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
+                    f"ndim={self.rank + 2}, found ndim={len(input_shape) + 1}. Full shape received: "
+                    f"{(None, *input_shape)}"
+                )
             channels = input_shape[0] if first else input_shape[-1]
             spatial = input_shape[1:] if first else input_shape[:-1]
             if channels is None:
                 raise ValueError(f"{self.name}: the channel dimension of the inputs should be defined. Found None.")
         if isinstance(channels, int) and isinstance(self.groups, int) and channels % self.groups:
-            raise ValueError(f"The number of input channels must be evenly divisible by the number of groups. "
-                             f"Received groups={self.groups}, but the input has {channels} channels.")
+            raise ValueError(
+                f"The number of input channels must be evenly divisible by the number of groups. "
+                f"Received groups={self.groups}, but the input has {channels} channels."
+            )
         per_group = channels // self.groups if isinstance(channels, int) else channels / self.groups
         weights: Weights = [("kernel", (*self.kernel_size, per_group, self.filters))]
         if self.use_bias:
             weights.append(("bias", (self.filters,)))
         if spatial is None:
             return weights, (Ellipsis, self.filters)
-        out = tuple(conv_length(n, k, s, self.padding, d) for n, k, s, d in
-                    zip(spatial, self.kernel_size, self.strides, self.dilation_rate))
+        out = tuple(
+            conv_length(n, k, s, self.padding, d)
+            for n, k, s, d in zip(spatial, self.kernel_size, self.strides, self.dilation_rate)
+        )
         return weights, ((self.filters, *out) if first else (*out, self.filters))
 
     def formula(self, input_shape: Any) -> tuple[Any, dict[str, Any]]:
@@ -403,10 +481,25 @@ class _Normalization(KerasLayer):
     """Weights of the normalised axis' size."""
 
     WEIGHTS: tuple[str, ...] = ()
-    ALLOWED = frozenset({"beta_initializer", "gamma_initializer", "beta_regularizer", "gamma_regularizer",
-                         "beta_constraint", "gamma_constraint", "moving_mean_initializer",
-                         "moving_variance_initializer", "renorm", "renorm_clipping", "renorm_momentum",
-                         "synchronized", "momentum", "epsilon", "rms_scaling"})
+    ALLOWED = frozenset(
+        {
+            "beta_initializer",
+            "gamma_initializer",
+            "beta_regularizer",
+            "gamma_regularizer",
+            "beta_constraint",
+            "gamma_constraint",
+            "moving_mean_initializer",
+            "moving_variance_initializer",
+            "renorm",
+            "renorm_clipping",
+            "renorm_momentum",
+            "synchronized",
+            "momentum",
+            "epsilon",
+            "rms_scaling",
+        }
+    )
 
     def _axis(self, axis: Any, center: Any, scale: Any) -> None:
         if not isinstance(axis, int) or isinstance(axis, bool):
@@ -434,8 +527,10 @@ class _Normalization(KerasLayer):
                 raise ValueError(f"Invalid axis: {self.axis}")
             size = full[self.axis]
             if size is None:
-                raise ValueError(f"Axis {self.axis} of input tensor should have a defined dimension but the "
-                                 f"layer received an input with shape {full}.")
+                raise ValueError(
+                    f"Axis {self.axis} of input tensor should have a defined dimension but the "
+                    f"layer received an input with shape {full}."
+                )
         names = [n for n in self.WEIGHTS if (n != "gamma" or self.scale) and (n != "beta" or self.center)]
         return [(n, (size,)) for n in names], input_shape
 
@@ -462,8 +557,9 @@ class LayerNormalization(_Normalization):
     default_name = "layer_normalization"
     WEIGHTS = ("gamma", "beta")
 
-    def __init__(self, axis: Any = -1, epsilon: Any = 1e-3, center: Any = True, scale: Any = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, axis: Any = -1, epsilon: Any = 1e-3, center: Any = True, scale: Any = True, **kwargs: Any
+    ) -> None:
         self._keep(locals())
         self._common(kwargs)
         self._axis(axis, center, scale)
@@ -492,8 +588,15 @@ class BatchNormalization(_Normalization):
     default_name = "batch_normalization"
     WEIGHTS = ("gamma", "beta", "moving_mean", "moving_variance")
 
-    def __init__(self, axis: Any = -1, momentum: Any = 0.99, epsilon: Any = 1e-3, center: Any = True,
-                 scale: Any = True, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        axis: Any = -1,
+        momentum: Any = 0.99,
+        epsilon: Any = 1e-3,
+        center: Any = True,
+        scale: Any = True,
+        **kwargs: Any,
+    ) -> None:
         self._keep(locals())
         self._common(kwargs)
         self._axis(axis, center, scale)
@@ -515,8 +618,9 @@ class _Stateless(KerasLayer):
 
 
 def _stateless(name: str, arguments: str, doc: str) -> type[KerasLayer]:
-    return type(name, (_Stateless,), {"__doc__": doc, "default_name": snake(name),
-                                      "ARGUMENTS": frozenset(arguments.split())})
+    return type(
+        name, (_Stateless,), {"__doc__": doc, "default_name": snake(name), "ARGUMENTS": frozenset(arguments.split())}
+    )
 
 
 Dropout = _stateless("Dropout", "rate noise_shape seed", "``keras.layers.Dropout``: no weights.")
@@ -599,12 +703,16 @@ class Reshape(KerasLayer):
                 return [], tuple(None if d == -1 else d for d in target)
             total = numel(tuple(input_shape))
             if isinstance(total, int) and isinstance(rest, int) and total % rest:
-                raise ValueError(f"The total size of the tensor must be unchanged. Received: input_shape="
-                                 f"{tuple(input_shape)}, target_shape={target}")
+                raise ValueError(
+                    f"The total size of the tensor must be unchanged. Received: input_shape="
+                    f"{tuple(input_shape)}, target_shape={target}"
+                )
             return [], tuple(plain(sympy.expand(total / rest)) if d == -1 else d for d in target)
         if known and sympy.expand(numel(tuple(input_shape)) - numel(target)) != 0:
-            raise ValueError(f"The total size of the tensor must be unchanged. Received: input_shape="
-                             f"{tuple(input_shape)}, target_shape={target}")
+            raise ValueError(
+                f"The total size of the tensor must be unchanged. Received: input_shape="
+                f"{tuple(input_shape)}, target_shape={target}"
+            )
         return [], target
 
 
@@ -642,16 +750,25 @@ class RepeatVector(KerasLayer):
         tuple
         """
         if len(input_shape) != 1 or input_shape[0] is Ellipsis:
-            raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: expected ndim=2, '
-                             f"found ndim={len(input_shape) + 1}. Full shape received: {(None, *input_shape)}")
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected ndim=2, '
+                f"found ndim={len(input_shape) + 1}. Full shape received: {(None, *input_shape)}"
+            )
         return [], (self.n, input_shape[0])
 
 
 class _Pooling1D(KerasLayer):
     """``MaxPooling1D`` / ``AveragePooling1D``: no weights; the time axis pooled."""
 
-    def __init__(self, pool_size: Any = 2, strides: Any = None, padding: Any = "valid", data_format: Any = None,
-                 name: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        pool_size: Any = 2,
+        strides: Any = None,
+        padding: Any = "valid",
+        data_format: Any = None,
+        name: Any = None,
+        **kwargs: Any,
+    ) -> None:
         self._keep({})
         self._common({**kwargs, "name": name})
         self.name = name or self.default_name
@@ -674,8 +791,10 @@ class _Pooling1D(KerasLayer):
         if input_shape and input_shape[0] is Ellipsis:
             return [], input_shape if not self.first else (Ellipsis, None)
         if len(input_shape) != 2:
-            raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: expected ndim=3, '
-                             f"found ndim={len(input_shape) + 1}. Full shape received: {(None, *input_shape)}")
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected ndim=3, '
+                f"found ndim={len(input_shape) + 1}. Full shape received: {(None, *input_shape)}"
+            )
         if self.first:
             return [], (input_shape[0], conv_length(input_shape[1], self.pool, self.strides, self.padding))
         return [], (conv_length(input_shape[0], self.pool, self.strides, self.padding), input_shape[1])
@@ -788,8 +907,10 @@ class Concatenate(KerasLayer):
         axis = self.axis
         ranks = {len(s) for s in input_shape}
         if len(ranks) != 1 or not isinstance(axis, int):
-            raise ValueError(f"A `Concatenate` layer requires inputs with matching shapes except for the concat "
-                             f"axis. Received: input_shape={input_shape}")
+            raise ValueError(
+                f"A `Concatenate` layer requires inputs with matching shapes except for the concat "
+                f"axis. Received: input_shape={input_shape}"
+            )
         rank = ranks.pop()
         position = axis - 1 if axis > 0 else rank + axis
         sizes = [s[position] for s in input_shape]
@@ -850,13 +971,16 @@ class Attention(KerasLayer):
 
     default_name = "attention"
 
-    def __init__(self, use_scale: Any = False, score_mode: Any = "dot", dropout: Any = 0.0, seed: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, use_scale: Any = False, score_mode: Any = "dot", dropout: Any = 0.0, seed: Any = None, **kwargs: Any
+    ) -> None:
         self._keep({})
         self._common(kwargs)
         if score_mode not in ("dot", "concat"):
-            raise ValueError(f"Invalid value for argument score_mode. Expected one of {{'dot', 'concat'}}. "
-                             f"Received: score_mode={score_mode}")
+            raise ValueError(
+                f"Invalid value for argument score_mode. Expected one of {{'dot', 'concat'}}. "
+                f"Received: score_mode={score_mode}"
+            )
         self.use_scale, self.score_mode = use_scale is True, score_mode
 
     def build(self, input_shape: Any) -> tuple[Weights, Any]:
@@ -872,8 +996,9 @@ class Attention(KerasLayer):
         tuple
         """
         if not isinstance(input_shape, list) or len(input_shape) not in (2, 3):
-            raise ValueError("Attention layer must be called on a list of inputs, namely [query, value] or "
-                             "[query, value, key].")
+            raise ValueError(
+                "Attention layer must be called on a list of inputs, namely [query, value] or [query, value, key]."
+            )
         weights: Weights = []
         if self.use_scale:
             weights.append(("scale", ()))
@@ -905,8 +1030,9 @@ class TimeDistributed(KerasLayer):
         self._keep({})
         self._common(kwargs)
         if not hasattr(layer, "build"):
-            raise ValueError(f"Please initialize `TimeDistributed` layer with a `keras.layers.Layer` instance. "
-                             f"Received: {layer!r}")
+            raise ValueError(
+                f"Please initialize `TimeDistributed` layer with a `keras.layers.Layer` instance. Received: {layer!r}"
+            )
         self.layer = layer
 
     def build(self, input_shape: Any) -> tuple[Weights, Any]:
@@ -924,8 +1050,10 @@ class TimeDistributed(KerasLayer):
             weights, out = self.layer.build(input_shape)
             return weights, out
         if len(input_shape) < 2:
-            raise ValueError(f"`TimeDistributed` Layer should be passed an `input_shape` with at least 3 "
-                             f"dimensions, received: {(None, *input_shape)}")
+            raise ValueError(
+                f"`TimeDistributed` Layer should be passed an `input_shape` with at least 3 "
+                f"dimensions, received: {(None, *input_shape)}"
+            )
         weights, out = self.layer.build(tuple(input_shape[1:]))
         return weights, (input_shape[0], *out)
 
@@ -946,8 +1074,30 @@ class TimeDistributed(KerasLayer):
 
 #: Every non-recurrent Keras class a model may use, by name.
 KERAS_LAYERS: dict[str, type[KerasLayer]] = {
-    cls.__name__: cls for cls in (
-        InputLayer, Dense, Embedding, Conv1D, Conv2D, Conv3D, LayerNormalization, BatchNormalization, Attention,
-        Flatten, Reshape, RepeatVector, TimeDistributed, Concatenate, Add, Dropout, SpatialDropout1D, Masking,
-        Activation, MaxPooling1D, AveragePooling1D, GlobalAveragePooling1D, GlobalMaxPooling1D)
+    cls.__name__: cls
+    for cls in (
+        InputLayer,
+        Dense,
+        Embedding,
+        Conv1D,
+        Conv2D,
+        Conv3D,
+        LayerNormalization,
+        BatchNormalization,
+        Attention,
+        Flatten,
+        Reshape,
+        RepeatVector,
+        TimeDistributed,
+        Concatenate,
+        Add,
+        Dropout,
+        SpatialDropout1D,
+        Masking,
+        Activation,
+        MaxPooling1D,
+        AveragePooling1D,
+        GlobalAveragePooling1D,
+        GlobalMaxPooling1D,
+    )
 }

@@ -5,6 +5,7 @@ test a type. torch modules are read from their attributes (``input_size``, ``hid
 not their weights, so meta-device models work; a module derive does not know is counted from its
 own parameters and marked "numeric, not derived". Keras models are read from ``get_config()``.
 """
+
 from __future__ import annotations
 
 import sys
@@ -19,8 +20,10 @@ from .torch_layers import TORCH_LAYERS
 __all__ = ["explain_object", "explain_keras_config"]
 
 _TORCH_ATTRS = {
-    "Embedding": ("num_embeddings", "embedding_dim"), "Linear": ("in_features", "out_features"),
-    "LayerNorm": ("normalized_shape",), "BatchNorm1d": ("num_features",),
+    "Embedding": ("num_embeddings", "embedding_dim"),
+    "Linear": ("in_features", "out_features"),
+    "LayerNorm": ("normalized_shape",),
+    "BatchNorm1d": ("num_features",),
     "Conv1d": ("in_channels", "out_channels", "kernel_size"),
 }
 
@@ -30,8 +33,12 @@ def _torch_module(module: Any) -> Any:
     if type(module).__module__.startswith("torch.nn") and kind in TORCH_RECURRENT:
         if kind.endswith("Cell"):
             return TorchRecurrent(kind, [module.input_size, module.hidden_size], {"bias": module.bias})
-        kwargs = {"num_layers": module.num_layers, "bias": module.bias, "batch_first": module.batch_first,
-                  "bidirectional": module.bidirectional}
+        kwargs = {
+            "num_layers": module.num_layers,
+            "bias": module.bias,
+            "batch_first": module.batch_first,
+            "bidirectional": module.bidirectional,
+        }
         if kind == "LSTM":
             kwargs["proj_size"] = module.proj_size
         if kind == "RNN":
@@ -60,18 +67,39 @@ def _explain_torch_object(model: Any) -> Report:
         known = _torch_module(module)
         if known is None and list(module.children()):
             if own:
-                rows.append(Row(name or type(module).__name__, type(module).__name__, sum(p.numel() for p in own),
-                                note="numeric, not derived (its own parameters)"))
+                rows.append(
+                    Row(
+                        name or type(module).__name__,
+                        type(module).__name__,
+                        sum(p.numel() for p in own),
+                        note="numeric, not derived (its own parameters)",
+                    )
+                )
             continue
         if known is None:
             if own or not list(module.children()):
-                rows.append(Row(name or type(module).__name__, clean(type(module).__name__, 60),
-                                sum(p.numel() for p in own), note="numeric, not derived" if own else ""))
+                rows.append(
+                    Row(
+                        name or type(module).__name__,
+                        clean(type(module).__name__, 60),
+                        sum(p.numel() for p in own),
+                        note="numeric, not derived" if own else "",
+                    )
+                )
             continue
         formula, values = known.formula
-        rows.append(Row(name or type(module).__name__, type(module).__name__, known.count, formula, values,
-                        known.output_shape(), "", [(f"{name}.{k}" if name else k, v)
-                                                   for k, v in known.shapes().items()]))
+        rows.append(
+            Row(
+                name or type(module).__name__,
+                type(module).__name__,
+                known.count,
+                formula,
+                values,
+                known.output_shape(),
+                "",
+                [(f"{name}.{k}" if name else k, v) for k, v in known.shapes().items()],
+            )
+        )
     return Report("torch", rows, f"{clean(type(model).__name__, 60)} (nn.Module)")
 
 
@@ -95,8 +123,11 @@ def explain_keras_config(config: dict) -> Report:
     from .checkpoints import keras_config_calls
 
     inner = config.get("config", config) if isinstance(config, dict) else None
-    if not isinstance(inner, dict) or not isinstance(inner.get("layers"), list) or (
-            config.get("class_name") not in (None, "Sequential")):
+    if (
+        not isinstance(inner, dict)
+        or not isinstance(inner.get("layers"), list)
+        or (config.get("class_name") not in (None, "Sequential"))
+    ):
         raise SourceError("only Sequential Keras configs are read; pass the model object for functional models")
     if any(layer.get("inbound_nodes") for layer in inner["layers"] if isinstance(layer, dict)):
         raise SourceError("functional Keras configs are not read; pass the model object")
@@ -171,11 +202,19 @@ def explain_object(obj: Any) -> Report:
     if keras is not None and isinstance(obj, keras.Model) and type(obj).__name__ == "Sequential":
         return explain_keras_config({"class_name": "Sequential", "config": obj.get_config()})
     if keras is not None and isinstance(obj, keras.layers.Layer):
-        rows = [Row(layer.name, type(layer).__name__, layer.count_params() if layer.built else None,
-                    note="numeric, not derived") for layer in getattr(obj, "layers", [obj])]
+        rows = [
+            Row(
+                layer.name,
+                type(layer).__name__,
+                layer.count_params() if layer.built else None,
+                note="numeric, not derived",
+            )
+            for layer in getattr(obj, "layers", [obj])
+        ]
         return Report("keras", rows, clean(type(obj).__name__, 60))
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.nn.Module):
         return _explain_torch_object(obj)
-    raise TypeError(f"explain() takes model code, a path, a state dict or a torch/Keras model; got "
-                    f"{type(obj).__name__}")
+    raise TypeError(
+        f"explain() takes model code, a path, a state dict or a torch/Keras model; got {type(obj).__name__}"
+    )

@@ -5,6 +5,7 @@
 numbers stay those of :mod:`derive.torch` and :mod:`derive.keras` (derived from the cells'
 equations). The closed form is the same layer remade with its sizes as ``I``, ``H``, ``L``, ``P``.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -12,9 +13,9 @@ from typing import Any
 
 import sympy
 
+from ..engine.symbols import H, I, L, P, plain
 from ..frameworks import keras as dk
 from ..frameworks import pytorch as dt
-from ..engine.symbols import H, I, L, P, plain
 from .base import conv_length, numel
 
 __all__ = ["TorchRecurrent", "KerasRecurrent", "TORCH_RECURRENT", "KERAS_RECURRENT", "KERAS_INPUT_KWARGS"]
@@ -76,8 +77,12 @@ class TorchRecurrent:
         values: dict[str, Any] = {}
         for name, symbol in _TORCH_SIZES.items():
             value = bound.arguments.get(name)
-            if not isinstance(value, int) or isinstance(value, bool) or (name == "proj_size" and value == 0) \
-                    or (name == "num_layers" and value == 1):
+            if (
+                not isinstance(value, int)
+                or isinstance(value, bool)
+                or (name == "proj_size" and value == 0)
+                or (name == "num_layers" and value == 1)
+            ):
                 continue
             bound.arguments[name] = symbol
             values[str(symbol)] = value
@@ -152,9 +157,11 @@ class KerasRecurrent:
             features = input_shape[-1]
         else:
             if len(input_shape) != self.rank:
-                raise ValueError(f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
-                                 f"ndim={self.rank + 1}, found ndim={len(input_shape) + 1}. Full shape received: "
-                                 f"{(None, *input_shape)}")
+                raise ValueError(
+                    f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
+                    f"ndim={self.rank + 1}, found ndim={len(input_shape) + 1}. Full shape received: "
+                    f"{(None, *input_shape)}"
+                )
             features = self.features(input_shape)
         if features is None:
             raise ValueError(f"{self.name}: the feature (channel) dimension of its input is unknown (None)")
@@ -208,8 +215,10 @@ class KerasRecurrent:
             return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
 
         strides, dilation = per_axis("strides", 1), per_axis("dilation_rate", 1)
-        return tuple(conv_length(s, k, st, self.inner.padding, d)
-                     for s, k, st, d in zip(spatial, self.inner.kernel_size, strides, dilation))
+        return tuple(
+            conv_length(s, k, st, self.inner.padding, d)
+            for s, k, st, d in zip(spatial, self.inner.kernel_size, strides, dilation)
+        )
 
     def formula(self, input_shape: tuple) -> tuple[Any, dict[str, Any]]:
         """Closed form with the features as ``I`` and, for RNN/LSTM/GRU, ``units`` as ``H``.

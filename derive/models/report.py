@@ -5,6 +5,7 @@ and, for checkpoints, the constructors that give exactly the tensors read. ``to_
 CLI's ``--json``: ``{"total": int, "layers": [{"name", "type", "params", "formula",
 "output_shape"}, ...]}`` (``total`` a string when it is a closed form).
 """
+
 from __future__ import annotations
 
 import html
@@ -118,9 +119,14 @@ class Row:
         -------
         dict
         """
-        data = {"name": self.name, "type": self.type, "params": jsonable(self.params),
-                "formula": None if self.formula is None else str(self.formula),
-                "values": jsonable(self.values), "output_shape": jsonable(self.output_shape)}
+        data = {
+            "name": self.name,
+            "type": self.type,
+            "params": jsonable(self.params),
+            "formula": None if self.formula is None else str(self.formula),
+            "values": jsonable(self.values),
+            "output_shape": jsonable(self.output_shape),
+        }
         if self.note:
             data["note"] = self.note
         if self.config is not None:
@@ -180,8 +186,11 @@ class Report:
         -------
         dict
         """
-        data: dict[str, Any] = {"framework": self.framework, "total": jsonable(self.total),
-                                "layers": [r.to_dict() for r in self.rows]}
+        data: dict[str, Any] = {
+            "framework": self.framework,
+            "total": jsonable(self.total),
+            "layers": [r.to_dict() for r in self.rows],
+        }
         if self.input_shape is not None:
             data["input_shape"] = jsonable(self.input_shape)
         if self.constructors:
@@ -209,8 +218,13 @@ class Report:
         buffer = io.StringIO()
         console = Console(file=buffer, width=width, color_system=None, highlight=False, soft_wrap=False)
         table = Table(title=Text(clean(self.title, 200)) if self.title else None, title_justify="left")
-        for column, justify in (("layer", "left"), ("type", "left"), ("output shape", "left"),
-                                ("parameters", "right"), ("formula", "left")):
+        for column, justify in (
+            ("layer", "left"),
+            ("type", "left"),
+            ("output shape", "left"),
+            ("parameters", "right"),
+            ("formula", "left"),
+        ):
             table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
         for row in self.rows:
             formula = ""
@@ -219,9 +233,13 @@ class Report:
                 formula = f"{row.formula}" + (f"  ({values})" if values else "")
             if row.note:
                 formula = (formula + "  " if formula else "") + f"[{row.note}]"
-            table.add_row(Text(clean(row.name, 60)), Text(clean(row.type, 40)),
-                          Text(show(row.output_shape) if row.output_shape is not None else ""),
-                          Text("?" if row.params is None else show(row.params)), Text(clean(formula, 300)))
+            table.add_row(
+                Text(clean(row.name, 60)),
+                Text(clean(row.type, 40)),
+                Text(show(row.output_shape) if row.output_shape is not None else ""),
+                Text("?" if row.params is None else show(row.params)),
+                Text(clean(formula, 300)),
+            )
         table.add_section()
         table.add_row(Text("total"), Text(""), Text(""), Text(show(self.total)), Text(""))
         console.print(table)
@@ -240,11 +258,14 @@ class Report:
             f"<td>{html.escape(show(r.output_shape) if r.output_shape is not None else '')}</td>"
             f"<td style='text-align:right'>{html.escape('?' if r.params is None else show(r.params))}</td>"
             f"<td>{html.escape('' if r.formula is None else str(r.formula))}</td></tr>"
-            for r in self.rows)
-        return ("<table><thead><tr><th>layer</th><th>type</th><th>output shape</th><th>parameters</th>"
-                f"<th>formula</th></tr></thead><tbody>{cells}<tr><td><b>total</b></td><td></td><td></td>"
-                f"<td style='text-align:right'><b>{html.escape(show(self.total))}</b></td><td></td></tr>"
-                "</tbody></table>")
+            for r in self.rows
+        )
+        return (
+            "<table><thead><tr><th>layer</th><th>type</th><th>output shape</th><th>parameters</th>"
+            f"<th>formula</th></tr></thead><tbody>{cells}<tr><td><b>total</b></td><td></td><td></td>"
+            f"<td style='text-align:right'><b>{html.escape(show(self.total))}</b></td><td></td></tr>"
+            "</tbody></table>"
+        )
 
     def _repr_latex_(self) -> str:
         total = self.total

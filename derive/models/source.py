@@ -10,6 +10,7 @@ it is kept as its source text (:class:`Opaque`) and ignored.
 >>> call.name, call.args
 ('LSTM', [2*hidden, 64])
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,8 +22,18 @@ import sympy
 
 from ..engine.symbols import size_symbols
 
-__all__ = ["Call", "Opaque", "SourceError", "Reader", "parse_module", "parse_expression", "dotted", "clean",
-           "MAX_TEXT", "MAX_DEPTH"]
+__all__ = [
+    "Call",
+    "Opaque",
+    "SourceError",
+    "Reader",
+    "parse_module",
+    "parse_expression",
+    "dotted",
+    "clean",
+    "MAX_TEXT",
+    "MAX_DEPTH",
+]
 
 #: Longest snippet read (characters); a model definition is far shorter.
 MAX_TEXT = 200_000
@@ -285,8 +296,11 @@ class Reader:
     def _arithmetic(self, node: ast.BinOp, depth: int) -> Any:
         left, right = self.value(node.left, depth + 1), self.value(node.right, depth + 1)
         numbers = (int, sympy.Expr)
-        if not (isinstance(left, numbers) and isinstance(right, numbers)) or isinstance(left, bool) \
-                or isinstance(right, bool):
+        if (
+            not (isinstance(left, numbers) and isinstance(right, numbers))
+            or isinstance(left, bool)
+            or isinstance(right, bool)
+        ):
             return Opaque(ast.unparse(node))
         op = node.op
         if isinstance(op, ast.Add):
@@ -308,14 +322,24 @@ class Reader:
     def _repeat(self, node: ast.ListComp, depth: int) -> Any:
         """``[nn.LSTM(h, h) for _ in range(3)]``: the element repeated, when it does not use the loop variable."""
         generator = node.generators[0] if len(node.generators) == 1 else None
-        if generator is None or generator.ifs or not isinstance(generator.target, ast.Name) \
-                or not isinstance(generator.iter, ast.Call) or dotted(generator.iter.func) != "range" \
-                or len(generator.iter.args) != 1 or generator.iter.keywords:
+        if (
+            generator is None
+            or generator.ifs
+            or not isinstance(generator.target, ast.Name)
+            or not isinstance(generator.iter, ast.Call)
+            or dotted(generator.iter.func) != "range"
+            or len(generator.iter.args) != 1
+            or generator.iter.keywords
+        ):
             return Opaque(ast.unparse(node))
         times = self.value(generator.iter.args[0], depth + 1)
         loop = generator.target.id
-        if not isinstance(times, int) or isinstance(times, bool) or not 0 <= times <= 1000 \
-                or any(isinstance(n, ast.Name) and n.id == loop for n in ast.walk(node.elt)):
+        if (
+            not isinstance(times, int)
+            or isinstance(times, bool)
+            or not 0 <= times <= 1000
+            or any(isinstance(n, ast.Name) and n.id == loop for n in ast.walk(node.elt))
+        ):
             return Opaque(ast.unparse(node))
         element = self.value(node.elt, depth + 1)
         return [element] * times

@@ -10,6 +10,7 @@ binds its arguments as Python would; an uninstantiated class keeps its parameter
 >>> [(r.name, r.params) for r in report.rows], report.total
 ([('0', 64000), ('1', 99328)], 163328)
 """
+
 from __future__ import annotations
 
 import ast
@@ -54,8 +55,9 @@ class TorchProgram:
             if isinstance(statement, ast.ClassDef) and _is_module_class(statement):
                 self.classes[statement.name] = statement
             elif isinstance(statement, (ast.Assign, ast.Expr)):
-                target = statement.targets[0] if isinstance(statement, ast.Assign) and len(
-                    statement.targets) == 1 else None
+                target = (
+                    statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+                )
                 name = target.id if isinstance(target, ast.Name) else None
                 value = self.reader.value(statement.value)
                 if isinstance(value, Call):
@@ -83,8 +85,12 @@ class TorchProgram:
             call = (named or [c for _, c in self.instances])[-1]
             return f"{call.name} (nn.Module)", self.instance(self.classes[call.name], call, "")
         if self.classes:
-            used = {n.func.id for c in self.classes.values() for n in ast.walk(c)
-                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+            used = {
+                n.func.id
+                for c in self.classes.values()
+                for n in ast.walk(c)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            }
             top = [c for name, c in self.classes.items() if name not in used] or list(self.classes.values())
             return f"{top[-1].name} (nn.Module)", self.instance(top[-1], None, "")
         if self.sequentials:
@@ -119,15 +125,17 @@ class TorchProgram:
         outer = self.reader
         reader = Reader(outer.env)
         params = [a.arg for a in init.args.args[1:]]
-        defaults = dict(zip(params[len(params) - len(init.args.defaults):], init.args.defaults))
+        defaults = dict(zip(params[len(params) - len(init.args.defaults) :], init.args.defaults))
         for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults):
             params.append(a.arg)
             if d is not None:
                 defaults[a.arg] = d
         if call is not None:
             if len(call.args) > len(init.args.args) - 1:
-                raise SourceError(f"line {call.line}: {cls.name}() takes {len(init.args.args) - 1} positional "
-                                  f"arguments but {len(call.args)} were given")
+                raise SourceError(
+                    f"line {call.line}: {cls.name}() takes {len(init.args.args) - 1} positional "
+                    f"arguments but {len(call.args)} were given"
+                )
             given = dict(zip(params, call.args))
             for key, value in call.kwargs.items():
                 if key not in params:
@@ -184,10 +192,14 @@ class TorchProgram:
                     if isinstance(value, Call):
                         found += self.module(value, f"{lists[owner]}.{index}")
             elif isinstance(statement, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
-                if any(isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in SUPPORTED
-                       for n in ast.walk(statement)):
-                    raise SourceError(f"line {statement.lineno}: modules built in a "
-                                      f"{type(statement).__name__.lower()} statement are not read; write them out")
+                if any(
+                    isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] in SUPPORTED
+                    for n in ast.walk(statement)
+                ):
+                    raise SourceError(
+                        f"line {statement.lineno}: modules built in a "
+                        f"{type(statement).__name__.lower()} statement are not read; write them out"
+                    )
         return found
 
     def container(self, call: Call, prefix: str) -> list[tuple[str, Any, Call]]:
@@ -206,8 +218,9 @@ class TorchProgram:
         if call.name == "ModuleList":
             items = list(call.args[0]) if call.args and isinstance(call.args[0], (list, tuple)) else []
             if call.args and not isinstance(call.args[0], (list, tuple)):
-                raise SourceError(f"line {call.line}: nn.ModuleList takes a list of modules "
-                                  "(or [nn.X(...) for _ in range(n)])")
+                raise SourceError(
+                    f"line {call.line}: nn.ModuleList takes a list of modules (or [nn.X(...) for _ in range(n)])"
+                )
         found = []
         for index, item in enumerate(items):
             if not isinstance(item, Call):
@@ -241,8 +254,10 @@ class TorchProgram:
         except (TypeError, ValueError) as error:
             raise SourceError(f"line {call.line}: {call.name}: {' '.join(str(error).split())}") from None
         if not self.partial:
-            raise SourceError(f"line {call.line}: unknown name {clean(call.dotted, 60)!r}; supported: "
-                              f"{', '.join(SUPPORTED)} (or --partial to count the rest)")
+            raise SourceError(
+                f"line {call.line}: unknown name {clean(call.dotted, 60)!r}; supported: "
+                f"{', '.join(SUPPORTED)} (or --partial to count the rest)"
+            )
         self.notes.append(f"line {call.line}: {clean(call.name, 60)} is not known to derive: not counted")
         return [(name, None, call)]
 
@@ -287,7 +302,8 @@ def explain_torch(text: str, partial: bool = False) -> Report:
         except ValueError:
             tensors = []
         formula, values = module.formula
-        rows.append(Row(name or call.name, call.name, module.count, formula, values, module.output_shape(), "",
-                        tensors))
+        rows.append(
+            Row(name or call.name, call.name, module.count, formula, values, module.output_shape(), "", tensors)
+        )
     _ = numel
     return Report("torch", rows, title, None, program.notes)

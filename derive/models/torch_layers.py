@@ -12,6 +12,7 @@ their total, ``formula`` the closed form in letters. Sizes may be ints or SymPy 
 Sources: ``torch/nn/modules/sparse.py`` (Embedding), ``linear.py``, ``normalization.py``
 (LayerNorm), ``batchnorm.py``, ``conv.py``, ``dropout.py``, torch 2.13.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,8 +20,17 @@ from typing import Any
 from ..engine import validate
 from .base import Layer, numel
 
-__all__ = ["Embedding", "Linear", "Dropout", "LayerNorm", "BatchNorm1d", "Conv1d", "STATELESS", "TORCH_LAYERS",
-           "stateless"]
+__all__ = [
+    "Embedding",
+    "Linear",
+    "Dropout",
+    "LayerNorm",
+    "BatchNorm1d",
+    "Conv1d",
+    "STATELESS",
+    "TORCH_LAYERS",
+    "stateless",
+]
 
 
 class TorchLayer(Layer):
@@ -84,9 +94,20 @@ class Embedding(TorchLayer):
 
     SIZES = {"num_embeddings": "V", "embedding_dim": "E"}
 
-    def __init__(self, num_embeddings: Any, embedding_dim: Any, padding_idx: Any = None, max_norm: Any = None,
-                 norm_type: Any = 2.0, scale_grad_by_freq: Any = False, sparse: Any = False, _weight: Any = None,
-                 _freeze: Any = False, device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        num_embeddings: Any,
+        embedding_dim: Any,
+        padding_idx: Any = None,
+        max_norm: Any = None,
+        norm_type: Any = 2.0,
+        scale_grad_by_freq: Any = False,
+        sparse: Any = False,
+        _weight: Any = None,
+        _freeze: Any = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         self._keep(locals())
         self.num_embeddings = self._size("num_embeddings", num_embeddings)
         self.embedding_dim = self._size("embedding_dim", embedding_dim)
@@ -129,8 +150,9 @@ class Linear(TorchLayer):
 
     SIZES = {"in_features": "I", "out_features": "O"}
 
-    def __init__(self, in_features: Any, out_features: Any, bias: Any = True, device: Any = None,
-                 dtype: Any = None) -> None:
+    def __init__(
+        self, in_features: Any, out_features: Any, bias: Any = True, device: Any = None, dtype: Any = None
+    ) -> None:
         self._keep(locals())
         self.in_features = self._size("in_features", in_features)
         self.out_features = self._size("out_features", out_features)
@@ -182,8 +204,15 @@ class LayerNorm(TorchLayer):
 
     SIZES = {"normalized_shape": "N"}
 
-    def __init__(self, normalized_shape: Any, eps: Any = 1e-5, elementwise_affine: Any = True, bias: Any = True,
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        normalized_shape: Any,
+        eps: Any = 1e-5,
+        elementwise_affine: Any = True,
+        bias: Any = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         self._keep(locals())
         dims = normalized_shape if isinstance(normalized_shape, (tuple, list)) else (normalized_shape,)
         self.normalized_shape = tuple(self._size("normalized_shape", d) for d in dims)
@@ -227,8 +256,17 @@ class BatchNorm1d(TorchLayer):
 
     SIZES = {"num_features": "C"}
 
-    def __init__(self, num_features: Any, eps: Any = 1e-5, momentum: Any = 0.1, affine: Any = True,
-                 track_running_stats: Any = True, device: Any = None, dtype: Any = None, bias: Any = True) -> None:
+    def __init__(
+        self,
+        num_features: Any,
+        eps: Any = 1e-5,
+        momentum: Any = 0.1,
+        affine: Any = True,
+        track_running_stats: Any = True,
+        device: Any = None,
+        dtype: Any = None,
+        bias: Any = True,
+    ) -> None:
         self._keep(locals())
         self.num_features = self._size("num_features", num_features)
         self.affine = validate.flag("affine", affine)
@@ -270,9 +308,20 @@ class Conv1d(TorchLayer):
 
     SIZES = {"in_channels": "C", "out_channels": "F", "kernel_size": "K"}
 
-    def __init__(self, in_channels: Any, out_channels: Any, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: Any = 1, bias: Any = True, padding_mode: Any = "zeros",
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        in_channels: Any,
+        out_channels: Any,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: Any = 1,
+        bias: Any = True,
+        padding_mode: Any = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         self._keep(locals())
         self.in_channels = self._size("in_channels", in_channels)
         self.out_channels = self._size("out_channels", out_channels)
@@ -291,8 +340,11 @@ class Conv1d(TorchLayer):
         -------
         dict of str to tuple
         """
-        per_group = self.in_channels // self.groups if isinstance(self.in_channels, int) and \
-            isinstance(self.groups, int) else self.in_channels / self.groups
+        per_group = (
+            self.in_channels // self.groups
+            if isinstance(self.in_channels, int) and isinstance(self.groups, int)
+            else self.in_channels / self.groups
+        )
         shapes = {"weight": (self.out_channels, per_group, self.kernel_size)}
         if self.bias:
             shapes["bias"] = (self.out_channels,)
@@ -340,8 +392,21 @@ class Dropout(_Stateless):
 
 
 #: Parameter-free ``torch.nn`` modules accepted in a model (any arguments).
-STATELESS = ("ReLU", "Tanh", "Sigmoid", "GELU", "SiLU", "ELU", "LeakyReLU", "Softmax", "LogSoftmax", "Identity",
-             "Flatten", "Dropout1d", "AlphaDropout")
+STATELESS = (
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "GELU",
+    "SiLU",
+    "ELU",
+    "LeakyReLU",
+    "Softmax",
+    "LogSoftmax",
+    "Identity",
+    "Flatten",
+    "Dropout1d",
+    "AlphaDropout",
+)
 
 
 def stateless(name: str) -> type[TorchLayer]:
@@ -360,6 +425,11 @@ def stateless(name: str) -> type[TorchLayer]:
 
 #: Every class a torch model may use besides derive.torch's recurrent ones.
 TORCH_LAYERS: dict[str, type[TorchLayer]] = {
-    "Embedding": Embedding, "Linear": Linear, "Dropout": Dropout, "LayerNorm": LayerNorm,
-    "BatchNorm1d": BatchNorm1d, "Conv1d": Conv1d, **{name: stateless(name) for name in STATELESS},
+    "Embedding": Embedding,
+    "Linear": Linear,
+    "Dropout": Dropout,
+    "LayerNorm": LayerNorm,
+    "BatchNorm1d": BatchNorm1d,
+    "Conv1d": Conv1d,
+    **{name: stateless(name) for name in STATELESS},
 }

@@ -1,4 +1,5 @@
 """Shared set-up of the whole-model tests: Keras on the torch backend with a private KERAS_HOME."""
+
 from __future__ import annotations
 
 import os

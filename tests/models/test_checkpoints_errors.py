@@ -1,4 +1,5 @@
 """Checkpoints written by the real frameworks read back to constructors; error messages from real torch/Keras."""
+
 from __future__ import annotations
 
 import os
@@ -30,14 +31,15 @@ def test_checkpoint_back_to_constructor(tmp_path, kind, config, suffix):
         torch.save(model.state_dict(), path)
     else:
         from safetensors.torch import save_file
+
         save_file(model.state_dict(), path)
     report = explain(path)
     assert report.total == sum(p.numel() for p in model.parameters())
     (constructor,) = report.constructors
     rebuilt = explain(constructor, framework="torch")
-    assert rebuilt.rows[0].tensors == [(f"rnn.{k}", v) for k, v in
-                                       ((n, tuple(p.shape)) for n, p in model.rnn.named_parameters())] or \
-        [(k, v) for k, v in rebuilt.rows[0].tensors] == [(n, tuple(p.shape)) for n, p in model.rnn.named_parameters()]
+    assert rebuilt.rows[0].tensors == [
+        (f"rnn.{k}", v) for k, v in ((n, tuple(p.shape)) for n, p in model.rnn.named_parameters())
+    ] or [(k, v) for k, v in rebuilt.rows[0].tensors] == [(n, tuple(p.shape)) for n, p in model.rnn.named_parameters()]
 
 
 def test_pickle_with_code_is_refused_not_run(tmp_path):
@@ -50,6 +52,7 @@ def test_pickle_with_code_is_refused_not_run(tmp_path):
     path = tmp_path / "evil.pt"
     torch.save({"weight": Evil()}, path, _use_new_zipfile_serialization=True) if False else None
     import pickle
+
     with open(path, "wb") as handle:
         pickle.dump({"x": Evil()}, handle)
     with pytest.raises(SourceError, match="not executed|refused|not a readable"):
@@ -60,6 +63,7 @@ def test_pickle_with_code_is_refused_not_run(tmp_path):
 def test_truncated_and_corrupt_files(tmp_path):
     good = tmp_path / "g.safetensors"
     from safetensors.torch import save_file
+
     save_file({"weight_ih_l0": torch.zeros(8, 3)}, str(good))
     (tmp_path / "t.safetensors").write_bytes(good.read_bytes()[:20])
     (tmp_path / "c.pt").write_bytes(b"PK\x03\x04garbage")
@@ -71,8 +75,14 @@ def test_truncated_and_corrupt_files(tmp_path):
 
 
 def test_keras_file_and_object(tmp_path):
-    model = keras.Sequential([keras.Input((10, 8)), keras.layers.LSTM(16, return_sequences=True),
-                              keras.layers.Bidirectional(keras.layers.GRU(4)), keras.layers.Dense(2)])
+    model = keras.Sequential(
+        [
+            keras.Input((10, 8)),
+            keras.layers.LSTM(16, return_sequences=True),
+            keras.layers.Bidirectional(keras.layers.GRU(4)),
+            keras.layers.Dense(2),
+        ]
+    )
     path = str(tmp_path / "m.keras")
     model.save(path)
     assert explain(path).total == model.count_params()
@@ -90,8 +100,9 @@ def test_onnx_nodes(tmp_path):
 
 def test_live_torch_on_meta_device():
     with torch.device("meta"):
-        model = nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128, 2, proj_size=32), nn.Linear(32, 4),
-                              nn.MultiheadAttention(32, 4))
+        model = nn.Sequential(
+            nn.Embedding(1000, 64), nn.LSTM(64, 128, 2, proj_size=32), nn.Linear(32, 4), nn.MultiheadAttention(32, 4)
+        )
     report = explain(model)
     assert report.total == sum(p.numel() for p in model.parameters())
     assert any("numeric, not derived" in r.note for r in report.rows)
@@ -116,8 +127,7 @@ def test_size_mismatch_from_real_torch():
     assert "input_size=300, your model 100" in derive.explain_error(message)
     message = real_error(lambda: nn.LSTM(100, 128, 2).load_state_dict(nn.LSTM(100, 128, 3).state_dict()))
     assert "num_layers differs" in derive.explain_error(message)
-    message = real_error(lambda: nn.LSTM(100, 128).load_state_dict(nn.LSTM(100, 128, bidirectional=True)
-                                                                   .state_dict()))
+    message = real_error(lambda: nn.LSTM(100, 128).load_state_dict(nn.LSTM(100, 128, bidirectional=True).state_dict()))
     assert "bidirectional differs" in derive.explain_error(message)
 
 

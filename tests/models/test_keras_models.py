@@ -1,4 +1,5 @@
 """Keras models pasted as code, counted by derive and by real Keras 3 (torch backend): totals and per layer."""
+
 from __future__ import annotations
 
 import pytest
@@ -120,19 +121,23 @@ def test_functional_and_add_forms_agree_with_keras(spec):
     assert report.total == real.count_params()
     added = ["model = Sequential()", f"model.add(LSTM(3, return_sequences=True, input_shape=({steps}, {features})))"]
     added += [f"model.add({text(s)})" for s in layers]
-    real_added = keras.Sequential([keras.Input((steps, features)), kl.LSTM(3, return_sequences=True)]
-                                  + [make(s) for s in layers])
+    real_added = keras.Sequential(
+        [keras.Input((steps, features)), kl.LSTM(3, return_sequences=True)] + [make(s) for s in layers]
+    )
     assert explain("\n".join(added)).total == real_added.count_params()
 
 
 def test_issue_examples():
-    assert explain("Sequential([Embedding(10000, 128), LSTM(64), Dense(1)])").total == keras.Sequential(
-        [keras.Input((None,)), kl.Embedding(10000, 128), kl.LSTM(64), kl.Dense(1)]).count_params()
-    assert explain("LSTM(64, input_shape=(100, 8))").total == keras.Sequential(
-        [keras.Input((100, 8)), kl.LSTM(64)]).count_params()
+    assert (
+        explain("Sequential([Embedding(10000, 128), LSTM(64), Dense(1)])").total
+        == keras.Sequential([keras.Input((None,)), kl.Embedding(10000, 128), kl.LSTM(64), kl.Dense(1)]).count_params()
+    )
+    assert (
+        explain("LSTM(64, input_shape=(100, 8))").total
+        == keras.Sequential([keras.Input((100, 8)), kl.LSTM(64)]).count_params()
+    )
     convlstm = "ConvLSTM2D(16, (3, 3), data_format='channels_first', input_shape=(8, 1, 240, 24))"
-    real = keras.Sequential([keras.Input((8, 1, 240, 24)),
-                             kl.ConvLSTM2D(16, (3, 3), data_format="channels_first")])
+    real = keras.Sequential([keras.Input((8, 1, 240, 24)), kl.ConvLSTM2D(16, (3, 3), data_format="channels_first")])
     report = explain(convlstm)
     assert report.total == real.count_params() == 9856
     assert report.rows[0].output_shape == tuple(real.output_shape)
@@ -147,7 +152,7 @@ def test_repeated_names_follow_keras():
 
 
 def test_encoder_decoder_with_states():
-    code = '''
+    code = """
 encoder_inputs = Input(shape=(None, 71))
 encoder = LSTM(256, return_state=True)
 encoder_outputs, state_h, state_c = encoder(encoder_inputs)
@@ -158,7 +163,7 @@ decoder_dense = Dense(93, activation="softmax")
 decoder_outputs = decoder_dense(decoder_outputs)
 model = Model([encoder_inputs, decoder_inputs], decoder_outputs)
 encoder_model = Model(encoder_inputs, [state_h, state_c])
-'''
+"""
     ei = keras.Input((None, 71))
     _, h, c = kl.LSTM(256, return_state=True)(ei)
     di = keras.Input((None, 93))

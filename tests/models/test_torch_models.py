@@ -1,4 +1,5 @@
 """PyTorch models pasted as code, counted by derive and by real torch (modules built on the meta device)."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,12 +18,33 @@ size = st.integers(1, 40)
 @st.composite
 def module(draw):
     """(source text, constructor name, args, kwargs) of one module."""
-    kind = draw(st.sampled_from(["LSTM", "GRU", "RNN", "Linear", "Embedding", "LayerNorm", "BatchNorm1d", "Conv1d",
-                                 "Dropout", "ReLU", "LSTMCell", "GRUCell", "RNNCell"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "LSTM",
+                "GRU",
+                "RNN",
+                "Linear",
+                "Embedding",
+                "LayerNorm",
+                "BatchNorm1d",
+                "Conv1d",
+                "Dropout",
+                "ReLU",
+                "LSTMCell",
+                "GRUCell",
+                "RNNCell",
+            ]
+        )
+    )
     if kind in ("LSTM", "GRU", "RNN"):
         h = draw(st.integers(2, 40))
-        kwargs = {"num_layers": draw(st.integers(1, 3)), "bidirectional": draw(st.booleans()),
-                  "bias": draw(st.booleans()), "batch_first": draw(st.booleans())}
+        kwargs = {
+            "num_layers": draw(st.integers(1, 3)),
+            "bidirectional": draw(st.booleans()),
+            "bias": draw(st.booleans()),
+            "batch_first": draw(st.booleans()),
+        }
         if kind == "LSTM" and draw(st.booleans()):
             kwargs["proj_size"] = draw(st.integers(1, h - 1))
         return kind, (draw(size), h), kwargs
@@ -38,8 +60,11 @@ def module(draw):
         return kind, (draw(size),), {"affine": draw(st.booleans())}
     if kind == "Conv1d":
         groups = draw(st.integers(1, 3))
-        return kind, (groups * draw(size), groups * draw(size), draw(st.integers(1, 5))), \
-            {"groups": groups, "bias": draw(st.booleans())}
+        return (
+            kind,
+            (groups * draw(size), groups * draw(size), draw(st.integers(1, 5))),
+            {"groups": groups, "bias": draw(st.booleans())},
+        )
     if kind == "Dropout":
         return kind, (), {"p": draw(st.floats(0, 1))}
     return kind, (), {}
@@ -56,8 +81,11 @@ def real(kind, args, kwargs):
 
 
 def leaf_counts(model) -> dict[str, int]:
-    return {name: sum(p.numel() for p in m.parameters()) for name, m in model.named_modules()
-            if not list(m.children()) and not isinstance(m, (nn.ModuleList, nn.Sequential))}
+    return {
+        name: sum(p.numel() for p in m.parameters())
+        for name, m in model.named_modules()
+        if not list(m.children()) and not isinstance(m, (nn.ModuleList, nn.Sequential))
+    }
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -71,11 +99,17 @@ def test_sequential_equals_torch(modules):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.sampled_from(["embed", "lstm", "fc", "norm", "head", "rnn"]), module()),
-                min_size=1, max_size=5, unique_by=lambda x: x[0]), st.integers(0, 3))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["embed", "lstm", "fc", "norm", "head", "rnn"]), module()),
+        min_size=1,
+        max_size=5,
+        unique_by=lambda x: x[0],
+    ),
+    st.integers(0, 3),
+)
 def test_module_class_equals_torch(attributes, repeats):
-    lines = ["import torch.nn as nn", "class Net(nn.Module):", "    def __init__(self):",
-             "        super().__init__()"]
+    lines = ["import torch.nn as nn", "class Net(nn.Module):", "    def __init__(self):", "        super().__init__()"]
     for name, m in attributes:
         lines.append(f"        self.{name} = {source(*m)}")
     lstm = ("LSTM", (8, 8), {})
@@ -96,7 +130,7 @@ def test_module_class_equals_torch(attributes, repeats):
 
 
 def test_instantiated_class_binds_arguments():
-    code = '''
+    code = """
 class Tagger(nn.Module):
     def __init__(self, vocab_size, embed_dim=100, hidden=128, tags=17):
         super().__init__()
@@ -104,7 +138,8 @@ class Tagger(nn.Module):
         self.lstm = nn.LSTM(embed_dim, hidden, num_layers=2, bidirectional=True, batch_first=True)
         self.fc = nn.Linear(hidden * 2, tags)
 model = Tagger(5000, hidden=64)
-'''
+"""
+
     class Tagger(nn.Module):
         def __init__(self, vocab_size, embed_dim=100, hidden=128, tags=17):
             super().__init__()
@@ -116,14 +151,14 @@ model = Tagger(5000, hidden=64)
 
 
 def test_uninstantiated_class_is_symbolic_and_exact_when_substituted():
-    code = '''
+    code = """
 class Net(nn.Module):
     def __init__(self, vocab_size, hidden):
         super().__init__()
         self.embed = nn.Embedding(vocab_size, 300)
         self.lstm = nn.LSTM(300, hidden, 2)
         self.fc = nn.Linear(hidden, 1)
-'''
+"""
     total = explain(code).total
     symbols = {s.name: s for s in total.free_symbols}
     for vocab, hidden in ((10, 3), (1000, 64)):
