@@ -20,6 +20,7 @@ from .source import Call, SourceError, clean
 
 __all__ = ["explain_file", "read_text", "MAX_CODE_BYTES", "keras_config_calls"]
 
+#: Largest model-code file read (bytes); larger files are refused.
 MAX_CODE_BYTES = 1_000_000
 MAX_CONFIG_BYTES = 20_000_000
 
@@ -157,7 +158,9 @@ def _onnx_file(path: str) -> Report:
     except Exception as error:  # onnx raises DecodeError and others for corrupt files
         raise SourceError(f"{clean(path, 80)}: not a readable ONNX model ({clean(str(error), 160)})") from None
     dims = {t.name: tuple(int(d) for d in t.dims) for t in model.graph.initializer}
-    rows, used, constructors = [], set(), []
+    rows: list[Row] = []
+    used: set[str] = set()
+    constructors: list[str] = []
     gates = {"RNN": 1, "GRU": 3, "LSTM": 4}
     for node in model.graph.node:
         if node.op_type not in gates:

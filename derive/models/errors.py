@@ -19,6 +19,7 @@ from .source import clean
 
 __all__ = ["explain_error", "MAX_ERROR_TEXT"]
 
+#: Longest error text read (characters); longer text is refused with a ValueError.
 MAX_ERROR_TEXT = 100_000
 _MISMATCH = re.compile(
     r"size mismatch for (?P<name>[\w.]+): copying a param with shape torch\.Size\(\[(?P<ckpt>[\d, ]*)"

@@ -25,7 +25,9 @@ from .source import SourceError, clean
 
 __all__ = ["explain_state_dict", "infer_torch", "shape_of", "UNKNOWN", "MAX_TENSORS"]
 
+#: The value of a constructor argument a partial state dict cannot determine.
 UNKNOWN = "unknown"
+#: Most tensors read from one state dict or checkpoint; more is refused.
 MAX_TENSORS = 1_000_000
 _GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
 _NAME = re.compile(

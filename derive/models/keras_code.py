@@ -44,7 +44,13 @@ _IGNORED_METHODS = {
 
 
 class Unknown(KerasLayer):
-    """A layer derive does not know (``--partial``): no count, output unknown."""
+    """A layer derive does not know (``--partial``): no count, output unknown.
+
+    Parameters
+    ----------
+    call : Call
+        The constructor call as written.
+    """
 
     def __init__(self, call: Call) -> None:
         self._keep({})
@@ -66,7 +72,15 @@ class Unknown(KerasLayer):
 
 
 class SequentialLayer(KerasLayer):
-    """A ``Sequential`` used as a layer of another model: its layers in turn."""
+    """A ``Sequential`` used as a layer of another model: its layers in turn.
+
+    Parameters
+    ----------
+    nodes : list of Node
+        Its layers, in order.
+    name : str
+        The layer name (Keras' ``sequential``, ``sequential_1``, ...).
+    """
 
     def __init__(self, nodes: list[Node], name: str) -> None:
         self._keep({})
@@ -107,7 +121,25 @@ class SequentialLayer(KerasLayer):
 
 @dataclass(eq=False)
 class Node:
-    """A layer of the model with its name, the call that made it, and what building it gave."""
+    """A layer of the model with its name, the call that made it, and what building it gave.
+
+    Parameters
+    ----------
+    layer : Any
+        The layer model (a :class:`~derive.models.keras_layers.KerasLayer`).
+    call : Call
+        The constructor call as written.
+    name : str
+        The Keras layer name (``lstm``, ``lstm_1``, ...).
+    type : str
+        The class name (``LSTM``).
+    weights : list of (str, tuple), optional
+        Weight names and shapes, once built.
+    input_shape, output_shape : Any, optional
+        Shapes without the batch axis, once built.
+    error : str, optional
+        Why it could not be built (``--partial``).
+    """
 
     layer: Any
     call: Call
@@ -121,7 +153,17 @@ class Node:
 
 @dataclass(eq=False)
 class Tensor:
-    """A symbolic tensor of the functional API: shape (no batch axis), producer, inputs."""
+    """A symbolic tensor of the functional API: shape (no batch axis), producer, inputs.
+
+    Parameters
+    ----------
+    shape : Any
+        Without the batch axis.
+    node : Node or None
+        The layer that produced it (``None`` for an ``Input``).
+    inputs : list of Tensor, optional
+        The model inputs it depends on.
+    """
 
     shape: Any
     node: Node | None
@@ -181,7 +223,8 @@ class KerasProgram:
         """
         if call.name == "Sequential":
             nodes = self.sequential_nodes(call)
-            name = call.kwargs.get("name") if isinstance(call.kwargs.get("name"), str) else self.unique("sequential")
+            given = call.kwargs.get("name")
+            name = given if isinstance(given, str) else self.unique("sequential")
             return Node(SequentialLayer(nodes, name), call, name, "Sequential")
         if call.name not in KERAS_LAYERS and call.name not in KERAS_RECURRENT and call.name != "Input":
             if not self.partial:
@@ -229,13 +272,13 @@ class KerasProgram:
         type_name = call.name
         remake = None
         if call.name == "Bidirectional":
-            inner = call.args[0] if call.args else call.kwargs.get("layer")
-            type_name = f"Bidirectional({inner.name})" if isinstance(inner, Call) else type_name
-            spec = dict(inner.kwargs) if isinstance(inner, Call) else spec
+            wrapped = call.args[0] if call.args else call.kwargs.get("layer")
+            type_name = f"Bidirectional({wrapped.name})" if isinstance(wrapped, Call) else type_name
+            spec = dict(wrapped.kwargs) if isinstance(wrapped, Call) else spec
             if (
                 "backward_layer" not in call.kwargs
-                and isinstance(inner, Call)
-                and inner.name in ("SimpleRNN", "LSTM", "GRU")
+                and isinstance(wrapped, Call)
+                and wrapped.name in ("SimpleRNN", "LSTM", "GRU")
             ):
 
                 def remake(units: Any) -> Any:
@@ -283,6 +326,11 @@ class KerasProgram:
         Returns
         -------
         list of Node
+
+        Raises
+        ------
+        SourceError
+            The argument is not a list of layer constructors.
         """
         items = call.args[0] if call.args else call.kwargs.get("layers", [])
         if items is None:
@@ -358,6 +406,11 @@ class KerasProgram:
         Parameters
         ----------
         node : ast.Call
+
+        Raises
+        ------
+        SourceError
+            A call derive does not read (named in the message, with its line).
         """
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
             owner = self.vars.get(node.func.value.id)
@@ -393,6 +446,11 @@ class KerasProgram:
         Any
             A size, a Node (unapplied layer), a Tensor or list of them, a sequential dict,
             ``("model", inputs, outputs)``, or None.
+
+        Raises
+        ------
+        SourceError
+            An expression derive does not evaluate (named in the message, with its line).
         """
         if isinstance(node, ast.Call) and (
             isinstance(node.func, ast.Call)
@@ -409,7 +467,7 @@ class KerasProgram:
             value = self.reader.value(node)
             return value if isinstance(value, (int, float)) or hasattr(value, "free_symbols") else None
         name = dotted(node.func)
-        base = name.rsplit(".", 1)[-1] if name else None
+        base = name.rsplit(".", 1)[-1] if name else ""
         if base in ("Model", "Functional"):
             inputs = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "inputs"), None)
             outputs = (
@@ -445,8 +503,18 @@ class KerasProgram:
         Returns
         -------
         Tensor or list of Tensor
+
+        Raises
+        ------
+        SourceError
+            A layer applied to something other than a tensor, or that cannot be built on it.
         """
-        layer = self.evaluate(node.func) if isinstance(node.func, ast.Call) else self.vars[node.func.id]
+        if isinstance(node.func, ast.Call):
+            layer = self.evaluate(node.func)
+        elif isinstance(node.func, ast.Name) and node.func.id in self.vars:
+            layer = self.vars[node.func.id]
+        else:
+            raise SourceError(f"line {node.lineno}: cannot read this layer call")
         if isinstance(layer, dict):
             layer = Node(
                 SequentialLayer(layer["nodes"], self.unique("sequential")), layer["call"], "sequential", "Sequential"
@@ -479,6 +547,11 @@ class KerasProgram:
         Returns
         -------
         tuple or list
+
+        Raises
+        ------
+        SourceError
+            The layer cannot be built on that input (Keras' own reason, with the line).
         """
         if isinstance(layer.layer, Unknown) or (
             isinstance(shape, tuple) and shape[-1:] == (None,) and shape[:1] == (Ellipsis,) and self.partial
@@ -654,8 +727,8 @@ def explain_keras(text: str, input_dim: Any = None, partial: bool = False) -> Re
         shape = None
         title = "Keras functional model"
     elif program.sequentials:
-        named = [s for s in program.sequentials if s.get("var") == "model"]
-        model = (named or program.sequentials)[-1]
+        named_sequentials = [s for s in program.sequentials if s.get("var") == "model"]
+        model = (named_sequentials or program.sequentials)[-1]
         nodes = list(model["nodes"])
         if not nodes:
             raise SourceError("the Sequential model has no layers")

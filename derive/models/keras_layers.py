@@ -46,6 +46,7 @@ __all__ = [
     "Shape",
 ]
 
+#: A shape without the batch axis: ints, SymPy expressions, ``None`` (unknown), ``Ellipsis`` (unknown rank).
 Shape = tuple
 Weights = list[tuple[str, tuple]]
 
@@ -132,12 +133,13 @@ class InputLayer(KerasLayer):
     ----------
     shape : tuple, optional
         Without the batch axis.
-    batch_size, dtype, sparse, ragged, name, tensor, optional
+    batch_size, dtype, sparse, ragged, name : Any, optional
         Ignored.
     batch_shape : tuple, optional
         With the batch axis (its first entry is dropped).
     **kwargs
-        ``input_shape`` / ``batch_input_shape`` (Keras 2 spellings).
+        ``input_shape`` / ``batch_input_shape`` (Keras 2 spellings); ``tensor``, ``optional``,
+        ``input_tensor`` ignored.
 
     Raises
     ------
@@ -162,8 +164,9 @@ class InputLayer(KerasLayer):
         self._common({**kwargs, "name": name})
         self._keep({"shape": shape})
         shape = shape if shape is not None else kwargs.get("input_shape")
-        if shape is None and (batch_shape or kwargs.get("batch_input_shape")) is not None:
-            shape = tuple((batch_shape or kwargs.get("batch_input_shape"))[1:])
+        with_batch = batch_shape or kwargs.get("batch_input_shape")
+        if shape is None and with_batch is not None:
+            shape = tuple(with_batch[1:])
         if shape is None:
             raise ValueError("You must pass a `shape` argument.")
         self.shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
@@ -694,6 +697,11 @@ class Reshape(KerasLayer):
         Returns
         -------
         tuple
+
+        Raises
+        ------
+        ValueError
+            The target shape does not hold the input's elements.
         """
         target = self.target_shape
         known = not any(d is None or d is Ellipsis for d in input_shape)
@@ -728,7 +736,7 @@ class RepeatVector(KerasLayer):
     Raises
     ------
     ValueError
-        The input is not 2-D (batch, features).
+        The input is not 2-D (batch, features) (Keras' message).
     """
 
     default_name = "repeat_vector"
@@ -748,6 +756,11 @@ class RepeatVector(KerasLayer):
         Returns
         -------
         tuple
+
+        Raises
+        ------
+        ValueError
+            The input is not 2-D (batch, features) (Keras' message).
         """
         if len(input_shape) != 1 or input_shape[0] is Ellipsis:
             raise ValueError(
@@ -901,6 +914,11 @@ class Concatenate(KerasLayer):
         Returns
         -------
         tuple
+
+        Raises
+        ------
+        ValueError
+            Not a list of inputs, or their shapes differ off the concatenation axis.
         """
         if not isinstance(input_shape, list) or len(input_shape) < 2:
             raise ValueError("A `Concatenate` layer should be called on a list of at least 1 input.")
@@ -945,6 +963,11 @@ class Add(KerasLayer):
         Returns
         -------
         tuple
+
+        Raises
+        ------
+        ValueError
+            Called on fewer than two inputs (Keras' message).
         """
         if not isinstance(input_shape, list) or len(input_shape) < 2:
             raise ValueError("A merge layer should be called on a list of at least 2 inputs.")
@@ -994,6 +1017,11 @@ class Attention(KerasLayer):
         Returns
         -------
         tuple
+
+        Raises
+        ------
+        ValueError
+            Not called on ``[query, value]`` or ``[query, value, key]`` (Keras' message).
         """
         if not isinstance(input_shape, list) or len(input_shape) not in (2, 3):
             raise ValueError(
@@ -1045,6 +1073,11 @@ class TimeDistributed(KerasLayer):
         Returns
         -------
         tuple
+
+        Raises
+        ------
+        ValueError
+            The input has fewer than 3 axes (no time axis) (Keras' message).
         """
         if not input_shape or input_shape[0] is Ellipsis:
             weights, out = self.layer.build(input_shape)
@@ -1073,7 +1106,7 @@ class TimeDistributed(KerasLayer):
 
 
 #: Every non-recurrent Keras class a model may use, by name.
-KERAS_LAYERS: dict[str, type[KerasLayer]] = {
+KERAS_LAYERS: dict[str, Any] = {  # layer classes; their constructors differ
     cls.__name__: cls
     for cls in (
         InputLayer,

@@ -33,7 +33,7 @@ def _torch_module(module: Any) -> Any:
     if type(module).__module__.startswith("torch.nn") and kind in TORCH_RECURRENT:
         if kind.endswith("Cell"):
             return TorchRecurrent(kind, [module.input_size, module.hidden_size], {"bias": module.bias})
-        kwargs = {
+        kwargs: dict[str, Any] = {
             "num_layers": module.num_layers,
             "bias": module.bias,
             "batch_first": module.batch_first,
@@ -46,7 +46,7 @@ def _torch_module(module: Any) -> Any:
         return TorchRecurrent(kind, [module.input_size, module.hidden_size], kwargs)
     if type(module).__module__.startswith("torch.nn") and kind in _TORCH_ATTRS:
         args = [getattr(module, a) for a in _TORCH_ATTRS[kind]]
-        kwargs: dict[str, Any] = {}
+        kwargs = {}
         if kind in ("Linear", "Conv1d"):
             kwargs["bias"] = module.bias is not None
         if kind == "Conv1d":

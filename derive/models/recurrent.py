@@ -20,7 +20,9 @@ from .base import conv_length, numel
 
 __all__ = ["TorchRecurrent", "KerasRecurrent", "TORCH_RECURRENT", "KERAS_RECURRENT", "KERAS_INPUT_KWARGS"]
 
+#: ``torch.nn`` recurrent modules derived from the equations (``derive.torch``).
 TORCH_RECURRENT = ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell")
+#: ``keras.layers`` recurrent layers derived from the equations (``derive.keras``).
 KERAS_RECURRENT = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "Bidirectional")
 #: Keyword arguments that give a Keras model its input (read by the model, not the layer).
 KERAS_INPUT_KWARGS = ("input_shape", "batch_input_shape", "input_dim", "input_length", "batch_size")

@@ -115,6 +115,11 @@ class TorchProgram:
         Returns
         -------
         list of (str, module, Call)
+
+        Raises
+        ------
+        SourceError
+            The class's ``__init__`` holds something derive does not read.
         """
         self.depth += 1
         if self.depth > 20:
@@ -167,6 +172,11 @@ class TorchProgram:
         Returns
         -------
         list of (str, module, Call)
+
+        Raises
+        ------
+        SourceError
+            A statement derive does not read (named in the message, with its line).
         """
         found: list[tuple[str, Any, Call]] = []
         lists: dict[str, str] = {}
@@ -186,7 +196,12 @@ class TorchProgram:
             elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
                 func = statement.value.func
                 owner = dotted(func.value) if isinstance(func, ast.Attribute) else None
-                if owner in lists and func.attr == "append" and statement.value.args:  # type: ignore[union-attr]
+                if (
+                    isinstance(func, ast.Attribute)
+                    and owner in lists
+                    and func.attr == "append"
+                    and statement.value.args
+                ):
                     value = self.reader.value(statement.value.args[0])
                     index = sum(1 for n, _, _ in found if n.startswith(lists[owner] + "."))
                     if isinstance(value, Call):
@@ -213,6 +228,11 @@ class TorchProgram:
         Returns
         -------
         list of (str, module, Call)
+
+        Raises
+        ------
+        SourceError
+            A container whose arguments are not module constructors.
         """
         items = list(call.args)
         if call.name == "ModuleList":
@@ -239,6 +259,11 @@ class TorchProgram:
         Returns
         -------
         list of (str, module, Call)
+
+        Raises
+        ------
+        SourceError
+            A module derive does not know (without ``--partial``) or wrong arguments.
         """
         if call.name in CONTAINERS:
             return self.container(call, name)

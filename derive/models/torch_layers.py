@@ -165,7 +165,7 @@ class Linear(TorchLayer):
         -------
         dict of str to tuple
         """
-        shapes = {"weight": (self.out_features, self.in_features)}
+        shapes: dict[str, tuple] = {"weight": (self.out_features, self.in_features)}
         if self.bias:
             shapes["bias"] = (self.out_features,)
         return shapes
@@ -345,7 +345,7 @@ class Conv1d(TorchLayer):
             if isinstance(self.in_channels, int) and isinstance(self.groups, int)
             else self.in_channels / self.groups
         )
-        shapes = {"weight": (self.out_channels, per_group, self.kernel_size)}
+        shapes: dict[str, tuple] = {"weight": (self.out_channels, per_group, self.kernel_size)}
         if self.bias:
             shapes["bias"] = (self.out_channels,)
         return shapes

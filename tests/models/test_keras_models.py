@@ -105,6 +105,8 @@ def test_sequential_equals_keras(spec):
     assert [r.output_shape for r in report.rows][-1] == tuple(real.output_shape)
 
 
+# Keras warns when the real model (built below) passes a Masking mask to a layer that drops it.
+@pytest.mark.filterwarnings("ignore:Layer '.*' \\(of type .*\\) was passed an input with a mask:UserWarning")
 @settings(max_examples=140, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(model())
 def test_functional_and_add_forms_agree_with_keras(spec):
