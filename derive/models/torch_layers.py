@@ -27,6 +27,8 @@ __all__ = [
     "LayerNorm",
     "BatchNorm1d",
     "Conv1d",
+    "MaxPool1d",
+    "AvgPool1d",
     "STATELESS",
     "TORCH_LAYERS",
     "stateless",
@@ -391,6 +393,27 @@ class Dropout(_Stateless):
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+class _Pool1d(_Stateless):
+    """A 1-D pooling module: no parameters; the length changes, the channels do not."""
+
+    def output_shape(self) -> tuple | None:
+        """``(N, C, L_out)`` (torch's notation; ``L_out`` depends on the input length).
+
+        Returns
+        -------
+        tuple
+        """
+        return ("N", "C", "L_out")
+
+
+class MaxPool1d(_Pool1d):
+    """``torch.nn.MaxPool1d(kernel_size, ...)``: no parameters (any arguments accepted)."""
+
+
+class AvgPool1d(_Pool1d):
+    """``torch.nn.AvgPool1d(kernel_size, ...)``: no parameters (any arguments accepted)."""
+
+
 #: Parameter-free ``torch.nn`` modules accepted in a model (any arguments).
 STATELESS = (
     "ReLU",
@@ -431,5 +454,7 @@ TORCH_LAYERS: dict[str, type[TorchLayer]] = {
     "LayerNorm": LayerNorm,
     "BatchNorm1d": BatchNorm1d,
     "Conv1d": Conv1d,
+    "MaxPool1d": MaxPool1d,
+    "AvgPool1d": AvgPool1d,
     **{name: stateless(name) for name in STATELESS},
 }
