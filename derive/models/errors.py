@@ -78,8 +78,9 @@ def _keys(text: str) -> list[str]:
         if hr:
             lines.append(f"weight_hr tensors that {where}: proj_size differs (0 on one side)")
         if layers and not reverse and not hr:
+            span = f"layer l{layers[0]}" if len(layers) == 1 else f"layers l{layers[0]}..l{layers[-1]}"
             lines.append(
-                f"layers l{layers[0]}..l{layers[-1]} that {where}: num_layers differs "
+                f"{span} that {where}: num_layers differs "
                 f"({'the checkpoint has more' if 'checkpoint has' in where else 'your model has more'})"
             )
         if not (layers or reverse or hr):
