@@ -15,7 +15,39 @@ import sympy
 from ..engine import validate
 from ..engine.symbols import plain, size_symbols
 
-__all__ = ["Layer", "numel", "letters", "check_kwargs", "snake", "conv_length", "KERAS_COMMON"]
+__all__ = ["Layer", "numel", "letters", "check_kwargs", "snake", "conv_length", "KERAS_COMMON", "remembered"]
+
+_FORMULAS: dict[Any, Any] = {}
+_MAX_FORMULAS = 4096
+
+
+def remembered(key: Any, compute: Any) -> Any:
+    """A closed form computed once per key (a 1,000-layer model repeats a few layer kinds).
+
+    Parameters
+    ----------
+    key : hashable
+        The layer's class and its arguments with every size that becomes a letter replaced by
+        the letter: two layers with equal keys have the same closed form.
+    compute : callable () -> sympy.Expr
+        Computes it on a miss.
+
+    Returns
+    -------
+    sympy.Expr or int
+    """
+    try:
+        return _FORMULAS[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable argument (a list): not remembered
+        return compute()
+    value = compute()
+    if len(_FORMULAS) >= _MAX_FORMULAS:
+        _FORMULAS.clear()
+    _FORMULAS[key] = value
+    return value
+
 
 #: Keyword arguments every Keras layer takes (``keras/src/layers/layer.py``), plus the Keras 2 input
 #: arguments derive reads as the model's input (``batch_input_shape``, ``input_length``).
@@ -129,6 +161,24 @@ class Layer:
 
     def _size(self, name: str, value: Any, minimum: int = 1) -> Any:
         return validate.size(name, value, minimum=minimum)
+
+    def _symbolic_key(self) -> tuple[Any, dict[str, Any]] | None:
+        """A key naming the closed form (class, arguments with sizes as letters) and the letters' values.
+
+        None when the layer does not keep its arguments (its closed form is not remembered).
+        """
+        if not self._arguments:
+            return None
+        values: dict[str, Any] = {}
+        for argument, letter in self.SIZES.items():  # in the order _symbolic gives them
+            value = self._arguments.get(argument)
+            if isinstance(value, int) and not isinstance(value, bool):
+                values[letter] = value
+        parts = tuple(
+            (argument, "=" + self.SIZES[argument] if self.SIZES.get(argument) in values else repr(value))
+            for argument, value in sorted(self._arguments.items())
+        )
+        return (type(self), parts), values
 
     def _symbolic(self) -> tuple[Layer, dict[str, Any]]:
         """The same layer with every int size argument replaced by its letter; the letters' values."""

@@ -23,7 +23,7 @@ from typing import Any
 import sympy
 
 from ..engine.symbols import plain
-from .base import KERAS_COMMON, Layer, check_kwargs, conv_length, numel, snake
+from .base import KERAS_COMMON, Layer, check_kwargs, conv_length, numel, remembered, snake
 
 __all__ = [
     "KerasLayer",
@@ -114,14 +114,19 @@ class KerasLayer(Layer):
         -------
         tuple of (sympy.Expr, dict)
         """
-        symbolic, values = self._symbolic()
+        keyed = self._symbolic_key()
+        key, values = keyed if keyed is not None else (None, self._symbolic()[1])
         shape = input_shape
         if isinstance(shape, tuple) and shape and isinstance(shape[-1], int) and self.READS_LAST:
             letter = sympy.Symbol("I", integer=True, positive=True)
             values = {"I": shape[-1], **values}
             shape = shape[:-1] + (letter,)
-        weights, _ = symbolic.build(shape)  # type: ignore[attr-defined]
-        return sympy.expand(sum((numel(s) for _, s in weights), sympy.Integer(0))), values
+
+        def compute() -> Any:
+            weights, _ = self._symbolic()[0].build(shape)  # type: ignore[attr-defined]
+            return sympy.expand(sum((numel(s) for _, s in weights), sympy.Integer(0)))
+
+        return (compute() if key is None else remembered((key, repr(shape)), compute)), values
 
     READS_LAST = True
 

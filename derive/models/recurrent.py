@@ -8,6 +8,7 @@ equations). The closed form is the same layer remade with its sizes as ``I``, ``
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any
 
@@ -16,7 +17,7 @@ import sympy
 from ..engine.symbols import H, I, L, P, plain
 from ..frameworks import keras as dk
 from ..frameworks import pytorch as dt
-from .base import conv_length, numel
+from .base import conv_length, numel, remembered
 
 __all__ = ["TorchRecurrent", "KerasRecurrent", "TORCH_RECURRENT", "KERAS_RECURRENT", "KERAS_INPUT_KWARGS"]
 
@@ -27,6 +28,11 @@ KERAS_RECURRENT = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "Conv
 #: Keyword arguments that give a Keras model its input (read by the model, not the layer).
 KERAS_INPUT_KWARGS = ("input_shape", "batch_input_shape", "input_dim", "input_length", "batch_size")
 _TORCH_SIZES = {"input_size": I, "hidden_size": H, "num_layers": L, "proj_size": P}
+
+
+@functools.cache
+def _signature(cls: type) -> inspect.Signature:
+    return inspect.signature(cls)
 
 
 class TorchRecurrent:
@@ -64,7 +70,14 @@ class TorchRecurrent:
         """
         if not isinstance(self.layer.num_layers, int):
             raise ValueError("a symbolic num_layers has no tensor list; the count is still exact")
-        return {k: tuple(plain(d) for d in v) for k, v in self.layer.shapes.items()}
+        key = (
+            "torch shapes",
+            self.cls.__name__,
+            tuple((type(a), a) for a in self.args),
+            tuple((k, type(v), v) for k, v in sorted(self.kwargs.items())),
+        )
+        shapes = remembered(key, lambda: {k: tuple(plain(d) for d in v) for k, v in self.layer.shapes.items()})
+        return dict(shapes)
 
     @property
     def count(self) -> Any:
@@ -74,7 +87,7 @@ class TorchRecurrent:
     @property
     def formula(self) -> tuple[Any, dict[str, Any]]:
         """The closed form in ``I``, ``H``, ``L``, ``P`` and their values."""
-        bound = inspect.signature(self.cls).bind(*self.args, **self.kwargs)
+        bound = _signature(self.cls).bind(*self.args, **self.kwargs)
         bound.apply_defaults()
         values: dict[str, Any] = {}
         for name, symbol in _TORCH_SIZES.items():
@@ -88,8 +101,9 @@ class TorchRecurrent:
                 continue
             bound.arguments[name] = symbol
             values[str(symbol)] = value
+        key = ("torch", self.cls.__name__, tuple((k, type(v), v) for k, v in bound.arguments.items()))
         try:
-            return sympy.expand(self.cls(*bound.args, **bound.kwargs).count), values
+            return remembered(key, lambda: sympy.expand(self.cls(*bound.args, **bound.kwargs).count)), values
         except (TypeError, ValueError):
             return sympy.expand(self.layer.count), {}
 

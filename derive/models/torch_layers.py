@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine import validate
-from .base import Layer, numel
+from .base import Layer, numel, remembered
 
 __all__ = [
     "Embedding",
@@ -58,8 +58,12 @@ class TorchLayer(Layer):
     @property
     def formula(self) -> tuple[Any, dict[str, Any]]:
         """The closed form in letters and the letters' values, e.g. ``(I*O + O, {'I': 256, 'O': 10})``."""
-        symbolic, values = self._symbolic()
-        return symbolic.count, values  # type: ignore[attr-defined]
+        keyed = self._symbolic_key()
+        if keyed is None:
+            symbolic, values = self._symbolic()
+            return symbolic.count, values  # type: ignore[attr-defined]
+        key, values = keyed
+        return remembered(key, lambda: self._symbolic()[0].count), values  # type: ignore[attr-defined]
 
     def output_shape(self) -> tuple | None:
         """Output shape in torch's notation (``*`` any leading dimensions), or None: same as the input.
