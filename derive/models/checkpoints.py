@@ -2,7 +2,7 @@
 
 * ``.pt`` / ``.pth`` / ``.bin``: ``torch.load(weights_only=True, mmap=True)`` (PyTorch's restricted
   unpickler: a pickle with code is refused, never run);
-* ``.safetensors``: the header only (``safetensors.safe_open(...).get_slice(k).get_shape()``);
+* ``.safetensors``: the header only (:mod:`derive.models.safetensors_format`; no NumPy, no framework);
 * ``.keras``: ``config.json`` from the zip, as data (Sequential models);
 * ``.onnx``: ``onnx.load(..., load_external_data=False)``; LSTM/GRU/RNN nodes' W, R, B.
 """
@@ -91,14 +91,9 @@ def _find_state(data: Any, depth: int = 0) -> dict | None:
 
 
 def _safetensors_file(path: str) -> Report:
-    from safetensors import safe_open
+    from .safetensors_format import read_shapes
 
-    try:
-        with safe_open(path, framework="numpy") as handle:
-            shapes = {k: tuple(handle.get_slice(k).get_shape()) for k in handle.keys()}  # noqa: SIM118 (a safetensors handle, not a dict)
-    except Exception as error:  # safetensors raises its own SafetensorError for corrupt headers
-        raise SourceError(f"{clean(path, 80)}: not a readable safetensors file ({clean(str(error), 160)})") from None
-    return explain_state_dict(shapes, complete=True)
+    return explain_state_dict(read_shapes(path), complete=True)
 
 
 def keras_config_calls(config: dict, depth: int = 0) -> Call:
