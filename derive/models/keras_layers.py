@@ -510,6 +510,8 @@ class _Normalization(KerasLayer):
     )
 
     def _axis(self, axis: Any, center: Any, scale: Any) -> None:
+        if isinstance(axis, (list, tuple)) and len(axis) == 1:
+            axis = axis[0]  # a saved config writes LayerNormalization's axis as a list: [-1]
         if not isinstance(axis, int) or isinstance(axis, bool):
             raise TypeError(f"{type(self).__name__}: only one int `axis` is supported, got {axis!r}")
         self.axis, self.center, self.scale = axis, center is not False, scale is not False

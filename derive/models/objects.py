@@ -104,12 +104,14 @@ def _explain_torch_object(model: Any) -> Report:
 
 
 def explain_keras_config(config: dict) -> Report:
-    """A Keras Sequential model from its config (``model.get_config()`` or a ``.keras`` file's ``config.json``).
+    """A Keras Sequential or functional model from its config (``model.get_config()``, ``config.json``).
 
     Parameters
     ----------
     config : dict
-        ``{"class_name": "Sequential", "config": {"layers": [...]}}`` or the inner config.
+        ``{"class_name": "Sequential", "config": {"layers": [...]}}`` or the inner config; a
+        functional config (``"class_name": "Functional"``, layers with ``inbound_nodes``) goes to
+        :func:`derive.models.keras_functional.explain_functional_config`.
 
     Returns
     -------
@@ -118,19 +120,25 @@ def explain_keras_config(config: dict) -> Report:
     Raises
     ------
     SourceError
-        Not a Sequential config (functional configs are not read yet), unknown layers.
+        Not a Sequential or functional config, unknown layers.
     """
     from .checkpoints import keras_config_calls
 
     inner = config.get("config", config) if isinstance(config, dict) else None
+    if config.get("class_name") in ("Functional", "Model") or (
+        isinstance(inner, dict)
+        and isinstance(inner.get("layers"), list)
+        and any(isinstance(layer, dict) and layer.get("inbound_nodes") for layer in inner["layers"])
+    ):
+        from .keras_functional import explain_functional_config
+
+        return explain_functional_config(config)
     if (
         not isinstance(inner, dict)
         or not isinstance(inner.get("layers"), list)
         or (config.get("class_name") not in (None, "Sequential"))
     ):
-        raise SourceError("only Sequential Keras configs are read; pass the model object for functional models")
-    if any(layer.get("inbound_nodes") for layer in inner["layers"] if isinstance(layer, dict)):
-        raise SourceError("functional Keras configs are not read; pass the model object")
+        raise SourceError("only Sequential and functional Keras configs are read (not subclassed models)")
     program = KerasProgram()
     nodes = []
     shape = None
@@ -201,20 +209,36 @@ def explain_object(obj: Any) -> Report:
     keras = sys.modules.get("keras")
     if keras is not None and isinstance(obj, keras.Model) and type(obj).__name__ == "Sequential":
         return explain_keras_config({"class_name": "Sequential", "config": obj.get_config()})
+    if keras is not None and isinstance(obj, keras.Model) and type(obj).__name__ == "Functional":
+        try:
+            report = explain_keras_config({"class_name": "Functional", "config": obj.get_config()})
+        except (SourceError, TypeError, ValueError) as error:
+            reason = f"not derived ({clean(str(error), 160)}); numeric"
+        else:
+            if report.total == obj.count_params():
+                return report
+            reason = "derivation disagrees with count_params(); numeric"  # never hide Keras' own count
+        numeric = _keras_numeric(obj)
+        numeric.notes.append(reason)
+        return numeric
     if keras is not None and isinstance(obj, keras.layers.Layer):
-        rows = [
-            Row(
-                layer.name,
-                type(layer).__name__,
-                layer.count_params() if layer.built else None,
-                note="numeric, not derived",
-            )
-            for layer in getattr(obj, "layers", [obj])
-        ]
-        return Report("keras", rows, clean(type(obj).__name__, 60))
+        return _keras_numeric(obj)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.nn.Module):
         return _explain_torch_object(obj)
     raise TypeError(
         f"explain() takes model code, a path, a state dict or a torch/Keras model; got {type(obj).__name__}"
     )
+
+
+def _keras_numeric(obj: Any) -> Report:
+    rows = [
+        Row(
+            layer.name,
+            type(layer).__name__,
+            layer.count_params() if layer.built else None,
+            note="numeric, not derived",
+        )
+        for layer in getattr(obj, "layers", [obj])
+    ]
+    return Report("keras", rows, clean(type(obj).__name__, 60))

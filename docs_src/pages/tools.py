@@ -20,6 +20,7 @@ from ..site import Example, Page, number
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "examples" / "derive.ipynb"
 BENCHMARK = ROOT / "benchmarks" / "results.json"
+BENCHMARK_EXPLAIN = ROOT / "benchmarks" / "results_explain.json"
 
 # --- the notebook ---------------------------------------------------------------------------------
 
@@ -232,9 +233,10 @@ def calculator_context() -> dict:
 
 
 def benchmark_context() -> dict:
-    """The committed benchmark results (benchmarks/results.json)."""
+    """The committed benchmark results (benchmarks/results.json, benchmarks/results_explain.json)."""
     data = json.loads(BENCHMARK.read_text(encoding="utf-8"))
-    return {"b": data}
+    explain = json.loads(BENCHMARK_EXPLAIN.read_text(encoding="utf-8"))
+    return {"b": data, "e": explain}
 
 
 ORDER = 60
