@@ -87,6 +87,8 @@ def per_layer(m) -> list[int]:
     return [layer.count_params() for layer in m.layers]
 
 
+# Keras warns when the real model (built below) passes a Masking mask to a layer that drops it.
+@pytest.mark.filterwarnings("ignore:Layer '.*' \\(of type .*\\) was passed an input with a mask:UserWarning")
 @settings(max_examples=160, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(model())
 def test_sequential_equals_keras(spec):
