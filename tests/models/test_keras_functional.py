@@ -7,9 +7,10 @@ from hypothesis import HealthCheck, given, settings
 
 keras = pytest.importorskip("keras")
 from keras import layers as kl  # noqa: E402
-from test_keras_models import make, model  # noqa: E402  (tests/models is on sys.path: pytest prepend mode)
 
 from derive.models import explain  # noqa: E402
+
+from .test_keras_models import make, model  # noqa: E402
 
 
 def real_rows(m) -> list[tuple[str, int]]:
