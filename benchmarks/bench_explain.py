@@ -179,15 +179,27 @@ def thousand_layers(repeats: int) -> list[dict]:
         lstm = nn.Sequential(*[nn.LSTM(64, 64) for _ in range(1000)])
     cases = [
         (
-            "1,000 nn.Linear(64, 64) — PyTorch code",
+            "1,000 Linear layers, 64 to 64 features — PyTorch code",
             "nn.Sequential(" + ", ".join(["nn.Linear(64, 64)"] * 1000) + ")",
             linear,
         ),
-        ("1,000 nn.Linear(64, 64) — live nn.Module (meta)", linear, linear),
-        ("1,000 nn.Linear(64, 64) — state dict", {k: tuple(v.shape) for k, v in linear.state_dict().items()}, linear),
-        ("1,000 nn.LSTM(64, 64) — PyTorch code", "nn.Sequential(" + ", ".join(["nn.LSTM(64, 64)"] * 1000) + ")", lstm),
-        ("1,000 nn.LSTM(64, 64) — live nn.Module (meta)", lstm, lstm),
-        ("1,000 nn.LSTM(64, 64) — state dict", {k: tuple(v.shape) for k, v in lstm.state_dict().items()}, lstm),
+        ("1,000 Linear layers, 64 to 64 features — live nn.Module (meta)", linear, linear),
+        (
+            "1,000 Linear layers, 64 to 64 features — state dict",
+            {k: tuple(v.shape) for k, v in linear.state_dict().items()},
+            linear,
+        ),
+        (
+            "1,000 LSTM layers, 64 to 64 features — PyTorch code",
+            "nn.Sequential(" + ", ".join(["nn.LSTM(64, 64)"] * 1000) + ")",
+            lstm,
+        ),
+        ("1,000 LSTM layers, 64 to 64 features — live nn.Module (meta)", lstm, lstm),
+        (
+            "1,000 LSTM layers, 64 to 64 features — state dict",
+            {k: tuple(v.shape) for k, v in lstm.state_dict().items()},
+            lstm,
+        ),
     ]
     for label, obj, real in cases:
         report = derive.explain(obj)
@@ -206,7 +218,7 @@ def thousand_layers(repeats: int) -> list[dict]:
     assert derive.explain(code).total == 1000 * one
     rows.append(
         {
-            "label": "1,000 Dense(64) — Keras code",
+            "label": "1,000 Dense layers, 64 units — Keras code",
             "parameters": 1000 * one,
             "seconds": best_of(repeats, lambda: derive.explain(code)),
         }
