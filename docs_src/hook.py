@@ -106,3 +106,9 @@ def on_serve(server, config, builder, **kwargs):
         if path.is_dir():
             server.watch(str(path))
     return server
+
+
+def on_page_content(html: str, page, config, files, **kwargs) -> str:
+    """Each table in a labelled, focusable scroll region (``docs_src/tables.py``)."""
+    _importable(_root(config))
+    return importlib.import_module("docs_src.tables").wrap_tables(html, page.title or "")
