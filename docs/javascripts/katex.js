@@ -39,8 +39,19 @@
     });
   }
 
+  // Names for two kinds of element Material adds without one (axe-core: landmark-unique,
+  // aria-dialog-name): the copy-button <nav> of each code block, the search dialog.
+  function nameThemeParts() {
+    document.querySelectorAll("nav.md-code__nav:not([aria-label])").forEach(function (nav, k) {
+      nav.setAttribute("aria-label", "Code block " + (k + 1) + " actions");
+    });
+    var search = document.querySelector('.md-search[role="dialog"]:not([aria-label])');
+    if (search) search.setAttribute("aria-label", "Search");
+  }
+
   function onPage(root) {
     typeset(root);
+    nameThemeParts();
     markWide();
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(markWide);
   }
