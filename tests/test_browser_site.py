@@ -175,3 +175,50 @@ def test_the_checks_can_fail(views):
     assert any("broken across" in p for p in problems), problems
     ids = {v["id"] for v in _axe(page)}
     assert "image-alt" in ids, ids
+
+
+# --- search (Material's, offline): the page that answers comes first ------------------------------
+
+# (query a reader types, the page that answers it: its URL path, "" for the home page)
+SEARCHES = [
+    ("proj_size", "cells/lstm-projection/"),
+    ("561152", ""),  # the home page's headline count, nn.LSTM(32, 128, 2, bidirectional=True)
+    ("bidirectional", "wirings/deep-bidirectional/"),
+    ("FLOPs", "tools/cost/"),
+    ("ConvLSTM2D", "frameworks/keras/"),
+    ("install", "install/"),
+    ("pip install derive-rnn", "install/"),
+    ("calculator", "tools/calculator/"),
+    ("GRU", "cells/gru/"),
+    ("command line", "tools/cli/"),
+    ("Keras Bidirectional", "wirings/keras-bidirectional/"),
+]
+
+FIRST_HITS = """() => [...document.querySelectorAll('.md-search-result__list > .md-search-result__item')]
+  .map(li => new URL(li.querySelector('a').href).pathname.replace(/^\\//, '').replace(/index\\.html$/, ''))"""
+
+
+@pytest.fixture(scope="module")
+def search_page(views):
+    return views(1280, "light")
+
+
+def _search(view: Visit, query: str) -> list[str]:
+    page = view.goto("index.html")
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially(query, delay=10)
+    page.locator(".md-search-result__item").first.wait_for(state="visible", timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "(q) => document.querySelector('input.md-search__input').value === q", arg=query, timeout=TIMEOUT_MS
+    )
+    page.wait_for_timeout(300)  # the worker answers each keystroke: let the last answer land
+    return page.evaluate(FIRST_HITS)
+
+
+@pytest.mark.parametrize("query, answer", SEARCHES, ids=[q for q, _ in SEARCHES])
+def test_search_finds_the_answer_first(search_page, query, answer):
+    hits = _search(search_page, query)
+    assert hits, f"search {query!r}: no result"
+    assert hits[0] == answer, f"search {query!r}: first hit {hits[0]!r}, expected {answer!r}; hits {hits[:5]}"
+    assert search_page.outside == [], search_page.outside
