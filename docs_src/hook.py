@@ -70,6 +70,12 @@ def _katex_files(config, root: Path) -> list[File]:
             f"KaTeX is missing: {dist} not found. Run `npm ci` first in {root} (./scripts/build-site does it for you)."
         )
     sources = [dist / name for name in KATEX_FILES]
+    broken = [s.relative_to(dist).as_posix() for s in sources if not s.is_file() or s.stat().st_size == 0]
+    if broken:
+        raise PluginError(
+            f"KaTeX is incomplete: {', '.join(broken)} missing or empty in {dist}. "
+            f"Run `npm ci` in {root} to reinstall it from package-lock.json."
+        )
     sources += sorted(p for p in (dist / "fonts").iterdir() if p.is_file())
     license_file = dist.parent / "LICENSE"
     out = []
