@@ -6,6 +6,7 @@ Wired in ``mkdocs.yml`` as ``hooks: [docs_src/hook.py]``.
   generated in-memory file (nothing is written into ``docs/``), re-rendered on every
   build, and adds the KaTeX distribution from ``node_modules/katex/dist`` under
   ``assets/katex/`` (installed by ``npm ci``; see ``scripts/bootstrap``).
+* ``on_page_content`` puts every table in a labelled, focusable scroll region (``docs_src/tables.py``).
 * ``on_serve`` watches ``templates/``, ``derive/`` and ``docs_src/`` so ``mkdocs serve`` rebuilds
   when the templates or the renderer change.
 """
