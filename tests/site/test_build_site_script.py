@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EPOCH
+from sitebuild import EPOCH
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SKIP = shutil.ignore_patterns(".git", ".venv", "node_modules", "site", "__pycache__", ".pytest_cache", "*.egg-info")
 
 

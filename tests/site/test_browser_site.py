@@ -31,7 +31,7 @@ from test_browser import (  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 # Pages axe also checks in the second colour scheme: one of each kind (tables, long equations,
