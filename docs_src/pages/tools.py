@@ -261,7 +261,7 @@ PAGES = [
         CLI_EXAMPLES,
         "Tools",
     ),
-    Page("tools/cost.md", "Cost model", "tools-cost.md.j2", cost_context, COST_EXAMPLES, "Tools"),
+    Page("tools/cost.md", "Cost: MACs, FLOPs, memory", "tools-cost.md.j2", cost_context, COST_EXAMPLES, "Tools"),
     Page("tools/calculator.md", "Calculator", "tools-calculator.md.j2", calculator_context, CALC_EXAMPLES, "Tools"),
     Page("tools/benchmark.md", "Benchmark", "tools-benchmark.md.j2", benchmark_context, BENCHMARK_EXAMPLES, "Tools"),
 ]
