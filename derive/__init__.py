@@ -60,9 +60,45 @@ __all__ = [
     "frameworks",
     "torch",
     "keras",
+    "explain",
+    "explain_error",
 ]
 
 _moved.install()
+
+
+def explain(obj: object, **options: object) -> object:
+    """Explain a whole model: code, a file, a state dict or a live model (see :func:`derive.models.explain`).
+
+    Parameters
+    ----------
+    obj : str, os.PathLike, Mapping or model object
+    **options
+        ``framework``, ``input_dim``, ``partial``.
+
+    Returns
+    -------
+    derive.models.Report
+    """
+    from .models import explain as _explain
+
+    return _explain(obj, **options)  # type: ignore[arg-type]
+
+
+def explain_error(text: str) -> str:
+    """Explain a framework error message about a recurrent layer (see :func:`derive.models.errors.explain_error`).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+    """
+    from .models.errors import explain_error as _explain_error
+
+    return _explain_error(text)
 
 
 def __getattr__(name: str) -> object:

@@ -66,6 +66,10 @@ def fence_doctests(text: str) -> str:
             while k < len(lines) and lines[k].strip():
                 block.append(lines[k][len(indent) :] if lines[k].startswith(indent) else lines[k].strip())
                 k += 1
+            # A block indented under its paragraph (reST's literal block after "::") would be an
+            # indented code block in Markdown, showing the fence itself: fence it at the paragraph's indent.
+            above = next((o for o in reversed(out) if o.strip()), "")
+            indent = min(indent, above[: len(above) - len(above.lstrip())], key=len)
             out += [f"{indent}```pycon", *(indent + b for b in block), f"{indent}```"]
             continue
         out.append(line)
@@ -150,6 +154,10 @@ class SphinxRoles(griffe.Extension):
     def _link(self, obj, match: re.Match) -> str:
         short, target = match.group(1) == "~", match.group(2).strip().rstrip("()")
         shown = target.rsplit(".", 1)[-1] if short else target
+        line = match.string[match.string.rfind("\n", 0, match.start()) + 1 : match.start()]
+        if re.search(r"\bdefault[ =:]\s*$", line):
+            # "x : int, default :data:`K`": the default column is not Markdown, a link would show as text.
+            return shown
         path = self._resolve(obj, target)
         return f"[`{shown}`][{path}]" if path else f"`{shown}`"
 

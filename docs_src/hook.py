@@ -6,6 +6,7 @@ Wired in ``mkdocs.yml`` as ``hooks: [docs_src/hook.py]``.
   generated in-memory file (nothing is written into ``docs/``), re-rendered on every
   build, and adds the KaTeX distribution from ``node_modules/katex/dist`` under
   ``assets/katex/`` (installed by ``npm ci``; see ``scripts/bootstrap``).
+* ``on_page_content`` puts every table in a labelled, focusable scroll region (``docs_src/tables.py``).
 * ``on_serve`` watches ``templates/``, ``derive/`` and ``docs_src/`` so ``mkdocs serve`` rebuilds
   when the templates or the renderer change.
 """
@@ -70,6 +71,12 @@ def _katex_files(config, root: Path) -> list[File]:
             f"KaTeX is missing: {dist} not found. Run `npm ci` first in {root} (./scripts/build-site does it for you)."
         )
     sources = [dist / name for name in KATEX_FILES]
+    broken = [s.relative_to(dist).as_posix() for s in sources if not s.is_file() or s.stat().st_size == 0]
+    if broken:
+        raise PluginError(
+            f"KaTeX is incomplete: {', '.join(broken)} missing or empty in {dist}. "
+            f"Run `npm ci` in {root} to reinstall it from package-lock.json."
+        )
     sources += sorted(p for p in (dist / "fonts").iterdir() if p.is_file())
     license_file = dist.parent / "LICENSE"
     out = []
@@ -106,3 +113,9 @@ def on_serve(server, config, builder, **kwargs):
         if path.is_dir():
             server.watch(str(path))
     return server
+
+
+def on_page_content(html: str, page, config, files, **kwargs) -> str:
+    """Each table in a labelled, focusable scroll region (``docs_src/tables.py``)."""
+    _importable(_root(config))
+    return importlib.import_module("docs_src.tables").wrap_tables(html, page.title or "")

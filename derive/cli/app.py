@@ -458,6 +458,11 @@ def _write(text: str) -> None:
 
 
 def _main(argv: list[str] | None) -> int:
+    from ..models import cli as models_cli
+
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if models_cli.wants(raw):
+        return models_cli.run(raw)
     parser = _parser()
 
     def fail(message: str) -> int:
@@ -485,6 +490,12 @@ def _main(argv: list[str] | None) -> int:
                 raise InputError("--cost needs numeric sizes")
             cost_info = cost_module.cost(info["object"], args.seq_len, args.batch, args.dtype).as_dict()
     except InputError as error:
+        if (
+            "unknown name" in str(error)
+            or "--input-dim is required" in str(error)
+            or "call is allowed only" in str(error)
+        ) and models_cli.supports(raw):
+            return models_cli.run(raw)
         return fail(str(error))
     except RecursionError:
         return fail("constructor nested too deeply")

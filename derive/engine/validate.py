@@ -54,6 +54,8 @@ def size(name: str, value: Any, *, minimum: int = 1) -> Size:
         got = type(value).__name__
         if isinstance(value, float) and math.isnan(value):
             got = "float (nan)"
+        elif isinstance(unread := getattr(value, "unread_source", None), str):  # code derive does not evaluate
+            got = f"{unread} (not evaluated: derive reads literals, names and size arithmetic only)"
         raise TypeError(f"{name} should be of type int, got: {got}")
     value = int(value)
     if value < minimum:

@@ -1019,3 +1019,39 @@ class Sequential:
 
     def __repr__(self) -> str:
         return f"Sequential([{', '.join(repr(x) for x in self.layers)}])"
+
+
+# The layers that surround recurrent ones in whole models (derive.models): derive.keras.Dense(1).count(64).
+from ..models.keras_layers import (  # noqa: E402
+    Add,
+    Attention,
+    BatchNormalization,
+    Concatenate,
+    Conv1D,
+    Conv2D,
+    Conv3D,
+    Dense,
+    Embedding,
+    Flatten,
+    LayerNormalization,
+    RepeatVector,
+    Reshape,
+    TimeDistributed,
+)
+
+__all__ += [
+    "Dense",
+    "Embedding",
+    "Conv1D",
+    "Conv2D",
+    "Conv3D",
+    "LayerNormalization",
+    "BatchNormalization",
+    "Attention",
+    "Flatten",
+    "Reshape",
+    "RepeatVector",
+    "TimeDistributed",
+    "Concatenate",
+    "Add",
+]

@@ -373,3 +373,9 @@ class GRUCell(_RNNCellBase):
         self, input_size: Size, hidden_size: Size, bias: bool = True, device: object = None, dtype: object = None
     ) -> None:
         super().__init__("GRU", input_size, hidden_size, bias)
+
+
+# The layers that surround recurrent ones in whole models (derive.models), so derive.torch.Embedding(...).count works.
+from ..models.torch_layers import BatchNorm1d, Conv1d, Dropout, Embedding, LayerNorm, Linear  # noqa: E402
+
+__all__ += ["Embedding", "Linear", "Dropout", "LayerNorm", "BatchNorm1d", "Conv1d"]

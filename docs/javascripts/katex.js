@@ -21,13 +21,54 @@
     });
   }
 
+  // A display equation wider than the column scrolls sideways inside its div.arithmatex
+  // (Material's overflow: auto). Make exactly those focusable, so a keyboard user can scroll
+  // them, and name them; narrower ones stay out of the tab order. Re-checked when the fonts
+  // have loaded (widths change) and when the window is resized.
+  function markWide() {
+    document.querySelectorAll(".md-typeset div.arithmatex").forEach(function (el, k) {
+      if (el.scrollWidth > el.clientWidth + 1) {
+        el.setAttribute("tabindex", "0");
+        el.setAttribute("role", "group");
+        el.setAttribute("aria-label", "Equation " + (k + 1) + " (scroll sideways to read it all)");
+      } else if (el.hasAttribute("tabindex")) {
+        el.removeAttribute("tabindex");
+        el.removeAttribute("role");
+        el.removeAttribute("aria-label");
+      }
+    });
+  }
+
+  // Names for two kinds of element Material adds without one (axe-core: landmark-unique,
+  // aria-dialog-name): the copy-button <nav> of each code block, the search dialog.
+  function nameThemeParts() {
+    document.querySelectorAll("nav.md-code__nav:not([aria-label])").forEach(function (nav, k) {
+      nav.setAttribute("aria-label", "Code block " + (k + 1) + " actions");
+    });
+    var search = document.querySelector('.md-search[role="dialog"]:not([aria-label])');
+    if (search) search.setAttribute("aria-label", "Search");
+  }
+
+  function onPage(root) {
+    typeset(root);
+    nameThemeParts();
+    markWide();
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(markWide);
+  }
+
+  var resizing = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(markWide, 100);
+  });
+
   if (typeof document$ !== "undefined") {
     document$.subscribe(function (doc) {
-      typeset(doc && doc.body ? doc.body : document.body);
+      onPage(doc && doc.body ? doc.body : document.body);
     });
   } else {
     document.addEventListener("DOMContentLoaded", function () {
-      typeset(document.body);
+      onPage(document.body);
     });
   }
 })();

@@ -71,7 +71,7 @@ CELL_PAGES = (
     ),
     CellPage(
         "cells/lstm-projection.md",
-        "LSTM with projection",
+        "LSTM with projection (proj_size)",
         "LSTM",
         "LSTMCell",
         (("proj_size", P),),

@@ -55,4 +55,7 @@ def headline() -> dict:
 
 
 ORDER = 0
-PAGES = [Page("index.md", "Home", "index.md.j2", lambda: {"h": headline(), "cells": CELL_PAGES}, HEADLINE)]
+PAGES = [
+    Page("index.md", "Home", "index.md.j2", lambda: {"h": headline(), "cells": CELL_PAGES}, HEADLINE),
+    Page("install.md", "Install", "install.md.j2", dict),
+]

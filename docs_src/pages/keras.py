@@ -10,6 +10,7 @@ from derive.engine.symbols import H, I, size_symbols
 from derive.render.latex import equations_latex, latex, shape_latex
 
 from ..site import Example, Page, number
+from .common import side_by_side
 
 #: Symbols of this page besides I and H: a second layer's units, ConvLSTM filters, channels and kernel.
 H_2, H_b, F, C, K, k_1, k_2 = size_symbols("H_2 H_b F C K k_1 k_2")
@@ -78,8 +79,7 @@ def _blocks(weight: dk.Weight) -> str:
     params = weight.parameters
     rows = weight.shape[0] if params[0].kind == "bias" and len(weight.shape) == 2 else 1
     per_row = len(params) // rows
-    lines = [" & ".join(one(p) for p in params[k : k + per_row]) for k in range(0, len(params), per_row)]
-    return r"\begin{bmatrix}" + r" \\ ".join(lines) + r"\end{bmatrix}"
+    return side_by_side([[one(p) for p in params[k : k + per_row]] for k in range(0, len(params), per_row)])
 
 
 def _collected(expr) -> str:

@@ -123,15 +123,16 @@ def test_keras_sequential():
 
 
 HOSTILE = [
-    ('nn.LSTM(__import__("os").system("touch PWNED"), 3)', "call is allowed only"),
+    ('nn.LSTM(__import__("os").system("touch PWNED"), 3)', "not evaluated"),
     ('__import__("os").system("touch PWNED")', "only a call of a class name"),
-    ("__import__('os')", "unknown name '__import__'"),
-    ("open('PWNED', 'w')", "unknown name 'open'"),
+    ("__import__('os')", "no PyTorch model found"),
+    ("open('PWNED', 'w')", "no PyTorch model found"),
     ("os.system('touch PWNED')", "attribute access 'os.system'"),
     ("nn.LSTM.__init__.__globals__", "expected one constructor call"),
     ("nn.LSTM(1, 2).__class__", "expected one constructor call"),
     ("torch.nn.modules.rnn.LSTM(1, 2)", "attribute access"),
-    ("nn.LSTM((lambda: 3)(), 2)", "call is allowed only"),
+    ("nn.LSTM((lambda: 3)(), 2)", "not evaluated"),
+    ('nn.LSTM(__import__("os"), 2)', "input_size should be of type int, got: __import__(...) (not evaluated"),
     ("nn.LSTM(lambda: 3, 2)", "lambdas are not allowed"),
     ("nn.LSTM([x for x in range(9)], 2)", "comprehensions are not allowed"),
     ("nn.LSTM(*[32, 64])", "starred"),
@@ -140,7 +141,6 @@ HOSTILE = [
     ("nn.LSTM(2**1000, 2)", "BinOp"),
     ("nn.LSTM(10**30, 2)", "BinOp"),
     ("nn.LSTM(99999999999999999999999, 2)", "too large"),
-    ("nn.LSTM(x, 2)", "unknown name 'x'"),
     ("nn.LSTM(32, 128", "syntax error"),
     ("import os", "syntax error"),
     ("nn.LSTM(32, 0)", "hidden_size must be greater than zero"),
@@ -148,15 +148,34 @@ HOSTILE = [
     ("nn.LSTM(32, 128, bidirectional=1)", "bidirectional should be of type bool"),
     ("nn.LSTM(32.5, 128)", "input_size should be of type int"),
     ("nn.GRU(3, 4, proj_size=2)", "only supported for LSTM"),
-    ("nn.Linear(3, 4)", "unknown name 'Linear'"),
-    ("Bidirectional(LSTM(3))", "use --keras"),
+    ("Bidirectional(LSTM(3))", "--input-dim is required"),
     ("nn.LSTM('" + "a" * 100 + "', 2)", "string literal longer"),
     ("", "empty constructor"),
     ("nn.LSTM(3, 4); import os", "syntax error"),
-    ("nn.LSTM(3, 4)\nimport os", "syntax error"),
     ("nn.LSTM(3, 4 if True else 5)", "IfExp"),
     ("nn.LSTM(b'3', 4)", "literal of type bytes"),
 ]
+
+
+# Read as whole models (issue 11), not run: an unknown name stays a symbol, a statement is parsed only.
+ANSWERED = [
+    ("nn.LSTM(x, 2)", lambda torch, x: torch.nn.LSTM(x, 2)),
+    ("nn.Linear(3, 4)", lambda torch, x: torch.nn.Linear(3, 4)),
+    ("nn.LSTM(3, 4)\nimport os", lambda torch, x: torch.nn.LSTM(3, 4)),
+]
+
+
+@pytest.mark.parametrize("text,build", ANSWERED, ids=[a[0][:40] for a in ANSWERED])
+def test_model_code_is_read_not_run(text, build, tmp_path):
+    torch = pytest.importorskip("torch")
+    import sympy
+
+    result = run(text, "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert list(tmp_path.iterdir()) == []
+    total = sympy.parse_expr(str(json.loads(result.stdout)["total"]), local_dict={"x": sympy.Symbol("x")})
+    for x in (1, 7):
+        assert total.subs("x", x) == sum(p.numel() for p in build(torch, x).parameters())
 
 
 @pytest.mark.parametrize("text,message", HOSTILE, ids=[h[0][:40] for h in HOSTILE])

@@ -125,9 +125,11 @@ def browser():
 class Visit:
     """One page load: what the page requested, logged and raised."""
 
-    def __init__(self, browser, base: str):
+    def __init__(self, browser, base: str, width: int = 1280, scheme: str = "light"):
         self.base = urlsplit(base)
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+        self.context = browser.new_context(
+            viewport={"width": width, "height": 900}, color_scheme=scheme, service_workers="block"
+        )
         self.context.set_default_timeout(TIMEOUT_MS)
         self.requests: list[str] = []
         self.outside: list[str] = []

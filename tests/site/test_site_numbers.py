@@ -20,6 +20,7 @@ import docs_src.site as site
 from derive import H, I, L, P
 from docs_src.pages.cells import CELL_PAGES, cell_page_context
 from docs_src.pages.home import headline
+from docs_src.pages.models import WHOLE_MODELS, torch_code
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -58,6 +59,10 @@ def test_every_example_is_rendered_and_checked():
     # and every constructor call on a page is one of the checked examples — except inside a test file
     # shown verbatim (a fenced block opening with "# file: tests/..."), which runs in this suite itself
     shown = re.sub(r"```python\n# file: tests/[^\n]+\n.*?\n```", "", shown, flags=re.S)
+    # — and except the whole models' code, which tests/models/test_site_models.py runs in real torch as shown
+    for model in WHOLE_MODELS:
+        assert torch_code(model) in shown, f"{model.key}: the torch code is on no page"
+        shown = shown.replace(torch_code(model), "")
     calls = set(re.findall(r"nn\.[A-Za-z]+\([^()]*\)", shown))
     checked = {e.call for e in site.examples("torch")}
     assert calls <= checked, f"unchecked constructor calls on the site: {calls - checked}"

@@ -111,6 +111,32 @@ def test_benchmark_page_reads_the_committed_results(pages):
         assert target["measured"] in page
 
 
+def test_benchmark_page_shows_the_explain_results(pages):
+    data = json.loads((ROOT / "benchmarks" / "results_explain.json").read_text())
+    page = pages["tools/benchmark.md"]
+    assert data["date"] in page and data["command"] in page
+    big = data["big_checkpoint"]
+    assert big["file_bytes"] >= 10**9 and big["constructors"][0] in page
+    with torch_meta():
+        lstm = nn.LSTM(1024, 2048, num_layers=2, bidirectional=True)
+    assert big["constructors"] == ["nn.LSTM(1024, 2048, num_layers=2, bidirectional=True)"]
+    assert big["parameters"] == sum(p.numel() for p in lstm.parameters()) + 100_000 * 1024 + 4000 * 4096 + 4000
+    for row in data["thousand_layers"]:
+        assert f"| {row['label']} | {grouped(row['parameters'])} |" in page
+    for row in data["side_by_side"]:
+        assert f"| {row['model']} |" in page
+        assert f"{row['torchinfo_over_derive']:.2f}" in page
+    for target in data["targets"]:
+        assert f"| {target['label']} | {target['measured']} | {target['target']} |" in page
+        assert target["met"] == (float(target["measured"]) < float(target["target"].lstrip("< ")))
+
+
+def torch_meta():
+    import torch
+
+    return torch.device("meta")
+
+
 def test_parallel_rendering_is_the_same_as_in_process(monkeypatch, pages):
     monkeypatch.setenv("DERIVE_RENDER_WORKERS", "1")
     serial = site.render_pages(ROOT / "templates")

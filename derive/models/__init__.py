@@ -1,0 +1,174 @@
+"""``derive.models``: whole models explained — pasted code, live objects, checkpoints, error messages.
+
+One entry point, :func:`explain`, takes model code (Keras or PyTorch, read with :mod:`ast`, never
+run), a path (``.py`` code; ``.pt``/``.pth``/``.bin``/``.safetensors``/``.keras``/``.onnx``
+checkpoints), a state dict (names -> tensors or shapes) or a live ``torch.nn.Module`` / Keras
+model, and returns a :class:`~derive.models.report.Report`: every layer with its parameters,
+closed form and output shape, and the total. :func:`explain_error` reads a framework's error
+message about a recurrent layer and names the constructor argument that differs.
+
+>>> report = explain("Sequential([Embedding(10000, 128), LSTM(64), Dense(1)])")
+>>> report.total
+1329473
+>>> explain("nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128))").total
+163328
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .keras_code import explain_keras
+from .report import Report, Row
+from .source import SourceError
+from .torch_code import explain_torch
+
+__all__ = ["explain", "explain_code", "detect", "Report", "Row", "SourceError", "CHECKPOINT_SUFFIXES"]
+
+#: File suffixes read as checkpoints.
+CHECKPOINT_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx")
+_TORCH_HINTS = re.compile(
+    r"\b(nn\.|torch\b|Linear\(|ModuleList\(|Conv1d\(|LayerNorm\(|BatchNorm1d\(|RNNCell\(|LSTMCell\(|GRUCell\()"
+)
+_KERAS_HINTS = re.compile(
+    r"\b(keras|layers\.|Dense\(|Input\(|SimpleRNN|Bidirectional|TimeDistributed|Conv[123]D|"
+    r"ConvLSTM|Sequential\(\[|Sequential\(\)|Model\(|input_shape|units=|return_sequences|"
+    r"Masking|RepeatVector|Embedding\(\w+, \w+\)\s*[,\]])"
+)
+
+
+def detect(text: str) -> str:
+    """``"torch"`` or ``"keras"``, from the names the code uses.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    SourceError
+        Names of both frameworks (pass ``framework=`` / ``--keras`` / ``--torch``).
+
+    Examples
+    --------
+    >>> detect("nn.LSTM(32, 128)"), detect("Sequential([LSTM(64), Dense(1)])")
+    ('torch', 'keras')
+    """
+    torch_ = bool(_TORCH_HINTS.search(text))
+    keras_ = bool(_KERAS_HINTS.search(text))
+    if torch_ and not keras_:
+        return "torch"
+    if keras_ and not torch_:
+        return "keras"
+    if torch_ and keras_:
+        if re.search(r"\bnn\.Module\b|\bnn\.", text) and not re.search(r"\bkeras\b", text):
+            return "torch"
+        if re.search(r"\bkeras\b", text) and not re.search(r"\bnn\.", text):
+            return "keras"
+        raise SourceError("the code uses names of both PyTorch and Keras; say which (--torch or --keras)")
+    return "torch"
+
+
+def explain_code(text: str, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:
+    """A model pasted as code, PyTorch or Keras (detected from the names unless given).
+
+    Parameters
+    ----------
+    text : str
+        Python source.
+    framework : {"torch", "keras"}, optional
+    input_dim : int, optional
+        Keras: features per step of the input when the code does not give its shape.
+    partial : bool
+        Count the known layers and mark unknown ones instead of refusing.
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    SourceError
+        See :func:`derive.models.keras_code.explain_keras` and :func:`derive.models.torch_code.explain_torch`.
+    ValueError
+        Unknown ``framework``.
+    """
+    framework = framework or detect(text)
+    if framework == "keras":
+        return explain_keras(text, input_dim, partial)
+    if framework == "torch":
+        if input_dim is not None:
+            raise SourceError("input_dim is for Keras: torch constructors give input_size themselves")
+        return explain_torch(text, partial)
+    raise ValueError(f"framework must be 'torch' or 'keras', got {framework!r}")
+
+
+def _looks_like_path(value: str) -> bool:
+    return (
+        "\n" not in value
+        and "(" not in value
+        and len(value) < 4096
+        and (value.endswith(CHECKPOINT_SUFFIXES + (".py",)) or os.path.sep in value)
+    )
+
+
+def explain(obj: Any, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:
+    """Explain a model: code, a file, a state dict or a live model object.
+
+    Parameters
+    ----------
+    obj : str, os.PathLike, Mapping or model object
+        Model code; a path to ``.py`` code or a checkpoint (``.pt``, ``.pth``, ``.bin``,
+        ``.safetensors``, ``.keras``, ``.onnx``); a mapping of tensor names to tensors or shapes
+        (a state dict, or part of one read off an error message); a ``torch.nn.Module`` or a
+        Keras ``Model``/``Layer``.
+    framework : {"torch", "keras"}, optional
+        Forces the framework of code.
+    input_dim : int, optional
+        Keras code: features per step of the input.
+    partial : bool
+        Code: count the known layers and mark unknown ones instead of refusing.
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    SourceError
+        Code or a file derive refuses (a ValueError).
+    TypeError
+        An object of another kind.
+    FileNotFoundError
+        A path that does not exist.
+
+    Examples
+    --------
+    >>> explain({"weight_ih_l0": (512, 300), "weight_hh_l0": (512, 128)}).rows[0].config["input_size"]
+    300
+    """
+    if isinstance(obj, os.PathLike) or (isinstance(obj, str) and _looks_like_path(obj)):
+        path = os.fspath(obj)
+        if path.endswith(".py"):
+            from .checkpoints import read_text
+
+            return explain_code(read_text(path), framework, input_dim, partial)
+        from .checkpoints import explain_file
+
+        return explain_file(path)
+    if isinstance(obj, str):
+        return explain_code(obj, framework, input_dim, partial)
+    if isinstance(obj, Mapping):
+        from .infer import explain_state_dict
+
+        return explain_state_dict(obj)
+    from .objects import explain_object
+
+    return explain_object(obj)
