@@ -14,7 +14,7 @@ import math
 from functools import lru_cache
 
 import sympy
-from sympy import BlockMatrix, HadamardPower, MatAdd, MatMul, MatrixSymbol, exp
+from sympy import BlockMatrix, HadamardPower, MatAdd, MatMul, MatrixExpr, MatrixSymbol, exp
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
 from ..engine.symbols import Size
@@ -162,7 +162,9 @@ def mlstm(
     eq = Equations(input_size, hidden_size, hidden_size, bias)
     with_bias = eq.bias != "none"
 
-    def linear(gate: str, label: str, rows: Size, source, groups: Size | None = None, biased: bool = with_bias):  # noqa: ANN001, ANN202
+    def linear(
+        gate: str, label: str, rows: Size, source: MatrixExpr, groups: Size | None = None, biased: bool = with_bias
+    ) -> MatrixExpr:
         w = eq.weight("proj", gate, label, rows, source.shape[0], groups=groups)
         if not biased:
             return MatMul(w, source)

@@ -117,4 +117,3 @@ def slstm(
         normed = odot(eq.vector("gain", "norm", None, r"\gamma"), normed)
     eq.let("y_t", normed)
     return eq.cell("SLSTM", ("i", "f", "z", "o"))
-

@@ -500,7 +500,13 @@ class Equations:
         appearing = set().union(*(rhs.atoms(MatrixSymbol) for _, rhs in self.equations))
         parameters = tuple(p for p in self.declared if p.symbol in appearing)
         return Cell(
-            name, gates, tuple(self.equations), tuple(self.inputs), self.equations[-1][0], parameters, tuple(self.repeats)
+            name,
+            gates,
+            tuple(self.equations),
+            tuple(self.inputs),
+            self.equations[-1][0],
+            parameters,
+            tuple(self.repeats),
         )
 
 

@@ -112,7 +112,8 @@ def test_mlstm_random(h, heads, block, kernel, factor, up, multiple, bias) -> No
     }
     config = xlstm.mLSTMLayerConfig(embedding_dim=h, **kwargs)
     inner = config._inner_embedding_dim
-    if inner < 1 or inner % heads or inner % block:  # xlstm cannot build or run it: derive refuses it
+    blocks = inner // block  # xlstm/blocks/mlstm/layer.py: num_proj_heads
+    if blocks < 1 or inner % blocks or inner % heads:  # xlstm cannot build or run it: derive refuses it
         with pytest.raises(ValueError):
             frameworks.count("xlstm", "mLSTMLayer", h, h, **kwargs)
         return
