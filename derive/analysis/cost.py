@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sympy
-from sympy import HadamardPower, HadamardProduct, MatAdd, MatMul, MatrixExpr
+from sympy import BlockMatrix, HadamardPower, HadamardProduct, MatAdd, MatMul, MatrixExpr
 from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
 from ..engine.equations import Cell
@@ -68,14 +68,25 @@ N = sympy.Symbol("N", integer=True, positive=True)
 KINDS = ("mac", "add", "mul", "sigmoid", "tanh", "relu")
 
 #: Kinds counted only by the cells that have them (listed only then): ``div``, element-wise
-#: divisions (minLSTM's normalised gates); ``norm``, elements normalised by a LayerNorm (one
-#: operation per element, although mean and variance cost several).
-EXTRA_KINDS = ("div", "norm")
+#: divisions (minLSTM's normalised gates); ``norm``, elements normalised by a LayerNorm or a
+#: group norm (one operation per element, although mean and variance cost several); ``exp``,
+#: ``silu`` and ``max`` (xLSTM's exponential gates, its SiLU, its bound max(|n^T q|, 1)), one per
+#: element.
+EXTRA_KINDS = ("div", "norm", "exp", "silu", "max")
 
 #: Bytes per element of each supported dtype.
 DTYPE_BYTES = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "int8": 1}
 
-_FUNCTION_KIND = {"sigma": "sigmoid", "tanh": "tanh", "ReLU": "relu", "LN": "norm"}
+_FUNCTION_KIND = {
+    "sigma": "sigmoid",
+    "tanh": "tanh",
+    "ReLU": "relu",
+    "LN": "norm",
+    "GN": "norm",
+    "exp": "exp",
+    "SiLU": "silu",
+    "maxabs1": "max",
+}
 
 
 def _function_kind(node: ElementwiseApplyFunction) -> str:
@@ -99,33 +110,39 @@ def _negated(node: MatrixExpr) -> MatrixExpr | None:
     return None
 
 
-def _walk(node: MatrixExpr, ops: Counter[str]) -> None:
+def _walk(node: MatrixExpr, ops: Counter[str], groups: dict | None = None) -> None:
+    """Add the operations of ``node`` to ``ops``; ``groups``: block-diagonal weights -> blocks."""
+    groups = groups or {}
     if isinstance(node, MatAdd):
         ops["add"] += (len(node.args) - 1) * _size(node)
         for term in node.args:
             inner = _negated(term)
-            _walk(inner if inner is not None else term, ops)  # a - b: the subtraction is the add
+            _walk(inner if inner is not None else term, ops, groups)  # a - b: the subtraction is the add
     elif isinstance(node, HadamardProduct):
         ops["mul"] += (len(node.args) - 1) * _size(node)
         for arg in node.args:
-            _walk(arg, ops)
+            _walk(arg, ops, groups)
     elif isinstance(node, ElementwiseApplyFunction):
         ops[_function_kind(node)] += _size(node)
-        _walk(node.expr, ops)
+        _walk(node.expr, ops, groups)
     elif isinstance(node, HadamardPower):
         ops["div" if node.exp == -1 else "mul"] += _size(node)
-        _walk(node.base, ops)
+        _walk(node.base, ops, groups)
     elif isinstance(node, MatMul):
         scalars = [a for a in node.args if not isinstance(a, MatrixExpr)]
         factors = [a for a in node.args if isinstance(a, MatrixExpr)]
         rows = factors[0].shape[0]
-        for left, right in zip(factors, factors[1:]):
-            ops["mac"] += rows * left.shape[1] * right.shape[1]
+        for k, (left, right) in enumerate(zip(factors, factors[1:])):
+            blocks = groups.get(left, 1) if k == 0 else 1  # a block-diagonal weight: its blocks only
+            ops["mac"] += rows * left.shape[1] * right.shape[1] / blocks
         if scalars and sympy.Mul(*scalars) not in (1, -1):
             ops["mul"] += _size(node)
         for factor in factors:
-            _walk(factor, ops)
-    # symbols, OneMatrix, ZeroMatrix: nothing to compute
+            _walk(factor, ops, groups)
+    elif isinstance(node, BlockMatrix):  # a concatenation: nothing computed but its blocks
+        for block in node.blocks:
+            _walk(block, ops, groups)
+    # symbols, OneMatrix, ZeroMatrix, a transpose: nothing to compute
 
 
 def _check_cell(cell: object) -> None:
@@ -154,8 +171,12 @@ def step_ops(cell: Cell) -> dict[str, sympy.Expr]:
     """
     _check_cell(cell)
     ops: Counter = Counter()
-    for _, rhs in cell.equations:
-        _walk(rhs, ops)
+    groups = {p.symbol: p.groups for p in cell.parameters if p.groups is not None}
+    for lhs, rhs in cell.equations:
+        once: Counter = Counter()
+        _walk(rhs, once, groups)
+        for kind, n in once.items():
+            ops[kind] += cell.times(lhs) * n
     out = {kind: sympy.expand(ops.get(kind, sympy.Integer(0))) for kind in KINDS}
     out.update({kind: sympy.expand(n) for kind, n in ops.items() if kind in EXTRA_KINDS})
     return out
@@ -180,7 +201,7 @@ def stored_elements(cell: Cell) -> sympy.Expr:
         ``cell`` is not a :class:`derive.cells.Cell`.
     """
     _check_cell(cell)
-    return sympy.expand(sympy.Add(*(_size(lhs) for lhs, _ in cell.equations)))
+    return sympy.expand(sympy.Add(*(cell.times(lhs) * _size(lhs) for lhs, _ in cell.equations)))
 
 
 def _dtype_bytes(dtype: str) -> int:

@@ -58,6 +58,11 @@ class CellType:
     page_options : dict
         Options its site page derives it with (e.g. a symbolic ``kernel_size``); the page's prose
         is the template ``templates/cells/<mode>.md.j2``.
+    polynomial : bool
+        Whether the count of a stack of int sizes may be read from its closed form in symbolic
+        I, H (:func:`derive.engine.stack._numeric_count`); False when the int sizes are checked
+        or rounded by the builder (xLSTM: heads must divide them, the mLSTM's inner width is
+        rounded up), so the cell is built with the ints.
     """
 
     mode: str
@@ -67,6 +72,7 @@ class CellType:
     title: str = ""
     source: str = ""
     page_options: dict[str, Any] = field(default_factory=dict)
+    polynomial: bool = True
 
 
 #: Every registered cell, by mode name (filled at import by the modules of this package).
@@ -80,6 +86,7 @@ def register(
     title: str,
     source: str,
     page_options: dict[str, Any] | None = None,
+    polynomial: bool = True,
     **fixed: Any,
 ) -> Callable[[Callable[..., Cell]], Callable[..., Cell]]:
     """Class the decorated builder as cell ``mode`` in :data:`CELLS`.
@@ -94,6 +101,8 @@ def register(
         The cell's name for readers and the paper its equations come from (see :class:`CellType`).
     page_options : dict, optional
         Options its site page derives it with (see :class:`CellType`).
+    polynomial : bool, default True
+        See :class:`CellType`.
     **fixed
         Arguments the mode fixes.
 
@@ -111,7 +120,9 @@ def register(
     def decorate(build: Callable[..., Cell]) -> Callable[..., Cell]:
         if mode in CELLS:
             raise ValueError(f"cell {mode!r} is registered already")
-        CELLS[mode] = CellType(mode, build, tuple(options), dict(fixed), title, source, dict(page_options or {}))
+        CELLS[mode] = CellType(
+            mode, build, tuple(options), dict(fixed), title, source, dict(page_options or {}), polynomial
+        )
         return build
 
     return decorate

@@ -91,7 +91,9 @@ class TensorLayout:
     A convolution weight (a parameter with a ``kernel_size``, see
     :class:`derive.cells.Parameter`) of columns K·C, K = k_1···k_n, is presented as a
     convolution kernel: (k_1, ..., k_n, C, G·F) when ``transpose`` (Keras ``ConvLSTM*D``),
-    (G·F, C, k_1, ..., k_n) otherwise (the ``torch.nn.Conv*d`` order).
+    (G·F, C, k_1, ..., k_n) otherwise (the ``torch.nn.Conv*d`` order; C/g for g ``groups``).
+    A block-diagonal weight of g ``groups`` (rows, cols) is presented as its g blocks,
+    (g, rows/g, cols/g) (``xlstm``'s ``LinearHeadwiseExpand.weight``).
     """
 
     name: str
@@ -327,19 +329,23 @@ def _shape(spec: TensorLayout, blocks: list[list[Parameter]]) -> tuple[Size, ...
     rows = [sympy.Add(*(p.shape[0] for p in held)) for held in blocks]
     cols: list[Any] = [{p.shape[1] for p in held} for held in blocks]  # sets, then their one element
     kernels = {p.kernel_size for held in blocks for p in held}
+    groups = {p.groups for held in blocks for p in held}
     assert all(len(c) == 1 for c in cols) and len(kernels) == 1, f"{spec.name}: blocks of unequal shape"
+    assert len(groups) == 1, f"{spec.name}: blocks of unequal groups"
     cols = [c.pop() for c in cols]
     if spec.join == "rows":
         rows = [sympy.Add(*rows)]
     elif spec.join == "columns":
         cols = [sympy.Add(*cols)]
     assert len(set(rows)) == 1 and len(set(cols)) == 1, f"{spec.name}: blocks of unequal shape"
-    rows, cols, kernel = rows[0], cols[0], kernels.pop()
+    rows, cols, kernel, group = rows[0], cols[0], kernels.pop(), groups.pop()
     if spec.kind != "weight":
         shape: tuple[Size, ...] = (rows,)
     elif kernel:
-        per_tap = sympy.Mul(cols, sympy.Pow(sympy.Mul(*kernel), -1))  # C of K·C columns
+        per_tap = sympy.Mul(cols, sympy.Pow(sympy.Mul(*kernel) * (group or 1), -1))  # C/G of K·C columns
         shape = (*kernel, per_tap, rows) if spec.transpose else (rows, per_tap, *kernel)
+    elif group is not None:  # block-diagonal: (G, rows/G, cols/G), xlstm's LinearHeadwiseExpand layout
+        shape = (group, rows / group, cols / group)
     else:
         shape = (cols, rows) if spec.transpose else (rows, cols)
     if len(blocks) > 1 and spec.join == "stack":

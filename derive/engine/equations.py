@@ -71,6 +71,12 @@ class Parameter:
         size (k_1, ..., k_n): the symbol is then the (F, K·C) matrix, K = k_1···k_n, that
         multiplies an unfolded K·C patch (im2col), and a convention may present it as a
         convolution kernel, e.g. (k_1, ..., k_n, C, F).
+    groups : int, sympy.Expr or None
+        None for a dense weight. G (1 included): the weight is block-diagonal, G blocks of (rows/G, cols/G)
+        on its diagonal and zeros elsewhere, which are not parameters (xLSTM's head-wise
+        projections and per-head recurrent matrices; a depthwise convolution, one block per
+        channel); the symbol keeps the full (rows, cols) shape, so that the equations read as
+        products with the whole vector, and :attr:`numel` counts the blocks only.
     """
 
     symbol: MatrixSymbol
@@ -78,6 +84,7 @@ class Parameter:
     group: str
     gate: str | None
     kernel_size: tuple[Size, ...] = ()
+    groups: Size | None = None
 
     @property
     def shape(self) -> tuple[sympy.Expr, sympy.Expr]:
@@ -86,9 +93,9 @@ class Parameter:
 
     @property
     def numel(self) -> sympy.Expr:
-        """Number of scalar parameters: rows x columns."""
+        """Number of scalar parameters: rows x columns (divided by :attr:`groups`, the blocks only)."""
         rows, cols = self.symbol.shape
-        return rows * cols
+        return rows * cols if self.groups is None else rows * cols / self.groups
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,10 @@ class Cell:
         The new hidden state ``h_t`` (what the next layer reads).
     parameters : tuple of Parameter
         The weights and biases appearing in ``equations``, in order of declaration.
+    repeats : tuple of (MatrixSymbol, int or sympy.Expr)
+        Equations computed once per head, written for one head h (the mLSTM's matrix memory):
+        their left-hand side and how many times the step computes them; every other equation
+        is computed once.
     """
 
     name: str
@@ -117,6 +128,11 @@ class Cell:
     inputs: tuple[MatrixSymbol, ...]
     output: MatrixSymbol
     parameters: tuple[Parameter, ...]
+    repeats: tuple[tuple[MatrixSymbol, Size], ...] = ()
+
+    def times(self, lhs: MatrixSymbol) -> Size:
+        """How many times one step computes the equation of ``lhs`` (1, or the heads of :attr:`repeats`)."""
+        return dict(self.repeats).get(lhs, 1)
 
     @property
     def count(self) -> sympy.Expr:
@@ -245,6 +261,7 @@ class Equations:
         self.inputs = [self.x, self.h]
         self.declared: list[Parameter] = []
         self.equations: list[tuple[MatrixSymbol, MatrixExpr]] = []
+        self.repeats: list[tuple[MatrixSymbol, Size]] = []
 
     def state(self, name: str, rows: Size) -> MatrixSymbol:
         """Declare a further state the step reads (the LSTM's ``c_{t-1}``), a column vector.
@@ -264,7 +281,15 @@ class Equations:
         return vector
 
     def weight(
-        self, group: str, gate: str | None, label: str, rows: Size, cols: Size, kernel_size: Sequence[Size] = ()
+        self,
+        group: str,
+        gate: str | None,
+        label: str,
+        rows: Size,
+        cols: Size,
+        kernel_size: Sequence[Size] = (),
+        groups: Size | None = None,
+        name: str | None = None,
     ) -> MatrixSymbol:
         """Declare a weight matrix ``W_{label}`` (rows, cols).
 
@@ -279,13 +304,17 @@ class Equations:
         rows, cols : int or sympy.Expr
         kernel_size : tuple
             For a convolution weight (see :class:`Parameter`).
+        groups : int or sympy.Expr, optional
+            Blocks of a block-diagonal weight (see :class:`Parameter`); None for a dense one.
+        name : str, optional
+            Its LaTeX name, default ``W_{label}`` (xLSTM's recurrent ``R_{label}``).
 
         Returns
         -------
         sympy.MatrixSymbol
         """
-        symbol = MatrixSymbol(f"W_{{{label}}}", rows, cols)
-        self.declared.append(Parameter(symbol, "weight", group, gate, tuple(kernel_size)))
+        symbol = MatrixSymbol(name or f"W_{{{label}}}", rows, cols)
+        self.declared.append(Parameter(symbol, "weight", group, gate, tuple(kernel_size), groups))
         return symbol
 
     def bias_vector(self, group: str, gate: str, label: str) -> MatrixSymbol:
@@ -427,13 +456,16 @@ class Equations:
             terms.append(self.bias_vector("hh" if self.bias == "hidden" else "ih", gate, gate))
         return add(*terms)
 
-    def let(self, name: str, rhs: MatrixExpr) -> MatrixSymbol:
+    def let(self, name: str, rhs: MatrixExpr, times: Size = 1) -> MatrixSymbol:
         """Add the equation ``name = rhs`` (its shapes checked) and return the new symbol.
 
         Parameters
         ----------
         name : str
         rhs : sympy.MatrixExpr
+        times : int or sympy.Expr, default 1
+            How many times a step computes it: the number of heads for an equation written for
+            one head (see :attr:`Cell.repeats`).
 
         Returns
         -------
@@ -447,6 +479,8 @@ class Equations:
         check_conformance(rhs)
         lhs = MatrixSymbol(name, *rhs.shape)
         self.equations.append((lhs, rhs))
+        if times != 1:
+            self.repeats.append((lhs, times))
         return lhs
 
     def cell(self, name: str, gates: tuple[str, ...]) -> Cell:
@@ -465,7 +499,15 @@ class Equations:
         """
         appearing = set().union(*(rhs.atoms(MatrixSymbol) for _, rhs in self.equations))
         parameters = tuple(p for p in self.declared if p.symbol in appearing)
-        return Cell(name, gates, tuple(self.equations), tuple(self.inputs), self.equations[-1][0], parameters)
+        return Cell(
+            name,
+            gates,
+            tuple(self.equations),
+            tuple(self.inputs),
+            self.equations[-1][0],
+            parameters,
+            tuple(self.repeats),
+        )
 
 
 def elementwise(function: type[sympy.Function], expr: MatrixExpr) -> MatrixExpr:

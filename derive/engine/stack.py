@@ -16,7 +16,7 @@ from typing import Any
 
 import sympy
 
-from ..cells import make_cell
+from ..cells import CELLS, make_cell
 from .conventions import Convention, Tensor
 from .equations import Cell
 from .symbols import Size, plain
@@ -380,6 +380,9 @@ def _numeric_count(stack: Stack) -> sympy.Expr | None:
 
     sizes = (stack.input_size, stack.hidden_size, stack.num_layers, stack.proj_size)
     if not all(type(s) is int for s in sizes):
+        return None
+    entry_type = CELLS.get(stack.mode)
+    if entry_type is not None and not entry_type.polynomial:  # ints checked or rounded by the builder
         return None
     cls = type(stack)
     if any(getattr(cls, name, None) is not getattr(Stack, name) for name in _DERIVING):

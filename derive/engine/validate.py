@@ -64,9 +64,50 @@ def size(name: str, value: Any, *, minimum: int = 1) -> Size:
 
 
 def _too_small(name: str, minimum: int) -> str:
-    if minimum == 0:
+    if minimum == 0 and name == "proj_size":
         return f"{name} should be a positive integer or zero to disable projections"
+    if minimum == 0:
+        return f"{name} must be >= 0"
     return f"{name} must be greater than zero"
+
+
+def positive_number(name: str, value: Any) -> float | int | sympy.Expr:
+    """Check a positive real argument (xlstm's ``proj_factor``): an int, a finite float or a SymPy
+    expression that may be positive.
+
+    Parameters
+    ----------
+    name : str
+    value : int, float or sympy.Expr
+
+    Returns
+    -------
+    int, float or sympy.Expr
+        ``value`` unchanged (a SymPy integer or rational as itself).
+
+    Raises
+    ------
+    TypeError
+        Not a number (a bool, a string ...).
+    ValueError
+        Not finite, or not positive (for a SymPy expression: provably so).
+
+    Examples
+    --------
+    >>> positive_number("proj_factor", 2.0)
+    2.0
+    """
+    if isinstance(value, sympy.Basic):
+        if not isinstance(value, sympy.Expr) or value.is_extended_real is False or value.has(sympy.nan, sympy.zoo):
+            raise TypeError(f"{name} must be a positive number or a SymPy expression, got {shown(value)}")
+        if value.is_positive is False or value.is_finite is False:
+            raise ValueError(f"{name} must be a positive finite number, got {shown(value)}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float)):
+        raise TypeError(f"{name} must be a positive number, got {type(value).__name__}")
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return int(value) if isinstance(value, numbers.Integral) else float(value)
 
 
 def flag(name: str, value: Any) -> bool:

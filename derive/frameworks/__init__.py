@@ -41,7 +41,7 @@ from ..engine import validate
 from ..engine.stack import UPPER, Stack, layer_sum
 from ..engine.symbols import Size, plain
 from ..engine.wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
-from .registry import FRAMEWORKS, GENERIC_CELLS, CellSpec, Framework
+from .registry import FRAMEWORKS, GENERIC_CELLS, POSITIVE_NUMBER, SIZE_OR_ZERO, CellSpec, Framework
 
 
 def _discover() -> None:
@@ -112,7 +112,7 @@ def stack(
     *,
     num_layers: Size = 1,
     bidirectional: bool = False,
-    bias: bool = True,
+    bias: bool | None = None,
     proj_size: Size = 0,
     peepholes: bool = False,
     reset_after: bool | None = None,
@@ -138,9 +138,10 @@ def stack(
         L; layers >= 1 read the output of the layer below (both directions of it).
     bidirectional : bool, default False
         D = 2 (deep bidirectional wiring).
-    bias : bool, default True
+    bias : bool or None, default None
         False removes the biases (ONNX: no ``B``; Paddle keeps them frozen, see :data:`PADDLE`);
-        only for classes that can.
+        only for classes that can. None: the class's default (True, but False for xlstm's
+        ``mLSTMLayer``).
     proj_size : int or sympy.Expr, default 0
         P, an LSTM projection, where the class has one (cuDNN, TF1 ``num_proj``, MXNet
         ``projection_size``, Paddle).
@@ -182,6 +183,8 @@ def stack(
     hidden_size = validate.size("hidden_size", hidden_size)
     num_layers = validate.size("num_layers", num_layers)
     proj_size = validate.size("proj_size", proj_size, minimum=0)
+    if bias is None:
+        bias = spec.options.get("bias", (True,))[0]
     for name, value in (
         ("bidirectional", bidirectional),
         ("bias", bias),
@@ -229,7 +232,11 @@ def stack(
         if name not in spec.options:
             raise TypeError(f"{fw.key} {spec.name} got an unexpected keyword argument {name!r}")
         allowed = spec.options[name]
-        if allowed:
+        if allowed is SIZE_OR_ZERO:
+            value = validate.size(name, value, minimum=0)
+        elif allowed is POSITIVE_NUMBER:
+            value = validate.positive_number(name, value)
+        elif allowed:
             if isinstance(allowed[0], bool):
                 validate.flag(name, value)
             _allowed(spec, fw, name, value, allowed[0])

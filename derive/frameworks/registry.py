@@ -14,7 +14,18 @@ from typing import Any
 
 from ..engine.conventions import Convention
 
-__all__ = ["CellSpec", "Framework", "FRAMEWORKS", "GENERIC_CELLS", "register", "layer_path", "YES_NO", "ON_OFF"]
+__all__ = [
+    "CellSpec",
+    "Framework",
+    "FRAMEWORKS",
+    "GENERIC_CELLS",
+    "register",
+    "layer_path",
+    "YES_NO",
+    "ON_OFF",
+    "SIZE_OR_ZERO",
+    "POSITIVE_NUMBER",
+]
 
 
 def layer_path(template: str) -> Callable[[str, object, object], str]:
@@ -38,7 +49,21 @@ def layer_path(template: str) -> Callable[[str, object, object], str]:
 
 
 #: Generic cell names accepted by :func:`count` and :func:`tensors` in place of a class name.
-GENERIC_CELLS = ("rnn", "lstm", "gru", "mgu", "convlstm", "mingru", "minlstm", "indrnn", "qrnn", "sru", "lnlstm")
+GENERIC_CELLS = (
+    "rnn",
+    "lstm",
+    "gru",
+    "mgu",
+    "convlstm",
+    "mingru",
+    "minlstm",
+    "indrnn",
+    "qrnn",
+    "sru",
+    "lnlstm",
+    "slstm",
+    "mlstm",
+)
 
 
 @dataclass(frozen=True)
@@ -62,7 +87,9 @@ class CellSpec:
         composed into stacks by the user (names without a layer for one cell).
     options : mapping of option -> tuple of allowed values
         For ``bias``, ``peepholes``, ``reset_after``, ``reset_gate``: the values the class
-        accepts, its default first. ``proj_size``: present if a projection is supported (its
+        accepts, its default first (``bias``'s first is the default of :func:`derive.frameworks.stack`'s
+        ``bias=None``). A class's own option: its values, or ``()`` for any size,
+        :data:`SIZE_OR_ZERO` for any int >= 0, :data:`POSITIVE_NUMBER` for any positive number. ``proj_size``: present if a projection is supported (its
         value is then any size, below ``hidden_size`` if ``proj_below_hidden``). ``kernel_size``:
         present (and required) for the ConvLSTM.
         ``kernel_size`` may hold the number of spatial dimensions the class takes (Haiku's
@@ -184,6 +211,11 @@ class Framework:
 YES_NO = (True, False)
 #: Allowed values of an option that is off by default (default first).
 ON_OFF = (False, True)
+#: The "allowed values" of a class option that takes any int >= 0 (xlstm's ``conv1d_kernel_size``,
+#: 0 for no convolution), checked as a size, not by membership.
+SIZE_OR_ZERO: tuple[Any, ...] = ("an int >= 0",)
+#: The "allowed values" of a class option that takes any positive number (xlstm's ``proj_factor``).
+POSITIVE_NUMBER: tuple[Any, ...] = ("a positive number",)
 
 
 #: Every framework this module knows, by key: ``"onnx"``, ``"cudnn"``, ``"tf.keras"``, ``"tf1"``,

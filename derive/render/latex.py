@@ -21,13 +21,22 @@ from ..engine.validate import shown
 
 __all__ = ["latex", "equations_latex", "shape_latex"]
 
-_FUNCTIONS = {"sigma": r"\sigma", "tanh": r"\tanh", "ReLU": r"\operatorname{ReLU}"}
+_FUNCTIONS = {
+    "sigma": r"\sigma",
+    "tanh": r"\tanh",
+    "ReLU": r"\operatorname{ReLU}",
+    "exp": r"\exp",
+    "SiLU": r"\operatorname{SiLU}",
+    "GN": r"\operatorname{GN}",
+}
 
 
 class _PaperPrinter(LatexPrinter):
     def _print_ElementwiseApplyFunction(self, expr: ElementwiseApplyFunction) -> str:
         f = expr.function
         name = f.expr.func.__name__ if isinstance(f, sympy.Lambda) else getattr(f, "__name__", str(f))
+        if name == "maxabs1":  # the mLSTM's normaliser bound max(|n^T q|, 1)
+            return rf"\max\left(\left|{self._print(expr.expr)}\right|, 1\right)"
         return rf"{_FUNCTIONS.get(name, name)}\left({self._print(expr.expr)}\right)"
 
     def _print_MatAdd(self, expr: MatAdd) -> str:
@@ -97,7 +106,11 @@ def equations_latex(cell: Cell) -> str:
     """
     if not isinstance(cell, Cell):
         raise TypeError(f"cell must be a derive Cell (e.g. derive.cells.lstm(I, H)), got {type(cell).__name__}")
-    rows = [rf"{latex(lhs)} &= {latex(rhs)}" for lhs, rhs in cell.equations]
+    rows = [
+        rf"{latex(lhs)} &= {latex(rhs)}"
+        + ("" if cell.times(lhs) == 1 else rf" \quad \text{{(each of the }} {latex(cell.times(lhs))} \text{{ heads)}}")
+        for lhs, rhs in cell.equations
+    ]
     return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
 
 

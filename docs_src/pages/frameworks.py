@@ -107,6 +107,12 @@ EXAMPLES = {
         FX("sru", "SRU", 256, 128, num_layers=2, bidirectional=True),
         FX("sru", "SRUCell", 128, 128),
     ),
+    "xlstm": (
+        FX("xlstm", "sLSTMLayer", 8, 8, num_heads=2),
+        FX("xlstm", "sLSTMLayer", 128, 128),
+        FX("xlstm", "mLSTMLayer", 8, 8, num_heads=2),
+        FX("xlstm", "mLSTMLayer", 128, 128, bias=True),
+    ),
     "mingru": (
         FX("mingru", "minGRU", 512, 512),
         FX("mingru", "minGRU", 512, 1024, proj_size=512),

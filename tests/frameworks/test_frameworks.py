@@ -417,6 +417,8 @@ def test_tf1_projection_and_peepholes_against_torch_and_onnx():
 def test_every_cell_counts_symbolically_and_numerically():
     for fw in frameworks.FRAMEWORKS.values():
         for spec in fw.cells:
+            if fw.key == "xlstm":  # I = H, heads dividing H, the inner width rounded: test_live_xlstm.py
+                continue
             dims = (spec.options.get("kernel_size") or (2,))[0]
             kwargs = {"kernel_size": (3,) * dims} if spec.generic == "convlstm" else {}
             closed = frameworks.count(fw.key, spec.name, I, H, num_layers=L, bidirectional=True, **kwargs)

@@ -70,6 +70,7 @@ def live_tensors(framework, cell, i, h, **options):
         "mlx": extra.mlx_tensors,
         "sru": extra.sru_tensors,
         "mingru": extra.mingru_tensors,
+        "xlstm": extra.xlstm_tensors,
         "tf1": extra.tf1_tensors,
         "mxnet": extra.mxnet_tensors,
         "keras2": extra.keras2_tensors,
@@ -100,7 +101,7 @@ def live_count(framework, cell, i, h, keras=None, **options) -> int:
         return live.onnx_weight_count(model)
     if framework == "reference":  # the papers' structure, built from torch.nn layers
         return extra.paper_count(cell, i, h, **options)
-    if framework in ("flax.linen", "flax.nnx", "equinox", "paddle", "haiku", "mlx", "sru", "mingru", "tf1"):
+    if framework in ("flax.linen", "flax.nnx", "equinox", "paddle", "haiku", "mlx", "sru", "mingru", "xlstm", "tf1"):
         if framework == "paddle":
             return live.paddle_count(cell, i, h, **options)
         return sum(int(sympy.prod(s)) for _, s, _ in live_tensors(framework, cell, i, h, **options))
@@ -179,6 +180,8 @@ CHECKED = [(fw, spec) for fw in frameworks.FRAMEWORKS.values() if fw.checked for
 def test_symbolic_tables_substituted_equal_live(fw, spec):
     """The page's symbolic tables (one cell/layer; layer k >= 1 of a bidirectional stack) with sizes
     substituted give the live names and shapes."""
+    if fw.key == "xlstm":  # I = H, heads dividing H, rounded inner width, no bidirectional layer
+        pytest.skip("xlstm's sizes are held live by tests/frameworks/test_live_xlstm.py")
     section = pages.cell_section(fw, spec)
     i_sym, h_sym, options = pages._sizes(spec)
     values = {i_sym: 3, h_sym: 4, pages.k_1: 3, pages.k_2: 2, pages.k_3: 1, pages.k: 2}
@@ -220,6 +223,8 @@ def test_symbolic_tables_substituted_equal_live(fw, spec):
 @pytest.mark.parametrize("fw,spec", CHECKED, ids=lambda v: getattr(v, "key", getattr(v, "name", "")))
 def test_closed_forms_on_pages_equal_live(fw, spec, keras):
     """The closed forms for L layers (D = 1, 2), at L = 1, 2, equal the live count."""
+    if fw.key == "xlstm":  # I = H, heads dividing H, rounded inner width, no bidirectional layer
+        pytest.skip("xlstm's sizes are held live by tests/frameworks/test_live_xlstm.py")
     i_sym, h_sym, options = pages._sizes(spec)
     dims = len(options.get("kernel_size", ()))
     numeric_extra = {name: numeric(value, {pages.k: 2}) for name, value in options.items() if name != "kernel_size"}

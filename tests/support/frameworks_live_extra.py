@@ -132,6 +132,20 @@ def mingru_tensors(cls: str, input_size: int, hidden: int, **options) -> list:
     return _torch_rows(mingru_module(cls, input_size, hidden, **options))
 
 
+def xlstm_tensors(cls: str, input_size: int, hidden: int, num_layers: int = 1, bidirectional: bool = False, **options):
+    """``xlstm``'s ``sLSTMLayer`` (vanilla backend) or ``mLSTMLayer``; a stack is an ``nn.ModuleList``."""
+    import torch
+    import xlstm
+
+    assert input_size == hidden and not bidirectional, "xlstm's layers read and write one embedding_dim"
+    if cls == "sLSTMLayer":
+        make = lambda: xlstm.sLSTMLayer(xlstm.sLSTMLayerConfig(embedding_dim=hidden, backend="vanilla", **options))  # noqa: E731
+    else:
+        make = lambda: xlstm.mLSTMLayer(xlstm.mLSTMLayerConfig(embedding_dim=hidden, context_length=2, **options))  # noqa: E731
+    modules = [make() for _ in range(num_layers)]
+    return _torch_rows(modules[0] if num_layers == 1 else torch.nn.ModuleList(modules))
+
+
 # --------------------------------------------------------------------------- papers, built with torch.nn
 
 
