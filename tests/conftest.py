@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from sitebuild import ROOT, build_site
 
+# Subprocess workers, run by another Python (.venv-mxnet's, TensorFlow's process): not importable here.
+collect_ignore = ["support/mxnet_worker.py", "support/tf_worker.py"]
+
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
