@@ -113,7 +113,7 @@ def _keras_units(call: _Call, found: list[int]) -> _Call:
 
     args = [walk(a) for a in call.args]
     kwargs = {k: walk(v) for k, v in call.kwargs.items()}
-    if call.name in ("SimpleRNN", "LSTM", "GRU"):
+    if call.name in ("SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell", "GRUCell"):
         if args and _is_int(args[0]):
             found.append(args[0])
             args[0] = H

@@ -122,6 +122,26 @@ def test_keras_sequential():
     assert json.loads(result.stdout)["count"] == dk.count(dk.Bidirectional(dk.GRU(16, return_sequences=True)), 8)
 
 
+@pytest.mark.parametrize(
+    "constructor",
+    ["RNN(LSTMCell(64))", "layers.Bidirectional(layers.RNN([layers.LSTMCell(8), layers.GRUCell(4)]))"],
+)
+def test_keras_rnn_of_cells(constructor):
+    from derive import keras as dk
+    from derive.cli.app import describe
+
+    result = run("--keras", constructor, "--input-dim", "16", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    obj = describe(constructor, keras=True, input_dim=16)["object"]
+    assert data["count"] == dk.count(obj, 16)
+    assert [t["name"] for t in data["tensors"]] == [w.path for w in dk.tensors(obj, 16)]
+    assert (
+        data["tensors"][0]["name"].endswith("rnn/lstm_cell/kernel")
+        or "stacked_rnn_cells/lstm_cell/" in (data["tensors"][0]["name"])
+    )
+
+
 HOSTILE = [
     ('nn.LSTM(__import__("os").system("touch PWNED"), 3)', "not evaluated"),
     ('__import__("os").system("touch PWNED")', "only a call of a class name"),
@@ -200,6 +220,9 @@ def test_hostile_input_is_refused_and_nothing_runs(text, message, tmp_path):
         (["--keras", "Bidirectional(LSTM(3), merge_mode='max')", "--input-dim", "3"], "merge_mode"),
         (["--keras", "nn.LSTM(3, 4)", "--input-dim", "3"], "attribute access 'nn.LSTM'"),
         (["nn.GRU(3, 4)", "--input-dim", "3"], "only for --keras"),
+        (["--keras", "LSTMCell(3)", "--input-dim", "3"], "wrap it in RNN"),
+        (["--keras", "RNN(LSTM(3))", "--input-dim", "3"], "LSTM is not a cell"),
+        (["--keras", "Bidirectional(StackedRNNCells([LSTMCell(3)]))", "--input-dim", "3"], "wrap it in RNN"),
         (["nn.GRU(3, 4)", "--seq-len", "-1"], "positive integer"),
     ],
 )
