@@ -14,7 +14,7 @@ TORCH_CLASSES = ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell")
 #: Prefixes a torch constructor may carry.
 TORCH_PREFIXES = ("", "nn.", "torch.nn.")
 #: Layers and wrappers the Keras path accepts (``derive.keras``).
-KERAS_LAYERS = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D")
+KERAS_LAYERS = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "CuDNNLSTM", "CuDNNGRU")
 #: Keras cells: only inside ``RNN(...)`` or ``StackedRNNCells([...])``.
 KERAS_CELLS = ("SimpleRNNCell", "LSTMCell", "GRUCell")
 KERAS_WRAPPERS = ("Bidirectional", "Sequential", "RNN", "StackedRNNCells")

@@ -35,7 +35,7 @@ from __future__ import annotations
 import copy
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sympy
@@ -57,6 +57,12 @@ __all__ = [
     "GRUCell",
     "StackedRNNCells",
     "RNN",
+    "CuDNNLSTM",
+    "CuDNNGRU",
+    "KERAS_VERSIONS",
+    "DEFAULT_CHANGES",
+    "DefaultChange",
+    "version_defaults",
     "ConvLSTM1D",
     "ConvLSTM2D",
     "ConvLSTM3D",
@@ -1180,6 +1186,275 @@ class ConvLSTM3D(_ConvLSTM):
     """
 
     spatial_rank, default_name = 3, "conv_lstm3d"
+
+
+# --------------------------------------------------------------------------- Keras 2: CuDNN layers, version defaults
+
+
+class _CuDNN(_RNN):
+    """``CuDNNLSTM`` / ``CuDNNGRU`` (Keras 2): no cell, cuDNN's two biases in one ``bias``."""
+
+    def __init__(
+        self,
+        units: Size,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        activity_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        self._setup("units", units, True, return_sequences, return_state, go_backwards, stateful, kwargs)
+
+    def _cell(self, input_dim: Size) -> Cell:
+        return make_cell(self.mode, input_dim, self.units, "two", reset_after=True)
+
+    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
+        """``kernel``, ``recurrent_kernel``, ``bias`` under ``<prefix><name>/`` (no cell scope).
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step.
+        prefix : str
+            Prepended to every path.
+
+        Returns
+        -------
+        list of Weight
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer.
+        """
+        from .tf_keras import TF_KERAS_CUDNN
+
+        layout = replace(TF_KERAS_CUDNN, layer_name=lambda base, layer, direction: base)
+        cell = self.cell(validate.size("input_dim", input_dim))
+        return [
+            Weight(f"{prefix}{self.name}/{t.name}", tuple(plain(d) for d in t.shape), t.parameters)
+            for t in layout.layout(cell)
+        ]
+
+
+class CuDNNLSTM(_CuDNN):
+    """Keras 2's ``CuDNNLSTM`` (``keras.layers`` 2.0.9-2.3, TF 1 ``tf.keras.layers``, TF 2
+    ``tf.compat.v1.keras.layers``); not in Keras 3, whose ``LSTM`` calls cuDNN itself.
+
+    Weights (``tf_keras/src/layers/rnn/cudnn_lstm.py``, ``CuDNNLSTM.build``, tf-keras 2.21):
+    ``kernel`` (I, 4H), ``recurrent_kernel`` (H, 4H), ``bias`` (8H,) — the input biases then the
+    recurrent ones, cuDNN's two biases: 4H more than :class:`LSTM`. Paths are Keras 2's:
+    ``cu_dnnlstm/kernel`` (no cell scope).
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    kernel_initializer, ..., unit_forget_bias, ..., bias_constraint
+        Keras' arguments, accepted and ignored.
+    return_sequences, return_state, go_backwards, stateful : bool
+    **kwargs
+        Keras' layer arguments (``name``, ...).
+
+    Raises
+    ------
+    TypeError
+        ``units`` not an integer, an unknown keyword.
+    ValueError
+        ``units`` <= 0.
+
+    Examples
+    --------
+    >>> count(CuDNNLSTM(5), 4) - count(LSTM(5), 4)
+    20
+    """
+
+    mode, cell_name, default_name = "LSTM", "", "cu_dnnlstm"
+
+    def __init__(
+        self,
+        units: Size,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        unit_forget_bias: bool = True,
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        activity_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        self._setup("units", units, True, return_sequences, return_state, go_backwards, stateful, kwargs)
+
+    def __repr__(self) -> str:
+        return f"CuDNNLSTM({self.units})"
+
+
+class CuDNNGRU(_CuDNN):
+    """Keras 2's ``CuDNNGRU`` (as :class:`CuDNNLSTM`): the GRU with the reset gate after the
+    recurrent product and two biases.
+
+    Weights (``tf_keras/src/layers/rnn/cudnn_gru.py``, ``CuDNNGRU.build``): ``kernel`` (I, 3H),
+    ``recurrent_kernel`` (H, 3H), ``bias`` (6H,): the count of ``GRU(reset_after=True)``, one flat bias.
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    kernel_initializer, ..., bias_constraint
+        Keras' arguments, accepted and ignored.
+    return_sequences, return_state, go_backwards, stateful : bool
+    **kwargs
+        Keras' layer arguments (``name``, ...).
+
+    Raises
+    ------
+    TypeError
+        ``units`` not an integer, an unknown keyword.
+    ValueError
+        ``units`` <= 0.
+
+    Examples
+    --------
+    >>> count(CuDNNGRU(5), 4) == count(GRU(5), 4) == 165
+    True
+    """
+
+    mode, cell_name, default_name = "GRU", "", "cu_dnngru"
+
+    def __repr__(self) -> str:
+        return f"CuDNNGRU({self.units})"
+
+
+@dataclass(frozen=True)
+class DefaultChange:
+    """A constructor default of a Keras layer that changed between versions, changing the weights.
+
+    Attributes
+    ----------
+    layers : tuple of str
+        The classes concerned (``("GRU", "GRUCell")``).
+    argument : str
+    before, after : object
+        The default before and from :attr:`version`.
+    version : str
+        The first Keras version (``MAJOR.MINOR``) with :attr:`after`.
+    source : str
+        Where the two defaults are read.
+    """
+
+    layers: tuple[str, ...]
+    argument: str
+    before: object
+    after: object
+    version: str
+    source: str
+
+    def note(self, version: str) -> str:
+        """What the defaults of Keras ``version`` give, and where it changed.
+
+        Parameters
+        ----------
+        version : str
+            One of :data:`KERAS_VERSIONS`.
+
+        Returns
+        -------
+        str
+        """
+        value = self.before if _older(version, self.version) else self.after
+        other = self.after if value == self.before else self.before
+        return (
+            f"{'/'.join(self.layers)} {self.argument}={value} (Keras {version}'s default; "
+            f"{self.argument}={other} {'from' if value == self.before else 'before'} Keras {self.version}; "
+            f"source: {self.source})"
+        )
+
+
+#: The Keras versions :func:`version_defaults` knows: standalone Keras 2.0-2.3 (multi-backend),
+#: 2.4-2.15 (``keras`` as tf.keras), tf-keras 2.16-2.21, Keras 3.
+KERAS_VERSIONS = tuple(f"2.{k}" for k in range(22)) + ("3",)
+
+#: Defaults that change a layer's weights. GRU ``reset_after``: False in the standalone
+#: multi-backend Keras 2.0-2.3 (``keras/layers/recurrent.py``, ``GRU.__init__`` and ``GRUCell``;
+#: tensorflow/tensorflow#43960: ``keras.layers.GRU(5)`` on 4 features has 150 parameters there,
+#: 165 in ``tf.keras``) and in TF 1.x's ``tf.keras``; True in TF 2.0's ``tf.keras``
+#: (``tensorflow/python/keras/layers/recurrent_v2.py``, ``GRU``), which Keras 2.4.0 became, and in
+#: Keras 3. ``tf.compat.v1.keras.layers.GRU`` keeps False (``tf_keras/src/layers/rnn/gru_v1.py``).
+DEFAULT_CHANGES = (
+    DefaultChange(
+        ("GRU", "GRUCell"),
+        "reset_after",
+        False,
+        True,
+        "2.4",
+        "keras/layers/recurrent.py (Keras 2.0-2.3: GRU(..., reset_after=False)); "
+        "tensorflow/python/keras/layers/recurrent_v2.py (TF 2.0 tf.keras GRU: reset_after=True, "
+        "which Keras 2.4.0 re-exports); tensorflow/tensorflow#43960",
+    ),
+)
+
+#: Classes that exist only in Keras 2 (``CuDNNLSTM``, ``CuDNNGRU``).
+KERAS2_ONLY = ("CuDNNLSTM", "CuDNNGRU")
+
+
+def _older(version: str, than: str) -> bool:
+    return tuple(int(p) for p in version.split(".")) < tuple(int(p) for p in than.split("."))
+
+
+def version_defaults(version: str) -> tuple[dict[str, dict[str, object]], list[str]]:
+    """The constructor defaults of Keras ``version`` that differ from Keras 3's, by class.
+
+    Parameters
+    ----------
+    version : str
+        ``"MAJOR.MINOR"`` (``"2.2"``) or ``"3"``: one of :data:`KERAS_VERSIONS`.
+
+    Returns
+    -------
+    defaults : dict
+        ``{class name: {argument: value}}``, to apply where the constructor leaves the argument out.
+    notes : list of str
+        One line per default of :data:`DEFAULT_CHANGES`: its value in ``version`` and the version
+        that changed it.
+
+    Raises
+    ------
+    ValueError
+        ``version`` not in :data:`KERAS_VERSIONS`.
+
+    Examples
+    --------
+    >>> version_defaults("2.2")[0]
+    {'GRU': {'reset_after': False}, 'GRUCell': {'reset_after': False}}
+    """
+    if version not in KERAS_VERSIONS:
+        raise ValueError(f"keras version must be one of {', '.join(KERAS_VERSIONS)}, got {version!r}")
+    defaults: dict[str, dict[str, object]] = {}
+    notes = []
+    for change in DEFAULT_CHANGES:
+        notes.append(change.note(version))
+        if _older(version, change.version):
+            for layer in change.layers:
+                defaults.setdefault(layer, {})[change.argument] = change.before
+    return defaults, notes
 
 
 def _same(a: Size, b: Size) -> bool:
