@@ -113,7 +113,7 @@ def _keras_units(call: _Call, found: list[int]) -> _Call:
 
     args = [walk(a) for a in call.args]
     kwargs = {k: walk(v) for k, v in call.kwargs.items()}
-    if call.name in ("SimpleRNN", "LSTM", "GRU"):
+    if call.name in ("SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell", "GRUCell", "CuDNNLSTM", "CuDNNGRU"):
         if args and _is_int(args[0]):
             found.append(args[0])
             args[0] = H
@@ -150,7 +150,57 @@ def _keras_formula(call: _Call, input_dim: int, count: sympy.Expr) -> tuple[symp
     return count, {}
 
 
-def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> dict[str, Any]:
+def _with_defaults(call: _Call, defaults: dict[str, dict[str, object]]) -> _Call:
+    """A copy of ``call`` with ``defaults[class]`` added where the constructor leaves them out."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, _Call):
+            return _with_defaults(value, defaults)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    kwargs = {k: walk(v) for k, v in call.kwargs.items()}
+    for argument, value in defaults.get(call.name, {}).items():
+        kwargs.setdefault(argument, value)
+    return _Call(call.name, [walk(a) for a in call.args], kwargs)
+
+
+def _names(call: _Call) -> set[str]:
+    """Every class named in ``call``, nested calls included."""
+    found = {call.name}
+    for value in [*call.args, *call.kwargs.values()]:
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, _Call):
+                found |= _names(item)
+    return found
+
+
+def _keras_version(call: _Call, version: str | None) -> tuple[_Call, list[str]]:
+    """``call`` with the defaults of Keras ``version`` applied, and the notes to print."""
+    from ..frameworks import keras as dk
+
+    notes = []
+    old = sorted(_names(call) & set(dk.KERAS2_ONLY))
+    if version is None:
+        if old:
+            notes.append(
+                f"{', '.join(old)}: Keras 2 layers (keras 2.0.9-2.3, TF 1 tf.keras, TF 2 tf.compat.v1.keras.layers), "
+                "not in Keras 3; weights named as Keras 2 names them"
+            )
+        return call, notes
+    try:
+        defaults, notes = dk.version_defaults(version)
+    except ValueError as error:
+        raise InputError(f"--keras-version: {error}") from None
+    if old and version == "3":
+        raise InputError(f"{', '.join(old)} do not exist in Keras 3 (its LSTM and GRU call cuDNN themselves)")
+    return _with_defaults(call, defaults), notes
+
+
+def describe(
+    text: str, keras: bool = False, input_dim: Size | None = None, keras_version: str | None = None
+) -> dict[str, Any]:
     """Everything the CLI prints, as plain data.
 
     Parameters
@@ -160,6 +210,10 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
     keras : bool
     input_dim : int or None
         Keras only: the last dimension of the layer's input (required with ``keras``).
+    keras_version : str or None
+        Keras only: apply the constructor defaults of that Keras version (one of
+        :data:`derive.keras.KERAS_VERSIONS`, e.g. ``"2.2"``: GRU ``reset_after=False``); None for
+        Keras 3's.
 
     Returns
     -------
@@ -168,7 +222,8 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
         ``layers`` (per-layer counts, torch with an int ``num_layers`` up to
         :data:`derive.render.display.LISTED_LAYERS`), ``layer_sum`` (beyond that: ``num_layers``,
         ``layer0``, ``each_upper_layer``; else None), ``formula``,
-        ``formula_latex``, ``values`` (the symbols' values), ``object`` (the derive object).
+        ``formula_latex``, ``values`` (the symbols' values), ``notes`` (the version defaults
+        applied and where they changed; Keras 2 layers), ``object`` (the derive object).
 
     Raises
     ------
@@ -181,6 +236,11 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
     layers: list[Any] = []
     layer_sum: dict[str, Any] | None = None
     call = parse(text, keras)
+    notes: list[str] = []
+    if keras_version is not None and not keras:
+        raise InputError("--keras-version is only for --keras")
+    if keras:
+        call, notes = _keras_version(call, keras_version)
     try:
         if keras:
             if input_dim is None:
@@ -219,6 +279,7 @@ def describe(text: str, keras: bool = False, input_dim: Size | None = None) -> d
         "layer_sum": layer_sum,
         "formula": sympy.expand(formula),
         "values": values,
+        "notes": notes,
         "object": obj,
     }
 
@@ -314,6 +375,8 @@ def _print_rich(info: dict[str, Any], cost_info: dict[str, Any] | None, out: Tex
         )
     values = ", ".join(f"{k}={v}" for k, v in info["values"].items())
     console.print(plain(f"formula: N = {info['formula']}" + (f"   ({values})" if values else "")))
+    for note in info.get("notes", ()):
+        console.print(plain(f"note: {note}"))
     if cost_info:
         console.print(
             plain(
@@ -361,6 +424,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"derive {__version__} (distribution derive-rnn)")
     parser.add_argument("--keras", action="store_true", help="a Keras 3 layer (keras.layers) instead of torch.nn")
     parser.add_argument("--input-dim", type=_positive_int, help="Keras: features per time step of the input")
+    parser.add_argument(
+        "--keras-version",
+        metavar="VERSION",
+        help="Keras: that version's constructor defaults, e.g. 2.2 (GRU reset_after=False before 2.4); default 3",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON for machines")
     output.add_argument("--latex", action="store_true", help="print the count as LaTeX for papers")
@@ -483,7 +551,7 @@ def _main(argv: list[str] | None) -> int:
     if args.cost and args.keras:
         return fail("--cost is only available for torch constructors")
     try:
-        info = describe(args.constructor, args.keras, args.input_dim)
+        info = describe(args.constructor, args.keras, args.input_dim, args.keras_version)
         cost_info = None
         if args.cost:
             if not isinstance(info["count"], int):

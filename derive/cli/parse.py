@@ -14,8 +14,12 @@ TORCH_CLASSES = ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell")
 #: Prefixes a torch constructor may carry.
 TORCH_PREFIXES = ("", "nn.", "torch.nn.")
 #: Layers and wrappers the Keras path accepts (``derive.keras``).
-KERAS_LAYERS = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D")
-KERAS_WRAPPERS = ("Bidirectional", "Sequential")
+KERAS_LAYERS = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "CuDNNLSTM", "CuDNNGRU")
+#: Keras cells: only inside ``RNN(...)`` or ``StackedRNNCells([...])``.
+KERAS_CELLS = ("SimpleRNNCell", "LSTMCell", "GRUCell")
+KERAS_WRAPPERS = ("Bidirectional", "Sequential", "RNN", "StackedRNNCells")
+#: Keyword arguments of a wrapper that hold nested calls.
+KERAS_NESTED = ("layer", "backward_layer", "layers", "cell", "cells")
 KERAS_PREFIXES = ("", "layers.", "keras.layers.", "tf.keras.layers.", "keras.", "tf.keras.")
 #: Names that stand for derive's size symbols.
 SYMBOLS = {"I": I, "H": H, "L": L, "P": P}
@@ -47,7 +51,9 @@ def _callee(node: ast.Call, keras: bool, parent: str | None) -> str:
     name = _dotted(node.func)
     if name is None:
         raise InputError("only a call of a class name is allowed (e.g. LSTM(32, 128) or nn.GRU(10, 20))")
-    prefixes, classes = (KERAS_PREFIXES, KERAS_LAYERS + KERAS_WRAPPERS) if keras else (TORCH_PREFIXES, TORCH_CLASSES)
+    prefixes, classes = (
+        (KERAS_PREFIXES, KERAS_LAYERS + KERAS_CELLS + KERAS_WRAPPERS) if keras else (TORCH_PREFIXES, TORCH_CLASSES)
+    )
     base = name.rsplit(".", 1)[-1]
     prefix = name[: len(name) - len(base)]
     if prefix not in prefixes:
@@ -55,13 +61,18 @@ def _callee(node: ast.Call, keras: bool, parent: str | None) -> str:
         raise InputError(f"attribute access {name!r} is not allowed; allowed prefixes: {allowed}")
     if base not in classes:
         hint = ""
-        if not keras and base in KERAS_LAYERS + KERAS_WRAPPERS:
+        if not keras and base in KERAS_LAYERS + KERAS_CELLS + KERAS_WRAPPERS:
             hint = " (use --keras for Keras layers)"
         elif keras and base in TORCH_CLASSES:
             hint = " (drop --keras for torch.nn classes)"
         raise InputError(f"unknown name {base!r}; allowed: {', '.join(classes)}{hint}")
-    if parent is not None and (base == "Sequential" or (parent == "Bidirectional" and base in KERAS_WRAPPERS)):
+    if parent is not None and (base == "Sequential" or (parent == "Bidirectional" and base == "Bidirectional")):
         raise InputError(f"{base} cannot be nested in {parent}")
+    in_rnn = parent in ("RNN", "StackedRNNCells")
+    if keras and (base in KERAS_CELLS or base == "StackedRNNCells") and not in_rnn:
+        raise InputError(f"{base} is a cell: wrap it in RNN(...), e.g. RNN({base}(64))")
+    if in_rnn and base not in KERAS_CELLS + ("StackedRNNCells",):
+        raise InputError(f"{base} is not a cell; {parent} takes SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells")
     return base
 
 
@@ -102,7 +113,9 @@ def _literal(node: ast.expr, keras: bool, depth: int, parent: str | None) -> Any
         return tuple(items) if isinstance(node, ast.Tuple) else items
     if isinstance(node, ast.Call):
         if not (keras and parent):
-            raise InputError("a call is allowed only as the layer of a Keras wrapper (Bidirectional, Sequential)")
+            raise InputError(
+                "a call is allowed only as the layer of a Keras wrapper (Bidirectional, Sequential, RNN, StackedRNNCells)"
+            )
         return _build(node, keras, depth + 1, parent)
     if isinstance(node, ast.Starred):
         raise InputError("starred arguments (*args) are not allowed")
@@ -140,7 +153,7 @@ def _build(node: ast.Call, keras: bool, depth: int = 0, parent: str | None = Non
             raise InputError("keyword unpacking (**kwargs) is not allowed")
         if kw.arg in kwargs:
             raise InputError(f"keyword argument repeated: {kw.arg}")
-        nested = wrapper and kw.arg in ("layer", "backward_layer", "layers")
+        nested = wrapper and kw.arg in KERAS_NESTED
         kwargs[kw.arg] = _literal(kw.value, keras, depth, name if nested else None)
     return _Call(name, args, kwargs)
 

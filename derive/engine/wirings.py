@@ -12,6 +12,8 @@ Wirings
 * :data:`UNIDIRECTIONAL` — one direction.
 * :data:`DEEP_BIDIRECTIONAL` — PyTorch, cuDNN: both directions of layer l >= 1 read [fwd ; bwd] of l - 1.
 * :data:`SIMPLE_CONCAT` — two independent stacks joined only at the top (AllenNLP, TF1).
+* :data:`SKIP_CONNECTIONS` — one direction; layer l >= 1 reads the stack's input beside the layer below
+  (Haiku ``hk.deep_rnn_with_skip_connections``).
 * :func:`keras_bidirectional` — one Keras ``Bidirectional`` per layer; ``merge_mode`` sets the next width.
 * :data:`SHARED_INPUT_WEIGHTS` — deep bidirectional with the input weights tied across directions
   (Deep Speech 2).
@@ -40,6 +42,7 @@ __all__ = [
     "UNIDIRECTIONAL",
     "DEEP_BIDIRECTIONAL",
     "SIMPLE_CONCAT",
+    "SKIP_CONNECTIONS",
     "SHARED_INPUT_WEIGHTS",
     "KERAS_MERGE_MODES",
     "keras_bidirectional",
@@ -178,13 +181,17 @@ class Wiring:
         ``(("weight", "ih"),)``: the input weights. A tied tensor is counted once.
     labels : Labels or None, default None
         Class-label inputs (modified BRNN).
+    skip_inputs : bool, default False
+        Layer l >= 1 also reads the stack's input: [x_t; h^{l-1}_t], I + H_out wide (one
+        direction only). The stack's output is then every layer's output concatenated, L·H_out.
 
     Raises
     ------
     ValueError
         Unknown ``merge``, ``upper_reads`` not matching it, an unknown role in ``shared``, a
         non-bidirectional wiring with ``shared`` or ``labels``, or labels entering the states of a
-        wiring that ties the input weights (the tied tensors would differ in width).
+        wiring that ties the input weights (the tied tensors would differ in width); ``skip_inputs``
+        with two directions.
     """
 
     name: str
@@ -194,6 +201,7 @@ class Wiring:
     merge: str = "concat"
     shared: tuple[tuple[str, str], ...] = ()
     labels: Labels | None = None
+    skip_inputs: bool = False
 
     def __post_init__(self) -> None:
         if self.merge not in MERGES:
@@ -207,6 +215,8 @@ class Wiring:
         bad = [role for role in self.shared if tuple(role) not in _ROLES]
         if bad:
             raise ValueError(f"shared must hold (kind, group) pairs from {sorted(_ROLES)}, got {bad!r}")
+        if self.skip_inputs and self.num_directions != 1:
+            raise ValueError("skip_inputs needs one direction")
         if (self.shared or self.labels) and self.num_directions != 2:
             raise ValueError("shared and labels need two directions")
         if self.shared and self.labels and "states" in self.labels.placement:
@@ -236,6 +246,8 @@ class Wiring:
             0 forward, 1 reverse. Only differs with labels entering the states.
         """
         width = input_size if layer == 0 else self.upper_reads * output_size
+        if self.skip_inputs and layer != 0:
+            width = input_size + width
         if (
             self.labels is not None
             and "states" in self.labels.placement
@@ -258,7 +270,14 @@ class Wiring:
         -------
         int or sympy.Expr
             Features per time step.
+
+        Raises
+        ------
+        ValueError
+            A wiring with ``skip_inputs``: its output is L·H_out wide, not a per-layer width.
         """
+        if self.skip_inputs:
+            raise ValueError("a stack with skip connections outputs every layer's output concatenated (L·H_out)")
         merged = merged_width(self.merge, (output_size,) * self.num_directions)
         return sympy.expand(merged) if isinstance(merged, sympy.Expr) else merged
 
@@ -340,6 +359,18 @@ SIMPLE_CONCAT = Wiring(
     "AllenNLP ElmoLstm (allennlp/modules/elmo_lstm.py); TF1 tf.compat.v1.nn.bidirectional_dynamic_rnn "
     "over MultiRNNCell (tensorflow/python/ops/rnn.py); pytorch/pytorch#4930",
     merge="separate",
+)
+
+#: One direction with skip connections: layer l >= 1 reads [x_t; h^{l-1}_t], I + H_out features,
+#: and the stack outputs [h^0_t; ...; h^{L-1}_t]. Haiku ``hk.deep_rnn_with_skip_connections``
+#: (``haiku/_src/recurrent.py``, ``_DeepRNN.__call__``: the inputs concatenated before the
+#: previous core's output for every core after the first, the outputs of all cores concatenated).
+SKIP_CONNECTIONS = Wiring(
+    "skip connections",
+    ("forward",),
+    1,
+    "haiku/_src/recurrent.py (dm-haiku 0.0.17: deep_rnn_with_skip_connections, _DeepRNN.__call__)",
+    skip_inputs=True,
 )
 
 #: Deep bidirectional with the input-to-hidden weights of each layer shared by both directions

@@ -40,7 +40,7 @@ from ..cells import CELLS
 from ..engine import validate
 from ..engine.stack import UPPER, Stack, layer_sum
 from ..engine.symbols import Size, plain
-from ..engine.wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
+from ..engine.wirings import DEEP_BIDIRECTIONAL, SKIP_CONNECTIONS, UNIDIRECTIONAL
 from .registry import FRAMEWORKS, GENERIC_CELLS, POSITIVE_NUMBER, SIZE_OR_ZERO, CellSpec, Framework
 
 
@@ -119,6 +119,7 @@ def stack(
     reset_gate: bool = True,
     kernel_size: Sequence[Size] | None = None,
     double_bias: bool = True,
+    skip_connections: bool = False,
     **class_options: Any,
 ) -> Stack:
     """The :class:`derive.stack.Stack` of ``cell`` in ``framework``: tensors, counts, cells.
@@ -156,6 +157,9 @@ def stack(
         ConvLSTM only (required there): the kernel's spatial size.
     double_bias : bool, default True
         Haiku ``VanillaRNN``'s option: a bias on the recurrent ``Linear`` too.
+    skip_connections : bool, default False
+        Haiku: the stack of ``hk.deep_rnn_with_skip_connections`` (:data:`derive.wirings.SKIP_CONNECTIONS`):
+        layer k >= 1 reads the input beside layer k - 1's output, I + H features; one direction only.
     **class_options
         Options of a class's own cell (its :attr:`CellSpec.options`): QRNN ``window`` and
         ``pooling``, SRU ``has_skip_term``, IndRNN ``nonlinearity``.
@@ -191,6 +195,7 @@ def stack(
         ("peepholes", peepholes),
         ("reset_gate", reset_gate),
         ("double_bias", double_bias),
+        ("skip_connections", skip_connections),
     ):
         validate.flag(name, value)
     if reset_after is not None:
@@ -199,6 +204,12 @@ def stack(
     _allowed(spec, fw, "peepholes", peepholes, False)
     _allowed(spec, fw, "reset_gate", reset_gate, True)
     _allowed(spec, fw, "double_bias", double_bias, True)
+    _allowed(spec, fw, "skip_connections", skip_connections, False)
+    if skip_connections and bidirectional:
+        raise ValueError(
+            "skip_connections stacks cores in one direction (hk.deep_rnn_with_skip_connections): "
+            "bidirectional must be False"
+        )
     default_reset = spec.options.get("reset_after", (True,))[0]
     reset_after = default_reset if reset_after is None else reset_after
     _allowed(spec, fw, "reset_after", reset_after, True)
@@ -252,7 +263,7 @@ def stack(
     for (option, wanted), variant in spec.variants.items():
         if {"double_bias": double_bias}.get(option) == wanted:
             convention = variant
-    wiring = DEEP_BIDIRECTIONAL if bidirectional else UNIDIRECTIONAL
+    wiring = SKIP_CONNECTIONS if skip_connections else DEEP_BIDIRECTIONAL if bidirectional else UNIDIRECTIONAL
     single = {"layer": False, "node": num_layers == 1, "cell": num_layers == 1 and not bidirectional}[spec.kind]
     return Stack(
         spec.mode,

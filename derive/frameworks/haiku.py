@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine.conventions import Convention, TensorLayout
-from .registry import YES_NO, CellSpec, Framework, register
+from .registry import ON_OFF, YES_NO, CellSpec, Framework, register
 
 __all__ = ["HAIKU_VANILLA", "HAIKU_VANILLA_ONE_BIAS", "HAIKU_LSTM", "HAIKU_GRU", "HAIKU_CONV_LSTM", "haiku_name"]
 
@@ -146,13 +146,20 @@ register(
                 "rnn",
                 HAIKU_VANILLA,
                 "cell",
-                {"double_bias": YES_NO},
+                {"double_bias": YES_NO, "skip_connections": ON_OFF},
                 variants={("double_bias", False): HAIKU_VANILLA_ONE_BIAS},
             ),
-            CellSpec("LSTM", "LSTM", "lstm", HAIKU_LSTM, "cell"),
-            CellSpec("GRU", "GRU", "gru", HAIKU_GRU, "cell", {"reset_after": (False,)}),
+            CellSpec("LSTM", "LSTM", "lstm", HAIKU_LSTM, "cell", {"skip_connections": ON_OFF}),
+            CellSpec("GRU", "GRU", "gru", HAIKU_GRU, "cell", {"reset_after": (False,), "skip_connections": ON_OFF}),
             *(
-                CellSpec(f"Conv{n}DLSTM", "CONVLSTM", "convlstm", HAIKU_CONV_LSTM[n], "cell", {"kernel_size": (n,)})
+                CellSpec(
+                    f"Conv{n}DLSTM",
+                    "CONVLSTM",
+                    "convlstm",
+                    HAIKU_CONV_LSTM[n],
+                    "cell",
+                    {"kernel_size": (n,), "skip_connections": ON_OFF},
+                )
                 for n in (1, 2, 3)
             ),
         ),

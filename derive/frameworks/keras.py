@@ -35,7 +35,7 @@ from __future__ import annotations
 import copy
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sympy
@@ -52,6 +52,17 @@ __all__ = [
     "SimpleRNN",
     "LSTM",
     "GRU",
+    "SimpleRNNCell",
+    "LSTMCell",
+    "GRUCell",
+    "StackedRNNCells",
+    "RNN",
+    "CuDNNLSTM",
+    "CuDNNGRU",
+    "KERAS_VERSIONS",
+    "DEFAULT_CHANGES",
+    "DefaultChange",
+    "version_defaults",
     "ConvLSTM1D",
     "ConvLSTM2D",
     "ConvLSTM3D",
@@ -504,6 +515,503 @@ class GRU(_RNN):
         return super().__repr__()[:-1] + ("" if self.reset_after else ", reset_after=False") + ")"
 
 
+# --------------------------------------------------------------------------- cells and RNN
+
+# Keyword arguments a cell passes on to ``Layer.__init__`` (keras/src/layers/layer.py).
+_CELL_KWARGS = _LAYER_KWARGS | {"activity_regularizer"}
+
+
+class _CellBase(ABC):
+    """What :class:`RNN` needs of a cell: its weights and its output width."""
+
+    name: str
+    auto_name: bool
+    default_name = ""
+
+    @abstractmethod
+    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
+        """The cell's weights, paths under ``<prefix><name>/``, for inputs ``input_dim`` wide.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step.
+        prefix : str
+            Prepended to every path (the ``RNN``'s name and ``/``).
+
+        Returns
+        -------
+        list of Weight
+        """
+
+    @abstractmethod
+    def output_dim(self, input_dim: Size) -> Size:
+        """Features the cell outputs per time step (``cell.output_size``).
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step read by the cell.
+
+        Returns
+        -------
+        int or sympy.Expr
+        """
+
+    def count(self, input_dim: Size) -> sympy.Expr:
+        """Number of parameters of the cell for inputs ``input_dim`` wide.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+
+        Returns
+        -------
+        sympy.Expr
+        """
+        return sympy.expand(sympy.Add(*(w.numel for w in self.tensors(input_dim))))
+
+
+class _Cell(_CellBase):
+    """``keras.layers.SimpleRNNCell``, ``LSTMCell``, ``GRUCell``: one time step, the layer's weights."""
+
+    mode = ""
+    reset_after = True
+
+    def _setup(self, units: Size, use_bias: bool, kwargs: dict[str, Any], allowed: frozenset[str]) -> None:
+        _check_kwargs(type(self), kwargs, allowed)
+        self.units = validate.size("units", units)
+        self.use_bias = validate.flag("use_bias", use_bias)
+        self.auto_name = kwargs.get("name") is None
+        self.name = _name(kwargs.get("name"), self.default_name)
+
+    def cell(self, input_dim: Size) -> Cell:
+        """The cell's update equations, with Keras' bias policy, for inputs ``input_dim`` wide.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step.
+
+        Returns
+        -------
+        Cell
+        """
+        bias = KERAS.bias_policy(self.mode, self.use_bias, self.reset_after)
+        extra = {"reset_after": self.reset_after} if self.mode == "GRU" else {}
+        return make_cell(self.mode, validate.size("input_dim", input_dim), self.units, bias, **extra)
+
+    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
+        """``kernel``, ``recurrent_kernel``, ``bias`` under ``<prefix><name>/``, as the layer's.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step.
+        prefix : str
+            Prepended to every path.
+
+        Returns
+        -------
+        list of Weight
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer.
+        """
+        return [
+            Weight(f"{prefix}{self.name}/{t.name}", tuple(plain(d) for d in t.shape), t.parameters)
+            for t in KERAS.layout(self.cell(input_dim))
+        ]
+
+    def output_dim(self, input_dim: Size) -> Size:
+        """``units``, whatever ``input_dim``.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+
+        Returns
+        -------
+        int or sympy.Expr
+        """
+        return self.units
+
+    def __repr__(self) -> str:
+        extra = ("" if self.use_bias else ", use_bias=False") + ("" if self.reset_after else ", reset_after=False")
+        return f"{type(self).__name__}({self.units}{extra})"
+
+
+class SimpleRNNCell(_Cell):
+    """``keras.layers.SimpleRNNCell``: :class:`SimpleRNN`'s weights, for :class:`RNN`.
+
+    Weights (``keras/src/layers/rnn/simple_rnn.py``, ``SimpleRNNCell.build``): ``kernel`` (I, H),
+    ``recurrent_kernel`` (H, H), ``bias`` (H,), under the cell's name (``simple_rnn_cell``).
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    use_bias : bool, default True
+    activation, kernel_initializer, ..., seed
+        Keras' arguments, accepted and ignored.
+    **kwargs
+        Keras' layer arguments (``name``, ``dtype``, ``trainable``, ``autocast``, ...).
+
+    Raises
+    ------
+    TypeError
+        ``units`` not an integer, ``use_bias`` not a bool, an unknown keyword.
+    ValueError
+        ``units`` <= 0; ``name`` containing ``/``.
+
+    Examples
+    --------
+    >>> count(RNN(SimpleRNNCell(5)), 4)
+    50
+    """
+
+    mode, default_name = "RNN_TANH", "simple_rnn_cell"
+
+    def __init__(
+        self,
+        units: Size,
+        activation: object = "tanh",
+        use_bias: bool = True,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        seed: object = None,
+        **kwargs: Any,
+    ) -> None:
+        self._setup(units, use_bias, kwargs, _CELL_KWARGS)
+
+
+class LSTMCell(_Cell):
+    """``keras.layers.LSTMCell``: :class:`LSTM`'s weights, for :class:`RNN`.
+
+    Weights (``keras/src/layers/rnn/lstm.py``, ``LSTMCell.build``): ``kernel`` (I, 4H),
+    ``recurrent_kernel`` (H, 4H), ``bias`` (4H,), gates i, f, c, o, under the cell's name
+    (``lstm_cell``).
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    use_bias : bool, default True
+    activation, recurrent_activation, kernel_initializer, ..., seed
+        Keras' arguments, accepted and ignored.
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNNCell`) and ``implementation``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`SimpleRNNCell`.
+
+    Examples
+    --------
+    >>> count(RNN(LSTMCell(5)), 4) == count(LSTM(5), 4) == 200
+    True
+    """
+
+    mode, default_name = "LSTM", "lstm_cell"
+
+    def __init__(
+        self,
+        units: Size,
+        activation: object = "tanh",
+        recurrent_activation: object = "sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        unit_forget_bias: bool = True,
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        seed: object = None,
+        **kwargs: Any,
+    ) -> None:
+        self._setup(units, use_bias, kwargs, _CELL_KWARGS | {"implementation"})
+
+
+class GRUCell(_Cell):
+    """``keras.layers.GRUCell``: :class:`GRU`'s weights, for :class:`RNN`.
+
+    Weights (``keras/src/layers/rnn/gru.py``, ``GRUCell.build``): ``kernel`` (I, 3H),
+    ``recurrent_kernel`` (H, 3H), gates z, r, h; ``bias`` (2, 3H) with ``reset_after=True`` (the
+    default), (3H,) with ``reset_after=False``; under the cell's name (``gru_cell``).
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    use_bias : bool, default True
+    reset_after : bool, default True
+    activation, recurrent_activation, kernel_initializer, ..., seed
+        Keras' arguments, accepted and ignored.
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNNCell`) and ``implementation``.
+
+    Raises
+    ------
+    TypeError
+        As :class:`SimpleRNNCell`; ``reset_after`` not a bool.
+    ValueError
+        As :class:`SimpleRNNCell`.
+
+    Examples
+    --------
+    >>> count(RNN(GRUCell(5)), 4), count(RNN(GRUCell(5, reset_after=False)), 4)
+    (165, 150)
+    """
+
+    mode, default_name = "GRU", "gru_cell"
+
+    def __init__(
+        self,
+        units: Size,
+        activation: object = "tanh",
+        recurrent_activation: object = "sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        reset_after: bool = True,
+        seed: object = None,
+        **kwargs: Any,
+    ) -> None:
+        self._setup(units, use_bias, kwargs, _CELL_KWARGS | {"implementation"})
+        self.reset_after = validate.flag("reset_after", reset_after)
+
+
+def _check_cell(cell: object, message: str) -> _CellBase:
+    if not isinstance(cell, _CellBase):
+        raise ValueError(
+            f"{message}: {cell!r} (a cell of derive.keras: SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells)"
+        )
+    return cell
+
+
+class StackedRNNCells(_CellBase):
+    """``keras.layers.StackedRNNCells(cells, **kwargs)``: cells applied one above the other at each step.
+
+    Cell k reads the output of cell k - 1 (``keras/src/layers/rnn/stacked_rnn_cells.py``,
+    ``StackedRNNCells.build``: each cell is built on the previous cell's ``output_size``); the
+    stack's output is the last cell's. Weights are the cells' in order, under
+    ``<rnn>/stacked_rnn_cells/<cell>/``. Cells without a ``name`` get Keras' default names made
+    unique in the order they are listed, as a fresh session (``keras.backend.clear_session()``)
+    creates them: ``lstm_cell``, ``lstm_cell_1``, ...; a session that has created cells before
+    counts on from there (the shapes do not change).
+
+    Parameters
+    ----------
+    cells : list of SimpleRNNCell, LSTMCell, GRUCell or StackedRNNCells
+    **kwargs
+        Keras' layer arguments (``name``, default ``"stacked_rnn_cells"``, ``dtype``, ...).
+
+    Raises
+    ------
+    ValueError
+        ``cells`` empty, or an entry that is not a cell (Keras: "All cells must have a `call` method").
+    TypeError
+        An unknown keyword.
+
+    Examples
+    --------
+    >>> [w.path for w in tensors(RNN(StackedRNNCells([LSTMCell(5), LSTMCell(6)])), 4)][::3]
+    ['rnn/stacked_rnn_cells/lstm_cell/kernel', 'rnn/stacked_rnn_cells/lstm_cell_1/kernel']
+    """
+
+    default_name = "stacked_rnn_cells"
+
+    def __init__(self, cells: Sequence[_CellBase], **kwargs: Any) -> None:
+        _check_kwargs(type(self), kwargs, _CELL_KWARGS)
+        if not isinstance(cells, (list, tuple)) or not cells:
+            raise ValueError(f"cells must be a non-empty list of cells, got {cells!r}")
+        seen: dict[str, int] = {}
+        self.cells: list[_CellBase] = []
+        for cell in cells:
+            cell = copy.copy(
+                _check_cell(cell, "All cells must have a `call` method. Received cell without a `call` method")
+            )
+            if cell.auto_name:
+                k = seen.get(cell.default_name, 0)
+                seen[cell.default_name] = k + 1
+                cell.name = cell.default_name if k == 0 else f"{cell.default_name}_{k}"
+            self.cells.append(cell)
+        self.auto_name = kwargs.get("name") is None
+        self.name = _name(kwargs.get("name"), self.default_name)
+
+    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
+        """Every cell's weights in order, cell k built for the output width of cell k - 1.
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step read by the first cell.
+        prefix : str
+            Prepended to every path.
+
+        Returns
+        -------
+        list of Weight
+        """
+        out: list[Weight] = []
+        width = validate.size("input_dim", input_dim)
+        for cell in self.cells:
+            out += cell.tensors(width, f"{prefix}{self.name}/")
+            width = cell.output_dim(width)
+        return out
+
+    def output_dim(self, input_dim: Size) -> Size:
+        """The last cell's output width (``StackedRNNCells.output_size``).
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+
+        Returns
+        -------
+        int or sympy.Expr
+        """
+        width = input_dim
+        for cell in self.cells:
+            width = cell.output_dim(width)
+        return width
+
+    def __repr__(self) -> str:
+        return f"StackedRNNCells([{', '.join(repr(c) for c in self.cells)}])"
+
+
+class RNN(_RNN):
+    """``keras.layers.RNN(cell, return_sequences=False, ...)``: a recurrent layer around a cell.
+
+    ``RNN(LSTMCell(n))`` has :class:`LSTM`'s weights, under ``rnn/lstm_cell/`` instead of
+    ``lstm/lstm_cell/``; a list of cells is wrapped in :class:`StackedRNNCells`
+    (``keras/src/layers/rnn/rnn.py``, ``RNN.__init__``), its weights under
+    ``rnn/stacked_rnn_cells/<cell>/``. The output is the (last) cell's ``units`` wide. Usable in
+    :class:`Bidirectional` and :class:`Sequential` as the other layers.
+
+    Parameters
+    ----------
+    cell : SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells, or a list of cells
+    return_sequences, return_state, go_backwards, stateful : bool
+        Checked where Keras checks them (see :class:`Bidirectional`).
+    unroll, zero_output_for_mask : bool
+        Accepted and ignored.
+    **kwargs
+        Keras' layer arguments (``name``, default ``"rnn"``, ``dtype``, ...).
+
+    Raises
+    ------
+    ValueError
+        ``cell`` not a cell (Keras: "Argument `cell` should have a `call` method"), an empty list.
+    TypeError
+        An unknown keyword.
+
+    Examples
+    --------
+    >>> count(RNN([LSTMCell(5), GRUCell(6), LSTMCell(2)]), 4)
+    506
+    >>> count(Bidirectional(RNN(LSTMCell(128))), 28) == count(Bidirectional(LSTM(128)), 28)
+    True
+    """
+
+    mode, default_name = "RNN", "rnn"
+
+    def __init__(
+        self,
+        cell: _CellBase | Sequence[_CellBase],
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        unroll: bool = False,
+        zero_output_for_mask: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        _check_kwargs(type(self), kwargs, _CELL_KWARGS)
+        stacked = StackedRNNCells(cell) if isinstance(cell, (list, tuple)) else cell
+        self.cell_object = _check_cell(stacked, "Argument `cell` should have a `call` method. Received: cell")
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.go_backwards = go_backwards
+        self.stateful = stateful
+        self.name = _name(kwargs.get("name"), self.default_name)
+        last = self.cell_object
+        while isinstance(last, StackedRNNCells):
+            last = last.cells[-1]
+        assert isinstance(last, _Cell)
+        self.units = last.units  # the stack's output width
+        self.use_bias = True
+
+    def _cell(self, input_dim: Size) -> Cell:
+        if not isinstance(self.cell_object, _Cell):
+            raise ValueError("RNN over StackedRNNCells has one cell per level: see .cell_object.cells")
+        return self.cell_object.cell(input_dim)
+
+    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
+        """The cell's weights under ``<prefix><name>/`` (see :class:`StackedRNNCells` for a stack).
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step.
+        prefix : str
+            Prepended to every path.
+
+        Returns
+        -------
+        list of Weight
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer.
+        """
+        return self.cell_object.tensors(validate.size("input_dim", input_dim), f"{prefix}{self.name}/")
+
+    def output_dim(self, input_dim: Size) -> Size:
+        """The cell's output width (the last cell's ``units`` for a stack).
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+
+        Returns
+        -------
+        int or sympy.Expr
+        """
+        return self.cell_object.output_dim(input_dim)
+
+    def __repr__(self) -> str:
+        return f"RNN({self.cell_object!r})"
+
+
 class _ConvLSTM(_RNN):
     """Shared by :class:`ConvLSTM1D`, :class:`ConvLSTM2D` and :class:`ConvLSTM3D`."""
 
@@ -680,6 +1188,275 @@ class ConvLSTM3D(_ConvLSTM):
     spatial_rank, default_name = 3, "conv_lstm3d"
 
 
+# --------------------------------------------------------------------------- Keras 2: CuDNN layers, version defaults
+
+
+class _CuDNN(_RNN):
+    """``CuDNNLSTM`` / ``CuDNNGRU`` (Keras 2): no cell, cuDNN's two biases in one ``bias``."""
+
+    def __init__(
+        self,
+        units: Size,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        activity_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        self._setup("units", units, True, return_sequences, return_state, go_backwards, stateful, kwargs)
+
+    def _cell(self, input_dim: Size) -> Cell:
+        return make_cell(self.mode, input_dim, self.units, "two", reset_after=True)
+
+    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
+        """``kernel``, ``recurrent_kernel``, ``bias`` under ``<prefix><name>/`` (no cell scope).
+
+        Parameters
+        ----------
+        input_dim : int or sympy.Expr
+            Features per time step.
+        prefix : str
+            Prepended to every path.
+
+        Returns
+        -------
+        list of Weight
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer.
+        """
+        from .tf_keras import TF_KERAS_CUDNN
+
+        layout = replace(TF_KERAS_CUDNN, layer_name=lambda base, layer, direction: base)
+        cell = self.cell(validate.size("input_dim", input_dim))
+        return [
+            Weight(f"{prefix}{self.name}/{t.name}", tuple(plain(d) for d in t.shape), t.parameters)
+            for t in layout.layout(cell)
+        ]
+
+
+class CuDNNLSTM(_CuDNN):
+    """Keras 2's ``CuDNNLSTM`` (``keras.layers`` 2.0.9-2.3, TF 1 ``tf.keras.layers``, TF 2
+    ``tf.compat.v1.keras.layers``); not in Keras 3, whose ``LSTM`` calls cuDNN itself.
+
+    Weights (``tf_keras/src/layers/rnn/cudnn_lstm.py``, ``CuDNNLSTM.build``, tf-keras 2.21):
+    ``kernel`` (I, 4H), ``recurrent_kernel`` (H, 4H), ``bias`` (8H,) — the input biases then the
+    recurrent ones, cuDNN's two biases: 4H more than :class:`LSTM`. Paths are Keras 2's:
+    ``cu_dnnlstm/kernel`` (no cell scope).
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    kernel_initializer, ..., unit_forget_bias, ..., bias_constraint
+        Keras' arguments, accepted and ignored.
+    return_sequences, return_state, go_backwards, stateful : bool
+    **kwargs
+        Keras' layer arguments (``name``, ...).
+
+    Raises
+    ------
+    TypeError
+        ``units`` not an integer, an unknown keyword.
+    ValueError
+        ``units`` <= 0.
+
+    Examples
+    --------
+    >>> count(CuDNNLSTM(5), 4) - count(LSTM(5), 4)
+    20
+    """
+
+    mode, cell_name, default_name = "LSTM", "", "cu_dnnlstm"
+
+    def __init__(
+        self,
+        units: Size,
+        kernel_initializer: object = "glorot_uniform",
+        recurrent_initializer: object = "orthogonal",
+        bias_initializer: object = "zeros",
+        unit_forget_bias: bool = True,
+        kernel_regularizer: object = None,
+        recurrent_regularizer: object = None,
+        bias_regularizer: object = None,
+        activity_regularizer: object = None,
+        kernel_constraint: object = None,
+        recurrent_constraint: object = None,
+        bias_constraint: object = None,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        self._setup("units", units, True, return_sequences, return_state, go_backwards, stateful, kwargs)
+
+    def __repr__(self) -> str:
+        return f"CuDNNLSTM({self.units})"
+
+
+class CuDNNGRU(_CuDNN):
+    """Keras 2's ``CuDNNGRU`` (as :class:`CuDNNLSTM`): the GRU with the reset gate after the
+    recurrent product and two biases.
+
+    Weights (``tf_keras/src/layers/rnn/cudnn_gru.py``, ``CuDNNGRU.build``): ``kernel`` (I, 3H),
+    ``recurrent_kernel`` (H, 3H), ``bias`` (6H,): the count of ``GRU(reset_after=True)``, one flat bias.
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    kernel_initializer, ..., bias_constraint
+        Keras' arguments, accepted and ignored.
+    return_sequences, return_state, go_backwards, stateful : bool
+    **kwargs
+        Keras' layer arguments (``name``, ...).
+
+    Raises
+    ------
+    TypeError
+        ``units`` not an integer, an unknown keyword.
+    ValueError
+        ``units`` <= 0.
+
+    Examples
+    --------
+    >>> count(CuDNNGRU(5), 4) == count(GRU(5), 4) == 165
+    True
+    """
+
+    mode, cell_name, default_name = "GRU", "", "cu_dnngru"
+
+    def __repr__(self) -> str:
+        return f"CuDNNGRU({self.units})"
+
+
+@dataclass(frozen=True)
+class DefaultChange:
+    """A constructor default of a Keras layer that changed between versions, changing the weights.
+
+    Attributes
+    ----------
+    layers : tuple of str
+        The classes concerned (``("GRU", "GRUCell")``).
+    argument : str
+    before, after : object
+        The default before and from :attr:`version`.
+    version : str
+        The first Keras version (``MAJOR.MINOR``) with :attr:`after`.
+    source : str
+        Where the two defaults are read.
+    """
+
+    layers: tuple[str, ...]
+    argument: str
+    before: object
+    after: object
+    version: str
+    source: str
+
+    def note(self, version: str) -> str:
+        """What the defaults of Keras ``version`` give, and where it changed.
+
+        Parameters
+        ----------
+        version : str
+            One of :data:`KERAS_VERSIONS`.
+
+        Returns
+        -------
+        str
+        """
+        value = self.before if _older(version, self.version) else self.after
+        other = self.after if value == self.before else self.before
+        return (
+            f"{'/'.join(self.layers)} {self.argument}={value} (Keras {version}'s default; "
+            f"{self.argument}={other} {'from' if value == self.before else 'before'} Keras {self.version}; "
+            f"source: {self.source})"
+        )
+
+
+#: The Keras versions :func:`version_defaults` knows: standalone Keras 2.0-2.3 (multi-backend),
+#: 2.4-2.15 (``keras`` as tf.keras), tf-keras 2.16-2.21, Keras 3.
+KERAS_VERSIONS = tuple(f"2.{k}" for k in range(22)) + ("3",)
+
+#: Defaults that change a layer's weights. GRU ``reset_after``: False in the standalone
+#: multi-backend Keras 2.0-2.3 (``keras/layers/recurrent.py``, ``GRU.__init__`` and ``GRUCell``;
+#: tensorflow/tensorflow#43960: ``keras.layers.GRU(5)`` on 4 features has 150 parameters there,
+#: 165 in ``tf.keras``) and in TF 1.x's ``tf.keras``; True in TF 2.0's ``tf.keras``
+#: (``tensorflow/python/keras/layers/recurrent_v2.py``, ``GRU``), which Keras 2.4.0 became, and in
+#: Keras 3. ``tf.compat.v1.keras.layers.GRU`` keeps False (``tf_keras/src/layers/rnn/gru_v1.py``).
+DEFAULT_CHANGES = (
+    DefaultChange(
+        ("GRU", "GRUCell"),
+        "reset_after",
+        False,
+        True,
+        "2.4",
+        "keras/layers/recurrent.py (Keras 2.0-2.3: GRU(..., reset_after=False)); "
+        "tensorflow/python/keras/layers/recurrent_v2.py (TF 2.0 tf.keras GRU: reset_after=True, "
+        "which Keras 2.4.0 re-exports); tensorflow/tensorflow#43960",
+    ),
+)
+
+#: Classes that exist only in Keras 2 (``CuDNNLSTM``, ``CuDNNGRU``).
+KERAS2_ONLY = ("CuDNNLSTM", "CuDNNGRU")
+
+
+def _older(version: str, than: str) -> bool:
+    return tuple(int(p) for p in version.split(".")) < tuple(int(p) for p in than.split("."))
+
+
+def version_defaults(version: str) -> tuple[dict[str, dict[str, object]], list[str]]:
+    """The constructor defaults of Keras ``version`` that differ from Keras 3's, by class.
+
+    Parameters
+    ----------
+    version : str
+        ``"MAJOR.MINOR"`` (``"2.2"``) or ``"3"``: one of :data:`KERAS_VERSIONS`.
+
+    Returns
+    -------
+    defaults : dict
+        ``{class name: {argument: value}}``, to apply where the constructor leaves the argument out.
+    notes : list of str
+        One line per default of :data:`DEFAULT_CHANGES`: its value in ``version`` and the version
+        that changed it.
+
+    Raises
+    ------
+    ValueError
+        ``version`` not in :data:`KERAS_VERSIONS`.
+
+    Examples
+    --------
+    >>> version_defaults("2.2")[0]
+    {'GRU': {'reset_after': False}, 'GRUCell': {'reset_after': False}}
+    """
+    if version not in KERAS_VERSIONS:
+        raise ValueError(f"keras version must be one of {', '.join(KERAS_VERSIONS)}, got {version!r}")
+    defaults: dict[str, dict[str, object]] = {}
+    notes = []
+    for change in DEFAULT_CHANGES:
+        notes.append(change.note(version))
+        if _older(version, change.version):
+            for layer in change.layers:
+                defaults.setdefault(layer, {})[change.argument] = change.before
+    return defaults, notes
+
+
 def _same(a: Size, b: Size) -> bool:
     return sympy.expand(as_expr(a) - as_expr(b)) == 0
 
@@ -708,7 +1485,7 @@ class Bidirectional(_Layer):
 
     Parameters
     ----------
-    layer : SimpleRNN, LSTM, GRU or ConvLSTM{1,2,3}D
+    layer : SimpleRNN, LSTM, GRU, RNN or ConvLSTM{1,2,3}D
     merge_mode : {"concat", "sum", "mul", "ave", None}
     weights
         Initial values; accepted and ignored.
@@ -740,7 +1517,9 @@ class Bidirectional(_Layer):
     ) -> None:
         _check_kwargs(type(self), kwargs, _LAYER_KWARGS | {"activity_regularizer"})
         if not isinstance(layer, _RNN):
-            raise ValueError(f"layer must be a recurrent layer (SimpleRNN, LSTM, GRU, ConvLSTM1D/2D/3D), got {layer!r}")
+            raise ValueError(
+                f"layer must be a recurrent layer (SimpleRNN, LSTM, GRU, RNN, ConvLSTM1D/2D/3D), got {layer!r}"
+            )
         if backward_layer is not None and not isinstance(backward_layer, _RNN):
             raise ValueError(f"backward_layer must be a recurrent layer or None, got {backward_layer!r}")
         if merge_mode not in MERGE_MODES:

@@ -122,6 +122,42 @@ def test_keras_sequential():
     assert json.loads(result.stdout)["count"] == dk.count(dk.Bidirectional(dk.GRU(16, return_sequences=True)), 8)
 
 
+@pytest.mark.parametrize(
+    "constructor",
+    ["RNN(LSTMCell(64))", "layers.Bidirectional(layers.RNN([layers.LSTMCell(8), layers.GRUCell(4)]))"],
+)
+def test_keras_rnn_of_cells(constructor):
+    from derive import keras as dk
+    from derive.cli.app import describe
+
+    result = run("--keras", constructor, "--input-dim", "16", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    obj = describe(constructor, keras=True, input_dim=16)["object"]
+    assert data["count"] == dk.count(obj, 16)
+    assert [t["name"] for t in data["tensors"]] == [w.path for w in dk.tensors(obj, 16)]
+    assert (
+        data["tensors"][0]["name"].endswith("rnn/lstm_cell/kernel")
+        or "stacked_rnn_cells/lstm_cell/" in (data["tensors"][0]["name"])
+    )
+
+
+def test_keras_version_defaults_are_applied_and_stated():
+    result = run("--keras", "Bidirectional(GRU(5))", "--input-dim", "4", "--keras-version", "2.2", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["count"] == 300  # 2 x 3H(I + H + 1): reset_after=False
+    assert "reset_after=False (Keras 2.2's default; reset_after=True from Keras 2.4" in data["notes"][0]
+    assert json.loads(run("--keras", "GRU(5)", "--input-dim", "4", "--json").stdout)["count"] == 165
+    cudnn = json.loads(run("--keras", "CuDNNLSTM(5)", "--input-dim", "4", "--json").stdout)
+    assert cudnn["count"] == 220 and cudnn["tensors"][-1] == {
+        "name": "cu_dnnlstm/bias",
+        "shape": [40],
+        "parameters": 40,
+    }
+    assert "Keras 2 layers" in cudnn["notes"][0]
+
+
 HOSTILE = [
     ('nn.LSTM(__import__("os").system("touch PWNED"), 3)', "not evaluated"),
     ('__import__("os").system("touch PWNED")', "only a call of a class name"),
@@ -200,6 +236,12 @@ def test_hostile_input_is_refused_and_nothing_runs(text, message, tmp_path):
         (["--keras", "Bidirectional(LSTM(3), merge_mode='max')", "--input-dim", "3"], "merge_mode"),
         (["--keras", "nn.LSTM(3, 4)", "--input-dim", "3"], "attribute access 'nn.LSTM'"),
         (["nn.GRU(3, 4)", "--input-dim", "3"], "only for --keras"),
+        (["--keras", "LSTMCell(3)", "--input-dim", "3"], "wrap it in RNN"),
+        (["--keras", "GRU(3)", "--input-dim", "3", "--keras-version", "1.2"], "must be one of 2.0, 2.1"),
+        (["--keras", "CuDNNLSTM(3)", "--input-dim", "3", "--keras-version", "3"], "do not exist in Keras 3"),
+        (["nn.GRU(3, 4)", "--keras-version", "2.2"], "only for --keras"),
+        (["--keras", "RNN(LSTM(3))", "--input-dim", "3"], "LSTM is not a cell"),
+        (["--keras", "Bidirectional(StackedRNNCells([LSTMCell(3)]))", "--input-dim", "3"], "wrap it in RNN"),
         (["nn.GRU(3, 4)", "--seq-len", "-1"], "positive integer"),
     ],
 )

@@ -381,6 +381,97 @@ def test_symbolic_count_evaluates_to_keras(units, input_dim, cls, reset_after, b
     assert dk.count(symbolic, I).subs({H: units, I: input_dim}) == n
 
 
+# --- RNN(cell), StackedRNNCells -----------------------------------------------------------------
+
+CELL_LAYERS = [
+    K("RNN", K("SimpleRNNCell", 7)),
+    K("RNN", K("LSTMCell", 5, use_bias=False)),
+    K("RNN", K("GRUCell", 6)),
+    K("RNN", K("GRUCell", 6, reset_after=False)),
+    K("RNN", (K("LSTMCell", 5), K("GRUCell", 6), K("SimpleRNNCell", 2))),
+    K("RNN", K("StackedRNNCells", (K("LSTMCell", 3), K("LSTMCell", 4)))),
+    K("Bidirectional", K("RNN", (K("LSTMCell", 5), K("LSTMCell", 6)))),
+    K("Bidirectional", K("RNN", K("GRUCell", 3)), merge_mode="sum"),
+]
+
+
+@pytest.mark.parametrize("spec", CELL_LAYERS, ids=lambda e: e.call)
+def test_rnn_of_cells(spec):
+    assert_same(spec, (3, 4))
+
+
+def test_rnn_of_cells_exact_paths_in_a_fresh_session():
+    """Unstripped: the cells of a stack named in creation order, lstm_cell, gru_cell, lstm_cell_1."""
+    for make in (
+        lambda m: m.RNN([m.LSTMCell(5), m.GRUCell(6), m.LSTMCell(2)]),
+        lambda m: m.Bidirectional(m.RNN([m.LSTMCell(5), m.LSTMCell(6)])),
+        lambda m: m.RNN(m.StackedRNNCells([m.SimpleRNNCell(2), m.SimpleRNNCell(3, name="top")])),
+        lambda m: m.RNN(m.LSTMCell(4)),
+    ):
+        keras.backend.clear_session()
+        layer = make(kl)
+        layer(keras.Input((3, 4)))
+        assert weights(dk.tensors(make(dk), 4), strip=False) == weights(layer.weights, strip=False)
+        assert dk.count(make(dk), 4) == layer.count_params()
+    assert [w.path for w in dk.tensors(dk.RNN(dk.LSTMCell(4)), 3)] == [
+        "rnn/lstm_cell/kernel",
+        "rnn/lstm_cell/recurrent_kernel",
+        "rnn/lstm_cell/bias",
+    ]
+
+
+def cell_spec(draw):
+    cls = draw(st.sampled_from(["SimpleRNNCell", "LSTMCell", "GRUCell"]))
+    kwargs = {"use_bias": draw(st.booleans())}
+    if cls == "GRUCell":
+        kwargs["reset_after"] = draw(st.booleans())
+    return K(cls, draw(st.integers(1, 12)), **kwargs)
+
+
+@st.composite
+def cell_stacks(draw):
+    depth = draw(st.integers(1, 3))
+    specs = []
+    for k in range(depth):
+        cells = tuple(cell_spec(draw) for _ in range(draw(st.integers(1, 3))))
+        layer = K("RNN", cells[0] if len(cells) == 1 else cells, return_sequences=k < depth - 1)
+        if draw(st.booleans()):
+            layer = K("Bidirectional", layer, merge_mode=draw(st.sampled_from(["concat", "ave"])))
+        specs.append(layer)
+    return specs
+
+
+@SLOW
+@given(specs=cell_stacks(), input_dim=st.integers(1, 12))
+def test_random_rnn_of_cells_in_sequential(specs, input_dim):
+    assert_same(K("Sequential", tuple(specs)), (2, input_dim))
+
+
+def test_rnn_of_cells_symbolic():
+    assert dk.count(dk.RNN(dk.LSTMCell(H)), I) == dk.count(dk.LSTM(H), I)
+    assert dk.count(dk.RNN([dk.GRUCell(H), dk.GRUCell(H)]), I) == dk.count(
+        [dk.GRU(H, return_sequences=True), dk.GRU(H)], I
+    )
+
+
+def test_rnn_of_cells_errors():
+    with pytest.raises(ValueError, match="should have a `call` method"):
+        dk.RNN(dk.LSTM(4))
+    with pytest.raises(ValueError, match="All cells must have a `call` method"):
+        dk.StackedRNNCells([dk.LSTM(3)])
+    with pytest.raises(ValueError, match="non-empty"):
+        dk.RNN([])
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        dk.SimpleRNNCell(3, implementation=1)
+    with pytest.raises(ValueError, match="Unrecognized keyword"):
+        kl.SimpleRNNCell(3, implementation=1)
+    dk.LSTMCell(3, implementation=1), dk.GRUCell(3, implementation=1), dk.RNN(dk.LSTMCell(3), name="r")
+    with pytest.raises(TypeError, match="units"):
+        dk.LSTMCell(2.5)
+    with pytest.raises(TypeError, match="layers"):
+        dk.count(dk.LSTMCell(3), 4)  # a cell is not a layer: wrap it in RNN
+
+
 # --- Keras vs PyTorch ---------------------------------------------------------------------------
 
 
@@ -400,7 +491,23 @@ def test_difference_to_torch(cls):
 # --- signatures and errors ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cls", ["SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "Bidirectional"])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        "SimpleRNN",
+        "LSTM",
+        "GRU",
+        "ConvLSTM1D",
+        "ConvLSTM2D",
+        "ConvLSTM3D",
+        "Bidirectional",
+        "RNN",
+        "SimpleRNNCell",
+        "LSTMCell",
+        "GRUCell",
+        "StackedRNNCells",
+    ],
+)
 def test_signature_is_keras(cls):
     def params(c):
         return [(p.name, p.kind, p.default) for p in inspect.signature(c).parameters.values()]

@@ -81,6 +81,61 @@ def test_random_conv_lstms(n, data, c, f, layers) -> None:
     check(f"Conv{n}DLSTM", c, f, kernel_size=kernel, num_layers=layers)
 
 
+def check_deep(cls: str, i: int, h: int, layers: int, skip: bool, **kwargs) -> None:
+    """The real ``hk.DeepRNN`` / ``hk.deep_rnn_with_skip_connections`` against ``frameworks.tensors``."""
+    got, width = extra.haiku_deep_tensors(cls, i, h, layers, skip, **kwargs)
+    options = {"skip_connections": True} if skip else {}
+    rows = frameworks.tensors("haiku", cls, i, h, num_layers=layers, **options, **kwargs)
+    assert [(r.name, r.shape) for r in rows] == [(n, s) for n, s, _ in got]
+    assert frameworks.count("haiku", cls, i, h, num_layers=layers, **options, **kwargs) == sum(
+        math.prod(s) for _, s, _ in got
+    )
+    assert width == (layers * h if skip else h)  # skip: every core's output concatenated
+    live_record.checked("haiku", cls)
+
+
+def test_skip_connections_names_and_widths() -> None:
+    """Layer k >= 1 of hk.deep_rnn_with_skip_connections reads [x; h_{k-1}]: I + H rows."""
+    got, width = extra.haiku_deep_tensors("LSTM", 3, 5, 3, True)
+    assert [(n, s) for n, s, _ in got] == [
+        ("lstm/linear/w", (8, 20)),
+        ("lstm/linear/b", (20,)),
+        ("lstm_1/linear/w", (13, 20)),
+        ("lstm_1/linear/b", (20,)),
+        ("lstm_2/linear/w", (13, 20)),
+        ("lstm_2/linear/b", (20,)),
+    ]
+    assert width == 15
+    check_deep("LSTM", 3, 5, 3, True)
+    check_deep("GRU", 3, 5, 2, False)
+    check_deep("Conv2DLSTM", 2, 3, 2, True, kernel_size=(3, 3))
+    from derive import H, I, L
+
+    skip = frameworks.count("haiku", "LSTM", I, H, num_layers=L, skip_connections=True)
+    assert (skip - frameworks.count("haiku", "LSTM", I, H, num_layers=L) - 4 * H * I * (L - 1)).expand() == 0
+
+
+@PROPERTY
+@given(
+    cls=st.sampled_from(["VanillaRNN", "LSTM", "GRU"]),
+    i=st.integers(1, 9),
+    h=st.integers(1, 9),
+    layers=st.integers(1, 4),
+    skip=st.booleans(),
+)
+def test_random_deep_rnns(cls, i, h, layers, skip) -> None:
+    check_deep(cls, i, h, layers, skip)
+
+
+def test_skip_connections_refusals() -> None:
+    with pytest.raises(ValueError, match="bidirectional must be False"):
+        frameworks.count("haiku", "LSTM", 3, 5, num_layers=2, bidirectional=True, skip_connections=True)
+    with pytest.raises(ValueError, match="skip_connections must be one of \\[False\\] for onnx LSTM"):
+        frameworks.count("onnx", "LSTM", 3, 5, skip_connections=True)
+    with pytest.raises(TypeError):
+        frameworks.count("haiku", "LSTM", 3, 5, skip_connections=1)
+
+
 def test_double_bias_false_drops_the_recurrent_bias() -> None:
     assert real("VanillaRNN", 3, 5, double_bias=False)[-1] == ("vanilla_rnn/linear_1/w", (5, 5))
     check("VanillaRNN", 3, 5, double_bias=False)

@@ -81,3 +81,46 @@ def test_random_keras2_stacks(cls, i, h, layers, bi, bias, reset_after) -> None:
 )
 def test_random_cudnn_stacks(cls, i, h, layers, bi) -> None:
     check("tf.keras", cls, i, h, num_layers=layers, bidirectional=bi)
+
+
+# --- derive.keras: CuDNNLSTM / CuDNNGRU (the --keras path) and the Keras-version defaults -------
+
+
+@pytest.mark.parametrize("cls", ["CuDNNLSTM", "CuDNNGRU"])
+def test_derive_keras_cudnn_signature_is_tf_keras(cls) -> None:
+    import inspect
+
+    import derive.keras as dk
+
+    ours = [[p.name, str(p.kind), repr(p.default)] for p in inspect.signature(getattr(dk, cls)).parameters.values()]
+    assert ours == extra.tf_request({"kind": "signature", "cls": cls})
+
+
+@PROPERTY
+@given(cls=st.sampled_from(["CuDNNLSTM", "CuDNNGRU"]), i=st.integers(1, 9), h=st.integers(1, 9), bi=st.booleans())
+def test_derive_keras_cudnn_layers(cls, i, h, bi) -> None:
+    """derive.keras.CuDNNLSTM/CuDNNGRU: the paths and shapes tf-keras prints for the layer on its own
+    (or in Bidirectional), the count ``count_params()`` gives."""
+    import derive.keras as dk
+
+    got = extra.tf_request({"kind": "keras2", "layers": [[cls, h, {}]], "input_size": i, "bidirectional": bi})
+    layer = getattr(dk, cls)(h, return_sequences=True)
+    ours = dk.Bidirectional(layer) if bi else layer
+    assert [[w.path, list(w.shape)] for w in dk.tensors(ours, i)] == got
+    assert dk.count(ours, i) == sum(math.prod(s) for _, s in got)
+    live_record.checked("tf.keras", cls)
+
+
+def test_keras_version_defaults_match_compat_v1_gru() -> None:
+    """``--keras-version 2.2``: GRU's reset_after=False, the count of ``tf.compat.v1.keras.layers.GRU``
+    (which keeps Keras 2.0-2.3's default); Keras 3's default gives tf_keras.layers.GRU's."""
+    from derive.cli.app import describe
+
+    old = describe("GRU(5)", keras=True, input_dim=4, keras_version="2.2")
+    new = describe("GRU(5)", keras=True, input_dim=4, keras_version="2.4")
+    v1_gru = extra.tf_request({"kind": "keras2", "layers": [["GRU", 5, {"compat_v1": True}]], "input_size": 4})
+    v2_gru = extra.tf_request({"kind": "keras2", "layers": [["GRU", 5, {}]], "input_size": 4})
+    assert old["count"] == sum(math.prod(s) for _, s in v1_gru) == 150
+    assert new["count"] == sum(math.prod(s) for _, s in v2_gru) == 165
+    assert "reset_after=True from Keras 2.4" in old["notes"][0]
+    assert describe("GRU(5, reset_after=True)", keras=True, input_dim=4, keras_version="2.2")["count"] == 165

@@ -51,6 +51,28 @@ def haiku_tensors(cls: str, input_size: int, hidden: int, num_layers: int = 1, b
     return [(f"{module}/{name}", tuple(v.shape), True) for module, d in params.items() for name, v in d.items()]
 
 
+def haiku_deep_tensors(cls: str, input_size: int, hidden: int, num_layers: int, skip: bool, **options):
+    """``hk.DeepRNN`` (``skip=False``) or ``hk.deep_rnn_with_skip_connections`` (``skip=True``) of
+    ``num_layers`` cores, one step on zeros: (``[(path, shape, True)]``, output width)."""
+    import haiku as hk
+    import jax
+    import jax.numpy as jnp
+
+    spatial = (4,) * len(options.get("kernel_size", ()))
+    width = []
+
+    def forward(x):
+        cores = [_haiku_core(hk, cls, hidden, options, spatial) for _ in range(num_layers)]
+        deep = hk.deep_rnn_with_skip_connections(cores) if skip else hk.DeepRNN(cores)
+        out, _ = deep(x, deep.initial_state(BATCH))
+        width.append(out.shape[-1])
+        return out
+
+    params = hk.transform(forward).init(jax.random.PRNGKey(0), jnp.zeros((BATCH, *spatial, input_size)))
+    rows = [(f"{module}/{name}", tuple(v.shape), True) for module, d in params.items() for name, v in d.items()]
+    return rows, width[0]
+
+
 # --------------------------------------------------------------------------- MLX
 
 

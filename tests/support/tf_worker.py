@@ -14,6 +14,7 @@ Requests: ``{"kind": "tf1", "cells": [[cls, units, options], ...], "input_size":
 ``{"kind": "keras2", "layers": [[cls, units, options], ...], "input_size": I, "bidirectional":
 bool}`` — a Keras 2 (``tf_keras``) ``Sequential`` of those layers (``tf.compat.v1.keras.layers``
 for ``CuDNNLSTM``/``CuDNNGRU`` and with ``"compat_v1": true``).
+``{"kind": "signature", "cls": cls}`` — the constructor's parameters of ``tf.compat.v1.keras.layers.<cls>``.
 """
 
 from __future__ import annotations
@@ -83,11 +84,19 @@ def keras2(request: dict) -> list:
         return [[w.name.removesuffix(":0"), w.shape.as_list()] for w in model.weights]
 
 
+def signature(request: dict) -> list:
+    """``[[name, kind, repr(default)], ...]`` of ``tf.compat.v1.keras.layers.<cls>``'s constructor."""
+    import inspect
+
+    cls = getattr(v1.keras.layers, request["cls"])
+    return [[p.name, str(p.kind), repr(p.default)] for p in inspect.signature(cls).parameters.values()]
+
+
 def main() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            answer = {"ok": {"tf1": tf1, "keras2": keras2}[request["kind"]](request)}
+            answer = {"ok": {"tf1": tf1, "keras2": keras2, "signature": signature}[request["kind"]](request)}
         except Exception as error:  # reported to the test, which fails with it
             answer = {"error": f"{type(error).__name__}: {error}"}
         sys.stdout.write(json.dumps(answer) + "\n")
