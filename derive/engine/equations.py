@@ -131,7 +131,17 @@ class Cell:
     repeats: tuple[tuple[MatrixSymbol, Size], ...] = ()
 
     def times(self, lhs: MatrixSymbol) -> Size:
-        """How many times one step computes the equation of ``lhs`` (1, or the heads of :attr:`repeats`)."""
+        """How many times one step computes the equation of ``lhs`` (1, or the heads of :attr:`repeats`).
+
+        Parameters
+        ----------
+        lhs : sympy.MatrixSymbol
+            The left-hand side of one of the cell's equations.
+
+        Returns
+        -------
+        int or sympy.Expr
+        """
         return dict(self.repeats).get(lhs, 1)
 
     @property

@@ -1260,8 +1260,12 @@ class CuDNNLSTM(_CuDNN):
     ----------
     units : int or sympy.Expr
         H.
-    kernel_initializer, ..., unit_forget_bias, ..., bias_constraint
-        Keras' arguments, accepted and ignored.
+    kernel_initializer, recurrent_initializer, bias_initializer, unit_forget_bias : object
+        Keras' initialisers (``unit_forget_bias`` a bool), accepted and ignored: no shape depends on them.
+    kernel_regularizer, recurrent_regularizer, bias_regularizer, activity_regularizer : object
+        Accepted and ignored.
+    kernel_constraint, recurrent_constraint, bias_constraint : object
+        Accepted and ignored.
     return_sequences, return_state, go_backwards, stateful : bool
     **kwargs
         Keras' layer arguments (``name``, ...).
@@ -1318,8 +1322,12 @@ class CuDNNGRU(_CuDNN):
     ----------
     units : int or sympy.Expr
         H.
-    kernel_initializer, ..., bias_constraint
-        Keras' arguments, accepted and ignored.
+    kernel_initializer, recurrent_initializer, bias_initializer : object
+        Keras' initialisers, accepted and ignored: no shape depends on them.
+    kernel_regularizer, recurrent_regularizer, bias_regularizer, activity_regularizer : object
+        Accepted and ignored.
+    kernel_constraint, recurrent_constraint, bias_constraint : object
+        Accepted and ignored.
     return_sequences, return_state, go_backwards, stateful : bool
     **kwargs
         Keras' layer arguments (``name``, ...).

@@ -46,6 +46,13 @@ MINLSTM_PYTORCH = _convention("minLSTM", "to_hidden_and_f_i_gate.weight")
 def check_proj_out(*, input_size: Size, hidden_size: Size, proj_size: Size, **options: Any) -> None:
     """``to_out`` maps the hidden state back to ``dim``: ``proj_size`` is 0 or ``input_size``.
 
+    Parameters
+    ----------
+    input_size, hidden_size, proj_size : int or sympy.Expr
+        I (``dim``), H (``dim * expansion_factor``) and P (0, or I for ``to_out``).
+    **options
+        The class's other options (not read).
+
     Raises
     ------
     ValueError

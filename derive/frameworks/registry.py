@@ -158,7 +158,7 @@ class Framework:
     def versions(self) -> dict[str, str | None]:
         """Installed version of each of :attr:`packages` (None if not installed)."""
         out: dict[str, str | None] = {}
-        for package in self.packages:
+        for package in sorted(self.packages):
             try:
                 out[package] = importlib.metadata.version(package)
             except importlib.metadata.PackageNotFoundError:

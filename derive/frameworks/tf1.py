@@ -99,6 +99,7 @@ TF1_CLASSES = {
         ("GRUCell", "gru_cell"),
     )
 }
+#: ``LSTMCell``'s convention (:data:`TF1_CLASSES` has every class's): the key ``"tf1"``'s default.
 TF1 = TF1_CLASSES["LSTMCell"]
 
 

@@ -108,6 +108,15 @@ def check_embedding(*, input_size: Size, hidden_size: Size, proj_size: Size, **o
 
     Symbolic sizes are not refused (the closed forms hold for I = H).
 
+    Parameters
+    ----------
+    input_size, hidden_size : int or sympy.Expr
+        I and H: xlstm's ``embedding_dim`` both.
+    proj_size : int or sympy.Expr
+        Not read (xlstm's layers have none).
+    **options
+        The class's other options (not read).
+
     Raises
     ------
     ValueError
