@@ -722,7 +722,7 @@ class Reshape(KerasLayer):
                     f"The total size of the tensor must be unchanged. Received: input_shape="
                     f"{tuple(input_shape)}, target_shape={target}"
                 )
-            return [], tuple(plain(sympy.expand(total / rest)) if d == -1 else d for d in target)
+            return [], tuple(plain(sympy.expand(sympy.sympify(total) / rest)) if d == -1 else d for d in target)
         if known and sympy.expand(numel(tuple(input_shape)) - numel(target)) != 0:
             raise ValueError(
                 f"The total size of the tensor must be unchanged. Received: input_shape="
