@@ -247,10 +247,7 @@ class KerasProgram:
             if isinstance(given, str)
             else self.unique(layer.default_name if isinstance(layer, KerasLayer) else snake(call.name))
         )
-        if isinstance(layer, KerasRecurrent):
-            layer.name = name
-        else:
-            layer.name = name
+        layer.name = name
         return Node(layer, call, name, type_name)
 
     def _make(self, call: Call) -> tuple[Any, str]:
@@ -460,7 +457,9 @@ class KerasProgram:
         if isinstance(node, ast.Name) and node.id in self.vars:
             return self.vars[node.id]
         if isinstance(node, (ast.List, ast.Tuple)) and any(
-            isinstance(e, ast.Name) and e.id in self.vars for e in node.elts
+            (isinstance(e, ast.Name) and e.id in self.vars)
+            or (isinstance(e, ast.Call) and isinstance(e.func, ast.Call))
+            for e in node.elts
         ):
             return [self.evaluate(e) for e in node.elts]
         if not isinstance(node, ast.Call):
@@ -511,10 +510,8 @@ class KerasProgram:
         """
         if isinstance(node.func, ast.Call):
             layer = self.evaluate(node.func)
-        elif isinstance(node.func, ast.Name) and node.func.id in self.vars:
-            layer = self.vars[node.func.id]
-        else:
-            raise SourceError(f"line {node.lineno}: cannot read this layer call")
+        else:  # a name of a layer or a Sequential (evaluate sends only these here)
+            layer = self.vars.get(node.func.id) if isinstance(node.func, ast.Name) else None
         if isinstance(layer, dict):
             layer = Node(
                 SequentialLayer(layer["nodes"], self.unique("sequential")), layer["call"], "sequential", "Sequential"

@@ -352,11 +352,6 @@ class _Conv(KerasLayer):
         self.groups = self._size("groups", groups)
         self.use_bias = use_bias is not False
 
-    @property
-    def READS_LAST(self) -> bool:  # type: ignore[override]
-        """Channels are the last axis unless ``channels_first``."""
-        return self.data_format != "channels_first"
-
     def build(self, input_shape: Any) -> tuple[Weights, Any]:
         """Kernel and bias; output with the spatial axes convolved.
 

@@ -19,6 +19,7 @@ keras = pytest.importorskip("keras")
 from keras import layers as kl  # noqa: E402
 
 from derive.models import explain  # noqa: E402
+from derive.models import keras_layers as kl_layers  # noqa: E402
 from derive.models.source import SourceError  # noqa: E402
 
 PRELUDE = {
@@ -71,7 +72,7 @@ def agree(code: str, sizes: dict | None = None, **options) -> None:
 
 
 def refused_by_keras(code: str) -> None:
-    with pytest.raises((ValueError, TypeError)), warnings.catch_warnings():
+    with pytest.raises((ValueError, TypeError, IndexError)), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         run_real(code)
 
@@ -324,3 +325,110 @@ def test_refused_like_keras(code, words):
     with pytest.raises(SourceError, match=re.escape(words)):
         explain(code)
     refused_by_keras(code)
+
+
+UNKNOWN_SIZES = {
+    "Flatten of an unknown length": "model = Sequential([Input((None, 4)), Flatten()])",
+    "Reshape with -1 of an unknown length": "model = Sequential([Input((None, 4)), Reshape((-1, 2)), Dense(3)])",
+    "layers applied without a Model": "x = Input((4, 3))\ny = LSTM(2)(x)\nmodel = Sequential([Input((2,)), Dense(1)])",
+    "a model among other statements": """
+if True:
+    pass
+a = Input((5, 2))
+h = GRU(3)(a)
+outputs = [Dense(1)(h), Dense(2)(h)]
+model = Model(a, outputs)
+""",
+}
+
+
+@pytest.mark.parametrize("code", UNKNOWN_SIZES.values(), ids=UNKNOWN_SIZES.keys())
+def test_more_code_agrees_with_keras(code):
+    agree(code)
+
+
+def test_loose_layers_and_keras2_lengths():
+    """Layers applied to an Input with no Model: their rows; Keras 2's input_length/input_dim on the first layer."""
+    report = explain("x = Input((4, 3))\ny = LSTM(2)(x)\nz = Dense(1)(y)")
+    real = keras.Sequential([keras.Input((4, 3)), kl.LSTM(2), kl.Dense(1)])
+    assert [r.params for r in report.rows] == [layer.count_params() for layer in real.layers]
+    report = explain("model = Sequential([LSTM(3, input_dim=4, input_length=6), Dense(1)])")
+    real = keras.Sequential([keras.Input((6, 4)), kl.LSTM(3), kl.Dense(1)])
+    assert [r.params for r in report.rows] == [layer.count_params() for layer in real.layers]
+    report = explain("model = Sequential([Embedding(100, 8, input_length=10), GRU(4)])")
+    real = keras.Sequential([keras.Input((10,)), kl.Embedding(100, 8), kl.GRU(4)])
+    assert [r.params for r in report.rows] == [layer.count_params() for layer in real.layers]
+    assert report.rows[0].output_shape == tuple(real.layers[0].output.shape)
+    conv = "model = Sequential([Conv1D(5, 3, data_format='channels_first', input_shape=(4, 9))])"
+    real = keras.Sequential([keras.Input((4, 9)), kl.Conv1D(5, 3, data_format="channels_first")])
+    assert explain(conv, input_dim=4).total == real.count_params()
+    with pytest.raises(SourceError, match="input_dim=9 contradicts the code"):
+        explain(conv, input_dim=9)
+
+
+def test_unknown_rank_input_dim_only():
+    """Only ``input_dim``: pooling and time-distributed layers keep an unknown length, counts as Keras' on any length."""
+    report = explain("model = Sequential([MaxPooling1D(2), GlobalMaxPooling1D(), Dense(3)])", input_dim=4)
+    real = keras.Sequential([keras.Input((8, 4)), kl.MaxPooling1D(2), kl.GlobalMaxPooling1D(), kl.Dense(3)])
+    assert [r.params for r in report.rows] == [layer.count_params() for layer in real.layers]
+    with pytest.raises(SourceError, match="conv1d: the input shape is unknown; give the model's input shape"):
+        explain("Conv1D(2, 3, data_format='channels_first')", framework="keras", input_dim=4)
+    with pytest.raises(SourceError, match="batch_normalization: the input shape is unknown"):
+        explain("BatchNormalization(axis=1)", framework="keras", input_dim=4)
+
+
+MORE_REFUSED = {
+    "Conv1D on unknown channels": (
+        "model = Sequential([Input((5, None)), Conv1D(2, 1)])",
+        "conv1d: the channel dimension of the inputs should be defined",
+    ),
+    "channels not divisible by groups": (
+        "model = Sequential([Input((5, 3)), Conv1D(4, 1, groups=2)])",
+        "The number of input channels must be evenly divisible by the number of groups",
+    ),
+    "BatchNormalization on an axis out of range": (
+        "model = Sequential([Input((3, 4)), BatchNormalization(axis=5)])",
+        "Invalid axis: 5",
+    ),
+    "Dense on a scalar input": (
+        "a = Input(())\nmodel = Model(a, Dense(2)(a))",
+        "the last dimension of its input is unknown",
+    ),
+    "Add of one tensor": ("a = Input((3, 4))\nmodel = Model(a, Add()(a))", "A merge layer should be called on a list"),
+    "a layer called without an input": (
+        "a = Input((3, 4))\nmodel = Model(a, Dense(2)())",
+        "cannot read this layer call",
+    ),
+}
+
+
+@pytest.mark.parametrize(("code", "words"), MORE_REFUSED.values(), ids=MORE_REFUSED.keys())
+def test_more_refused_like_keras(code, words):
+    with pytest.raises(SourceError, match=re.escape(words)):
+        explain(code)
+    refused_by_keras(code)
+
+
+def test_refused_where_keras_is_not_asked():
+    """Input sizes the code does not leave open, and code with no model: refused with the reason."""
+    with pytest.raises(SourceError, match="input_dim does not apply to a functional model"):
+        explain("a = Input((3, 4))\nmodel = Model(a, Dense(2)(a))", input_dim=4)
+    with pytest.raises(SourceError, match="the Sequential model has no layers"):
+        explain("model = Sequential([])")
+    with pytest.raises(SourceError, match="the Sequential model has no layers"):
+        explain("model = Sequential([Input((3,))])")
+    with pytest.raises(SourceError, match="no Keras model found"):
+        explain("units = 3\nx = np.zeros(units)\ny = table[0](units)", framework="keras")
+    with pytest.raises(SourceError, match="input_dim=4 does not apply: the model starts with an Embedding"):
+        explain("Embedding(100, 8)", framework="keras", input_dim=4)
+    with pytest.raises(SourceError, match="input_dim=4 does not apply: the model starts with an Embedding"):
+        explain("Embedding(100, 8, input_length=5)", framework="keras", input_dim=4)
+    with pytest.raises(SourceError, match="--input-dim is required"):
+        explain("model = Sequential([Dense(2)])")
+    with pytest.raises(TypeError, match="only one int `axis` is supported"):
+        kl_layers.LayerNormalization(axis=(1, 2))
+    kl.LayerNormalization(axis=(1, 2))  # Keras takes several axes; derive refuses them
+    with pytest.raises(ValueError, match="Please initialize `TimeDistributed` layer with a `keras.layers.Layer`"):
+        kl_layers.TimeDistributed(3)
+    with pytest.raises(ValueError, match="Please initialize `TimeDistributed` layer with a `keras.layers.Layer`"):
+        kl.TimeDistributed(3)
