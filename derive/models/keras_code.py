@@ -476,7 +476,10 @@ class KerasProgram:
             )
             if inputs is None or outputs is None:
                 raise SourceError(f"line {node.lineno}: Model(inputs, outputs) needs both")
-            return ("model", self.evaluate(inputs), self.evaluate(outputs))
+            made = self.evaluate(outputs)
+            if not all(isinstance(t, Tensor) for t in _flat(made)):
+                raise SourceError(f"line {node.lineno}: the outputs of Model are not tensors derive has read")
+            return ("model", self.evaluate(inputs), made)
         call = self.reader.value(node)
         if not isinstance(call, Call):
             return None
@@ -662,6 +665,13 @@ def _rows(nodes: list[Node], partial: bool) -> list[Row]:
             )
         )
     return rows
+
+
+def _flat(value: Any) -> list:
+    """The items of nested lists (a model's outputs), in order."""
+    if not isinstance(value, list):
+        return [value]
+    return [item for part in value for item in _flat(part)]
 
 
 def _reachable(outputs: Any) -> set[int]:

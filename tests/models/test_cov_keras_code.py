@@ -337,7 +337,7 @@ if True:
 a = Input((5, 2))
 h = GRU(3)(a)
 outputs = [Dense(1)(h), Dense(2)(h)]
-model = Model(a, outputs)
+model = Model(a, [h, outputs])
 """,
 }
 
@@ -395,6 +395,10 @@ MORE_REFUSED = {
         "the last dimension of its input is unknown",
     ),
     "Add of one tensor": ("a = Input((3, 4))\nmodel = Model(a, Add()(a))", "A merge layer should be called on a list"),
+    "Model of a name that is not a tensor": (
+        "a = Input((3, 4))\nb = 3\nmodel = Model(a, b)",
+        "the outputs of Model are not tensors derive has read",
+    ),
     "a layer called without an input": (
         "a = Input((3, 4))\nmodel = Model(a, Dense(2)())",
         "cannot read this layer call",
