@@ -12,7 +12,7 @@ import warnings
 
 import pytest
 import sympy
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 keras = pytest.importorskip("keras")
@@ -79,11 +79,13 @@ def refused_by_keras(code: str) -> None:
 
 AGREE = {
     "function body, annotated size, imports": """
+\"\"\"A model in a function.\"\"\"
 import keras
 from keras import layers
 def build(units: int = 4):
     global model
     steps: int = 7
+    rate, seed = 0.1, 3
     inputs = keras.Input(shape=(steps, 3))
     x = layers.LSTM(units, return_sequences=True)(inputs)
     x = layers.Dense(2)(x)
@@ -133,7 +135,7 @@ model = Model([q, v], out)
 """,
     "Concatenate on axis 1, unpacked outputs, nested Sequential applied": """
 a = Input((4, 3))
-out, h = GRU(3, return_sequences=True, return_state=True)(a)
+out, *h = GRU(3, return_sequences=True, return_state=True)(a)
 inner = Sequential([Dense(3), Dense(2)])
 joined = Concatenate(axis=1)([a, out])
 model = Model(a, inner(joined))
@@ -167,6 +169,8 @@ def test_time_distributed_on_unknown_rank_and_a_sequence_sequential():
     assert conv.total == keras.Sequential([keras.Input((9, 5)), kl.Conv1D(6, 3)]).count_params()
 
 
+@example(2, 3, 2, "ConvLSTM1D", "channels_first")
+@example(2, 3, 2, "ConvLSTM1D", "channels_last")
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.integers(1, 6),
