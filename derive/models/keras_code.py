@@ -247,10 +247,7 @@ class KerasProgram:
             if isinstance(given, str)
             else self.unique(layer.default_name if isinstance(layer, KerasLayer) else snake(call.name))
         )
-        if isinstance(layer, KerasRecurrent):
-            layer.name = name
-        else:
-            layer.name = name
+        layer.name = name
         return Node(layer, call, name, type_name)
 
     def _make(self, call: Call) -> tuple[Any, str]:
@@ -460,7 +457,9 @@ class KerasProgram:
         if isinstance(node, ast.Name) and node.id in self.vars:
             return self.vars[node.id]
         if isinstance(node, (ast.List, ast.Tuple)) and any(
-            isinstance(e, ast.Name) and e.id in self.vars for e in node.elts
+            (isinstance(e, ast.Name) and e.id in self.vars)
+            or (isinstance(e, ast.Call) and isinstance(e.func, ast.Call))
+            for e in node.elts
         ):
             return [self.evaluate(e) for e in node.elts]
         if not isinstance(node, ast.Call):
@@ -477,7 +476,10 @@ class KerasProgram:
             )
             if inputs is None or outputs is None:
                 raise SourceError(f"line {node.lineno}: Model(inputs, outputs) needs both")
-            return ("model", self.evaluate(inputs), self.evaluate(outputs))
+            made = self.evaluate(outputs)
+            if not all(isinstance(t, Tensor) for t in _flat(made)):
+                raise SourceError(f"line {node.lineno}: the outputs of Model are not tensors derive has read")
+            return ("model", self.evaluate(inputs), made)
         call = self.reader.value(node)
         if not isinstance(call, Call):
             return None
@@ -511,10 +513,8 @@ class KerasProgram:
         """
         if isinstance(node.func, ast.Call):
             layer = self.evaluate(node.func)
-        elif isinstance(node.func, ast.Name) and node.func.id in self.vars:
-            layer = self.vars[node.func.id]
-        else:
-            raise SourceError(f"line {node.lineno}: cannot read this layer call")
+        else:  # a name of a layer or a Sequential (evaluate sends only these here)
+            layer = self.vars.get(node.func.id) if isinstance(node.func, ast.Name) else None
         if isinstance(layer, dict):
             layer = Node(
                 SequentialLayer(layer["nodes"], self.unique("sequential")), layer["call"], "sequential", "Sequential"
@@ -665,6 +665,13 @@ def _rows(nodes: list[Node], partial: bool) -> list[Row]:
             )
         )
     return rows
+
+
+def _flat(value: Any) -> list:
+    """The items of nested lists (a model's outputs), in order."""
+    if not isinstance(value, list):
+        return [value]
+    return [item for part in value for item in _flat(part)]
 
 
 def _reachable(outputs: Any) -> set[int]:

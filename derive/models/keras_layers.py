@@ -352,11 +352,6 @@ class _Conv(KerasLayer):
         self.groups = self._size("groups", groups)
         self.use_bias = use_bias is not False
 
-    @property
-    def READS_LAST(self) -> bool:  # type: ignore[override]
-        """Channels are the last axis unless ``channels_first``."""
-        return self.data_format != "channels_first"
-
     def build(self, input_shape: Any) -> tuple[Weights, Any]:
         """Kernel and bias; output with the spatial axes convolved.
 
@@ -722,7 +717,7 @@ class Reshape(KerasLayer):
                     f"The total size of the tensor must be unchanged. Received: input_shape="
                     f"{tuple(input_shape)}, target_shape={target}"
                 )
-            return [], tuple(plain(sympy.expand(total / rest)) if d == -1 else d for d in target)
+            return [], tuple(plain(sympy.expand(sympy.sympify(total) / rest)) if d == -1 else d for d in target)
         if known and sympy.expand(numel(tuple(input_shape)) - numel(target)) != 0:
             raise ValueError(
                 f"The total size of the tensor must be unchanged. Received: input_shape="
