@@ -11,10 +11,17 @@
     as a state dict, as Keras code; 1,000 ``Linear``/``Dense`` layers and 1,000 ``LSTM`` layers.
     Target: < 50 ms.
 (c) Side by side on the same models (the six of the site's "Whole models" page):
-    ``derive.explain(live module)`` against ``torchinfo.summary(module, verbose=0)`` (no input:
-    the per-module parameter table, which is what derive gives), and ``derive.explain(keras code)``
-    against building the Keras model from the same code and calling ``count_params()``, as a
-    user would. Every count is asserted equal across the methods.
+    ``derive.explain(live module).total`` against ``torchinfo.summary(module, verbose=0)`` (no
+    input: the per-module parameter table, which is what derive gives), and
+    ``derive.explain(keras code)`` against building the Keras model from the same code and calling
+    ``count_params()``, as a user would. Every count is asserted equal across the methods.
+
+    Like for like: with ``verbose=0`` torchinfo 1.8 walks the modules into ``LayerInfo`` rows
+    (each with its parameter count) and builds ``ModelStatistics``, whose ``__init__`` sums the
+    totals; its text is built only when the result is printed or ``str()``-ed, which
+    ``verbose=0`` does not do. derive's ``Report`` likewise holds every row (count, closed form,
+    output shape, tensors) when ``explain`` returns, and builds its text only on ``str()``; its
+    ``total`` is a property, summed when read, so the timing reads it. Neither side renders text.
 
 Timings are the best of several repeats (``time.perf_counter``), after one warm-up call. Not a
 test: run by hand and commit the JSON, which the site's benchmark page reads.
@@ -237,7 +244,7 @@ def side_by_side(repeats: int) -> list[dict]:
         assert derive.explain(module).total == total
         stats = torchinfo.summary(module, verbose=0)
         assert stats.total_params == total, (model.key, stats.total_params, total)
-        derive_torch = best_of(repeats, lambda m=module: derive.explain(m))
+        derive_torch = best_of(repeats, lambda m=module: derive.explain(m).total)  # the total, as torchinfo's
         torchinfo_time = best_of(repeats, lambda m=module: torchinfo.summary(m, verbose=0))
 
         keras_code = page.keras_code(model)

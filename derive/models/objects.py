@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .base import remembered
 from .keras_code import KerasProgram, _rows, _start
 from .recurrent import TORCH_RECURRENT, TorchRecurrent
 from .report import Report, Row
@@ -28,11 +29,19 @@ _TORCH_ATTRS = {
 }
 
 
-def _torch_module(module: Any) -> Any:
-    kind = type(module).__name__
-    if type(module).__module__.startswith("torch.nn") and kind in TORCH_RECURRENT:
+def _torch_kind(cls: type) -> str | None:
+    """The class name of a ``torch.nn`` module derive derives (``"LSTM"``, ``"Linear"``), else None."""
+    kind = cls.__name__
+    if cls.__module__.startswith("torch.nn") and (kind in TORCH_RECURRENT or kind in _TORCH_ATTRS):
+        return kind
+    return None
+
+
+def _torch_arguments(kind: str, module: Any) -> tuple[list[Any], dict[str, Any]]:
+    """The constructor arguments that remake ``module`` (a :func:`_torch_kind`), read from its attributes."""
+    if kind in TORCH_RECURRENT:
         if kind.endswith("Cell"):
-            return TorchRecurrent(kind, [module.input_size, module.hidden_size], {"bias": module.bias})
+            return [module.input_size, module.hidden_size], {"bias": module.bias}
         kwargs: dict[str, Any] = {
             "num_layers": module.num_layers,
             "bias": module.bias,
@@ -43,61 +52,80 @@ def _torch_module(module: Any) -> Any:
             kwargs["proj_size"] = module.proj_size
         if kind == "RNN":
             kwargs["nonlinearity"] = module.nonlinearity
-        return TorchRecurrent(kind, [module.input_size, module.hidden_size], kwargs)
-    if type(module).__module__.startswith("torch.nn") and kind in _TORCH_ATTRS:
-        args = [getattr(module, a) for a in _TORCH_ATTRS[kind]]
-        kwargs = {}
-        if kind in ("Linear", "Conv1d"):
-            kwargs["bias"] = module.bias is not None
-        if kind == "Conv1d":
-            kwargs["groups"] = module.groups
-        if kind == "LayerNorm":
-            kwargs["elementwise_affine"] = module.elementwise_affine
-            kwargs["bias"] = module.bias is not None
-        if kind == "BatchNorm1d":
-            kwargs["affine"] = module.affine
-        return TORCH_LAYERS[kind](*args, **kwargs)
-    return None
+        return [module.input_size, module.hidden_size], kwargs
+    args = [getattr(module, a) for a in _TORCH_ATTRS[kind]]
+    kwargs = {}
+    if kind in ("Linear", "Conv1d"):
+        kwargs["bias"] = module.bias is not None
+    if kind == "Conv1d":
+        kwargs["groups"] = module.groups
+    if kind == "LayerNorm":
+        kwargs["elementwise_affine"] = module.elementwise_affine
+        kwargs["bias"] = module.bias is not None
+    if kind == "BatchNorm1d":
+        kwargs["affine"] = module.affine
+    return args, kwargs
+
+
+def _derived(kind: str, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, Any, dict, Any, tuple]:
+    """Count, closed form, letters' values, output shape and tensors of one module's configuration."""
+    known = TorchRecurrent(kind, args, kwargs) if kind in TORCH_RECURRENT else TORCH_LAYERS[kind](*args, **kwargs)
+    formula, values = known.formula
+    return known.count, formula, values, known.output_shape(), tuple(known.shapes().items())
+
+
+def _torch_row(name: str, module: Any, kind: str) -> Row:
+    """The row of a module derive derives; the derivation is remembered per class and configuration.
+
+    The key holds every argument :func:`_torch_arguments` reads, with its type, so two modules with
+    equal keys are remade by the same call and have the same row (but for the name).
+    """
+    args, kwargs = _torch_arguments(kind, module)
+    key = (
+        "torch module",
+        kind,
+        tuple((type(a), a) for a in args),
+        tuple((k, type(v), v) for k, v in kwargs.items()),
+    )
+    count, formula, values, output_shape, shapes = remembered(key, lambda: _derived(kind, args, kwargs))
+    return Row(
+        name or type(module).__name__,
+        type(module).__name__,
+        count,
+        formula,
+        dict(values),
+        output_shape,
+        "",
+        [(f"{name}.{k}" if name else k, v) for k, v in shapes],
+    )
 
 
 def _explain_torch_object(model: Any) -> Report:
     rows = []
     for name, module in model.named_modules():
+        cls = type(module)
+        kind = _torch_kind(cls)
+        if kind is not None:
+            rows.append(_torch_row(name, module, kind))
+            continue
         own = list(module.parameters(recurse=False))
-        known = _torch_module(module)
-        if known is None and list(module.children()):
+        if list(module.children()):
             if own:
                 rows.append(
                     Row(
-                        name or type(module).__name__,
-                        type(module).__name__,
+                        name or cls.__name__,
+                        cls.__name__,
                         sum(p.numel() for p in own),
                         note="numeric, not derived (its own parameters)",
                     )
                 )
             continue
-        if known is None:
-            if own or not list(module.children()):
-                rows.append(
-                    Row(
-                        name or type(module).__name__,
-                        clean(type(module).__name__, 60),
-                        sum(p.numel() for p in own),
-                        note="numeric, not derived" if own else "",
-                    )
-                )
-            continue
-        formula, values = known.formula
         rows.append(
             Row(
-                name or type(module).__name__,
-                type(module).__name__,
-                known.count,
-                formula,
-                values,
-                known.output_shape(),
-                "",
-                [(f"{name}.{k}" if name else k, v) for k, v in known.shapes().items()],
+                name or cls.__name__,
+                clean(cls.__name__, 60),
+                sum(p.numel() for p in own),
+                note="numeric, not derived" if own else "",
             )
         )
     return Report("torch", rows, f"{clean(type(model).__name__, 60)} (nn.Module)")

@@ -168,10 +168,12 @@ class Report:
     @property
     def total(self) -> Any:
         """Sum of the known layers' parameters (an int, or a closed form with symbolic sizes)."""
+        known = [row.params for row in self.rows if row.params is not None]
+        if all(type(p) is int for p in known):  # the usual case: plain ints, summed without SymPy
+            return sum(known)
         total = sympy.Integer(0)
-        for row in self.rows:
-            if row.params is not None:
-                total += row.params
+        for params in known:
+            total += params
         return plain(sympy.expand(total))
 
     @property
