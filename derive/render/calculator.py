@@ -15,6 +15,18 @@ Element ids (for browser tests): ``calc-form``, ``calc-framework``, ``calc-cell`
 digits), ``calc-layer0``, ``calc-upper``, ``calc-layers`` (one row per layer, up to
 :data:`MAX_LISTED` layers), ``calc-call`` (the constructor), ``calc-error`` (the message of a
 refused input, empty otherwise).
+
+Other frameworks (issue 12): ``calc-framework`` also offers every key of :data:`FRAMEWORKS`
+(those of :data:`derive.frameworks.FRAMEWORKS` but :data:`LEFT_OUT`), and ``calc-cell`` then
+lists the framework's own classes. :func:`framework_formulas` takes
+:func:`derive.frameworks.stack`'s ``layer_count(0)`` and ``layer_count(UPPER)`` for each class,
+bidirectional or not, each ``bias`` the class allows, projected or not; the script holds them
+as coefficient tables (``POLYS``, distinct polynomials; ``FW``, per class its allowed biases,
+projection rule and formula indices), evaluated in BigInt. ``deriveCount({framework: ...})``
+checks as :func:`derive.frameworks.stack` does, with its messages; the form disables ``bias``
+where the class allows one value and ``proj_size`` where it has no projection. ConvLSTM classes
+are listed but refused (the form has no ``kernel_size``). The ``call`` shown is the
+``frameworks.count(...)`` call giving the same total.
 """
 
 from __future__ import annotations
@@ -385,7 +397,7 @@ def javascript(dom: bool = True) -> str:
     lines.append("  };")
     cells = {name: {"cls": cls, "extra": extra} for name, (cls, extra, _) in CELLS.items()}
     polys, table = _framework_table()
-    compact = {"separators": (",", ":"), "sort_keys": False}
+    compact = (",", ":")
     parts = [
         "(function () {",
         '  "use strict";',
@@ -395,8 +407,8 @@ def javascript(dom: bool = True) -> str:
         "  // Other frameworks: distinct polynomials (coefficient, powers of I, H, P; ...), then per",
         "  // framework and class: bias values allowed (default first), projection rule, formulas by",
         '  // "bidirectional|bias|projected|square" -> [layer 0, layer >= 1] (indices into POLYS).',
-        f"  var POLYS = {json.dumps(polys, **compact)};",
-        f"  var FW = {json.dumps(table, **compact)};",
+        f"  var POLYS = {json.dumps(polys, separators=compact)};",
+        f"  var FW = {json.dumps(table, separators=compact)};",
         "  " + "\n".join(lines),
         _RUNTIME,
         "  globalThis.deriveCount = deriveCount;",
