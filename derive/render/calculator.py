@@ -15,6 +15,18 @@ Element ids (for browser tests): ``calc-form``, ``calc-framework``, ``calc-cell`
 digits), ``calc-layer0``, ``calc-upper``, ``calc-layers`` (one row per layer, up to
 :data:`MAX_LISTED` layers), ``calc-call`` (the constructor), ``calc-error`` (the message of a
 refused input, empty otherwise).
+
+Other frameworks (issue 12): ``calc-framework`` also offers every key of :data:`FRAMEWORKS`
+(those of :data:`derive.frameworks.FRAMEWORKS` but :data:`LEFT_OUT`), and ``calc-cell`` then
+lists the framework's own classes. :func:`framework_formulas` takes
+:func:`derive.frameworks.stack`'s ``layer_count(0)`` and ``layer_count(UPPER)`` for each class,
+bidirectional or not, each ``bias`` the class allows, projected or not; the script holds them
+as coefficient tables (``POLYS``, distinct polynomials; ``FW``, per class its allowed biases,
+projection rule and formula indices), evaluated in BigInt. ``deriveCount({framework: ...})``
+checks as :func:`derive.frameworks.stack` does, with its messages; the form disables ``bias``
+where the class allows one value and ``proj_size`` where it has no projection. ConvLSTM classes
+are listed but refused (the form has no ``kernel_size``). The ``call`` shown is the
+``frameworks.count(...)`` call giving the same total.
 """
 
 from __future__ import annotations
@@ -25,12 +37,14 @@ from functools import lru_cache
 
 import sympy
 
+from .. import frameworks as fws
+from ..cells import CELLS as CELL_EQUATIONS
 from ..engine import validate
 from ..engine.stack import UPPER
 from ..engine.symbols import H, I, P
 from ..frameworks import pytorch as dt
 
-__all__ = ["CELLS", "formulas", "javascript", "evaluate", "MAX_LISTED"]
+__all__ = ["CELLS", "FRAMEWORKS", "LEFT_OUT", "formulas", "framework_formulas", "javascript", "evaluate", "MAX_LISTED"]
 
 #: Cells offered: form value -> (derive.torch class, extra keyword arguments, label).
 CELLS = {
@@ -41,6 +55,109 @@ CELLS = {
 }
 #: Layers listed one by one in ``#calc-layers``; more are summarised.
 MAX_LISTED = 16
+
+#: Frameworks of :data:`derive.frameworks.FRAMEWORKS` the form does not offer, with the reason.
+LEFT_OUT = {
+    "xlstm": "its counts depend on options the form does not have (num_heads must divide the "
+    "embedding, mLSTMLayer rounds its inner width up to a multiple of 64)",
+}
+#: Frameworks offered besides PyTorch (``"torch"``): key -> title, in :data:`derive.frameworks.FRAMEWORKS` order.
+FRAMEWORKS = {key: fw.title for key, fw in fws.FRAMEWORKS.items() if key not in LEFT_OUT}
+
+
+def _proj_rule(spec: fws.CellSpec) -> str:
+    """How a class takes ``proj_size``: "" (no projection), "below" (< H), "input" (0 or I), "any"."""
+    if "proj_size" not in spec.options:
+        return ""
+    if spec.check is not None:  # mingru-pytorch: to_out maps back to the input's width
+        return "input"
+    return "below" if spec.proj_below_hidden else "any"
+
+
+def _square(spec: fws.CellSpec) -> bool:
+    """Whether layer 0's structure depends on I == D·H (SRU: no projection of a square input)."""
+    return "num_directions" in CELL_EQUATIONS[spec.mode].options
+
+
+@lru_cache(maxsize=1)
+def framework_formulas() -> dict[str, tuple[sympy.Expr, sympy.Expr]]:
+    """Per-layer counts of every configuration the form offers for :data:`FRAMEWORKS`, derived.
+
+    Each is :func:`derive.frameworks.stack`'s ``layer_count(0)`` and ``layer_count(UPPER)`` of a
+    two-layer stack over symbolic sizes; the class's other options at their defaults.
+
+    Returns
+    -------
+    dict
+        ``"onnx|LSTM|1|1|0|0"`` (framework | class | bidirectional | bias | projected | square) ->
+        (layer 0 count, count of any layer >= 1), polynomials in I, H (and P when projected). A
+        projection that must equal I (mingru-pytorch) is derived with P = I; "square" (SRU only)
+        is the case I = D·H, derived with that input size. ConvLSTM classes have none (the form
+        has no ``kernel_size``).
+    """
+    out = {}
+    for key in FRAMEWORKS:
+        fw = fws.FRAMEWORKS[key]
+        for spec in fw.cells:
+            if "kernel_size" in spec.options:
+                continue
+            rule = _proj_rule(spec)
+            for bidirectional, bias, projected, square in itertools.product(
+                (False, True),
+                spec.options.get("bias", (True,)),
+                (False, True) if rule else (False,),
+                (False, True) if _square(spec) else (False,),
+            ):
+                proj = (I if rule == "input" else P) if projected else 0
+                width = (2 if bidirectional else 1) * H if square else I
+                stack = fws.stack(
+                    key, spec.name, width, H, num_layers=2, bidirectional=bidirectional, bias=bias, proj_size=proj
+                )
+                name = f"{key}|{spec.name}|{int(bidirectional)}|{int(bias)}|{int(projected)}|{int(square)}"
+                out[name] = (sympy.expand(stack.layer_count(0)), sympy.expand(stack.layer_count(UPPER)))
+    return out
+
+
+def _terms(expr: sympy.Expr) -> list[int]:
+    """A polynomial in I, H, P as a flat coefficient table: coefficient, power of I, of H, of P, ..."""
+    out: list[int] = []
+    for (a, b, d), coeff in sorted(sympy.Poly(expr, I, H, P).terms()):
+        out += [int(coeff), a, b, d]
+    return out
+
+
+def _framework_table() -> tuple[list[list[int]], dict]:
+    """The script's tables: distinct polynomials, and per framework and class its options and formulas."""
+    polys: list[list[int]] = []
+    index: dict[tuple[int, ...], int] = {}
+
+    def ref(expr: sympy.Expr) -> int:
+        t = tuple(_terms(expr))
+        if t not in index:
+            index[t] = len(polys)
+            polys.append(list(t))
+        return index[t]
+
+    table: dict[str, dict] = {}
+    forms = framework_formulas()
+    have = [f"{f.key} {s.name}" for f in fws.FRAMEWORKS.values() for s in f.cells if "proj_size" in s.options]
+    for key in FRAMEWORKS:
+        cells = {}
+        for spec in fws.FRAMEWORKS[key].cells:
+            entry: dict[str, object] = {"bias": list(spec.options.get("bias", (True,))), "proj": _proj_rule(spec)}
+            if _square(spec):
+                entry["sq"] = 1
+            if "kernel_size" in spec.options:
+                entry["refuse"] = f"kernel_size is required for {key} {spec.name}: a tuple of 1 to 3 sizes"
+            f = {}
+            for name, (layer0, upper) in forms.items():
+                fk, cls, rest = name.split("|", 2)
+                if fk == key and cls == spec.name:
+                    f[rest] = [ref(layer0), ref(upper)]
+            entry["f"] = f
+            cells[spec.name] = entry
+        table[key] = cells
+    return polys, {"cells": table, "projections": ", ".join(have)}
 
 
 def _key(cell: str, bidirectional: bool, bias: bool, projected: bool) -> str:
@@ -112,6 +229,7 @@ _RUNTIME = r"""
   }
   // cfg: {cell, inputSize, hiddenSize, numLayers, bidirectional, bias, projSize}; sizes as strings or numbers.
   function deriveCount(cfg) {
+    if (cfg.framework !== undefined && String(cfg.framework) !== "torch") { return deriveOther(cfg); }
     var cell = String(cfg.cell);
     if (!Object.prototype.hasOwnProperty.call(CELLS, cell)) { throw new Error("unknown cell " + cell); }
     var I = size("input_size", cfg.inputSize, 1);
@@ -135,6 +253,49 @@ _RUNTIME = r"""
     var call = "nn" + "." + CELLS[cell].cls + "(" + args.concat(kw).join(", ") + ")";
     return { total: total, layer0: layer0, upper: upper, layers: L, call: call };
   }
+  // A polynomial of POLYS (coefficient, powers of I, H, P; repeated) at I, H, P.
+  function poly(k, I, H, P) {
+    var t = POLYS[k], s = 0n;
+    for (var j = 0; j < t.length; j += 4) {
+      s += BigInt(t[j]) * I ** BigInt(t[j + 1]) * H ** BigInt(t[j + 2]) * P ** BigInt(t[j + 3]);
+    }
+    return s;
+  }
+  function py(v) { return v ? "True" : "False"; }
+  // cfg.framework a key of FW.cells, cfg.cell one of its classes; checks as derive.frameworks.stack does.
+  function deriveOther(cfg) {
+    var fw = String(cfg.framework), cell = String(cfg.cell);
+    if (!Object.prototype.hasOwnProperty.call(FW.cells, fw)) { throw new Error("unknown framework " + fw); }
+    if (!Object.prototype.hasOwnProperty.call(FW.cells[fw], cell)) { throw new Error("unknown cell " + cell); }
+    var spec = FW.cells[fw][cell], name = fw + " " + cell;
+    var I = size("input_size", cfg.inputSize, 1);
+    var H = size("hidden_size", cfg.hiddenSize, 1);
+    var L = size("num_layers", cfg.numLayers, 1);
+    var P = size("proj_size", cfg.projSize === undefined ? "0" : cfg.projSize, 0);
+    var bias = cfg.bias === undefined ? spec.bias[0] : !!cfg.bias, bidi = !!cfg.bidirectional;
+    if (spec.bias.indexOf(bias) < 0) {
+      throw new Error("bias must be one of [" + spec.bias.map(py).join(", ") + "] for " + name + ", got " + py(bias));
+    }
+    if (P !== 0n && !spec.proj) {
+      throw new Error("proj_size must be 0 for " + name + ": it has no projection (projections: " + FW.projections + ")");
+    }
+    if (P !== 0n && spec.proj === "below" && P >= H) { throw new Error(MESSAGES.proj_large); }
+    if (spec.refuse) { throw new Error(spec.refuse); }
+    if (P !== 0n && spec.proj === "input" && P !== I) {
+      throw new Error("proj_size must be 0 or input_size (" + I + ") for mingru-pytorch: to_out maps the " +
+                      "hidden state back to dim, got " + P);
+    }
+    var square = spec.sq && I === (bidi ? 2n : 1n) * H;
+    var f = spec.f[(bidi ? 1 : 0) + "|" + (bias ? 1 : 0) + "|" + (P !== 0n ? 1 : 0) + "|" + (square ? 1 : 0)];
+    var layer0 = poly(f[0], I, H, P), upper = poly(f[1], I, H, P);
+    var kw = [];
+    if (L !== 1n) { kw.push("num_layers=" + L); }
+    if (bidi) { kw.push("bidirectional=True"); }
+    if (bias !== spec.bias[0]) { kw.push("bias=" + py(bias)); }
+    if (P !== 0n) { kw.push("proj_size=" + P); }
+    var call = "frameworks.count(" + ['"' + fw + '"', '"' + cell + '"', I.toString(), H.toString()].concat(kw).join(", ") + ")";
+    return { total: layer0 + (L - 1n) * upper, layer0: layer0, upper: upper, layers: L, call: call };
+  }
 """
 
 _DOM = r"""
@@ -143,20 +304,33 @@ _DOM = r"""
     if (!form || form.getAttribute("data-bound") === "1") { return; }
     form.setAttribute("data-bound", "1");
     var byId = function (id) { return document.getElementById(id); };
+    var cells = byId("calc-cell"), torchCells = cells.innerHTML, shownFw = "torch";
+    function fill() {  // the Cell select: the framework's own classes
+      var fw = byId("calc-framework").value;
+      if (fw === shownFw) { return; }
+      shownFw = fw;
+      if (fw === "torch") { cells.innerHTML = torchCells; return; }
+      cells.innerHTML = "";
+      Object.keys(FW.cells[fw]).forEach(function (name) { cells.add(new Option(name, name)); });
+    }
     function update() {
-      var cell = byId("calc-cell").value;
-      var proj = byId("calc-proj-size");
-      proj.disabled = CELLS[cell].cls !== "LSTM";
+      fill();
+      var fw = byId("calc-framework").value, cell = cells.value;
+      var spec = fw === "torch" ? null : FW.cells[fw][cell];
+      var proj = byId("calc-proj-size"), biasBox = byId("calc-bias");
+      proj.disabled = spec ? !spec.proj : CELLS[cell].cls !== "LSTM";
+      biasBox.disabled = spec ? spec.bias.length < 2 : false;
       var out = [byId("calc-total"), byId("calc-layer0"), byId("calc-upper")];
       var list = byId("calc-layers");
       try {
         var r = deriveCount({
+          framework: fw,
           cell: cell,
           inputSize: byId("calc-input-size").value,
           hiddenSize: byId("calc-hidden-size").value,
           numLayers: byId("calc-num-layers").value,
           bidirectional: byId("calc-bidirectional").checked,
-          bias: byId("calc-bias").checked,
+          bias: biasBox.disabled ? spec.bias[0] : biasBox.checked,
           projSize: proj.disabled ? "0" : proj.value
         });
         byId("calc-error").textContent = "";
@@ -222,12 +396,19 @@ def javascript(dom: bool = True) -> str:
         lines.append(f"              function (I, H, P) {{ return {_js_polynomial(upper)}; }}]{comma}")
     lines.append("  };")
     cells = {name: {"cls": cls, "extra": extra} for name, (cls, extra, _) in CELLS.items()}
+    polys, table = _framework_table()
+    compact = (",", ":")
     parts = [
         "(function () {",
         '  "use strict";',
         "  // Generated by derive.calculator from the derived per-layer counts; do not edit.",
         f"  var CELLS = {json.dumps(cells, sort_keys=True)};",
         f"  var MAX_LISTED = {MAX_LISTED};",
+        "  // Other frameworks: distinct polynomials (coefficient, powers of I, H, P; ...), then per",
+        "  // framework and class: bias values allowed (default first), projection rule, formulas by",
+        '  // "bidirectional|bias|projected|square" -> [layer 0, layer >= 1] (indices into POLYS).',
+        f"  var POLYS = {json.dumps(polys, separators=compact)};",
+        f"  var FW = {json.dumps(table, separators=compact)};",
         "  " + "\n".join(lines),
         _RUNTIME,
         "  globalThis.deriveCount = deriveCount;",
@@ -240,31 +421,48 @@ def javascript(dom: bool = True) -> str:
 
 
 def evaluate(
-    cell: str, input_size: int, hidden_size: int, num_layers: int, bidirectional: bool, bias: bool, proj_size: int = 0
+    cell: str,
+    input_size: int,
+    hidden_size: int,
+    num_layers: int,
+    bidirectional: bool,
+    bias: bool | None,
+    proj_size: int = 0,
+    framework: str = "torch",
 ) -> dict[str, int | str | None]:
-    """What the calculator shows, computed with :mod:`derive.torch` (for tests and the page's defaults).
+    """What the calculator shows, computed with :mod:`derive.torch` or :func:`derive.frameworks.stack`.
+
+    For tests and the page's defaults.
 
     Parameters
     ----------
-    cell : {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"}
-        A key of :data:`CELLS`.
+    cell : str
+        For ``framework="torch"`` a key of :data:`CELLS` (``"RNN_TANH"``, ``"RNN_RELU"``,
+        ``"LSTM"``, ``"GRU"``); otherwise one of the framework's classes (``"LSTMCell"`` ...).
     input_size, hidden_size, num_layers : int
         As for ``torch.nn``: I, H (features) and L.
     bidirectional : bool
         Deep bidirectional stack (D = 2).
-    bias : bool
-        Whether each layer and direction has ``bias_ih`` and ``bias_hh``.
+    bias : bool or None
+        Whether each layer and direction has ``bias_ih`` and ``bias_hh`` (other frameworks: the
+        class's ``bias``; None for its default).
     proj_size : int, default 0
         P (LSTM only); 0 for no projection.
+    framework : str, default "torch"
+        ``"torch"`` or a key of :data:`FRAMEWORKS`.
 
     Returns
     -------
     dict
-        ``total``, ``layer0``, ``upper`` (ints; ``upper`` is None for one layer) and ``call``.
+        ``total``, ``layer0``, ``upper`` (ints; ``upper`` is None for one layer) and ``call``
+        (the constructor for torch; for other frameworks the ``frameworks.count(...)`` call that
+        gives the same total).
 
     Raises
     ------
     ValueError
+        ``framework`` not offered; for other frameworks as :func:`derive.frameworks.stack`
+        raises (with the same words as the script). For torch:
         ``cell`` is not a key of :data:`CELLS` (the message names the allowed cells); a
         ``proj_size`` < 0, or > 0 for a cell other than the LSTM; or :mod:`derive.torch` refuses a
         size or option.
@@ -272,6 +470,8 @@ def evaluate(
         ``proj_size`` not an int (``False``, ``None``, ``0.0`` are not 0), ``bias`` or
         ``bidirectional`` not a bool; as :mod:`derive.torch` raises for the other arguments.
     """
+    if framework != "torch":
+        return _evaluate_other(framework, cell, input_size, hidden_size, num_layers, bidirectional, bias, proj_size)
     if not isinstance(cell, str) or cell not in CELLS:
         raise ValueError(f"cell must be one of {sorted(CELLS)}, got {cell!r}")
     cls, extra, _ = CELLS[cell]
@@ -294,4 +494,40 @@ def evaluate(
         "layer0": int(stack.layer_count(0)),
         "upper": int(stack.layer_count(1)) if stack.num_layers > 1 else None,
         "call": f"nn.{cls}({', '.join(args + kw)})",
+    }
+
+
+def _evaluate_other(
+    framework: str,
+    cell: str,
+    input_size: int,
+    hidden_size: int,
+    num_layers: int,
+    bidirectional: bool,
+    bias: bool | None,
+    proj_size: int,
+) -> dict[str, int | str | None]:
+    if not isinstance(framework, str) or framework not in FRAMEWORKS:
+        raise ValueError(f"framework must be 'torch' or one of {list(FRAMEWORKS)}, got {framework!r}")
+    stack = fws.stack(
+        framework,
+        cell,
+        input_size,
+        hidden_size,
+        num_layers=num_layers,
+        bidirectional=bidirectional,
+        bias=bias,
+        proj_size=proj_size,
+    )
+    spec = fws.FRAMEWORKS[framework].cell(cell)
+    kw = [f"num_layers={num_layers}"] if num_layers != 1 else []
+    kw += ["bidirectional=True"] if bidirectional else []
+    kw += [f"bias={stack.bias!r}"] if stack.bias != spec.options.get("bias", (True,))[0] else []
+    kw += [f"proj_size={proj_size}"] if proj_size else []
+    args = [f'"{framework}"', f'"{spec.name}"', str(input_size), str(hidden_size)]
+    return {
+        "total": int(stack.count),
+        "layer0": int(stack.layer_count(0)),
+        "upper": int(stack.layer_count(1)) if stack.num_layers > 1 else None,
+        "call": f"frameworks.count({', '.join(args + kw)})",
     }

@@ -12,7 +12,8 @@ import sympy
 import derive.frameworks.pytorch as dt
 from derive.analysis.cost import DTYPE_BYTES, KINDS, cost, step_ops, stored_elements
 from derive.engine.symbols import H, I, L, P
-from derive.render.calculator import CELLS, evaluate, formulas, javascript
+from derive.render.calculator import CELLS, LEFT_OUT, evaluate, formulas, javascript
+from derive.render.calculator import FRAMEWORKS as CALC_FRAMEWORKS
 from derive.render.latex import latex
 
 from ..site import Example, Page, number
@@ -221,6 +222,8 @@ def calculator_context() -> dict:
         )
     return {
         "cells": [(k, v[2]) for k, v in CELLS.items()],
+        "frameworks": list(CALC_FRAMEWORKS.items()),
+        "left_out": sorted(LEFT_OUT.items()),
         "default": d,
         "shown": shown,
         "rows": rows,

@@ -346,3 +346,75 @@ def test_calculator_reads_what_is_typed_not_a_number_fields_guess(visit, typed):
     page.wait_for_function("() => document.querySelector('#calc-error').textContent.trim() !== ''", timeout=TIMEOUT_MS)
     assert page.locator("#calc-error").inner_text().strip() == "input_size should be of type int"
     assert page.locator("#calc-total").get_attribute("data-value") == ""
+
+
+# --- issue 12: the other frameworks' classes in the page, BigInt-exact, refusals in the library's words
+
+OTHER_CASES = [
+    # (framework, class, input_size, hidden_size, num_layers, proj_size, bidirectional, bias)
+    ("onnx", "GRU", 10, 20, 3, 0, True, False),
+    ("keras2", "LSTM", 32, 128, 2, 0, True, True),
+    ("paddle", "LSTM", 40, 512, 3, 128, False, True),
+    ("haiku", "VanillaRNN", 7, 9, 1, 0, False, True),
+    ("sru", "SRU", 64, 32, 3, 0, True, True),  # square input: I = D·H
+    ("mingru", "minLSTM", 16, 48, 2, 16, False, True),
+    ("reference", "QRNN", 10**20, 10**20, 4, 0, True, False),  # beyond a double
+]
+
+
+@pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
+@pytest.mark.parametrize("case", OTHER_CASES, ids=lambda c: f"{c[0]}-{c[1]}")
+def test_calculator_other_frameworks_as_python(visit, case):
+    from derive.calculator import evaluate
+
+    framework, cls, i, h, layers, proj, bidirectional, bias = case
+    v = visit(html_path(CALCULATOR))
+    page = v.page
+    page.select_option("#calc-framework", framework)
+    page.dispatch_event("#calc-form", "change")
+    _fill(page, cls, i, h, layers, proj, bidirectional, bias)
+    expected = evaluate(cls, i, h, layers, bidirectional, bias, proj, framework=framework)
+    page.wait_for_function(
+        "(n) => document.querySelector('#calc-total').dataset.value === n",
+        arg=str(expected["total"]),
+        timeout=TIMEOUT_MS,
+    )
+    assert page.locator("#calc-error").inner_text().strip() == ""
+    assert page.locator("#calc-call").inner_text().strip() == expected["call"]
+    assert v.outside == [] and v.console == [] and v.failed == [], (v.outside, v.console, v.failed)
+
+
+@pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
+def test_calculator_other_frameworks_disable_and_refuse(visit):
+    from derive.calculator import evaluate
+
+    v = visit(html_path(CALCULATOR))
+    page = v.page
+    page.select_option("#calc-framework", "tf1")
+    page.dispatch_event("#calc-form", "change")
+    page.select_option("#calc-cell", "GRUCell")
+    page.dispatch_event("#calc-form", "change")
+    assert not page.is_enabled("#calc-bias") and not page.is_enabled("#calc-proj-size")
+    page.select_option("#calc-framework", "flax.linen")
+    page.dispatch_event("#calc-form", "change")
+    page.select_option("#calc-cell", "ConvLSTMCell")
+    page.dispatch_event("#calc-form", "change")
+    with pytest.raises(ValueError) as refused:
+        evaluate("ConvLSTMCell", 8, 16, 1, False, True, 0, framework="flax.linen")
+    page.wait_for_function("() => document.querySelector('#calc-error').textContent.trim() !== ''", timeout=TIMEOUT_MS)
+    assert page.locator("#calc-error").inner_text().strip() == str(refused.value)
+    assert page.locator("#calc-total").get_attribute("data-value") == ""
+    page.select_option("#calc-framework", "mingru")
+    page.dispatch_event("#calc-form", "change")
+    _fill(page, "minGRU", 8, 16, 2, 5, False, True)
+    with pytest.raises(ValueError) as refused:
+        evaluate("minGRU", 8, 16, 2, False, True, 5, framework="mingru")
+    page.wait_for_function(
+        "(m) => document.querySelector('#calc-error').textContent.trim() === m",
+        arg=str(refused.value),
+        timeout=TIMEOUT_MS,
+    )
+    page.select_option("#calc-framework", "torch")  # back to PyTorch: its cells again
+    page.dispatch_event("#calc-form", "change")
+    assert page.locator("#calc-cell option").all_inner_texts()[0].startswith("Elman")
+    assert v.console == [] and v.outside == [], (v.console, v.outside)
