@@ -258,7 +258,14 @@ def stack(
         options["num_directions"] = 2 if bidirectional else 1
         options["square_input"] = sympy.expand(input_size - options["num_directions"] * hidden_size) == 0
     if spec.check is not None:
-        spec.check(input_size=input_size, hidden_size=hidden_size, proj_size=proj_size, **options)
+        spec.check(
+            input_size=input_size,
+            hidden_size=hidden_size,
+            proj_size=proj_size,
+            num_layers=num_layers,
+            bidirectional=bidirectional,
+            **options,
+        )
     convention = spec.convention
     for (option, wanted), variant in spec.variants.items():
         if {"double_bias": double_bias}.get(option) == wanted:

@@ -43,25 +43,55 @@ MINGRU_PYTORCH = _convention("minGRU", "to_hidden_and_gate.weight")
 MINLSTM_PYTORCH = _convention("minLSTM", "to_hidden_and_f_i_gate.weight")
 
 
-def check_proj_out(*, input_size: Size, hidden_size: Size, proj_size: Size, **options: Any) -> None:
+def check_proj_out(
+    *,
+    input_size: Size,
+    hidden_size: Size,
+    proj_size: Size,
+    num_layers: Size = 1,
+    bidirectional: bool = False,
+    **options: Any,
+) -> None:
     """``to_out`` maps the hidden state back to ``dim``: ``proj_size`` is 0 or ``input_size``.
+
+    In a deep bidirectional stack the layers above read 2·P features, so their ``to_out`` would
+    map back to 2·P, not P: no stack of ``mingru-pytorch`` modules has one ``proj_size``, and
+    derive refuses it rather than count a stack nobody can build.
 
     Parameters
     ----------
     input_size, hidden_size, proj_size : int or sympy.Expr
         I (``dim``), H (``dim * expansion_factor``) and P (0, or I for ``to_out``).
+    num_layers : int or sympy.Expr, default 1
+        L.
+    bidirectional : bool, default False
+        Deep bidirectional wiring.
     **options
         The class's other options (not read).
 
     Raises
     ------
     ValueError
-        Another ``proj_size``.
+        Another ``proj_size``; ``proj_size`` in a bidirectional stack of more than one layer (or
+        of a symbolic number of layers).
+
+    Examples
+    --------
+    >>> check_proj_out(input_size=8, hidden_size=16, proj_size=8, num_layers=2)
+    >>> check_proj_out(input_size=8, hidden_size=16, proj_size=8, num_layers=2, bidirectional=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: proj_size must be 0 for a bidirectional mingru-pytorch stack of more than one layer: layers >= 1 read 2*proj_size features and their to_out maps back to that width, got 8
     """
     if proj_size != 0 and proj_size != input_size:
         raise ValueError(
             f"proj_size must be 0 or input_size ({input_size}) for mingru-pytorch: to_out maps the "
             f"hidden state back to dim, got {proj_size}"
+        )
+    if proj_size != 0 and bidirectional and num_layers != 1:
+        raise ValueError(
+            "proj_size must be 0 for a bidirectional mingru-pytorch stack of more than one layer: layers >= 1 "
+            f"read 2*proj_size features and their to_out maps back to that width, got {proj_size}"
         )
 
 

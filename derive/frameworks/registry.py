@@ -102,7 +102,7 @@ class CellSpec:
         (Haiku ``VanillaRNN(double_bias=False)``: one bias instead of two).
     check : callable or None
         The class's own argument check, ``check(input_size=..., hidden_size=..., proj_size=...,
-        **options)``, raising ValueError worded like the class's (``mingru-pytorch``: the output
+        num_layers=..., bidirectional=..., **options)``, raising ValueError worded like the class's (``mingru-pytorch``: the output
         projection maps back to the input's width).
     """
 

@@ -110,11 +110,22 @@ def framework_formulas() -> dict[str, tuple[sympy.Expr, sympy.Expr]]:
             ):
                 proj = (I if rule == "input" else P) if projected else 0
                 width = (2 if bidirectional else 1) * H if square else I
+                # mingru-pytorch's projection has no bidirectional stack above one layer (refused, as
+                # derive.frameworks.stack refuses it): layer 0 alone is derived.
+                one_layer = bool(proj) and rule == "input" and bidirectional
                 stack = fws.stack(
-                    key, spec.name, width, H, num_layers=2, bidirectional=bidirectional, bias=bias, proj_size=proj
+                    key,
+                    spec.name,
+                    width,
+                    H,
+                    num_layers=1 if one_layer else 2,
+                    bidirectional=bidirectional,
+                    bias=bias,
+                    proj_size=proj,
                 )
                 name = f"{key}|{spec.name}|{int(bidirectional)}|{int(bias)}|{int(projected)}|{int(square)}"
-                out[name] = (sympy.expand(stack.layer_count(0)), sympy.expand(stack.layer_count(UPPER)))
+                upper = sympy.Integer(0) if one_layer else sympy.expand(stack.layer_count(UPPER))
+                out[name] = (sympy.expand(stack.layer_count(0)), upper)
     return out
 
 
@@ -284,6 +295,10 @@ _RUNTIME = r"""
     if (P !== 0n && spec.proj === "input" && P !== I) {
       throw new Error("proj_size must be 0 or input_size (" + I + ") for mingru-pytorch: to_out maps the " +
                       "hidden state back to dim, got " + P);
+    }
+    if (P !== 0n && spec.proj === "input" && bidi && L !== 1n) {
+      throw new Error("proj_size must be 0 for a bidirectional mingru-pytorch stack of more than one layer: " +
+                      "layers >= 1 read 2*proj_size features and their to_out maps back to that width, got " + P);
     }
     var square = spec.sq && I === (bidi ? 2n : 1n) * H;
     var f = spec.f[(bidi ? 1 : 0) + "|" + (bias ? 1 : 0) + "|" + (P !== 0n ? 1 : 0) + "|" + (square ? 1 : 0)];

@@ -310,6 +310,7 @@ def test_other_frameworks_refusals_use_the_library_words(tmp_path):
         dict(base, framework="flax.linen", cell="ConvLSTMCell", projSize="0"),
         dict(base, framework="haiku", cell="Conv2DLSTM", projSize="0"),
         dict(base, framework="mingru", cell="minGRU", projSize="5"),
+        dict(base, framework="mingru", cell="minGRU", projSize="8", bidirectional=True),
         dict(base, framework="onnx", cell="LSTM", hiddenSize="0", projSize="0"),
         dict(base, framework="paddle", cell="LSTM", projSize="-1"),
     ]
