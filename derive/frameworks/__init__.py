@@ -162,7 +162,9 @@ def stack(
         layer k >= 1 reads the input beside layer k - 1's output, I + H features; one direction only.
     **class_options
         Options of a class's own cell (its :attr:`CellSpec.options`): QRNN ``window`` and
-        ``pooling``, SRU ``has_skip_term``, IndRNN ``nonlinearity``.
+        ``pooling``, SRU ``has_skip_term``, IndRNN ``nonlinearity``; TF1 ``LSTMCell``'s
+        ``num_unit_shards`` and ``num_proj_shards`` (positive ints or None: they change the names
+        :func:`tensors` lists, ``kernel/part_<k>``, not the counts).
 
     Returns
     -------
@@ -240,6 +242,8 @@ def stack(
     elif kernel_size is not None:
         raise ValueError(f"kernel_size must be None for {fw.key} {spec.name}: only a ConvLSTM has a kernel")
     for name, value in sorted(class_options.items()):
+        if name in spec.partitioned and value is None:  # TF1's default: one unpartitioned variable
+            continue
         if name not in spec.options:
             raise TypeError(f"{fw.key} {spec.name} got an unexpected keyword argument {name!r}")
         allowed = spec.options[name]
@@ -254,6 +258,8 @@ def stack(
         else:
             value = validate.size(name, value)
         options[name] = value
+    for name in spec.partitioned:  # row blocks of a tensor, not the cell's: see tensors()
+        options.pop(name, None)
     if "num_directions" in CELLS[spec.mode].options:  # SRU: its layers' structure depends on D·H vs I
         options["num_directions"] = 2 if bidirectional else 1
         options["square_input"] = sympy.expand(input_size - options["num_directions"] * hidden_size) == 0
@@ -350,4 +356,49 @@ def tensors(framework: str, cell: str, input_size: Size, hidden_size: Size, **op
         See :func:`stack`; a symbolic ``num_layers``.
     """
     s = stack(framework, cell, input_size, hidden_size, **options)
-    return [TensorRow(t.name, tuple(plain(d) for d in t.shape), plain(t.numel), t.trainable) for t in s.tensors]
+    rows = [TensorRow(t.name, tuple(plain(d) for d in t.shape), plain(t.numel), t.trainable) for t in s.tensors]
+    spec = FRAMEWORKS[framework].cell(cell)
+    for option, base in spec.partitioned.items():
+        if options.get(option) is not None:
+            rows = _partition(rows, base, option, options[option])
+    return rows
+
+
+def _partition(rows: list[TensorRow], base: str, option: str, shards: Any) -> list[TensorRow]:
+    """Split every ``.../<base>`` tensor into ``<base>/part_<k>`` row blocks, as TF1's
+    ``fixed_size_partitioner(shards)`` does (``tensorflow/python/ops/partitioned_variables.py``):
+    min(shards, rows) parts, the first ``rows % parts`` of them one row longer.
+
+    Parameters
+    ----------
+    rows : list of TensorRow
+    base : str
+        The tensor's last name components (``"kernel"``, ``"projection/kernel"``).
+    option, shards : str, int
+        The option's name (for messages) and value.
+
+    Returns
+    -------
+    list of TensorRow
+
+    Raises
+    ------
+    ValueError
+        A symbolic row count (the parts' sizes depend on its value).
+    """
+    out = []
+    for row in rows:
+        if not row.name.endswith("/" + base) or (base == "kernel" and row.name.endswith("projection/kernel")):
+            out.append(row)
+            continue
+        height, rest = row.shape[0], tuple(row.shape[1:])
+        if not isinstance(height, int):
+            raise ValueError(f"{option} needs int sizes: the parts of {row.name} depend on its {height} rows")
+        if not isinstance(shards, int):
+            raise ValueError(f"{option} must be an int (a number of variable parts), got {shards}")
+        parts = min(shards, height)
+        for k in range(parts):
+            rows_k = height // parts + (1 if k < height % parts else 0)
+            shape = (rows_k, *rest)
+            out.append(TensorRow(f"{row.name}/part_{k}", shape, plain(sympy.Mul(*shape)), row.trainable))
+    return out

@@ -104,6 +104,10 @@ class CellSpec:
         The class's own argument check, ``check(input_size=..., hidden_size=..., proj_size=...,
         num_layers=..., bidirectional=..., **options)``, raising ValueError worded like the class's (``mingru-pytorch``: the output
         projection maps back to the input's width).
+    partitioned : mapping of option -> tensor
+        Options that split a tensor into row blocks without changing any count (TF1
+        ``LSTMCell``'s ``num_unit_shards`` -> ``"kernel"``, ``num_proj_shards`` ->
+        ``"projection/kernel"``): read by :func:`derive.frameworks.tensors`, not by the cell.
     """
 
     name: str
@@ -115,6 +119,7 @@ class CellSpec:
     proj_below_hidden: bool = True
     variants: Mapping[tuple[str, object], Convention] = field(default_factory=dict)
     check: Callable[..., None] | None = None
+    partitioned: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

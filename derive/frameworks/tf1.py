@@ -110,7 +110,14 @@ register(
         (
             CellSpec("BasicRNNCell", "RNN_TANH", "rnn", TF1_CLASSES["BasicRNNCell"], "cell"),
             CellSpec(
-                "LSTMCell", "LSTM", "lstm", TF1, "cell", {"proj_size": (), "peepholes": ON_OFF}, proj_below_hidden=False
+                "LSTMCell",
+                "LSTM",
+                "lstm",
+                TF1,
+                "cell",
+                {"proj_size": (), "peepholes": ON_OFF, "num_unit_shards": (), "num_proj_shards": ()},
+                proj_below_hidden=False,
+                partitioned={"num_unit_shards": "kernel", "num_proj_shards": "projection/kernel"},
             ),
             CellSpec("BasicLSTMCell", "LSTM", "lstm", TF1_CLASSES["BasicLSTMCell"], "cell"),
             CellSpec("GRUCell", "GRU", "gru", TF1_CLASSES["GRUCell"], "cell", {"reset_after": (False,)}),

@@ -65,6 +65,45 @@ def test_random_cells_and_stacks(cls, i, h, layers, bi, peepholes, proj) -> None
     check(cls, i, h, num_layers=layers, bidirectional=bi, **options)
 
 
+def test_sharded_kernels_are_the_partitioned_variables() -> None:
+    """``num_unit_shards``/``num_proj_shards``: TF's ``fixed_size_partitioner`` row blocks ``kernel/part_<k>``."""
+    assert [n for n, _, _ in extra.tf1_tensors("LSTMCell", 5, 4, num_unit_shards=4)][:4] == [
+        f"rnn/lstm_cell/kernel/part_{k}" for k in range(4)
+    ]
+    check("LSTMCell", 5, 4, num_unit_shards=20)  # more shards than rows: one part per row
+    check("LSTMCell", 5, 7, num_unit_shards=1)  # one part, still a partitioned variable
+
+
+@PROPERTY
+@given(
+    i=st.integers(1, 9),
+    h=st.integers(1, 9),
+    layers=st.integers(1, 2),
+    bi=st.booleans(),
+    peepholes=st.booleans(),
+    proj=st.integers(0, 6),
+    unit_shards=st.integers(1, 7),
+    proj_shards=st.integers(1, 7),
+)
+def test_random_sharded_lstm_cells(i, h, layers, bi, peepholes, proj, unit_shards, proj_shards) -> None:
+    options = {"peepholes": peepholes, "proj_size": proj, "num_unit_shards": unit_shards}
+    if proj:
+        options["num_proj_shards"] = proj_shards
+    check("LSTMCell", i, h, num_layers=layers, bidirectional=bi, **options)
+
+
+def test_shards_are_refused_where_tf1_has_none() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'num_unit_shards'"):
+        frameworks.tensors("tf1", "GRUCell", 3, 4, num_unit_shards=2)
+    with pytest.raises(ValueError, match="num_unit_shards must be greater than zero"):
+        frameworks.tensors("tf1", "LSTMCell", 3, 4, num_unit_shards=0)
+    from derive import H
+
+    with pytest.raises(ValueError, match="num_unit_shards needs int sizes"):
+        frameworks.tensors("tf1", "LSTMCell", 3, H, num_unit_shards=2)
+    assert frameworks.count("tf1", "LSTMCell", 3, H, num_unit_shards=2) == frameworks.count("tf1", "LSTMCell", 3, H)
+
+
 @settings(max_examples=8, deadline=None)
 @given(
     layers=st.lists(st.tuples(st.sampled_from(CLASSES), st.integers(1, 8)), min_size=2, max_size=4),

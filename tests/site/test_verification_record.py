@@ -26,7 +26,7 @@ def _installed() -> dict:
         if not framework.packages:
             continue
         versions = {}
-        for package in framework.packages:
+        for package in sorted(framework.packages):
             try:
                 versions[package] = _version(package, framework.environment)
             except (importlib.metadata.PackageNotFoundError, subprocess.CalledProcessError):

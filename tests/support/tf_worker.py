@@ -40,7 +40,11 @@ rc = v1.nn.rnn_cell
 def _cell(cls: str, units: int, options: dict):
     if cls == "LSTMCell":
         return rc.LSTMCell(
-            units, use_peepholes=options.get("peepholes", False), num_proj=options.get("proj_size") or None
+            units,
+            use_peepholes=options.get("peepholes", False),
+            num_proj=options.get("proj_size") or None,
+            num_unit_shards=options.get("num_unit_shards"),
+            num_proj_shards=options.get("num_proj_shards"),
         )
     return getattr(rc, cls)(units)
 
