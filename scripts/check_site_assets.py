@@ -64,7 +64,9 @@ def tarball_files(version: str, integrity: str) -> dict[str, bytes]:
             )
         with tarfile.open(tarballs[0]) as tar:
             return {
-                m.name.split("/", 1)[1]: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile() and "/" in m.name
+                m.name.split("/", 1)[1]: tar.extractfile(m).read()
+                for m in tar.getmembers()
+                if m.isfile() and "/" in m.name
             }
 
 

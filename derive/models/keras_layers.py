@@ -22,7 +22,7 @@ from typing import Any
 
 import sympy
 
-from ..engine.symbols import plain
+from ..engine.symbols import as_expr, plain
 from .base import KERAS_COMMON, Layer, check_kwargs, conv_length, numel, remembered, snake
 
 __all__ = [
@@ -717,7 +717,7 @@ class Reshape(KerasLayer):
                     f"The total size of the tensor must be unchanged. Received: input_shape="
                     f"{tuple(input_shape)}, target_shape={target}"
                 )
-            return [], tuple(plain(sympy.expand(sympy.sympify(total) / rest)) if d == -1 else d for d in target)
+            return [], tuple(plain(sympy.expand(as_expr(total) / rest)) if d == -1 else d for d in target)
         if known and sympy.expand(numel(tuple(input_shape)) - numel(target)) != 0:
             raise ValueError(
                 f"The total size of the tensor must be unchanged. Received: input_shape="
