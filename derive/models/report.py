@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import html
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sympy
 
 from ..engine.symbols import plain
+from ..tree import MAX_LISTED, Formula, Module, count, is_partial, named_parameters, numel
 from .source import clean
 
-__all__ = ["Row", "Report", "show", "jsonable"]
+__all__ = ["Row", "Report", "show", "jsonable", "rows"]
 
 
 def show(value: Any) -> str:
@@ -73,7 +74,6 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-@dataclass
 class Row:
     """One layer (module) of a model.
 
@@ -84,9 +84,10 @@ class Row:
     type : str
         The class name (``LSTM``, ``Dense``); ``?`` for a layer derive does not know.
     params : int, sympy.Expr or None
-        Parameters, None when unknown (``--partial``).
+        Parameters, None when unknown (not counted: the total is then partial).
     formula : sympy.Expr or None
-        Closed form in letters, with ``values`` giving the letters.
+        Closed form in letters, with ``values`` giving the letters; given as a
+        :class:`derive.tree.Formula`, it is derived when first read.
     values : dict
         Letter -> value in ``formula``.
     output_shape : tuple, list or None
@@ -101,16 +102,54 @@ class Row:
         A constructor string that rebuilds these tensors.
     """
 
-    name: str
-    type: str
-    params: Any
-    formula: Any = None
-    values: dict = field(default_factory=dict)
-    output_shape: Any = None
-    note: str = ""
-    tensors: list = field(default_factory=list)
-    config: dict | None = None
-    constructor: str | None = None
+    def __init__(
+        self,
+        name: str,
+        type: str,
+        params: Any,
+        formula: Any = None,
+        values: dict | None = None,
+        output_shape: Any = None,
+        note: str = "",
+        tensors: list | None = None,
+        config: dict | None = None,
+        constructor: str | None = None,
+    ) -> None:
+        self.name = name
+        self.type = type
+        self.params = params
+        self._formula = formula
+        self._values = dict(values or {})
+        self.output_shape = output_shape
+        self.note = note
+        self.tensors = list(tensors or [])
+        self.config = config
+        self.constructor = constructor
+
+    @property
+    def formula(self) -> Any:
+        """The closed form (derived on first read when given as a :class:`derive.tree.Formula`)."""
+        if isinstance(self._formula, Formula):
+            return self._formula.expr
+        return self._formula
+
+    @formula.setter
+    def formula(self, value: Any) -> None:
+        self._formula = value
+
+    @property
+    def values(self) -> dict:
+        """Letter -> value in :attr:`formula`."""
+        if isinstance(self._formula, Formula) and not self._values:
+            return dict(self._formula.values)
+        return self._values
+
+    @values.setter
+    def values(self, value: dict) -> None:
+        self._values = dict(value)
+
+    def __repr__(self) -> str:
+        return f"Row({self.name!r}, {self.type!r}, {self.params!r})"
 
     def to_dict(self) -> dict[str, Any]:
         """The row as JSON-ready data.
@@ -119,11 +158,12 @@ class Row:
         -------
         dict
         """
+        formula = self.formula
         data = {
             "name": self.name,
             "type": self.type,
             "params": jsonable(self.params),
-            "formula": None if self.formula is None else str(self.formula),
+            "formula": None if formula is None else str(formula),
             "values": jsonable(self.values),
             "output_shape": jsonable(self.output_shape),
         }
@@ -159,6 +199,57 @@ class Report:
     input_shape: Any = None
     notes: list[str] = field(default_factory=list)
     constructors: list[str] = field(default_factory=list)
+    module: Module | None = None
+
+    @classmethod
+    def from_module(
+        cls, module: Module, framework: str, title: str = "", input_shape: Any = None, notes: list[str] | None = None
+    ) -> Report:
+        """The report of a module tree: one row per layer (:func:`rows`), the tree kept for its tensors.
+
+        Parameters
+        ----------
+        module : derive.tree.Module
+            The model (its name is the prefix of every path; "" for a torch model).
+        framework : str
+        title : str
+        input_shape : tuple, optional
+        notes : list of str, optional
+
+        Returns
+        -------
+        Report
+        """
+        return cls(framework, rows(module), title, input_shape, list(notes or []), module=module)
+
+    @property
+    def partial(self) -> bool:
+        """Whether some part is not counted: :attr:`total` is then a lower bound."""
+        if self.module is not None and is_partial(self.module):
+            return True
+        return any(row.params is None for row in self.rows)
+
+    @property
+    def tensors(self) -> list[dict[str, Any]]:
+        """Every parameter tensor once, named as the framework names it (``named_parameters()``
+        for torch, weight paths for Keras): ``[{"name", "shape", "parameters"}]``, with
+        ``"trainable": False`` for a frozen one. Empty when the names are not known.
+        """
+        if self.module is None:
+            return [
+                {"name": name, "shape": tuple(shape), "parameters": numel(tuple(shape))}
+                for row in self.rows
+                for name, shape in row.tensors
+            ]
+        out = []
+        for name, p in named_parameters(self.module):
+            entry: dict[str, Any] = {"name": name, "shape": p.shape, "parameters": p.numel}
+            if not p.trainable:
+                entry["trainable"] = False
+            if p.complex:
+                entry["complex"] = True
+            out.append(entry)
+        return out
 
     @property
     def layers(self) -> list[Row]:
@@ -168,6 +259,8 @@ class Report:
     @property
     def total(self) -> Any:
         """Sum of the known layers' parameters (an int, or a closed form with symbolic sizes)."""
+        if self.module is not None:
+            return count(self.module)
         known = [row.params for row in self.rows if row.params is not None]
         if all(type(p) is int for p in known):  # the usual case: plain ints, summed without SymPy
             return sum(known)
@@ -192,6 +285,10 @@ class Report:
             "framework": self.framework,
             "total": jsonable(self.total),
             "layers": [r.to_dict() for r in self.rows],
+            "tensors": [
+                {**t, "shape": jsonable(t["shape"]), "parameters": jsonable(t["parameters"])} for t in self.tensors
+            ],
+            "partial": self.partial,
         }
         if self.input_shape is not None:
             data["input_shape"] = jsonable(self.input_shape)
@@ -281,3 +378,87 @@ class Report:
                 return "$N = " + " + ".join(number(t) for t in terms) + f" = {number(total)}$"
             return f"$N = {number(total)}$"
         return f"$N = {sympy.latex(total)}$"
+
+
+def rows(module: Module, prefix: str = "") -> list[Row]:
+    """The per-layer rows of a module tree, in the framework's order.
+
+    A module without children, or one marked :attr:`~derive.tree.Module.row`, is one row (its whole
+    count); a module with children adds a row for its own tensors only if it has any, and its
+    children's rows. A repeated module whose copies cannot be listed (a symbolic or huge
+    ``repeat``) is one row for all its copies. A part that is not counted is a row with no count.
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+    prefix : str
+        The path of ``module``'s parent.
+
+    Returns
+    -------
+    list of Row
+    """
+    out: list[Row] = []
+    _rows_of(module, prefix, ".", out, root=True)
+    return out
+
+
+def _rows_of(module: Module, prefix: str, sep: str, out: list[Row], root: bool = False) -> None:
+    repeat = plain(module.repeat)
+    if repeat != 1 and (not isinstance(repeat, int) or repeat > MAX_LISTED):
+        out.append(_row(_path(prefix, sep, module.name), module, count(module)))
+        return
+    copies = [None] if repeat == 1 and "{k}" not in module.name else range(module.start, module.start + repeat)
+    template = module
+    for k in copies:
+        if k is not None:
+            module = template.replace(
+                name=_fill(template.name, k),
+                params=tuple(replace(p, name=_fill(p.name, k)) for p in template.params),
+                repeat=1,
+                start=0,
+            )
+        path = _path(prefix, sep, module.name)
+        if module.row or not module.children or not module.counted:
+            out.append(_row(path, module, count(module) if module.counted else None))
+            continue
+        own = [p for p in module.params if p.counted]
+        if own:
+            out.append(
+                Row(
+                    path or module.type,
+                    module.type,
+                    module.own_count,
+                    note="its own parameters",
+                    tensors=[(_path(path, module.sep, p.name), p.shape) for p in own],
+                )
+            )
+        for child in module.children:
+            _rows_of(child, path, module.sep, out)
+
+
+def _row(path: str, module: Module, params: Any) -> Row:
+    note = module.note or ("" if module.counted else "not counted")
+    try:
+        tensors = [(_path(path, module.sep, name), p.shape) for name, p in named_parameters(module.replace(name=""))]
+    except ValueError:
+        tensors = []
+    return Row(
+        path or module.type,
+        module.type,
+        params,
+        module.formula,
+        output_shape=module.output_shape,
+        note=note,
+        tensors=tensors,
+    )
+
+
+def _path(prefix: str, sep: str, name: str) -> str:
+    if not prefix:
+        return name
+    return f"{prefix}{sep}{name}" if name else prefix
+
+
+def _fill(name: str, k: int | None) -> str:
+    return name if k is None else name.replace("{k}", str(k))

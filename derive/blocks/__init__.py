@@ -1,0 +1,116 @@
+"""Today's recurrent blocks — Mamba, Mamba-2, RWKV, Griffin's RG-LRU, S4D/S4/S5/LRU — and the
+pretrained models built of them.
+
+Each module of this package writes one block family once: its update equations (for the site)
+and its parameter declarations as a composition of the primitives of :mod:`derive.layers` on the
+module tree (:mod:`derive.tree`); each framework's spelling of the block (``mamba_ssm.Mamba``,
+transformers' ``MambaMixer``) registers its constructor (:mod:`derive.engine.constructors`), and
+each transformers model type its config reader with :func:`register_config`. The modules are found
+at import (no list to edit).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..tree import Module
+
+__all__ = ["ConfigModel", "CONFIG_MODELS", "register_config", "config_model"]
+
+
+@dataclass(frozen=True)
+class ConfigModel:
+    """A transformers model type derive builds from its ``config.json``.
+
+    Attributes
+    ----------
+    model_type : str
+        The config's ``model_type`` (``"mamba"``, ``"mamba2"``, ``"rwkv"``, ``"recurrent_gemma"``).
+    build : callable
+        ``build(config)`` -> the :class:`derive.tree.Module` of the model
+        ``AutoModelForCausalLM.from_config(config)`` builds, named as transformers names it; the
+        config is a mapping of the config's keys (absent keys take the config class's defaults;
+        values may be SymPy symbols for the closed form). Raises ValueError naming a key it cannot map.
+    architecture : str
+        The class built (``"MambaForCausalLM"``).
+    source : str
+        The transformers files the model is read from.
+    """
+
+    model_type: str
+    build: Callable[[Mapping[str, Any]], Module]
+    architecture: str
+    source: str
+
+
+#: Every model type derive reads from a config, by ``model_type``.
+CONFIG_MODELS: dict[str, ConfigModel] = {}
+
+
+def register_config(
+    model_type: str, *, architecture: str, source: str
+) -> Callable[[Callable[[Mapping[str, Any]], Module]], Callable[[Mapping[str, Any]], Module]]:
+    """Register the decorated builder as the reader of ``model_type`` configs.
+
+    Parameters
+    ----------
+    model_type : str
+    architecture : str
+    source : str
+
+    Returns
+    -------
+    callable
+        A decorator returning the builder unchanged.
+
+    Raises
+    ------
+    ValueError
+        ``model_type`` is registered already.
+    """
+
+    def decorate(build: Callable[[Mapping[str, Any]], Module]) -> Callable[[Mapping[str, Any]], Module]:
+        if model_type in CONFIG_MODELS:
+            raise ValueError(f"model type {model_type!r} is registered already")
+        CONFIG_MODELS[model_type] = ConfigModel(model_type, build, architecture, source)
+        return build
+
+    return decorate
+
+
+def config_model(model_type: str) -> ConfigModel:
+    """The registered reader of ``model_type``.
+
+    Parameters
+    ----------
+    model_type : str
+
+    Returns
+    -------
+    ConfigModel
+
+    Raises
+    ------
+    ValueError
+        A model type derive does not build, naming the ones it does.
+    """
+    try:
+        return CONFIG_MODELS[model_type]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"model_type {model_type!r} is not one derive builds from a config; known: {sorted(CONFIG_MODELS)}"
+        ) from None
+
+
+def _discover() -> None:
+    """Import every module of this package, so that each registers its blocks."""
+    for module in pkgutil.iter_modules(__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{module.name}")
+
+
+_discover()

@@ -1,0 +1,139 @@
+"""The constructors users write, by framework and class name: what they build in the module tree.
+
+Every framework mirror (:mod:`derive.frameworks`), primitive (:mod:`derive.layers`) and block
+(:mod:`derive.blocks`) registers the classes users construct — ``torch.nn.LSTM``,
+``keras.layers.Dense``, ``mamba_ssm.Mamba``, ``hk.LSTM`` — with :func:`register`; the command line,
+the code reader and the live-object reader find them here with :func:`find` and :func:`lookup`.
+This module imports nothing of :mod:`derive` above the engine.
+
+A constructor's ``make`` takes the class's own arguments, bound as the framework binds them
+(positional order, defaults, keyword-only), and returns either a :class:`derive.tree.Module` (the
+sizes are all known: torch, mamba_ssm) or an object with ``build(input_shape) -> (Module,
+output_shape)`` (Keras, Flax, Haiku: the input width is known only when the layer is applied).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Constructor", "CONSTRUCTORS", "register", "lookup", "find", "frameworks"]
+
+
+@dataclass(frozen=True)
+class Constructor:
+    """A class users construct, and how derive builds it.
+
+    Attributes
+    ----------
+    framework : str
+        The framework's key (``"torch"``, ``"keras"``, ``"mamba_ssm"``, ``"transformers"``,
+        ``"haiku"``, ...).
+    name : str
+        The class name as written (``"LSTM"``, ``"Mamba"``).
+    make : callable
+        ``make(*args, **kwargs)``: the class's arguments as the framework takes them ->
+        :class:`derive.tree.Module`, or a layer to ``build(input_shape)``; raises TypeError /
+        ValueError worded like the framework for arguments it refuses.
+    prefixes : tuple of str
+        The dotted prefixes it is written with (``("nn.", "torch.nn.")``); ``""`` allows the bare name.
+    letters : mapping of str -> str
+        Size arguments and the letters of the closed form (``{"in_features": "I", "out_features": "O"}``).
+    read : callable or None
+        ``read(obj) -> (args, kwargs)``: the arguments that remake a live object of the class
+        (read from its attributes or config, never its weights), or None.
+    module_types : tuple of str
+        The Python module paths of the live classes (``("torch.nn.modules.rnn",)``), matched against
+        ``type(obj).__module__`` by the live-object reader.
+    deferred : bool
+        ``make`` returns a layer that needs its input shape (Keras-style) rather than a Module.
+    source : str
+        The framework file the signature and tensors are read from.
+    """
+
+    framework: str
+    name: str
+    make: Callable[..., Any]
+    prefixes: tuple[str, ...] = ("",)
+    letters: Mapping[str, str] = field(default_factory=dict)
+    read: Callable[[Any], tuple[tuple[Any, ...], dict[str, Any]]] | None = None
+    module_types: tuple[str, ...] = ()
+    deferred: bool = False
+    source: str = ""
+
+
+#: Every registered constructor, by (framework, class name).
+CONSTRUCTORS: dict[tuple[str, str], Constructor] = {}
+
+
+def register(constructor: Constructor) -> Constructor:
+    """Add ``constructor`` under (framework, name).
+
+    Parameters
+    ----------
+    constructor : Constructor
+
+    Returns
+    -------
+    Constructor
+        Unchanged.
+
+    Raises
+    ------
+    ValueError
+        The (framework, name) pair is registered already.
+    """
+    key = (constructor.framework, constructor.name)
+    if key in CONSTRUCTORS:
+        raise ValueError(f"constructor {constructor.framework} {constructor.name} is registered already")
+    CONSTRUCTORS[key] = constructor
+    return constructor
+
+
+def lookup(framework: str, name: str) -> Constructor | None:
+    """The constructor of ``name`` in ``framework``, or None.
+
+    Parameters
+    ----------
+    framework, name : str
+
+    Returns
+    -------
+    Constructor or None
+    """
+    return CONSTRUCTORS.get((framework, name))
+
+
+def find(dotted: str, framework: str | None = None) -> list[Constructor]:
+    """The constructors a dotted name as written may mean (``"nn.LSTM"``, ``"layers.Dense"``).
+
+    Parameters
+    ----------
+    dotted : str
+        The called name as written.
+    framework : str, optional
+        Only this framework's.
+
+    Returns
+    -------
+    list of Constructor
+        Those whose class name ends ``dotted`` and one of whose prefixes is what precedes it.
+    """
+    prefix, _, name = dotted.rpartition(".")
+    prefix = prefix + "." if prefix else ""
+    return [
+        c
+        for (fw, n), c in CONSTRUCTORS.items()
+        if n == name and prefix in c.prefixes and (framework is None or fw == framework)
+    ]
+
+
+def frameworks() -> list[str]:
+    """The framework keys that have constructors, in registration order.
+
+    Returns
+    -------
+    list of str
+    """
+    return list(dict.fromkeys(fw for fw, _ in CONSTRUCTORS))

@@ -1,0 +1,39 @@
+"""A lookup table of ``num_embeddings`` vectors: ``torch.nn.Embedding``, Keras ``Embedding``.
+
+Sources: ``torch/nn/modules/sparse.py`` (``weight`` (num_embeddings, embedding_dim));
+``keras/src/layers/core/embedding.py`` (``embeddings`` (input_dim, output_dim)).
+
+>>> embedding(50280, 768).count
+38615040
+"""
+
+from __future__ import annotations
+
+from ..tree import Dim, Module, Param
+from . import Spelling
+from . import spelling as _spelling
+
+__all__ = ["embedding"]
+
+
+def embedding(num_embeddings: Dim, embedding_dim: Dim, *, name: str = "", spelling: str | Spelling = "torch") -> Module:
+    """A table of ``num_embeddings`` vectors of ``embedding_dim`` features.
+
+    Parameters
+    ----------
+    num_embeddings : int or sympy.Expr
+        V, the vocabulary size (Keras ``input_dim``).
+    embedding_dim : int or sympy.Expr
+        E, features per vector (Keras ``output_dim``).
+    name : str
+    spelling : str or Spelling, default "torch"
+        ``"torch"``: ``weight``; ``"keras"``: ``embeddings``.
+
+    Returns
+    -------
+    derive.tree.Module
+        V·E parameters.
+    """
+    s = _spelling(spelling)
+    tensor = "embeddings" if s.framework == "keras" else "weight"
+    return Module(name, "Embedding", (Param(tensor, (num_embeddings, embedding_dim)),), sep=s.sep)

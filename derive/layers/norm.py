@@ -1,0 +1,165 @@
+"""Normalisation layers: LayerNorm, RMSNorm, BatchNorm, GroupNorm (and their Keras spellings).
+
+Sources: ``torch/nn/modules/normalization.py`` (``LayerNorm``: ``weight``, ``bias`` of
+``normalized_shape`` when ``elementwise_affine``; ``RMSNorm``: ``weight``; ``GroupNorm``: ``weight``,
+``bias`` (num_channels,) when ``affine``), ``batchnorm.py`` (``weight``, ``bias`` when ``affine``;
+buffers ``running_mean``, ``running_var`` (num_features,) and ``num_batches_tracked`` () when
+``track_running_stats``); Keras ``LayerNormalization`` / ``BatchNormalization`` (``gamma``, ``beta``;
+``moving_mean``, ``moving_variance`` are non-trainable weights, which ``count_params()`` counts).
+
+>>> batch_norm(64).count, [p.name for p in batch_norm(64).params if p.buffer]
+(128, ['running_mean', 'running_var', 'num_batches_tracked'])
+"""
+
+from __future__ import annotations
+
+from ..tree import Dim, Module, Param
+from . import Spelling
+from . import spelling as _spelling
+
+__all__ = ["layer_norm", "rms_norm", "batch_norm", "group_norm"]
+
+
+def layer_norm(
+    shape: tuple[Dim, ...],
+    *,
+    weight: bool = True,
+    bias: bool = True,
+    name: str = "",
+    spelling: str | Spelling = "torch",
+    type: str | None = None,
+) -> Module:
+    """LayerNorm over the trailing ``shape``: a gain (and shift) of that shape.
+
+    Parameters
+    ----------
+    shape : tuple of int or sympy.Expr
+        ``normalized_shape``.
+    weight : bool, default True
+        ``elementwise_affine`` (Keras ``scale``).
+    bias : bool, default True
+        torch ``bias`` (Keras ``center``).
+    name : str
+    spelling : str or Spelling, default "torch"
+        ``weight``/``bias``; Keras ``gamma``/``beta``.
+    type : str, optional
+
+    Returns
+    -------
+    derive.tree.Module
+    """
+    s = _spelling(spelling)
+    keras = s.framework == "keras"
+    params: tuple[Param, ...] = ()
+    if weight:
+        params += (Param("gamma" if keras else "weight", tuple(shape)),)
+    if bias:
+        params += (Param("beta" if keras else "bias", tuple(shape)),)
+    return Module(name, type or ("LayerNormalization" if keras else "LayerNorm"), params, sep=s.sep)
+
+
+def rms_norm(
+    shape: tuple[Dim, ...],
+    *,
+    weight: bool = True,
+    name: str = "",
+    spelling: str | Spelling = "torch",
+    type: str | None = None,
+) -> Module:
+    """RMSNorm over the trailing ``shape``: a gain of that shape (none when ``weight`` is False).
+
+    Parameters
+    ----------
+    shape : tuple of int or sympy.Expr
+    weight : bool, default True
+        ``elementwise_affine`` (FalconMamba's B/C/dt norms have none).
+    name : str
+    spelling : str or Spelling, default "torch"
+    type : str, optional
+        The class name (default ``RMSNorm``; transformers' own classes: ``MambaRMSNorm`` ...).
+
+    Returns
+    -------
+    derive.tree.Module
+    """
+    s = _spelling(spelling)
+    params = (Param("weight", tuple(shape)),) if weight else ()
+    return Module(name, type or "RMSNorm", params, sep=s.sep)
+
+
+def batch_norm(
+    num_features: Dim,
+    *,
+    affine: bool = True,
+    track_running_stats: bool = True,
+    name: str = "",
+    spelling: str | Spelling = "torch",
+    type: str | None = None,
+) -> Module:
+    """BatchNorm over ``num_features`` channels; the running statistics are buffers in torch and
+    non-trainable weights in Keras (counted by ``count_params()``).
+
+    Parameters
+    ----------
+    num_features : int or sympy.Expr
+    affine : bool, default True
+        ``weight``/``bias`` (Keras: ``scale``/``center``, both).
+    track_running_stats : bool, default True
+    name : str
+    spelling : str or Spelling, default "torch"
+    type : str, optional
+
+    Returns
+    -------
+    derive.tree.Module
+    """
+    s = _spelling(spelling)
+    n = (num_features,)
+    if s.framework == "keras":
+        params: tuple[Param, ...] = (Param("gamma", n), Param("beta", n)) if affine else ()
+        params += (Param("moving_mean", n, trainable=False), Param("moving_variance", n, trainable=False))
+        return Module(name, type or "BatchNormalization", params, sep=s.sep)
+    params = (Param("weight", n), Param("bias", n)) if affine else ()
+    if track_running_stats:
+        params += (
+            Param("running_mean", n, buffer=True),
+            Param("running_var", n, buffer=True),
+            Param("num_batches_tracked", (), buffer=True, dtype="int64"),
+        )
+    return Module(name, type or "BatchNorm1d", params, sep=s.sep)
+
+
+def group_norm(
+    num_groups: Dim,
+    num_channels: Dim,
+    *,
+    affine: bool = True,
+    name: str = "",
+    spelling: str | Spelling = "torch",
+    type: str | None = None,
+) -> Module:
+    """GroupNorm: ``num_channels`` split in ``num_groups``; a gain and shift per channel.
+
+    Parameters
+    ----------
+    num_groups, num_channels : int or sympy.Expr
+    affine : bool, default True
+    name : str
+    spelling : str or Spelling, default "torch"
+    type : str, optional
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    ValueError
+        Int sizes where ``num_groups`` does not divide ``num_channels`` (torch's check).
+    """
+    ints = isinstance(num_groups, int) and isinstance(num_channels, int)
+    if ints and num_channels % num_groups:
+        raise ValueError("num_channels must be divisible by num_groups")
+    s = _spelling(spelling)
+    params = (Param("weight", (num_channels,)), Param("bias", (num_channels,))) if affine else ()
+    return Module(name, type or "GroupNorm", params, sep=s.sep)
