@@ -31,6 +31,7 @@ class CellPage:
     summary: str
     source: str
     examples: tuple[Example, ...]
+    peepholes: bool = False
 
 
 CELL_PAGES = (
@@ -68,6 +69,7 @@ CELL_PAGES = (
             Example("LSTM", (512, 256, 2), (("bidirectional", True),)),
             Example("LSTMCell", (10, 20)),
         ),
+        peepholes=True,
     ),
     CellPage(
         "cells/lstm-projection.md",
@@ -178,7 +180,51 @@ def cell_page_context(page: CellPage) -> dict:
         "cell_total": sympy.latex(sympy.factor(single.count)),
         "examples": [example_context(e) for e in page.examples],
         "convention": PYTORCH,
+        "peepholes": peephole_context() if page.peepholes else None,
     }
+
+
+def peephole_context() -> dict:
+    """The LSTM with peepholes: its equations, the peephole parameters, and every framework class
+    that has them, with the tensors they add and the class's count (from derive.frameworks, whose
+    counts the tests hold against ONNX Runtime and TensorFlow's ``tf.compat.v1``)."""
+    cell = make_cell("LSTM", I, H, peepholes=True)
+    plain = make_cell("LSTM", I, H)
+    classes = []
+    for key, fw in fx.FRAMEWORKS.items():
+        for spec in fw.cells:
+            if True not in spec.options.get("peepholes", ()):
+                continue
+            without = {r.name: r.shape for r in fx.tensors(key, spec.name, I, H)}
+            rows = fx.tensors(key, spec.name, I, H, peepholes=True)
+            classes.append(
+                {
+                    "framework": fw.title,
+                    "path": f"../frameworks/{key.replace('.', '-')}.md",
+                    "cls": spec.name,
+                    "tensors": [(r.name, shape_latex(r.shape)) for r in rows if without.get(r.name) != r.shape],
+                    "count": sympy.latex(sympy.factor(fx.count(key, spec.name, I, H, peepholes=True))),
+                }
+            )
+    return {
+        "equations": equations_latex(cell),
+        "parameters": _peephole_rows(cell),
+        "added": sympy.latex(sympy.factor(cell.count - plain.count)),
+        "classes": classes,
+    }
+
+
+def _peephole_rows(cell) -> list[dict]:
+    """One row per peephole vector: its gate, symbol and shape."""
+    return [
+        {
+            "gate": f"{_GATE_NAMES.get((cell.name, p.gate), '')} ${p.gate}$".strip(),
+            "vector": f"${latex(p.symbol)}$ ${shape_latex(p.shape)}$",
+            "numel": sympy.latex(p.numel),
+        }
+        for p in cell.parameters
+        if p.kind == "peephole"
+    ]
 
 
 #: Cells with a page of their own above (PyTorch's classes); every other registered cell gets a

@@ -192,6 +192,11 @@ SEARCHES = [
     ("GRU", "cells/gru/"),
     ("command line", "tools/cli/"),
     ("Keras Bidirectional", "wirings/keras-bidirectional/"),
+    ("merge_mode", "wirings/keras-bidirectional/"),
+    ("peephole", "cells/lstm/"),
+    ("weight_ih_l0", "cells/lstm/"),
+    ("LSTM parameters", "cells/lstm/"),
+    ("cuDNN", "frameworks/cudnn/"),
 ]
 
 FIRST_HITS = """() => [...document.querySelectorAll('.md-search-result__list > .md-search-result__item')]
