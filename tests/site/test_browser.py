@@ -314,6 +314,21 @@ def test_calculator_answers_as_torch(visit, case):
 
 
 @pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
+def test_calculator_fields_look_like_fields(visit):
+    """Every size field has a visible box: a border of at least 1px in a colour unlike the page's."""
+    page = visit(html_path(CALCULATOR)).page
+    for field in ("input-size", "hidden-size", "num-layers", "proj-size"):
+        style = page.evaluate(
+            """(id) => { const s = getComputedStyle(document.getElementById(id));
+                         return [s.borderTopStyle, s.borderTopWidth, s.borderTopColor, s.backgroundColor]; }""",
+            f"calc-{field}",
+        )
+        border_style, width, color, background = style
+        assert border_style == "solid" and float(width.removesuffix("px")) >= 1, (field, style)
+        assert color != background, (field, style)
+
+
+@pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
 def test_calculator_refuses_bad_sizes_and_stays_exact_for_huge_ones(visit):
     v = visit(html_path(CALCULATOR))
     page = v.page
