@@ -8,6 +8,7 @@ P, written as compact coefficient tables the page's script evaluates with BigInt
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from functools import lru_cache
 
 import sympy
@@ -100,8 +101,15 @@ def _terms(expr: sympy.Expr) -> list[int]:
     return out
 
 
-def framework_table() -> tuple[list[list[int]], dict]:
-    """The script's tables: distinct polynomials, and per framework and class its options and formulas."""
+def framework_table() -> tuple[list[list[int]], dict, Callable[[sympy.Expr], int]]:
+    """The script's tables: distinct polynomials, and per framework and class its options and formulas.
+
+    Returns
+    -------
+    tuple
+        The polynomials (coefficient tables), the per-framework table, and the function that adds a
+        further polynomial to the first and gives its index (for Keras 3's table).
+    """
     polys: list[list[int]] = []
     index: dict[tuple[int, ...], int] = {}
 
@@ -131,4 +139,4 @@ def framework_table() -> tuple[list[list[int]], dict]:
             entry["f"] = f
             cells[spec.name] = entry
         table[key] = cells
-    return polys, {"cells": table, "projections": ", ".join(have)}
+    return polys, {"cells": table, "projections": ", ".join(have)}, ref

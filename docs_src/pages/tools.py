@@ -14,6 +14,8 @@ from derive.analysis.cost import DTYPE_BYTES, KINDS, cost, step_ops, stored_elem
 from derive.engine.symbols import H, I, L, P
 from derive.render.calculator import CELLS, LEFT_OUT, evaluate, formulas, javascript
 from derive.render.calculator import FRAMEWORKS as CALC_FRAMEWORKS
+from derive.render.calculator_keras import KERAS_MERGE_MODES
+from derive.render.calculator_keras import TITLE as KERAS_TITLE
 from derive.render.latex import latex
 
 from ..site import Example, Page, number
@@ -222,7 +224,8 @@ def calculator_context() -> dict:
         )
     return {
         "cells": [(k, v[2]) for k, v in CELLS.items()],
-        "frameworks": list(CALC_FRAMEWORKS.items()),
+        "frameworks": [("keras", KERAS_TITLE), *CALC_FRAMEWORKS.items()],
+        "merge_modes": [("None" if m is None else m) for m in KERAS_MERGE_MODES],
         "left_out": sorted(LEFT_OUT.items()),
         "default": d,
         "shown": shown,

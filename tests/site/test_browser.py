@@ -400,6 +400,36 @@ def test_calculator_other_frameworks_as_python(visit, case):
 
 
 @pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
+def test_calculator_keras_bidirectional_lstm_128(visit):
+    """The seed question in Keras 3: Bidirectional(LSTM(128)) on 28 features, then merge_mode='sum' over 2 layers."""
+    from derive.calculator import evaluate
+
+    v = visit(html_path(CALCULATOR))
+    page = v.page
+    page.select_option("#calc-framework", "keras")
+    page.dispatch_event("#calc-form", "change")
+    assert page.locator("#calc-cell").input_value() == "LSTM"
+    assert not page.is_enabled("#calc-proj-size")
+    page.set_checked("#calc-bidirectional", False)
+    page.dispatch_event("#calc-form", "change")
+    assert not page.is_enabled("#calc-merge-mode")
+    _fill(page, "LSTM", 28, 128, 1, 0, True, True)
+    assert page.is_enabled("#calc-merge-mode")
+    page.wait_for_function("() => document.querySelector('#calc-total').dataset.value === '160768'", timeout=TIMEOUT_MS)
+    page.select_option("#calc-merge-mode", "sum")
+    page.fill("#calc-num-layers", "2")
+    page.dispatch_event("#calc-form", "change")
+    expected = evaluate("LSTM", 28, 128, 2, True, True, framework="keras", merge_mode="sum")
+    page.wait_for_function(
+        "(n) => document.querySelector('#calc-total').dataset.value === n",
+        arg=str(expected["total"]),
+        timeout=TIMEOUT_MS,
+    )
+    assert page.locator("#calc-call").inner_text().strip() == expected["call"]
+    assert v.console == [] and v.outside == [], (v.console, v.outside)
+
+
+@pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
 def test_calculator_other_frameworks_disable_and_refuse(visit):
     from derive.calculator import evaluate
 
