@@ -14,8 +14,7 @@ import pytest
 import sympy
 
 import derive
-from derive.blocks import CONFIG_MODELS, config_model
-from derive.blocks import _hf
+from derive.blocks import CONFIG_MODELS, _hf, config_model
 from derive.blocks.mamba import Mamba, dt_rank_auto, inner_width, mixer
 from derive.blocks.mamba2 import Mamba2
 from derive.blocks.mamba2 import mixer as mixer2
@@ -89,8 +88,14 @@ def test_bad_files_and_texts_are_refused(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ({**SMALL, "quantization_config": {}}, "config key 'quantization_config' is not one derive maps for MambaConfig"),
-        ({**SMALL, "d_model": 2048}, r"config key 'd_model' \(2048\) is not read by transformers' MambaConfig: it builds hidden_size=32"),
+        (
+            {**SMALL, "quantization_config": {}},
+            "config key 'quantization_config' is not one derive maps for MambaConfig",
+        ),
+        (
+            {**SMALL, "d_model": 2048},
+            r"config key 'd_model' \(2048\) is not read by transformers' MambaConfig: it builds hidden_size=32",
+        ),
         ({**SMALL, "ssm_cfg": {"d_state": 8}}, "config key 'ssm_cfg' is mamba_ssm's"),
         ({**SMALL, "hidden_size": True}, "config key 'hidden_size' must be an int >= 1, got True"),
         ({**SMALL, "vocab_size": 0}, "config key 'vocab_size' must be an int >= 1, got 0"),
@@ -102,8 +107,14 @@ def test_bad_files_and_texts_are_refused(tmp_path) -> None:
         ({**SMALL, "model_type": "mamba2", "ssm_cfg": {"layer": "Mamba2"}}, "config key 'ssm_cfg' is mamba_ssm's"),
         ({**SMALL, "model_type": "mamba2"}, r"hidden_size \* expand \(64\) must equal num_heads \* head_dim \(8192\)"),
         ({**SMALL, "model_type": "mamba2", "expand": 2.0}, "config key 'expand' must be an int"),
-        ({"d_model": 64, "n_layer": 1, "norm_epsilon": 1e-5}, "config key 'norm_epsilon' is not a field of mamba_ssm's MambaConfig"),
-        ({"d_model": 64, "n_layer": 1, "attn_layer_idx": [0]}, "config key 'attn_layer_idx': mamba_ssm's attention layers"),
+        (
+            {"d_model": 64, "n_layer": 1, "norm_epsilon": 1e-5},
+            "config key 'norm_epsilon' is not a field of mamba_ssm's MambaConfig",
+        ),
+        (
+            {"d_model": 64, "n_layer": 1, "attn_layer_idx": [0]},
+            "config key 'attn_layer_idx': mamba_ssm's attention layers",
+        ),
         ({"d_model": 64, "n_layer": 1, "ssm_cfg": [1]}, "config key 'ssm_cfg' must be an object"),
         ({"d_model": 64, "n_layer": 1, "ssm_cfg": {"layer": "Mamba3"}}, "layer must be 'Mamba1' or 'Mamba2'"),
         ({"d_model": 64, "n_layer": 1, "ssm_cfg": {"d_model": 8}}, "must not set d_model or layer_idx"),
@@ -133,9 +144,18 @@ def test_rows_notes_and_letters() -> None:
     assert report.rows[1].note == "2 identical blocks, k = 0…1"
     assert report.rows[3].note == "tied to backbone.embeddings.weight: counted once, there"
     assert report.rows[3].params == 0
-    assert set(report.rows[1].values) == {"hidden_size", "intermediate_size", "state_size", "conv_kernel", "num_hidden_layers"}
+    assert set(report.rows[1].values) == {
+        "hidden_size",
+        "intermediate_size",
+        "state_size",
+        "conv_kernel",
+        "num_hidden_layers",
+    }
     assert any("intermediate_size 48 is the mixer's inner width E" in note for note in report.notes)
-    assert any(note.startswith("not in the config, at MambaForCausalLM's config defaults: state_size=16") for note in report.notes)
+    assert any(
+        note.startswith("not in the config, at MambaForCausalLM's config defaults: state_size=16")
+        for note in report.notes
+    )
     assert explain_config({**SMALL, "num_hidden_layers": 1}).rows[1].note == "one block, k = 0"
     assert explain_config({**SMALL, "num_hidden_layers": 0}).rows[1].note == "no layers"
     data = report.to_dict()
@@ -148,13 +168,27 @@ def test_rows_notes_and_letters() -> None:
 
 
 def test_the_closed_form_in_mamba_ssm_keys() -> None:
-    config = {"d_model": 64, "n_layer": 2, "vocab_size": 100, "d_intermediate": 100, "ssm_cfg": {"layer": "Mamba2", "headdim": 16}}
+    config = {
+        "d_model": 64,
+        "n_layer": 2,
+        "vocab_size": 100,
+        "d_intermediate": 100,
+        "ssm_cfg": {"layer": "Mamba2", "headdim": 16},
+    }
     report = explain_config(config)
     expr = report.module.formula.expr
     values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in report.module.formula.values}
     assert expr.subs(values) == report.total
     names = {str(s) for s in expr.free_symbols}
-    assert {"d_model", "n_layer", "vocab_size", "pad_vocab_size_multiple", "d_intermediate", "headdim", "d_state"} <= names
+    assert {
+        "d_model",
+        "n_layer",
+        "vocab_size",
+        "pad_vocab_size_multiple",
+        "d_intermediate",
+        "headdim",
+        "d_state",
+    } <= names
     assert any("padded to 104" in note for note in report.notes)
 
 
@@ -175,7 +209,9 @@ def test_the_constructors() -> None:
     assert lookup("mamba_ssm", "Mamba2").make is Mamba2
     make = lookup("transformers", "MambaConfig").make
     assert count(make(hidden_size=32, num_hidden_layers=2, vocab_size=50)) == explain_config(SMALL).total
-    assert count(lookup("transformers", "FalconMambaConfig").make(hidden_size=32, num_hidden_layers=2, vocab_size=50)) > 0
+    assert (
+        count(lookup("transformers", "FalconMambaConfig").make(hidden_size=32, num_hidden_layers=2, vocab_size=50)) > 0
+    )
     assert count(lookup("transformers", "Mamba2Config").make(hidden_size=64, num_heads=2, vocab_size=5)) > 0
     for cls in ("MambaConfig", "FalconMambaConfig", "Mamba2Config"):
         with pytest.raises(TypeError, match="accepts only keyword arguments"):
@@ -212,7 +248,10 @@ def test_symbolic_sizes() -> None:
     assert Mamba(D).count == count(mixer(D))
     assert Mamba(16, expand=1.5).formula.values == (("D", 16), ("N", 16), ("K", 4))  # a float expand stays a number
     formula = Mamba2(64, headdim=16).formula
-    assert formula.expr.subs({sympy.Symbol(k, integer=True, positive=True): v for k, v in formula.values}) == Mamba2(64, headdim=16).count
+    assert (
+        formula.expr.subs({sympy.Symbol(k, integer=True, positive=True): v for k, v in formula.values})
+        == Mamba2(64, headdim=16).count
+    )
 
 
 def test_the_key_helpers() -> None:
