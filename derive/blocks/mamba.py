@@ -372,11 +372,11 @@ def causal_lm(config: Mapping[str, Any], model_type: str = "mamba") -> Module:
         A key derive cannot map, or a value transformers refuses, naming the key.
     """
     cls = "MambaConfig" if model_type == "mamba" else "FalconMambaConfig"
+    c = _hf.resolve(config, cls=cls, defaults=_DEFAULTS, inert=_INERT, same_as=_SAME_AS)
     if config.get("ssm_cfg") not in (None, {}):
         raise ValueError(
             f"config key 'ssm_cfg' is mamba_ssm's; transformers' {cls} ignores it: write its sizes as keys"
         )
-    c = _hf.resolve(config, cls=cls, defaults=_DEFAULTS, inert=_INERT, same_as=_SAME_AS)
     V, D = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size")
     N, K = _hf.size(c, "state_size"), _hf.size(c, "conv_kernel")
     L = _hf.size(c, "num_hidden_layers", 0)

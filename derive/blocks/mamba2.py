@@ -337,9 +337,9 @@ def causal_lm(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, a value transformers refuses (``hidden_size * expand`` must equal
         ``num_heads * head_dim``), naming the key.
     """
+    c = _hf.resolve(config, cls="Mamba2Config", defaults=_DEFAULTS, inert=(*_INERT, "ssm_cfg"), same_as=_SAME_AS)
     if config.get("ssm_cfg") not in (None, {}):
         raise ValueError("config key 'ssm_cfg' is mamba_ssm's; transformers' Mamba2Config ignores it")
-    c = _hf.resolve(config, cls="Mamba2Config", defaults=_DEFAULTS, inert=(*_INERT, "ssm_cfg"), same_as=_SAME_AS)
     keys = ("vocab_size", "hidden_size", "state_size", "conv_kernel", "num_heads", "head_dim", "n_groups")
     s = {k: _hf.size(c, k) for k in keys}
     s["num_hidden_layers"] = _hf.size(c, "num_hidden_layers", 0)

@@ -9,15 +9,13 @@ An argument mamba_ssm refuses must be refused by derive too.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from types import SimpleNamespace
 
 import hf_live
 import pytest
-from frameworks_live_extra import worker_request
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mamba_live import live, ssm_python
 
 import derive
 from derive.blocks.mamba import Mamba
@@ -25,22 +23,11 @@ from derive.blocks.mamba2 import Mamba2
 from derive.engine.constructors import find, lookup
 from derive.tree import count, named_buffers, named_parameters
 
-
-def ssm_python() -> str | None:
-    """The Python of mamba_ssm's environment: ``$DERIVE_SSM_PYTHON`` or ``.venv-ssm/bin/python``."""
-    python = os.environ.get("DERIVE_SSM_PYTHON") or str(Path(__file__).resolve().parents[2] / ".venv-ssm/bin/python")
-    return python if Path(python).exists() else None
-
-
 if ssm_python() is None:
     pytest.skip(".venv-ssm is missing (scripts/bootstrap --test makes it)", allow_module_level=True)
 
 PROPERTY = settings(max_examples=60, deadline=None)
 BLOCKS = {"Mamba": Mamba, "Mamba2": Mamba2}
-
-
-def live(request: dict) -> dict:
-    return worker_request("mamba", ssm_python(), request)
 
 
 def check_block(cls: str, kwargs: dict) -> object:
