@@ -144,6 +144,14 @@ def _releases(names: dict, hf: bool) -> list[dict]:
     return out
 
 
+def _by_layers(expr: Any, layers: str) -> Any:
+    """``L·(one layer) + (the rest)``: the closed form grouped by the number of layers."""
+    symbol = sympy.Symbol(layers, integer=True, positive=True)
+    per_layer = sympy.expand(expr).coeff(symbol)
+    rest = sympy.expand(expr - symbol * per_layer)
+    return symbol * sympy.factor_terms(per_layer) + sympy.factor_terms(rest)
+
+
 def _latex(expr: Any) -> str:
     """LaTeX with the config keys upright and whole (``\\mathrm{hidden\\_size}``, not ``hidden_{size}``)."""
     names = {s: r"\mathrm{" + str(s).replace("_", r"\_") + "}" for s in expr.free_symbols if len(str(s)) > 1}
@@ -168,7 +176,7 @@ def mamba_context() -> dict:
         "block": sympy.latex(sympy.collect(block, _E)),
         "bias_extra": sympy.latex(sympy.expand(both - block)),
         "constructor": _latex(mamba.Mamba(18).formula.expr),
-        "model": _latex(sympy.factor_terms(model.module.formula.expr)),
+        "model": _latex(_by_layers(model.module.formula.expr, "num_hidden_layers")),
         "model_rows": _rows(model),
         "releases": _releases(MAMBA_RELEASES, hf=True),
         "readme": README,
@@ -206,7 +214,7 @@ def mamba2_context() -> dict:
         "releases": _releases(MAMBA2_RELEASES, hf=False),
         "readme": README,
         "small_rows": _rows(small),
-        "small_formula": _latex(sympy.factor_terms(small.module.formula.expr)),
+        "small_formula": _latex(_by_layers(small.module.formula.expr, "n_layer")),
         "default_total": number(default.total),
         "default_rows": _rows(default),
         "q752": _refusal({**release_config("mamba2-130m"), "model_type": "mamba2"}),

@@ -15,6 +15,7 @@ import pytest
 import sympy
 from mamba_live import live, ssm_python
 
+import derive
 from derive.blocks import mamba, mamba2
 from derive.tree import count
 from docs_src.pages import mamba as page
@@ -62,6 +63,10 @@ def test_released_mamba2_models(mamba2_page: dict) -> None:
         assert integer(row["total"]) == got["total"], row["name"]
         assert integer(row["vocab"]) == got["tensors"][0][1][0]
     got = live({"kind": "lm", "config": page.release_config("mamba2-130m")})
+    formula = derive.explain(page.release_config("mamba2-130m")).module.formula
+    assert (
+        formula.expr.subs({sympy.Symbol(k, integer=True, positive=True): v for k, v in formula.values}) == got["total"]
+    )
     for row in mamba2_page["small_rows"]:
         assert integer(row["params"]) == live_under(got["tensors"], row["name"]), row["name"]
 
