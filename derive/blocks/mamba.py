@@ -6,7 +6,7 @@ depthwise ``conv1d`` (E, 1, K), ``x_proj`` Linear(E, R + 2N) without bias, ``dt_
 always biased, ``out_proj`` Linear(E, D) — with two arrays, ``A_log`` (E, N) and ``D`` (E); E =
 ``int(expand * d_model)``, R = ``dt_rank`` ("auto": ⌈d_model / 16⌉). Its spellings:
 
-- mamba_ssm ``Mamba`` (``mamba_ssm/modules/mamba_simple.py`` 32–117, 2.3.2.post1): ``A_log``,
+- mamba_ssm ``Mamba`` (``mamba_ssm/modules/mamba_simple.py`` 31–117, 2.3.2.post1): ``A_log``,
   ``D``, then ``in_proj``, ``conv1d``, ``x_proj``, ``dt_proj``, ``out_proj``;
 - transformers ``MambaMixer`` (``models/mamba/modeling_mamba.py`` 284–333, 5.23.0): ``conv1d``
   registered before ``in_proj``; ``MambaBlock`` (505–511) adds an RMSNorm of D, ``MambaModel``
@@ -66,7 +66,7 @@ EQUATIONS: tuple[tuple[str, str], ...] = (
 #: Letters of the closed form of ``Mamba(...)``, by argument.
 LETTERS = {"d_model": "D", "d_state": "N", "d_conv": "K", "expand": "e", "dt_rank": "R"}
 
-_SOURCE = "mamba_ssm/modules/mamba_simple.py 32-117 (mamba-ssm 2.3.2.post1)"
+_SOURCE = "mamba_ssm/modules/mamba_simple.py 31-117 (mamba-ssm 2.3.2.post1)"
 #: Per spelling: the mixer's class and its children's registration order.
 _ORDER = {
     "mamba_ssm": ("Mamba", ("in_proj", "conv1d", "x_proj", "dt_proj", "out_proj")),
@@ -80,7 +80,7 @@ def _is_int(value: Any) -> bool:
 
 
 def dt_rank_auto(d_model: Dim) -> Dim:
-    """``dt_rank="auto"``: ⌈d_model / 16⌉ (``math.ceil(self.d_model / 16)``, mamba_simple.py 59).
+    """``dt_rank="auto"``: ⌈d_model / 16⌉ (``math.ceil(self.d_model / 16)``, mamba_simple.py 58).
 
     Parameters
     ----------
@@ -104,7 +104,7 @@ def dt_rank_auto(d_model: Dim) -> Dim:
 
 
 def inner_width(expand: Any, d_model: Dim) -> Dim:
-    """E = ``int(expand * d_model)``: a fractional ``expand`` is truncated (mamba_simple.py 58).
+    """E = ``int(expand * d_model)``: a fractional ``expand`` is truncated (mamba_simple.py 57).
 
     Parameters
     ----------
@@ -218,7 +218,7 @@ def Mamba(
     device: Any = None,
     dtype: Any = None,
 ) -> Module:
-    """``mamba_ssm.Mamba`` with its own signature (mamba_simple.py 33–51): the mixer's tree.
+    """``mamba_ssm.Mamba`` with its own signature (mamba_simple.py 32–49): the mixer's tree.
 
     Parameters
     ----------
@@ -281,7 +281,7 @@ def _formula(sizes: Mapping[str, Any], conv_bias: bool, bias: bool) -> Formula |
 
 
 def _read(obj: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The arguments that remake a live ``mamba_ssm.Mamba`` (its attributes, mamba_simple.py 54–61)."""
+    """The arguments that remake a live ``mamba_ssm.Mamba`` (its attributes, mamba_simple.py 53–58)."""
     kwargs = {
         "d_state": obj.d_state,
         "d_conv": obj.d_conv,
@@ -310,7 +310,7 @@ register(
 # --- transformers: MambaForCausalLM and FalconMambaForCausalLM from a config --------------------
 
 #: Shape keys of ``MambaConfig`` / ``FalconMambaConfig`` and their defaults (configuration_mamba.py
-#: 67–92, configuration_falcon_mamba.py 68–93); ``intermediate_size`` None = ``int(expand * hidden_size)``.
+#: 67–92, configuration_falcon_mamba.py 73–99); ``intermediate_size`` None = ``int(expand * hidden_size)``.
 _DEFAULTS = {
     "vocab_size": 50280,
     "hidden_size": 768,
@@ -345,9 +345,9 @@ _INERT = (
 )
 _SAME_AS = {"d_model": "hidden_size", "n_layer": "num_hidden_layers", "d_state": "state_size", "d_conv": "conv_kernel"}
 _HF_SOURCE = {
-    "mamba": "transformers/models/mamba/configuration_mamba.py 65-99, modeling_mamba.py 284-333, 485-511, 614-622, 709-715",
-    "falcon_mamba": "transformers/models/falcon_mamba/configuration_falcon_mamba.py 66-102, "
-    "modeling_falcon_mamba.py 46-60, 299-356, 523-550, 653-663, 743-749",
+    "mamba": "transformers/models/mamba/configuration_mamba.py 26-103, modeling_mamba.py 284-333, 485-511, 614-622, 709-715",
+    "falcon_mamba": "transformers/models/falcon_mamba/configuration_falcon_mamba.py 30-113, "
+    "modeling_falcon_mamba.py 46-60, 299-356, 524-550, 653-663, 743-749",
 }
 
 

@@ -8,7 +8,7 @@ depthwise ``conv1d`` over x, B, C (d_ssm + 2GN channels), keeps a scalar decay `
 gated output with an RMSNorm of d_ssm (``rmsnorm``) and projects it back, ``out_proj`` Linear(E, D).
 E = ``expand * d_model``, H = d_ssm / ``headdim``. Its spellings:
 
-- mamba_ssm ``Mamba2`` (``mamba_ssm/modules/mamba2.py`` 38–152, 2.3.2.post1): ``dt_bias``,
+- mamba_ssm ``Mamba2`` (``mamba_ssm/modules/mamba2.py`` 37–152, 2.3.2.post1): ``dt_bias``,
   ``A_log``, ``D``, then ``in_proj``, ``conv1d``, ``norm``, ``out_proj``; ``expand * d_model`` must
   be an int, ``d_ssm`` a multiple of ``headdim``;
 - transformers ``Mamba2Mixer`` (``models/mamba2/modeling_mamba2.py`` 373–440, 5.23.0): H is the
@@ -65,7 +65,7 @@ EQUATIONS: tuple[tuple[str, str], ...] = (
 #: Letters of the closed form of ``Mamba2(...)``, by argument.
 LETTERS = {"d_model": "D", "d_state": "N", "d_conv": "K", "expand": "e", "headdim": "P", "ngroups": "G", "d_ssm": "S"}
 
-_SOURCE = "mamba_ssm/modules/mamba2.py 38-152 (mamba-ssm 2.3.2.post1)"
+_SOURCE = "mamba_ssm/modules/mamba2.py 37-152 (mamba-ssm 2.3.2.post1)"
 _ORDER = {
     "mamba_ssm": ("Mamba2", "RMSNorm", ("in_proj", "conv1d", "norm", "out_proj")),
     "transformers": ("Mamba2Mixer", "MambaRMSNormGated", ("conv1d", "in_proj", "norm", "out_proj")),
@@ -182,7 +182,7 @@ def Mamba2(
     device: Any = None,
     dtype: Any = None,
 ) -> Module:
-    """``mamba_ssm.Mamba2`` with its own signature (mamba2.py 39–65): the mixer's tree.
+    """``mamba_ssm.Mamba2`` with its own signature (mamba2.py 38–65): the mixer's tree.
 
     Parameters
     ----------
@@ -239,7 +239,7 @@ def _formula(sizes: Mapping[str, Any], flags: Mapping[str, bool]) -> Formula:
 
 
 def _read(obj: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The arguments that remake a live ``mamba_ssm.Mamba2`` (its attributes, mamba2.py 67–90)."""
+    """The arguments that remake a live ``mamba_ssm.Mamba2`` (its attributes, mamba2.py 69–89)."""
     kwargs = {
         "d_state": obj.d_state,
         "d_conv": obj.d_conv,
@@ -271,7 +271,7 @@ register(
 
 # --- transformers: Mamba2ForCausalLM from a config ------------------------------------------------
 
-#: Shape keys of ``Mamba2Config`` and their defaults (configuration_mamba2.py 55–86).
+#: Shape keys of ``Mamba2Config`` and their defaults (configuration_mamba2.py 62–88).
 _DEFAULTS = {
     "num_heads": 128,
     "head_dim": 64,
@@ -312,7 +312,7 @@ _SAME_AS = {
     "headdim": "head_dim",
 }
 _HF_SOURCE = (
-    "transformers/models/mamba2/configuration_mamba2.py 24-109, modeling_mamba2.py 105-110, 373-440, "
+    "transformers/models/mamba2/configuration_mamba2.py 26-107, modeling_mamba2.py 105-110, 373-440, "
     "607-631, 736-744, 839-845"
 )
 
@@ -345,7 +345,7 @@ def causal_lm(config: Mapping[str, Any]) -> Module:
     s["num_hidden_layers"] = _hf.size(c, "num_hidden_layers", 0)
     s["expand"] = _hf.strict_int(c, "expand", "Mamba2Config")
     flags = {k: _hf.flag(c, k) for k in ("use_bias", "use_conv_bias", "tie_word_embeddings")}
-    _hf.time_step_rank(c["time_step_rank"])  # int() in the mixer (line 389); no tensor uses it
+    _hf.time_step_rank(c["time_step_rank"])  # int() in the mixer (modeling_mamba2.py 388); no tensor uses it
     D, inner = s["hidden_size"], s["expand"] * s["hidden_size"]
     heads = s["num_heads"] * s["head_dim"]
     if type(inner) is int and type(heads) is int and inner != heads:
