@@ -238,11 +238,11 @@ def _defaults_note(model_type: str, given: Mapping[str, Any], shape: Mapping[str
     return out
 
 
-def _notes(model_type: str, architecture: str, given: Mapping[str, Any], model: Module) -> list[str]:
+def _notes(model_type: str, given: Mapping[str, Any], model: Module) -> list[str]:
     notes = []
     defaults = _defaults_note(model_type, given, model.config)
     if defaults:
-        notes.append(f"not in the config, at {architecture}'s config defaults: {', '.join(defaults)}")
+        notes.append(f"not in the config, so at the config class's defaults: {', '.join(defaults)}")
     if model_type in ("mamba", "falcon_mamba") and "intermediate_size" in model.config:
         notes.append(
             f"intermediate_size {show(model.config['intermediate_size'])} is the mixer's inner width E (in_proj "
@@ -300,4 +300,4 @@ def explain_config(obj: Any) -> Report:
         rows.append(_ConfigRow(path, module.type, count(module), recipe, note=_note(module), tensors=tensors))
     framework = "mamba_ssm" if model_type == "mamba_ssm" else "transformers"
     title = f"{entry.architecture} from a {'mamba_ssm' if framework == 'mamba_ssm' else repr(model_type)} config"
-    return Report(framework, rows, title, notes=_notes(model_type, entry.architecture, config, model), module=model)
+    return Report(framework, rows, title, notes=_notes(model_type, config, model), module=model)
