@@ -8,7 +8,9 @@ of the model ``AutoModelForCausalLM.from_config(config)`` (``MambaLMHeadModel(co
 every tensor named as the library names it, the total counting a tied tensor once (as
 ``model.parameters()``), one row per part — embeddings, the layers (one row for all the identical
 copies), the final norm, the head — each with its closed form in the config's own keys as SymPy
-symbols (``num_hidden_layers`` too), derived only when asked.
+symbols (``num_hidden_layers`` too), derived only when asked. (The report is made with
+:class:`~derive.models.report.Report` and these rows rather than ``Report.from_module``, whose rows
+list every copy of a repeated layer; ``total``, ``tensors`` and ``partial`` come from the tree alike.)
 
 The builders are registered per ``model_type`` by the block modules
 (:func:`derive.blocks.register_config`); absent keys take the config class's defaults, and a key or
