@@ -154,6 +154,12 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     >>> explain({"weight_ih_l0": (512, 300), "weight_hh_l0": (512, 128)}).rows[0].config["input_size"]
     300
     """
+    # --- configs (derive.models.configs): a config.json, its text, a config dict or a live config ---
+    from .configs import explain_config, is_config
+
+    if is_config(obj):
+        return explain_config(obj)
+    # ---
     if isinstance(obj, os.PathLike) or (isinstance(obj, str) and _looks_like_path(obj)):
         path = os.fspath(obj)
         if path.endswith(".py"):

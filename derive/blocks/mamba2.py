@@ -1,0 +1,385 @@
+"""Mamba-2 (SSD): the state-space-dual mixer, written once, and transformers' ``Mamba2ForCausalLM``.
+
+The mixer (Dao & Gu 2024, *Transformers are SSMs*, §7 and Figure 6) projects the input once —
+``in_proj`` Linear(D, 2E + 2GN + H): the gate z (E), the SSM input x (d_ssm; the rest of E is a
+gated MLP when ``d_ssm`` < E), B and C (G groups of N) and a time step per head (H) — runs a
+depthwise ``conv1d`` over x, B, C (d_ssm + 2GN channels), keeps a scalar decay ``A_log``, a
+``dt_bias`` and a skip ``D`` per head (``D`` per channel with ``D_has_hdim``), normalises the
+gated output with an RMSNorm of d_ssm (``rmsnorm``) and projects it back, ``out_proj`` Linear(E, D).
+E = ``expand * d_model``, H = d_ssm / ``headdim``. Its spellings:
+
+- mamba_ssm ``Mamba2`` (``mamba_ssm/modules/mamba2.py`` 37–152, 2.3.2.post1): ``dt_bias``,
+  ``A_log``, ``D``, then ``in_proj``, ``conv1d``, ``norm``, ``out_proj``; ``expand * d_model`` must
+  be an int, ``d_ssm`` a multiple of ``headdim``;
+- transformers ``Mamba2Mixer`` (``models/mamba2/modeling_mamba2.py`` 373–440, 5.23.0): H is the
+  config's ``num_heads`` (``Mamba2Config`` refuses ``hidden_size * expand != num_heads * head_dim``),
+  ``D`` per head, the gated RMSNorm always; ``conv1d`` registered before ``in_proj``;
+  ``Mamba2ForCausalLM`` does not tie ``lm_head`` to the embeddings by default.
+
+>>> Mamba2(d_model=256, headdim=64).count
+465176
+>>> from derive.tree import named_parameters
+>>> [name for name, _ in named_parameters(Mamba2(256))][:4]
+['dt_bias', 'A_log', 'D', 'in_proj.weight']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine.constructors import Constructor, register
+from ..layers.conv import conv
+from ..layers.embedding import embedding
+from ..layers.linear import linear
+from ..layers.norm import rms_norm
+from ..tree import Dim, Formula, Module, Param
+from . import _hf, register_config
+
+__all__ = ["EQUATIONS", "mixer", "Mamba2", "causal_lm", "LETTERS"]
+
+#: The mixer's update, one step t, per head (LaTeX; x_t ∈ R^{H×P}, P = headdim, h_t ∈ R^{H×P×N}).
+EQUATIONS: tuple[tuple[str, str], ...] = (
+    (
+        "input projection (in_proj)",
+        r"\begin{bmatrix} z_t \\ x_t \\ B_t \\ C_t \\ \delta_t \end{bmatrix} = W_{\mathrm{in}}\, u_t,"
+        r"\quad B_t, C_t \in \mathbb{R}^{G \times N},\ \delta_t \in \mathbb{R}^{H}",
+    ),
+    (
+        "depthwise causal convolution (conv1d)",
+        r"[\bar x_t; \bar B_t; \bar C_t] = \operatorname{SiLU}\Big(b_{\mathrm{conv}} + \sum_{j=0}^{K-1} w_j \odot"
+        r" [x; B; C]_{t-j}\Big)",
+    ),
+    ("time step per head (dt_bias)", r"\Delta_t = \operatorname{softplus}(\delta_t + b_{\Delta})"),
+    (
+        "state update, a scalar decay per head (A_log)",
+        r"h_t = \exp(\Delta_t a)\, h_{t-1} + \Delta_t\, \bar x_t\, \bar B_t^{\top},\quad a = -\exp(A_{\log})",
+    ),
+    ("readout (D)", r"y_t = h_t\, \bar C_t + D \odot \bar x_t"),
+    (
+        "gated RMSNorm (norm) and output (out_proj)",
+        r"o_t = W_{\mathrm{out}}\, \operatorname{RMSNorm}_g\big(y_t \odot \operatorname{SiLU}(z_t)\big)",
+    ),
+)
+
+#: Letters of the closed form of ``Mamba2(...)``, by argument.
+LETTERS = {"d_model": "D", "d_state": "N", "d_conv": "K", "expand": "e", "headdim": "P", "ngroups": "G", "d_ssm": "S"}
+
+_SOURCE = "mamba_ssm/modules/mamba2.py 37-152 (mamba-ssm 2.3.2.post1)"
+_ORDER = {
+    "mamba_ssm": ("Mamba2", "RMSNorm", ("in_proj", "conv1d", "norm", "out_proj")),
+    "transformers": ("Mamba2Mixer", "MambaRMSNormGated", ("conv1d", "in_proj", "norm", "out_proj")),
+}
+
+
+def _heads(d_ssm: Dim, headdim: Dim) -> Dim:
+    if type(d_ssm) is int and type(headdim) is int:
+        if d_ssm % headdim:
+            raise ValueError(f"d_ssm ({d_ssm}) must be a multiple of headdim ({headdim}): mamba_ssm asserts it")
+        return d_ssm // headdim
+    return d_ssm / headdim
+
+
+def mixer(
+    d_model: Dim,
+    d_state: Dim = 128,
+    d_conv: Dim = 4,
+    expand: Dim = 2,
+    headdim: Dim = 64,
+    *,
+    d_ssm: Dim | None = None,
+    ngroups: Dim = 1,
+    nheads: Dim | None = None,
+    D_has_hdim: bool = False,
+    rmsnorm: bool = True,
+    bias: bool = False,
+    conv_bias: bool = True,
+    spelling: str = "mamba_ssm",
+    name: str = "",
+) -> Module:
+    """The Mamba-2 mixer: in_proj, depthwise conv1d over x, B, C, dt_bias, A_log, D, gated norm, out_proj.
+
+    Parameters
+    ----------
+    d_model : int or sympy.Expr
+        D.
+    d_state : int or sympy.Expr, default 128
+        N, per group.
+    d_conv : int or sympy.Expr, default 4
+        K.
+    expand : int or sympy.Expr, default 2
+        E = expand · D.
+    headdim : int or sympy.Expr, default 64
+        P; H = d_ssm / P heads unless ``nheads`` is given.
+    d_ssm : int or sympy.Expr, optional
+        Channels through the SSM (default E).
+    ngroups : int or sympy.Expr, default 1
+        G, groups of B and C.
+    nheads : int or sympy.Expr, optional
+        H itself (transformers' ``num_heads``).
+    D_has_hdim : bool, default False
+        ``D`` of d_ssm entries rather than H.
+    rmsnorm : bool, default True
+        The gated RMSNorm (``norm.weight`` of d_ssm).
+    bias, conv_bias : bool
+    spelling : {"mamba_ssm", "transformers"}
+    name : str
+
+    Returns
+    -------
+    derive.tree.Module
+        D(2E + 2GN + H) + (S + 2GN)(K + cb) + 2H + (S or H) + rms·S + ED + b·(2E + 2GN + H + D)
+        parameters, S = d_ssm.
+
+    Raises
+    ------
+    ValueError
+        An unknown spelling; int sizes where ``headdim`` does not divide ``d_ssm``.
+    """
+    if spelling not in _ORDER:
+        raise ValueError(f"spelling must be one of {sorted(_ORDER)}, got {spelling!r}")
+    cls, norm_cls, order = _ORDER[spelling]
+    D, N, K, G = d_model, d_state, d_conv, ngroups
+    E = expand * D
+    S = E if d_ssm is None else d_ssm
+    H = _heads(S, headdim) if nheads is None else nheads
+    channels = S + 2 * G * N
+    parts = {
+        "in_proj": linear(D, 2 * E + 2 * G * N + H, bias, name="in_proj"),
+        "conv1d": conv(channels, channels, (K,), groups=channels, bias=conv_bias, name="conv1d"),
+        "norm": rms_norm((S,), name="norm", type=norm_cls),
+        "out_proj": linear(E, D, bias, name="out_proj"),
+    }
+    children = tuple(parts[k] for k in order if k != "norm" or rmsnorm)
+    params = (Param("dt_bias", (H,)), Param("A_log", (H,)), Param("D", (S if D_has_hdim else H,)))
+    return Module(name, cls, params, children)
+
+
+def Mamba2(
+    d_model: Any,
+    d_state: Any = 128,
+    d_conv: Any = 4,
+    conv_init: Any = None,
+    expand: Any = 2,
+    headdim: Any = 64,
+    d_ssm: Any = None,
+    ngroups: Any = 1,
+    A_init_range: Any = (1, 16),
+    D_has_hdim: bool = False,
+    rmsnorm: bool = True,
+    norm_before_gate: bool = False,
+    dt_min: float = 0.001,
+    dt_max: float = 0.1,
+    dt_init_floor: float = 1e-4,
+    dt_limit: Any = (0.0, float("inf")),
+    bias: bool = False,
+    conv_bias: bool = True,
+    chunk_size: int = 256,
+    use_mem_eff_path: bool = True,
+    layer_idx: Any = None,
+    process_group: Any = None,
+    sequence_parallel: bool = True,
+    device: Any = None,
+    dtype: Any = None,
+) -> Module:
+    """``mamba_ssm.Mamba2`` with its own signature (mamba2.py 38–65): the mixer's tree.
+
+    Parameters
+    ----------
+    d_model, d_state, d_conv, expand, headdim, ngroups : int or sympy.Expr
+    d_ssm : int, sympy.Expr or None
+    D_has_hdim, rmsnorm, bias, conv_bias : bool
+    conv_init, A_init_range, norm_before_gate, dt_min, dt_max, dt_init_floor, dt_limit, chunk_size,
+    use_mem_eff_path, layer_idx, sequence_parallel, device, dtype
+        Initialisation and execution options: no tensor depends on them.
+    process_group : None
+        Tensor parallelism shards the tensors: refused.
+
+    Returns
+    -------
+    derive.tree.Module
+        With :attr:`~derive.tree.Module.formula`, the closed form in the letters of :data:`LETTERS`.
+
+    Raises
+    ------
+    ValueError
+        A size that is not an int >= 1 (``expand`` too: mamba_ssm uses ``expand * d_model`` as a
+        size), ``d_ssm`` not a multiple of ``headdim``, a bad ``A_init_range``, a process group.
+    TypeError
+        A flag that is not a bool.
+    """
+    sizes = {"d_model": d_model, "d_state": d_state, "d_conv": d_conv, "expand": expand, "headdim": headdim}
+    sizes["ngroups"] = ngroups
+    if d_ssm is not None:
+        sizes["d_ssm"] = d_ssm
+    for key, value in sizes.items():
+        _hf.positive(value, key)
+    low, high = A_init_range
+    if not 0 < low <= high:
+        raise ValueError(f"A_init_range must hold 0 < low <= high (mamba_ssm asserts it), got {A_init_range!r}")
+    if process_group is not None:
+        raise ValueError("process_group: tensor parallelism splits the tensors across ranks; derive counts one process")
+    flags = {"D_has_hdim": D_has_hdim, "rmsnorm": rmsnorm, "bias": bias, "conv_bias": conv_bias}
+    for key, value in flags.items():
+        if not isinstance(value, bool):
+            raise TypeError(f"argument {key} must be True or False, got {value!r}")
+    module = mixer(**sizes, D_has_hdim=D_has_hdim, rmsnorm=rmsnorm, bias=bias, conv_bias=conv_bias)
+    return module.replace(config={**sizes, **flags}, formula=_formula(sizes, flags))
+
+
+def _formula(sizes: Mapping[str, Any], flags: Mapping[str, bool]) -> Formula:
+    """The closed form of ``Mamba2(...)``: int sizes become letters."""
+    import sympy
+
+    kwargs = [
+        (k, sympy.Symbol(LETTERS[k], integer=True, positive=True) if type(v) is int else v) for k, v in sizes.items()
+    ]
+    values = tuple((LETTERS[k], v) for k, v in sizes.items() if type(v) is int)
+    return Formula(mixer, kwargs=tuple(kwargs) + tuple(flags.items()), values=values)
+
+
+def _read(obj: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments that remake a live ``mamba_ssm.Mamba2`` (its attributes, mamba2.py 69–89)."""
+    kwargs = {
+        "d_state": obj.d_state,
+        "d_conv": obj.d_conv,
+        "expand": obj.expand,
+        "headdim": obj.headdim,
+        "d_ssm": obj.d_ssm,
+        "ngroups": obj.ngroups,
+        "D_has_hdim": obj.D_has_hdim,
+        "rmsnorm": obj.rmsnorm,
+        "bias": obj.in_proj.bias is not None,
+        "conv_bias": obj.conv1d.bias is not None,
+    }
+    return (obj.d_model,), kwargs
+
+
+register(
+    Constructor(
+        "mamba_ssm",
+        "Mamba2",
+        Mamba2,
+        prefixes=("", "mamba_ssm.", "mamba_ssm.modules.mamba2."),
+        letters=LETTERS,
+        read=_read,
+        module_types=("mamba_ssm.modules.mamba2",),
+        source=_SOURCE,
+    )
+)
+
+
+# --- transformers: Mamba2ForCausalLM from a config ------------------------------------------------
+
+#: Shape keys of ``Mamba2Config`` and their defaults (configuration_mamba2.py 62–88).
+_DEFAULTS = {
+    "num_heads": 128,
+    "head_dim": 64,
+    "vocab_size": 32768,
+    "hidden_size": 4096,
+    "state_size": 128,
+    "num_hidden_layers": 64,
+    "expand": 2,
+    "conv_kernel": 4,
+    "n_groups": 8,
+    "use_bias": False,
+    "use_conv_bias": True,
+    "time_step_rank": "auto",
+    "tie_word_embeddings": False,
+}
+_INERT = (
+    "layer_norm_epsilon",
+    "residual_in_fp32",
+    "time_step_min",
+    "time_step_max",
+    "time_step_floor",
+    "time_step_limit",
+    "rescale_prenorm_residual",
+    "chunk_size",
+    # keys of converted configs that transformers' Mamba2Mixer does not read (it always has the gated norm)
+    "rms_norm",
+    "norm_before_gate",
+    "fused_add_norm",
+    "pad_vocab_size_multiple",
+    "intermediate_size",
+)
+_SAME_AS = {
+    "d_model": "hidden_size",
+    "n_layer": "num_hidden_layers",
+    "d_state": "state_size",
+    "d_conv": "conv_kernel",
+    "ngroups": "n_groups",
+    "headdim": "head_dim",
+}
+_HF_SOURCE = (
+    "transformers/models/mamba2/configuration_mamba2.py 26-107, modeling_mamba2.py 105-110, 373-440, "
+    "607-631, 736-744, 839-845"
+)
+
+
+@register_config("mamba2", architecture="Mamba2ForCausalLM", source=_HF_SOURCE)
+def causal_lm(config: Mapping[str, Any]) -> Module:
+    """``Mamba2ForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it.
+
+    Parameters
+    ----------
+    config : mapping
+        The config's keys; absent ones take ``Mamba2Config``'s defaults. Sizes may be SymPy symbols.
+
+    Returns
+    -------
+    derive.tree.Module
+        Named as transformers names it; its ``config`` holds the keys that shape it.
+
+    Raises
+    ------
+    ValueError
+        A key derive cannot map, a value transformers refuses (``hidden_size * expand`` must equal
+        ``num_heads * head_dim``), naming the key.
+    """
+    c = _hf.resolve(config, cls="Mamba2Config", defaults=_DEFAULTS, inert=(*_INERT, "ssm_cfg"), same_as=_SAME_AS)
+    if config.get("ssm_cfg") not in (None, {}):
+        raise ValueError("config key 'ssm_cfg' is mamba_ssm's; transformers' Mamba2Config ignores it")
+    keys = ("vocab_size", "hidden_size", "state_size", "conv_kernel", "num_heads", "head_dim", "n_groups")
+    s = {k: _hf.size(c, k) for k in keys}
+    s["num_hidden_layers"] = _hf.size(c, "num_hidden_layers", 0)
+    s["expand"] = _hf.strict_int(c, "expand", "Mamba2Config")
+    flags = {k: _hf.flag(c, k) for k in ("use_bias", "use_conv_bias", "tie_word_embeddings")}
+    _hf.time_step_rank(c["time_step_rank"])  # int() in the mixer (modeling_mamba2.py 388); no tensor uses it
+    D, inner = s["hidden_size"], s["expand"] * s["hidden_size"]
+    heads = s["num_heads"] * s["head_dim"]
+    if type(inner) is int and type(heads) is int and inner != heads:
+        raise ValueError(
+            f"Inconsistent configuration: hidden_size * expand ({inner}) must equal num_heads * head_dim ({heads}) "
+            "(Mamba2Config.validate_architecture)"
+        )
+    mix = mixer(
+        D,
+        s["state_size"],
+        s["conv_kernel"],
+        s["expand"],
+        s["head_dim"],
+        ngroups=s["n_groups"],
+        nheads=s["num_heads"],
+        bias=flags["use_bias"],
+        conv_bias=flags["use_conv_bias"],
+        spelling="transformers",
+        name="mixer",
+    )
+    norm = rms_norm((D,), name="norm", type="Mamba2RMSNorm")
+    block = Module("layers.{k}", "Mamba2Block", children=(norm, mix), repeat=s["num_hidden_layers"])
+    final = rms_norm((D,), name="norm_f", type="Mamba2RMSNorm")
+    V = s["vocab_size"]
+    backbone = Module("backbone", "Mamba2Model", children=(embedding(V, D, name="embeddings"), block, final))
+    head = _hf.lm_head(D, V, "backbone.embeddings.weight" if flags["tie_word_embeddings"] else None)
+    s.pop("head_dim")  # no tensor reads it once num_heads is known
+    return Module("", "Mamba2ForCausalLM", children=(backbone, head), config={**s, **flags})
+
+
+def _config(*args: Any, **kwargs: Any) -> Module:
+    if args:
+        raise TypeError("Mamba2Config accepts only keyword arguments")
+    return causal_lm(kwargs)
+
+
+register(Constructor("transformers", "Mamba2Config", _config, prefixes=("", "transformers."), source=_HF_SOURCE))

@@ -1,0 +1,173 @@
+"""mamba_ssm's own language model, ``MambaLMHeadModel``, from its ``config.json``.
+
+The state-spaces/mamba-* and mamba2-* checkpoints on the Hugging Face Hub carry mamba_ssm's config
+format (``d_model``, ``n_layer``, ``ssm_cfg`` ...; no ``model_type``), read by
+``MambaLMHeadModel.from_pretrained`` as ``MambaConfig(**config)``. The model: ``backbone.embedding``
+(the vocabulary padded up to a multiple of ``pad_vocab_size_multiple``), ``n_layer`` blocks of
+``norm`` and ``mixer`` (``Mamba`` or ``Mamba2`` as ``ssm_cfg["layer"]`` says, with the rest of
+``ssm_cfg`` as its arguments) and, when ``d_intermediate`` > 0, ``norm2`` and a ``GatedMLP``;
+``backbone.norm_f``; ``lm_head``, tied to the embedding when ``tie_embeddings``. The norms are
+mamba_ssm's RMSNorm (a weight) when ``rms_norm``, else ``nn.LayerNorm`` (weight and bias).
+
+Sources (mamba-ssm 2.3.2.post1): ``mamba_ssm/models/config_mamba.py`` 4–18,
+``models/mixer_seq_simple.py`` 29–82 (``create_block``), 118–173 (``MixerModel``), 215–269
+(``MambaLMHeadModel``), ``modules/block.py`` 10–35, ``modules/mlp.py`` 6–27,
+``ops/triton/layer_norm.py`` 955–966 (RMSNorm: ``weight``, no bias).
+
+>>> from derive.tree import count
+>>> count(lm_head_model({"d_model": 768, "n_layer": 24, "vocab_size": 50277, "ssm_cfg": {}}))  # mamba-130m
+129135360
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..layers.embedding import embedding
+from ..layers.linear import linear
+from ..layers.norm import layer_norm, rms_norm
+from ..tree import Dim, Module
+from . import _hf, register_config
+from .mamba import Mamba
+from .mamba2 import Mamba2
+
+__all__ = ["lm_head_model", "padded_vocab", "mlp_width"]
+
+#: ``MambaConfig``'s fields and defaults (mamba_ssm/models/config_mamba.py 7–18).
+_DEFAULTS: dict[str, Any] = {
+    "d_model": 2560,
+    "d_intermediate": 0,
+    "n_layer": 64,
+    "vocab_size": 50277,
+    "ssm_cfg": {},
+    "attn_layer_idx": [],
+    "attn_cfg": {},
+    "rms_norm": True,
+    "residual_in_fp32": True,
+    "fused_add_norm": True,
+    "pad_vocab_size_multiple": 8,
+    "tie_embeddings": True,
+}
+_SOURCE = (
+    "mamba_ssm/models/config_mamba.py 4-18, models/mixer_seq_simple.py 29-82, 118-173, 215-269, "
+    "modules/block.py 10-35, modules/mlp.py 6-27 (mamba-ssm 2.3.2.post1)"
+)
+_LAYERS: dict[str, Callable[..., Module]] = {"Mamba1": Mamba, "Mamba2": Mamba2}
+
+
+def padded_vocab(vocab_size: Dim, multiple: Dim) -> Dim:
+    """The vocabulary rounded up to a multiple of ``pad_vocab_size_multiple`` (mixer_seq_simple.py 239–240).
+
+    Parameters
+    ----------
+    vocab_size, multiple : int or sympy.Expr
+
+    Returns
+    -------
+    int or sympy.Expr
+
+    Examples
+    --------
+    >>> padded_vocab(50277, 8), padded_vocab(50277, 16), padded_vocab(50432, 8)
+    (50280, 50288, 50432)
+    """
+    if type(vocab_size) is int and type(multiple) is int:
+        return vocab_size + (-vocab_size) % multiple
+    import sympy
+
+    return multiple * sympy.ceiling(vocab_size / multiple)
+
+
+def mlp_width(d_intermediate: Dim, multiple_of: int = 128) -> Dim:
+    """``GatedMLP``'s hidden width: ``d_intermediate`` rounded up to a multiple of 128 (mlp.py 21–24).
+
+    Parameters
+    ----------
+    d_intermediate : int or sympy.Expr
+    multiple_of : int, default 128
+
+    Returns
+    -------
+    int or sympy.Expr
+    """
+    if type(d_intermediate) is int:
+        return (d_intermediate + multiple_of - 1) // multiple_of * multiple_of
+    import sympy
+
+    return multiple_of * sympy.ceiling(d_intermediate / multiple_of)
+
+
+def _norm(d_model: Dim, rms: bool, name: str) -> Module:
+    return rms_norm((d_model,), name=name) if rms else layer_norm((d_model,), name=name)
+
+
+def _mixer(d_model: Dim, ssm_cfg: Any) -> Module:
+    """The mixer ``create_block`` makes: ``Mamba`` or ``Mamba2`` with ``ssm_cfg``'s arguments."""
+    if not isinstance(ssm_cfg, Mapping):
+        raise ValueError(f"config key 'ssm_cfg' must be an object of mixer arguments, got {ssm_cfg!r}")
+    arguments = dict(ssm_cfg)
+    layer = arguments.pop("layer", "Mamba1")
+    if layer not in _LAYERS:
+        raise ValueError(f"config key 'ssm_cfg': layer must be 'Mamba1' or 'Mamba2' (as mamba_ssm), got {layer!r}")
+    if "d_model" in arguments or "layer_idx" in arguments:
+        raise ValueError("config key 'ssm_cfg' must not set d_model or layer_idx (create_block passes them)")
+    try:
+        return _LAYERS[layer](d_model, **arguments)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"config key 'ssm_cfg' ({layer}): {error}") from None
+
+
+@register_config("mamba_ssm", architecture="MambaLMHeadModel", source=_SOURCE)
+def lm_head_model(config: Mapping[str, Any]) -> Module:
+    """``MambaLMHeadModel(MambaConfig(**config))`` (the ``model_type`` key, if any, left aside).
+
+    Parameters
+    ----------
+    config : mapping
+        mamba_ssm's config; absent keys take ``MambaConfig``'s defaults. Sizes may be SymPy symbols.
+
+    Returns
+    -------
+    derive.tree.Module
+        Named as ``model.named_parameters()`` names it (``backbone.embedding.weight`` ...); its
+        ``config`` holds the keys that shape it, ``ssm_cfg`` with the mixer's resolved arguments.
+
+    Raises
+    ------
+    ValueError
+        A key that is not a ``MambaConfig`` field (mamba_ssm raises TypeError), attention layers
+        (``attn_layer_idx``: not derived), a bad ``ssm_cfg`` or value, naming the key.
+    """
+    for key in config:
+        if key not in _DEFAULTS and key != "model_type":
+            raise ValueError(f"config key {key!r} is not a field of mamba_ssm's MambaConfig (it raises TypeError)")
+    c = {**_DEFAULTS, **{k: v for k, v in config.items() if k != "model_type"}}
+    if c["attn_layer_idx"]:
+        raise ValueError("config key 'attn_layer_idx': mamba_ssm's attention layers (MHA) are not derived")
+    D = _hf.size(c, "d_model")
+    L = _hf.size(c, "n_layer", 0)
+    V = padded_vocab(_hf.size(c, "vocab_size"), _hf.size(c, "pad_vocab_size_multiple"))
+    mlp = _hf.size(c, "d_intermediate", 0)
+    flags = {k: _hf.flag(c, k) for k in ("rms_norm", "tie_embeddings", "residual_in_fp32", "fused_add_norm")}
+    mixer = _mixer(D, c["ssm_cfg"]).replace(name="mixer")
+    children: tuple[Module, ...] = (_norm(D, flags["rms_norm"], "norm"), mixer)
+    if mlp != 0:
+        width = mlp_width(mlp)
+        fc = (linear(D, 2 * width, False, name="fc1"), linear(width, D, False, name="fc2"))
+        children += (_norm(D, flags["rms_norm"], "norm2"), Module("mlp", "GatedMLP", children=fc))
+    block = Module("layers.{k}", "Block", children=children, repeat=L)
+    backbone = Module(
+        "backbone",
+        "MixerModel",
+        children=(embedding(V, D, name="embedding"), block, _norm(D, flags["rms_norm"], "norm_f")),
+    )
+    head = _hf.lm_head(D, V, "backbone.embedding.weight" if flags["tie_embeddings"] else None)
+    ssm = {"layer": c["ssm_cfg"].get("layer", "Mamba1")}
+    ssm.update((k, v) for k, v in mixer.config.items() if k != "d_model")
+    shape: dict[str, Any] = {"d_model": D, "n_layer": L, "vocab_size": c["vocab_size"]}
+    shape["pad_vocab_size_multiple"] = c["pad_vocab_size_multiple"]
+    if mlp != 0:
+        shape["d_intermediate"] = mlp
+    shape.update(rms_norm=flags["rms_norm"], tie_embeddings=flags["tie_embeddings"], ssm_cfg=ssm)
+    return Module("", "MambaLMHeadModel", children=(backbone, head), config=shape)

@@ -1,0 +1,52 @@
+"""transformers models built from configs on the meta device, for the tests (not a test module).
+
+Every expected name, shape, buffer and total comes from the model
+``AutoModelForCausalLM.from_config(AutoConfig.for_model(model_type, **config))`` builds under
+``torch.device("meta")`` (no weights, no hub), never from derive.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from derive.frameworks import FRAMEWORKS
+
+
+def build(model_type: str, config: dict[str, Any]) -> Any:
+    """The model transformers builds from the config (raises what transformers raises)."""
+    import torch
+    import transformers
+
+    cfg = transformers.AutoConfig.for_model(model_type, **config)
+    with torch.device("meta"):
+        return transformers.AutoModelForCausalLM.from_config(cfg)
+
+
+def tensors(model: Any) -> list[tuple[str, tuple[int, ...]]]:
+    """``named_parameters()``: each shared tensor once, in the model's order."""
+    return [(name, tuple(p.shape)) for name, p in model.named_parameters()]
+
+
+def buffers(model: Any) -> list[tuple[str, tuple[int, ...]]]:
+    """``named_buffers()``."""
+    return [(name, tuple(b.shape)) for name, b in model.named_buffers()]
+
+
+def total(model: Any) -> int:
+    """``sum(p.numel() for p in model.parameters())``."""
+    return sum(p.numel() for p in model.parameters())
+
+
+def under(model: Any, path: str) -> int:
+    """Parameters whose names lie under ``path`` (``{k}`` matches any layer index)."""
+    pattern = re.compile(re.escape(path).replace(r"\{k\}", r"\d+") + r"\.")
+    return sum(p.numel() for name, p in model.named_parameters() if pattern.match(name))
+
+
+def record(framework: str, cls: str) -> None:
+    """Count one live case in the verification record, once ``framework`` is a registered framework key."""
+    import live_record
+
+    if framework in FRAMEWORKS:
+        live_record.checked(framework, cls)

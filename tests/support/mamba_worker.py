@@ -1,0 +1,71 @@
+"""A mamba_ssm subprocess for the tests (not a test module), run by the Python of ``.venv-ssm``
+(mamba-ssm 2.3.2.post1 with torch 2.13 CPU and triton; ``scripts/bootstrap --test``).
+
+mamba_ssm imports on a CPU only with its CUDA extension stubbed: ``selective_scan_cuda`` is set to an
+empty module before the import (no kernel runs: the modules are only built, on the meta device).
+
+Protocol: one JSON request per line on stdin, ``{"kind": "Mamba" | "Mamba2", "kwargs": {...}}`` (the
+block), ``{"kind": "lm", "config": {...}}`` (``MambaLMHeadModel(MambaConfig(**config))``) or
+``{"kind": "attrs", "cls": "Mamba" | "Mamba2", "kwargs": {...}, "names": [...]}`` (attributes of the
+built block; a tensor as true); one answer per line on stdout: ``{"ok": {"tensors": [[name, shape], ...], "buffers":
+[...], "total": n}}`` (``named_parameters()`` order; ``total`` is ``sum(p.numel() for p in
+parameters())``), ``{"ok": {name: value}}`` for attributes, or ``{"error": "Type: message"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def _import() -> dict:
+    import types
+    import warnings
+
+    warnings.simplefilter("ignore")
+    sys.modules.setdefault("selective_scan_cuda", types.ModuleType("selective_scan_cuda"))
+    import torch
+    from mamba_ssm import Mamba, Mamba2
+    from mamba_ssm.models.config_mamba import MambaConfig
+    from mamba_ssm.models.mixer_seq_simple import MambaLMHeadModel
+
+    return {"torch": torch, "Mamba": Mamba, "Mamba2": Mamba2, "MambaConfig": MambaConfig, "lm": MambaLMHeadModel}
+
+
+def answer(request: dict, env: dict) -> object:
+    torch = env["torch"]
+    with torch.device("meta"):
+        if request["kind"] == "lm":
+            module = env["lm"](env["MambaConfig"](**request["config"]))
+        elif request["kind"] == "attrs":
+            block = env[request["cls"]](**request["kwargs"])
+            return {name: _attribute(block, name, torch) for name in request["names"]}
+        else:
+            module = env[request["kind"]](**request["kwargs"])
+    return {
+        "tensors": [[n, list(p.shape)] for n, p in module.named_parameters()],
+        "buffers": [[n, list(b.shape)] for n, b in module.named_buffers()],
+        "total": sum(p.numel() for p in module.parameters()),
+    }
+
+
+def _attribute(obj: object, dotted: str, torch: object) -> object:
+    """An attribute by its dotted path; a tensor as True (it exists), None as None."""
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return True if isinstance(obj, torch.Tensor) else obj
+
+
+def main() -> None:
+    env = _import()
+    for line in sys.stdin:
+        try:
+            reply = {"ok": answer(json.loads(line), env)}
+        except Exception as error:  # reported to the test, which fails with it (or expects it)
+            reply = {"error": f"{type(error).__name__}: {error}"}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
