@@ -1,4 +1,4 @@
-"""Linear-attention and gated linear-recurrent layers of flash-linear-attention (``fla.layers``).
+"""Linear-attention layers of flash-linear-attention (``fla.layers``), and what all fla layers share.
 
 Written from flash-linear-attention / fla-core 0.6.0 (held live in the tests through a
 subprocess in ``.venv-ssm``): ``GatedLinearAttention`` (``fla/layers/gla.py`` 76-179),
@@ -11,12 +11,13 @@ the head width when ``elementwise_affine``, ``fla/modules/norm/layernorm.py`` 10
 
 >>> gated_linear_attention().count          # hidden_size 1024, expand_k 0.5, expand_v 1, 4 heads
 4219648
->>> delta_net(hidden_size=2048, num_heads=16).count
-16822400
+>>> multiscale_retention(hidden_size=2048, num_heads=8).count
+33554944
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..engine.constructors import Constructor, register
@@ -28,9 +29,12 @@ from ._ssm_common import flag, formula, size, times_ratio
 __all__ = [
     "gated_linear_attention",
     "multiscale_retention",
-    "hgrn_attention",
-    "hgrn2_attention",
-    "delta_net",
+    "register_layer",
+    "short_convs",
+    "norm",
+    "divides",
+    "check_mode",
+    "finish",
     "EQUATIONS",
     "SOURCE",
     "ACTIVATIONS",
@@ -82,7 +86,7 @@ EQUATIONS = {
     ),
 }
 
-_FILES = {
+FILES = {
     "GatedLinearAttention": "gla",
     "MultiScaleRetention": "multiscale_retention",
     "HGRNAttention": "hgrn",
@@ -95,7 +99,7 @@ def _int(value: Any) -> bool:
     return type(value) is int
 
 
-def _divides(width: Dim, heads: Dim, what: str) -> Dim:
+def divides(width: Dim, heads: Dim, what: str) -> Dim:
     """``width // heads`` as fla takes it, refused (fla's assertion) when ``heads`` does not divide."""
     if _int(width) and _int(heads):
         if width % heads:
@@ -104,7 +108,7 @@ def _divides(width: Dim, heads: Dim, what: str) -> Dim:
     return width / heads
 
 
-def _mode(mode: Any, modes: tuple[str, ...]) -> None:
+def check_mode(mode: Any, modes: tuple[str, ...]) -> None:
     if mode not in modes:
         raise ValueError(f"Not supported mode `{mode}`.")
 
@@ -121,36 +125,24 @@ def _activation(value: Any, argument: str, cls: str = "") -> Module | None:
     return None
 
 
-def _short_conv(width: Dim, kernel: Dim, bias: bool, name: str) -> Module:
-    return conv(width, width, (kernel,), groups=width, bias=bias, name=name, type="ShortConvolution")
+def short_convs(given: Mapping[str, Any], widths: tuple[tuple[Dim, str], ...]) -> list[Module]:
+    """fla's ``ShortConvolution`` s (depthwise Conv1d, ``causal_conv1d/ops.py`` 1140-1160) when ``use_short_conv``."""
+    if not flag(given["use_short_conv"], "use_short_conv"):
+        return []
+    c, bias = size(given["conv_size"], "conv_size"), flag(given["conv_bias"], "conv_bias")
+    return [conv(w, w, (c,), groups=w, bias=bias, name=name, type="ShortConvolution") for w, name in widths]
 
 
-def _norm(width: Dim, affine: Any, name: str, fused: bool) -> Module:
+def norm(width: Dim, affine: Any, name: str, fused: bool) -> Module:
     """fla's ``FusedRMSNormGated`` or ``RMSNorm`` (float32): a weight (width) when ``elementwise_affine``."""
     params = (Param("weight", (width,), dtype=None if fused else "float32"),) if affine else ()
     return Module(name, "FusedRMSNormGated" if fused else "RMSNorm", params)
 
 
-def _attention(
-    cls: str,
-    mode: Any,
-    modes: tuple[str, ...],
-    hidden_size: Dim,
-    expand_k: Any,
-    expand_v: Any,
-    num_heads: Dim,
-    num_kv_heads: Dim | None,
-    feature_map: Any,
-    use_short_conv: Any,
-    conv_size: Dim,
-    conv_bias: Any,
-    use_output_gate: Any,
-    gate_fn: Any,
-    elementwise_affine: Any,
-    fuse_norm: Any,
-    gate_low_rank_dim: Dim | None,
-) -> Module:
+def _attention(cls: str, modes: tuple[str, ...], given: Mapping[str, Any]) -> Module:
     """GLA and RetNet: q, k, v, [g], [q/k/v convs], [gk_proj], o_proj, the output norm (gla.py 98-177)."""
+    mode, feature_map, gate_fn = given["mode"], given["feature_map"], given["gate_fn"]
+    hidden_size, num_heads, num_kv_heads = given["hidden_size"], given["num_heads"], given["num_kv_heads"]
     d, h = size(hidden_size, "hidden_size"), size(num_heads, "num_heads")
     kv = h if num_kv_heads is None else size(num_kv_heads, "num_kv_heads")
     if _int(h) and _int(kv):
@@ -162,11 +154,11 @@ def _attention(
     children = []
     if feature_map is not None:
         children += [m for m in (_activation(feature_map, "feature_map", cls),) if m is not None]
-    key, value = times_ratio(d, expand_k, "expand_k"), times_ratio(d, expand_v, "expand_v")
-    _mode(mode, modes)
-    head_k, head_v = _divides(key, h, "key dim"), _divides(value, h, "value dim")
+    key, value = times_ratio(d, given["expand_k"], "expand_k"), times_ratio(d, given["expand_v"], "expand_v")
+    check_mode(mode, modes)
+    head_k, head_v = divides(key, h, "key dim"), divides(value, h, "value dim")
     key_g, value_g = (key // groups, value // groups) if _int(key) and _int(groups) else (key / groups, value / groups)
-    gate = flag(use_output_gate, "use_output_gate")
+    gate = flag(given["use_output_gate"], "use_output_gate")
     children += [
         linear(d, key, False, name="q_proj"),
         linear(d, key_g, False, name="k_proj"),
@@ -174,17 +166,14 @@ def _attention(
     ]
     if gate:
         children.append(linear(d, value, False, name="g_proj"))
-    if flag(use_short_conv, "use_short_conv"):
-        c, bias = size(conv_size, "conv_size"), flag(conv_bias, "conv_bias")
-        for width, name in ((key, "q_conv1d"), (key_g, "k_conv1d"), (value_g, "v_conv1d")):
-            children.append(_short_conv(width, c, bias, name))
-    if gate_low_rank_dim is not None:
-        r = size(gate_low_rank_dim, "gate_low_rank_dim")
+    children += short_convs(given, ((key, "q_conv1d"), (key_g, "k_conv1d"), (value_g, "v_conv1d")))
+    if "gate_low_rank_dim" in given:
+        r = size(given["gate_low_rank_dim"], "gate_low_rank_dim")
         low = (linear(d, r, False, name="0"), linear(r, key_g, True, name="1"))
         children.append(Module("gk_proj", "Sequential", children=low))
     children.append(linear(value, d, False, name="o_proj"))
-    fused = gate_fn == "swish" and flag(fuse_norm, "fuse_norm") and gate
-    children.append(_norm(head_v, elementwise_affine, "g_norm_swish_gate" if fused else "g_norm", fused))
+    fused = gate_fn == "swish" and flag(given["fuse_norm"], "fuse_norm") and gate
+    children.append(norm(head_v, given["elementwise_affine"], "g_norm_swish_gate" if fused else "g_norm", fused))
     if not fused:
         children += [m for m in (_activation(gate_fn, "gate_fn", cls),) if m is not None]
     if cls == "MultiScaleRetention":
@@ -197,8 +186,30 @@ def _attention(
     return Module("", cls, children=tuple(children))
 
 
-def _finish(module: Module, build: Any, sizes: dict, options: dict) -> Module:
-    config = {k: v for k, (_, v) in sizes.items()} | options
+#: Arguments that change no tensor (left out of a block's config and closed form).
+_NO_SHAPE = frozenset({"norm_eps", "layer_idx", "clamp_min", "gate_logit_normalizer", "kwargs", "d_model"})
+
+
+def finish(module: Module, build: Any, given: Mapping[str, Any], letters: Mapping[str, str]) -> Module:
+    """``module`` with its config (the arguments as given) and its closed form in ``letters``.
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+    build : callable
+        The builder, called again with a letter for each argument of ``letters``.
+    given : mapping
+        The builder's arguments (``locals()`` at its start).
+    letters : mapping of str -> str
+        Size argument -> letter (``{"hidden_size": "D"}``).
+
+    Returns
+    -------
+    derive.tree.Module
+    """
+    sizes = {a: (letter, given[a]) for a, letter in letters.items() if given.get(a) is not None}
+    options = {k: v for k, v in given.items() if k not in _NO_SHAPE and k not in sizes}
+    config = {k: v for k, v in given.items() if k not in ("kwargs",)}
     return module.replace(config=config, formula=formula(build, sizes, options))
 
 
@@ -245,40 +256,9 @@ def gated_linear_attention(
         What fla asserts: an unknown mode, widths that are not whole or not divisible by the
         heads, an activation not in :data:`ACTIVATIONS`.
     """
-    module = _attention(
-        "GatedLinearAttention",
-        mode,
-        ("chunk", "fused_recurrent", "fused_chunk"),
-        hidden_size,
-        expand_k,
-        expand_v,
-        num_heads,
-        num_kv_heads,
-        feature_map,
-        use_short_conv,
-        conv_size,
-        conv_bias,
-        use_output_gate,
-        gate_fn,
-        elementwise_affine,
-        fuse_norm,
-        gate_low_rank_dim,
-    )
-    options = {
-        "expand_k": expand_k,
-        "expand_v": expand_v,
-        "num_kv_heads": num_kv_heads,
-        "use_short_conv": use_short_conv,
-    }
-    options |= {"conv_bias": conv_bias, "use_output_gate": use_output_gate, "gate_fn": gate_fn}
-    options |= {
-        "elementwise_affine": elementwise_affine,
-        "fuse_norm": fuse_norm,
-        "gate_low_rank_dim": gate_low_rank_dim,
-    }
-    options |= {"mode": mode, "feature_map": feature_map, "conv_size": conv_size}
-    sizes = {"hidden_size": ("D", hidden_size), "num_heads": ("H", num_heads)}
-    return _finish(module, gated_linear_attention, sizes, options)
+    given = dict(locals())
+    module = _attention("GatedLinearAttention", ("chunk", "fused_recurrent", "fused_chunk"), given)
+    return finish(module, gated_linear_attention, given, {"hidden_size": "D", "num_heads": "H"})
 
 
 def multiscale_retention(
@@ -319,214 +299,9 @@ def multiscale_retention(
     ValueError
         As :func:`gated_linear_attention`, and a head key width above 256 or odd (fla asserts it).
     """
-    module = _attention(
-        "MultiScaleRetention",
-        mode,
-        ("chunk", "fused_chunk", "parallel", "fused_recurrent"),
-        hidden_size,
-        expand_k,
-        expand_v,
-        num_heads,
-        num_kv_heads,
-        feature_map,
-        use_short_conv,
-        conv_size,
-        conv_bias,
-        use_output_gate,
-        gate_fn,
-        elementwise_affine,
-        fuse_norm,
-        None,
-    )
-    options = {
-        "expand_k": expand_k,
-        "expand_v": expand_v,
-        "num_kv_heads": num_kv_heads,
-        "use_short_conv": use_short_conv,
-    }
-    options |= {"conv_bias": conv_bias, "use_output_gate": use_output_gate, "gate_fn": gate_fn}
-    options |= {"elementwise_affine": elementwise_affine, "fuse_norm": fuse_norm}
-    options |= {"mode": mode, "feature_map": feature_map, "conv_size": conv_size}
-    sizes = {"hidden_size": ("D", hidden_size), "num_heads": ("H", num_heads)}
-    return _finish(module, multiscale_retention, sizes, options)
-
-
-def hgrn_attention(
-    mode: str = "chunk",
-    hidden_size: Dim = 1024,
-    expand_ratio: Any = 1,
-    use_short_conv: bool = False,
-    conv_size: Dim = 4,
-    conv_bias: bool = False,
-    elementwise_affine: bool | None = True,
-    norm_eps: float = 1e-5,
-    layer_idx: int | None = None,
-) -> Module:
-    """fla's ``HGRNAttention`` (``fla/layers/hgrn.py`` 31-82): ``i_proj``, ``f_proj``, ``g_proj``
-    (E, D) with E = int(D·expand_ratio), the convolutions ``f_conv1d``, ``i_conv1d``, ``g_norm``
-    (FusedRMSNormGated, E) and ``o_proj`` (D, E): 4DE + E (+ 2E·c with short convolutions).
-
-    Parameters
-    ----------
-    mode, hidden_size, expand_ratio, use_short_conv, conv_size, conv_bias, elementwise_affine, norm_eps, layer_idx
-        As fla takes them.
-
-    Returns
-    -------
-    derive.tree.Module
-
-    Raises
-    ------
-    ValueError
-        An unknown mode.
-    """
-    d = size(hidden_size, "hidden_size")
-    if hasattr(d, "free_symbols"):
-        e = times_ratio(d, expand_ratio, "expand_ratio")
-    else:
-        e = int(d * expand_ratio)  # hgrn.py 48: truncated
-    _mode(mode, ("chunk", "fused_recurrent"))
-    children = [linear(d, e, False, name=n) for n in ("i_proj", "f_proj", "g_proj")]
-    if flag(use_short_conv, "use_short_conv"):
-        c, bias = size(conv_size, "conv_size"), flag(conv_bias, "conv_bias")
-        children += [_short_conv(e, c, bias, n) for n in ("f_conv1d", "i_conv1d")]
-    children += [_norm(e, elementwise_affine, "g_norm", True), linear(e, d, False, name="o_proj")]
-    options = {"mode": mode, "expand_ratio": expand_ratio, "use_short_conv": use_short_conv, "conv_size": conv_size}
-    options |= {"conv_bias": conv_bias, "elementwise_affine": elementwise_affine}
-    module = Module("", "HGRNAttention", children=tuple(children))
-    return _finish(module, hgrn_attention, {"hidden_size": ("D", hidden_size)}, options)
-
-
-def hgrn2_attention(
-    mode: str = "chunk",
-    hidden_size: Dim = 1024,
-    num_heads: Dim | None = None,
-    expand_ratio: Dim | None = 128,
-    use_short_conv: bool = False,
-    conv_size: Dim = 4,
-    conv_bias: bool = False,
-    elementwise_affine: bool | None = True,
-    norm_eps: float = 1e-5,
-    layer_idx: int | None = None,
-) -> Module:
-    """fla's ``HGRN2Attention`` (``fla/layers/hgrn2.py`` 33-102): heads h = D // expand_ratio (or
-    expand_ratio = D // num_heads when only ``num_heads`` is given), forget width F = h·expand_ratio;
-    ``q_proj``, ``f_proj`` (F, D), ``i_proj`` (D, D), convolutions, ``g_norm`` (RMSNorm, D), ``o_proj`` (D, D).
-
-    Parameters
-    ----------
-    mode, hidden_size, num_heads, expand_ratio, use_short_conv, conv_size, conv_bias, elementwise_affine, norm_eps, layer_idx
-        As fla takes them.
-
-    Returns
-    -------
-    derive.tree.Module
-
-    Raises
-    ------
-    ValueError
-        Neither ``expand_ratio`` nor ``num_heads``; no head (D < expand_ratio: fla divides by zero);
-        D not divisible by the heads; an unknown mode.
-    """
-    d = size(hidden_size, "hidden_size")
-    if expand_ratio is not None:
-        ratio = size(expand_ratio, "expand_ratio")
-        heads = d // ratio if _int(d) and _int(ratio) else d / ratio
-    elif num_heads is not None:
-        heads = size(num_heads, "num_heads")
-        ratio = d // heads if _int(d) and _int(heads) else d / heads
-    else:
-        raise ValueError("One of `expand_ratio` or `num_heads` should be provided.")
-    if heads == 0:
-        raise ValueError(f"hidden_size {d} < expand_ratio {ratio}: no head (fla divides by num_heads = 0)")
-    forget = heads * ratio
-    _mode(mode, ("chunk", "fused_recurrent", "fused_chunk"))
-    _divides(d, heads, "input dim")
-    children = [linear(d, forget, False, name="q_proj"), linear(d, forget, False, name="f_proj")]
-    children.append(linear(d, d, False, name="i_proj"))
-    if flag(use_short_conv, "use_short_conv"):
-        c, bias = size(conv_size, "conv_size"), flag(conv_bias, "conv_bias")
-        children += [
-            _short_conv(w, c, bias, n) for w, n in ((forget, "q_conv1d"), (forget, "f_conv1d"), (d, "i_conv1d"))
-        ]
-    children += [_norm(d, elementwise_affine, "g_norm", False), linear(d, d, False, name="o_proj")]
-    options = {"mode": mode, "num_heads": num_heads, "use_short_conv": use_short_conv, "conv_size": conv_size}
-    options |= {"conv_bias": conv_bias, "elementwise_affine": elementwise_affine}
-    module = Module("", "HGRN2Attention", children=tuple(children))
-    sizes = {"hidden_size": ("D", hidden_size)}
-    if expand_ratio is not None:
-        sizes["expand_ratio"] = ("R", expand_ratio)
-    else:
-        options["expand_ratio"] = None
-    return _finish(module, hgrn2_attention, sizes, options)
-
-
-def delta_net(
-    mode: str = "chunk",
-    d_model: Dim | None = None,
-    hidden_size: Dim = 1024,
-    expand_k: float = 1.0,
-    expand_v: float = 1.0,
-    num_heads: Dim = 4,
-    use_beta: bool = True,
-    use_gate: bool = False,
-    use_short_conv: bool = True,
-    conv_size: Dim = 4,
-    conv_bias: bool = False,
-    allow_neg_eigval: bool = False,
-    layer_idx: int | None = None,
-    qk_activation: str = "silu",
-    qk_norm: str = "l2",
-    norm_eps: float = 1e-5,
-    **kwargs: Any,
-) -> Module:
-    """fla's ``DeltaNet`` (``fla/layers/delta_net.py`` 75-168): ``q_proj``, ``k_proj`` (K, D),
-    ``v_proj`` (V, D), ``b_proj`` (h, D) with ``use_beta``, the convolutions (on by default),
-    ``g_proj`` (V, D) with ``use_gate``, ``o_norm`` (V/h; FusedRMSNormGated with the gate, else
-    RMSNorm; always with a weight), ``o_proj`` (D, V). ``d_model`` replaces ``hidden_size``.
-
-    Parameters
-    ----------
-    mode, d_model, hidden_size, expand_k, expand_v, num_heads, use_beta, use_gate, use_short_conv, conv_size, conv_bias, allow_neg_eigval, layer_idx, qk_activation, qk_norm, norm_eps, **kwargs
-        As fla takes them.
-
-    Returns
-    -------
-    derive.tree.Module
-
-    Raises
-    ------
-    ValueError
-        An unknown ``qk_activation``, ``qk_norm`` or mode (``fused_chunk`` is deprecated in fla),
-        widths that are not whole or not divisible by the heads.
-    """
-    if qk_activation not in ("silu", "relu", "elu", "identity"):
-        raise ValueError(f"qk_activation must be 'silu', 'relu', 'elu' or 'identity', got {qk_activation!r}")
-    if qk_norm not in ("l2", "sum"):
-        raise ValueError(f"qk_norm must be 'l2' or 'sum', got {qk_norm!r}")
-    width = hidden_size if d_model is None else d_model
-    d, h = size(width, "hidden_size"), size(num_heads, "num_heads")
-    key, value = times_ratio(d, expand_k, "expand_k"), times_ratio(d, expand_v, "expand_v")
-    if mode == "fused_chunk":
-        raise ValueError("fused_chunk_delta_rule is now deprecated. Please use `chunk_delta_rule` instead.")
-    _mode(mode, ("chunk", "fused_recurrent"))
-    _divides(key, h, "key dim")
-    head_v = _divides(value, h, "value dim")
-    children = [linear(d, key, False, name="q_proj"), linear(d, key, False, name="k_proj")]
-    children.append(linear(d, value, False, name="v_proj"))
-    if flag(use_beta, "use_beta"):
-        children.append(linear(d, h, False, name="b_proj"))
-    if flag(use_short_conv, "use_short_conv"):
-        c, bias = size(conv_size, "conv_size"), flag(conv_bias, "conv_bias")
-        children += [_short_conv(w, c, bias, n) for w, n in ((key, "q_conv1d"), (key, "k_conv1d"), (value, "v_conv1d"))]
-    gate = flag(use_gate, "use_gate")
-    if gate:
-        children.append(linear(d, value, False, name="g_proj"))
-    children += [_norm(head_v, True, "o_norm", gate), linear(value, d, False, name="o_proj")]
-    options = {"mode": mode, "expand_k": expand_k, "expand_v": expand_v, "use_beta": use_beta, "use_gate": use_gate}
-    options |= {"use_short_conv": use_short_conv, "conv_size": conv_size, "conv_bias": conv_bias}
-    module = Module("", "DeltaNet", children=tuple(children))
-    return _finish(module, delta_net, {"hidden_size": ("D", width), "num_heads": ("H", num_heads)}, options)
+    given = dict(locals())
+    module = _attention("MultiScaleRetention", ("chunk", "fused_chunk", "parallel", "fused_recurrent"), given)
+    return finish(module, multiscale_retention, given, {"hidden_size": "D", "num_heads": "H"})
 
 
 def _reader(names: tuple[str, ...]) -> Any:
@@ -560,33 +335,33 @@ def _name(fn: Any) -> str:
     return next(k for k, v in table.items() if (v[0] if isinstance(v, tuple) else v) is type(fn))
 
 
-_ATTENTION = ("mode", "hidden_size", "expand_k", "expand_v", "num_heads", "num_kv_heads", "use_short_conv")
-_ATTENTION += ("conv_size", "conv_bias", "use_output_gate")
-_READ = {
-    "GatedLinearAttention": _ATTENTION,
-    "MultiScaleRetention": _ATTENTION,
-    "HGRNAttention": ("mode", "hidden_size", "expand_ratio", "use_short_conv", "conv_size", "conv_bias"),
-    "HGRN2Attention": ("mode", "hidden_size", "num_heads", "expand_ratio", "use_short_conv", "conv_size", "conv_bias"),
-    "DeltaNet": ("mode", "hidden_size", "expand_k", "expand_v", "num_heads", "use_beta", "use_gate", "use_short_conv")
-    + ("conv_size", "conv_bias", "allow_neg_eigval", "qk_activation", "qk_norm"),
-}
+def register_layer(cls: str, build: Any, names: tuple[str, ...]) -> None:
+    """Register fla's class ``cls`` (file ``fla/layers/<file>.py``), read back from ``names`` attributes.
 
-for _cls, _build in (
-    ("GatedLinearAttention", gated_linear_attention),
-    ("MultiScaleRetention", multiscale_retention),
-    ("HGRNAttention", hgrn_attention),
-    ("HGRN2Attention", hgrn2_attention),
-    ("DeltaNet", delta_net),
-):
+    Parameters
+    ----------
+    cls : str
+    build : callable
+        The builder, taking the class's arguments.
+    names : tuple of str
+        Attributes of a live layer that are its constructor's arguments.
+    """
+    file = FILES[cls]
     register(
         Constructor(
             "fla",
-            _cls,
-            _build,
-            prefixes=("", "fla.layers.", "layers.", f"fla.layers.{_FILES[_cls]}."),
+            cls,
+            build,
+            prefixes=("", "fla.layers.", "layers.", f"fla.layers.{file}."),
             letters={"hidden_size": "D", "num_heads": "H"},
-            read=_reader(_READ[_cls]),
-            module_types=(f"fla.layers.{_FILES[_cls]}",),
-            source=f"flash-linear-attention 0.6.0 fla/layers/{_FILES[_cls]}.py",
+            read=_reader(names),
+            module_types=(f"fla.layers.{file}",),
+            source=f"flash-linear-attention 0.6.0 fla/layers/{file}.py",
         )
     )
+
+
+_ATTENTION = ("mode", "hidden_size", "expand_k", "expand_v", "num_heads", "num_kv_heads", "use_short_conv")
+_ATTENTION += ("conv_size", "conv_bias", "use_output_gate")
+register_layer("GatedLinearAttention", gated_linear_attention, _ATTENTION)
+register_layer("MultiScaleRetention", multiscale_retention, _ATTENTION)

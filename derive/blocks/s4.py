@@ -19,7 +19,6 @@ trailing axis of 2): ``complex_params=True`` declares them as complex tensors in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from ..engine.constructors import Constructor, register
@@ -27,8 +26,9 @@ from ..layers.conv import conv
 from ..layers.linear import linear
 from ..tree import Dim, Module, Param
 from ._ssm_common import complex_param, flag, formula, half, size
+from .s4_kernel import frozen, ssm_kernel
 
-__all__ = ["s4d", "ssm_kernel", "fft_conv", "s4_block", "S4D_EQUATIONS", "S4_EQUATIONS", "SOURCE"]
+__all__ = ["s4d", "fft_conv", "s4_block", "S4D_EQUATIONS", "S4_EQUATIONS", "SOURCE"]
 
 SOURCE = "state-spaces/s4 e757cef: models/s4/s4d.py, models/s4/s4.py"
 
@@ -53,38 +53,6 @@ S4_EQUATIONS = (
 _ACTIVATIONS = frozenset(
     {None, "id", "identity", "linear", "tanh", "relu", "gelu", "elu", "swish", "silu", "glu", "sigmoid", "softplus"}
 )
-_TRANSFORMS = frozenset({"none", "exp", "relu", "sigmoid", "softplus"})
-_KERNELS = {"s4d": "SSMKernelDiag", "diag": "SSMKernelDiag", "s4": "SSMKernelDPLR", "nplr": "SSMKernelDPLR"}
-_KERNELS["dplr"] = "SSMKernelDPLR"
-_COMBINATIONS = {
-    "hippo": ("legs", "fourier"),
-    "diag": ("diag-inv", "diag-lin"),
-    "all": ("legs", "fourier", "diag-inv", "diag-lin"),
-}
-_MEASURES = frozenset({"legs", "legt", "fourier", "fout"})
-_DPLR_INITS = frozenset(
-    {
-        "random",
-        "rand",
-        "real",
-        "linear",
-        "lin",
-        "inverse",
-        "inv",
-        "inverse2",
-        "inv2",
-        "quadratic",
-        "quad",
-        "legs",
-        "hippo",
-    }
-)
-_NPLR_ARGS = frozenset({"diagonalize_precision", "B_clip"})
-_DPLR_ARGS = frozenset(
-    {"real_random", "real_scale", "imag_random", "imag_scale", "B_random", "B_scale", "P_scale", "normalize"}
-)
-_B_INITS = frozenset({"constant", "random", "unit-cw", "unit-ccw"})
-_IGNORED = frozenset({"l_max", "wd", "verbose", "dt_min", "dt_max", "disc", "dt_fast", "bandlimit", "deterministic"})
 
 
 def _activation(value: Any, argument: str) -> Any:
@@ -97,11 +65,6 @@ def _dropout(p: Any, tie: bool, argument: str) -> None:
     """``DropoutNd`` (s4.py 226-231) refuses p >= 1, ``nn.Dropout`` p > 1; both only when p > 0."""
     if p > 0.0 and (p >= 1 if tie else p > 1):
         raise ValueError(f"{argument}: dropout probability has to be in [0, 1), but got {p}")
-
-
-def _buffer(lr: Any) -> bool:
-    """``register`` (s4d.py 48-57, s4.py 754-765): a tensor whose lr is 0.0 is a buffer."""
-    return bool(lr == 0.0)
 
 
 def s4d(
@@ -150,15 +113,15 @@ def s4d(
     """
     h, n = size(d_model, "d_model"), size(d_state, "d_state")
     _dropout(dropout, True, "dropout")
-    frozen = _buffer(lr)
+    fixed = frozen(lr)
     kernel = Module(
         "kernel",
         "S4DKernel",
         (
             complex_param("C", (h, half(n)), complex_params),
-            Param("log_dt", (h,), buffer=frozen),
-            Param("log_A_real", (h, half(n)), buffer=frozen),
-            Param("A_imag", (h, half(n)), buffer=frozen),
+            Param("log_dt", (h,), buffer=fixed),
+            Param("log_A_real", (h, half(n)), buffer=fixed),
+            Param("A_imag", (h, half(n)), buffer=fixed),
         ),
     )
     output = Module("output_linear", "Sequential", children=(conv(h, 2 * h, (1,), name="0"), Module("1", "GLU")))
@@ -171,146 +134,6 @@ def s4d(
         config={"d_model": d_model, "d_state": d_state, **options},
         formula=formula(s4d, {"d_model": ("H", d_model), "d_state": ("N", d_state)}, options),
     )
-
-
-def _inits(init: Any, measure: Any, n_ssm: Dim, rank: Dim, n: Dim, init_args: Mapping[str, Any]) -> None:
-    """Refuse what ``SSMKernel.__init__`` (924-928) and ``combination`` / ``ssm`` / ``nplr`` (300-620) assert."""
-    if measure is not None:
-        if init is not None:
-            raise ValueError("'measure' and 'init' cannot both be passed into SSMKernel (s4.py 926): pass init=None")
-        init = measure
-    if not isinstance(init, str):
-        raise ValueError(f"init must be a string, got {init!r}")
-    inits = _COMBINATIONS.get(init, (init,))
-    if type(n_ssm) is int and n_ssm % len(inits):  # combination, 612
-        raise ValueError(f"{n_ssm} independent trainable SSM copies must be multiple of {len(inits)} different inits")
-    for one in inits:
-        if one.startswith(("diag", "dplr")):  # ssm, 586-593
-            parts = one[4:].split("-")
-            sub = parts[1] if len(parts) > 1 else "hippo"
-            if parts[0] != "" or sub not in _DPLR_INITS:
-                raise ValueError(f"init {one!r} is not one s4.py knows (dplr inits: {sorted(_DPLR_INITS)})")
-            allowed, legs = _DPLR_ARGS | {"B_init"}, sub in ("legs", "hippo")
-        else:
-            if one not in _MEASURES:  # transition, 300-343
-                raise ValueError(f"init {one!r} is not one s4.py knows (measures: {sorted(_MEASURES)})")
-            allowed, legs = _NPLR_ARGS, True
-            if one == "legt" and type(rank) is int and rank < 2:
-                raise ValueError("init 'legt' needs rank >= 2 (rank_correction, s4.py 354)")
-            if one in ("fourier", "fout") and type(n) is int and n % 2:
-                raise ValueError("init 'fourier' needs an even d_state (transition, s4.py 327-334)")
-        if legs and type(n) is int and n < 4:
-            raise ValueError("d_state must be at least 4 for a HiPPO-LegS init (nplr keeps N/2 eigenvalues, s4.py 427)")
-        for key in init_args:
-            if key not in allowed:
-                raise TypeError(f"init {one!r}: unexpected keyword argument {key!r}")
-    if init_args.get("B_init", "constant") not in _B_INITS:
-        raise ValueError(
-            f"B_init {init_args['B_init']!r} is not modelled by derive (s4.py 538-554; known: {sorted(_B_INITS)})"
-        )
-
-
-def ssm_kernel(
-    d_model: Dim,
-    channels: Dim = 1,
-    kernel: str = "dplr",
-    *,
-    d_state: Dim | None = None,
-    dt_tie: bool = True,
-    dt_transform: str = "exp",
-    rank: Dim = 1,
-    n_ssm: Dim | None = None,
-    measure: Any = None,
-    init: Any = "legs",
-    lr: Any = None,
-    is_real: bool = False,
-    real_transform: str = "exp",
-    imag_transform: str = "none",
-    backend: str = "cuda",
-    name: str = "kernel",
-    complex_params: bool = False,
-    **init_args: Any,
-) -> Module:
-    """The SSM convolution kernel of S4 (``SSMKernelDPLR``) or S4D (``SSMKernelDiag``).
-
-    Tensors in order (``register_params``, s4.py 1061-1072, 1314-1317), with S = ``n_ssm``
-    (default H), N' = N/2 (``d_state`` doubled first when ``is_real`` and ``d_state`` is given,
-    1004-1005), c = ``channels``: ``inv_dt`` (H, 1) — (H, N') when not ``dt_tie``; ``C`` (c, H, N', 2);
-    ``B`` (1, S, N', 2); ``A_real`` (S, N'); ``A_imag`` (S, N'); DPLR adds ``P`` (rank, S, N', 2) and
-    the buffer ``l_kernel`` (). ``is_real`` keeps C, B real and drops A_imag. A tensor whose learning
-    rate (``lr``, or ``lr[key]`` with keys dt, A, B, C; P follows A) is 0.0 is a buffer.
-
-    Parameters
-    ----------
-    d_model : int or sympy.Expr
-    channels : int or sympy.Expr, default 1
-    kernel : str, default "dplr"
-        ``"dplr"``, ``"nplr"``, ``"s4"`` (DPLR) or ``"diag"``, ``"s4d"`` (Diag).
-    d_state, dt_tie, dt_transform, rank, n_ssm, measure, init, lr, is_real, real_transform, imag_transform, backend
-        As ``SSMKernel`` / ``SSMKernelDiag`` take them.
-    name : str, default "kernel"
-    complex_params : bool, default False
-        C, B and P as complex tensors.
-    **init_args
-        Passed on to the initialisers (``dplr``/``nplr``); those that change no shape only.
-
-    Returns
-    -------
-    derive.tree.Module
-
-    Raises
-    ------
-    ValueError, TypeError
-        What the reference asserts or refuses at construction (unknown kernel, init, transform,
-        backend; ``n_ssm`` not dividing H; lr neither None, a float nor a dict).
-    """
-    if kernel not in _KERNELS:
-        raise ValueError(f"kernel {kernel!r} is not in s4.py's kernel_registry (1625-1631): {sorted(_KERNELS)}")
-    if not (lr is None or isinstance(lr, (float, Mapping))):  # Kernel.__init__, 725-729
-        raise TypeError(f"lr must be None, a float or a dict, got {lr!r}")
-    for value, argument in (
-        (dt_transform, "dt_transform"),
-        (real_transform, "real_transform"),
-        (imag_transform, "imag_transform"),
-    ):
-        if value not in _TRANSFORMS:
-            raise ValueError(f"{argument} {value!r} is not implemented (s4.py 625-638)")
-    if backend not in ("cuda", "keops", "naive"):
-        raise ValueError(f"backend must be 'cuda', 'keops' or 'naive' (s4.py 1041), got {backend!r}")
-    unknown = set(init_args) - _IGNORED - _NPLR_ARGS - _DPLR_ARGS - {"B_init"}
-    if unknown:
-        raise TypeError(f"unexpected keyword argument {sorted(unknown)[0]!r}")
-    h, c, r = size(d_model, "d_model"), size(channels, "channels"), size(rank, "rank")
-    n = size(64 if d_state is None else d_state, "d_state")
-    real = flag(is_real, "is_real")
-    if real and d_state is not None:
-        n = 2 * n
-    s = h if n_ssm is None else size(n_ssm, "n_ssm")
-    if type(h) is int and type(s) is int and h % s:
-        raise ValueError(f"n_ssm ({s}) must divide d_model ({h}) (s4.py 817)")
-    _inits(init, measure, s, r, n, {k: v for k, v in init_args.items() if k not in _IGNORED})
-    rates = lr if isinstance(lr, Mapping) else {}
-
-    def rate(key: str) -> Any:
-        return rates.get(key) if isinstance(lr, Mapping) else lr
-
-    m = half(n)
-    dt = (h, 1) if flag(dt_tie, "dt_tie") else (h, m)
-    params = [Param("inv_dt", dt, buffer=_buffer(rate("dt")))]
-    if real:
-        params += [Param("C", (c, h, m), buffer=_buffer(rate("C"))), Param("B", (1, s, m), buffer=_buffer(rate("B")))]
-        params += [Param("A_real", (s, m), buffer=_buffer(rate("A")))]
-    else:
-        params += [
-            complex_param("C", (c, h, m), complex_params, buffer=_buffer(rate("C"))),
-            complex_param("B", (1, s, m), complex_params, buffer=_buffer(rate("B"))),
-            Param("A_real", (s, m), buffer=_buffer(rate("A"))),
-            Param("A_imag", (s, m), buffer=_buffer(rate("A"))),
-        ]
-    if _KERNELS[kernel] == "SSMKernelDPLR":
-        params += [complex_param("P", (r, s, m), complex_params, buffer=_buffer(rate("A")))]
-        params += [Param("l_kernel", (), buffer=True, dtype="int64")]
-    return Module(name, _KERNELS[kernel], tuple(params))
 
 
 def fft_conv(

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from derive.blocks import fla
+from derive.blocks import fla, fla_recurrent
 from derive.engine.constructors import lookup
 from derive.tree import count, named_buffers, named_parameters
 
@@ -35,9 +35,9 @@ PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 BUILD = {
     "GatedLinearAttention": fla.gated_linear_attention,
     "MultiScaleRetention": fla.multiscale_retention,
-    "HGRNAttention": fla.hgrn_attention,
-    "HGRN2Attention": fla.hgrn2_attention,
-    "DeltaNet": fla.delta_net,
+    "HGRNAttention": fla_recurrent.hgrn_attention,
+    "HGRN2Attention": fla_recurrent.hgrn2_attention,
+    "DeltaNet": fla_recurrent.delta_net,
 }
 #: Live cases compared per class in this run (reported by the last test).
 CASES: dict[str, int] = dict.fromkeys(BUILD, 0)
@@ -90,6 +90,9 @@ def test_the_defaults_and_recorded_names() -> None:
     assert live("MultiScaleRetention", {})["buffers"] == [["rotary.inv_freq", [64]]]
     for cls in BUILD:
         check(cls, {})
+    check("MultiScaleRetention", {"hidden_size": 2048, "num_heads": 8})  # the module's doctest
+    check("DeltaNet", {"hidden_size": 2048, "num_heads": 16})
+    assert live("MultiScaleRetention", {"hidden_size": 2048, "num_heads": 8})["total"] == 33_554_944
 
 
 SIZES = st.sampled_from([64, 96, 128, 256, 100])
