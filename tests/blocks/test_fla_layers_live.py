@@ -43,6 +43,19 @@ BUILD = {
 CASES: dict[str, int] = dict.fromkeys(BUILD, 0)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _close_the_worker():
+    """Stop the fla subprocess when this module is done (it is started on first use)."""
+    yield
+    import frameworks_live_extra as extra
+
+    process = extra._WORKERS.pop("fla_layers", None)
+    if process is not None:
+        process.stdin.close()
+        process.wait(timeout=30)
+        process.stdout.close()
+
+
 def live(cls: str, kwargs: dict, read: bool = False) -> dict | str:
     """fla's answer: the tensors, or the refusal's ``"<Type>: <message>"``."""
     try:
