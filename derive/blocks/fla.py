@@ -361,7 +361,7 @@ def register_layer(cls: str, build: Any, names: tuple[str, ...]) -> None:
     )
 
 
-_ATTENTION = ("mode", "hidden_size", "expand_k", "expand_v", "num_heads", "num_kv_heads", "use_short_conv")
-_ATTENTION += ("conv_size", "conv_bias", "use_output_gate")
+_ATTENTION: tuple[str, ...] = ("mode", "hidden_size", "expand_k", "expand_v", "num_heads", "num_kv_heads")
+_ATTENTION += ("use_short_conv", "conv_size", "conv_bias", "use_output_gate")
 register_layer("GatedLinearAttention", gated_linear_attention, _ATTENTION)
 register_layer("MultiScaleRetention", multiscale_retention, _ATTENTION)
