@@ -165,6 +165,7 @@ def test_the_pages_render() -> None:
     for page in ssm_blocks.PAGES + fla_blocks.PAGES:
         text = env.get_template(page.template).render(**page.context())
         assert "{{" not in text and "nan" not in text.lower().split()
+        assert "$$\n$$" not in text, "display equations need a blank line between them (arithmatex)"
 
 
 @pytest.mark.slow
