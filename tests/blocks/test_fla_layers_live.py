@@ -211,6 +211,33 @@ def test_delta_net(kwargs) -> None:
     check("DeltaNet", kwargs)
 
 
+GRID = [
+    ("GatedLinearAttention", {"hidden_size": 256, "num_heads": 4, "num_kv_heads": 2, "use_short_conv": True}),
+    ("GatedLinearAttention", {"hidden_size": 96, "num_heads": 3, "expand_k": 1.0, "gate_fn": "sigmoid"}),
+    ("GatedLinearAttention", {"hidden_size": 128, "use_output_gate": False, "elementwise_affine": False}),
+    ("GatedLinearAttention", {"hidden_size": 64, "feature_map": "relu", "gate_low_rank_dim": 8, "conv_bias": True}),
+    ("MultiScaleRetention", {"hidden_size": 256, "num_heads": 4, "num_kv_heads": 2, "use_short_conv": True}),
+    ("MultiScaleRetention", {"hidden_size": 128, "fuse_norm": False, "gate_fn": "prelu", "feature_map": "xielu"}),
+    ("MultiScaleRetention", {"hidden_size": 64, "num_heads": 2, "use_output_gate": False, "feature_map": "prelu"}),
+    ("MultiScaleRetention", {"hidden_size": 96, "num_heads": 3, "expand_v": 1.0, "elementwise_affine": False}),
+    ("HGRNAttention", {"hidden_size": 100, "expand_ratio": 1.5, "use_short_conv": True, "conv_bias": True}),
+    ("HGRN2Attention", {"hidden_size": 256, "expand_ratio": None, "num_heads": 4, "use_short_conv": True}),
+    ("HGRN2Attention", {"hidden_size": 192, "expand_ratio": 64, "elementwise_affine": False}),
+    ("DeltaNet", {"hidden_size": 128, "num_heads": 2, "use_gate": True, "use_short_conv": False}),
+    ("DeltaNet", {"d_model": 64, "expand_v": 2.0, "use_beta": False, "conv_bias": True, "qk_norm": "sum"}),
+    (
+        "DeltaNet",
+        {"hidden_size": 96, "num_heads": 6, "expand_k": 0.5, "qk_activation": "relu", "mode": "fused_recurrent"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("cls", "kwargs"), GRID, ids=str)
+def test_a_grid_of_valid_configurations(cls, kwargs) -> None:
+    assert isinstance(live(cls, kwargs), dict), "every configuration of the grid builds in fla"
+    check(cls, kwargs)
+
+
 def test_every_class_was_held_live() -> None:
     """Runs last in this module: each class was compared in some valid configurations."""
     assert all(n > 0 for n in CASES.values()), CASES
