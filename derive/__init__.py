@@ -65,6 +65,7 @@ __all__ = [
 ]
 
 _moved.install()
+conventions = _moved.alias("derive.conventions")  # noqa: F811  (also finds the old derive.conventions.PYTORCH)
 
 
 def explain(obj: object, **options: object) -> object:

@@ -14,8 +14,9 @@ from typing import Any
 
 import sympy
 
-from .equations import Cell, Parameter
-from .symbols import Size
+from .cell import BIAS_POLICIES, Cell, Parameter
+from .registry import CELLS
+from .symbols import Size, product, total
 
 __all__ = ["Tensor", "TensorLayout", "Convention"]
 
@@ -50,9 +51,15 @@ class Tensor:
     trainable: bool = True
 
     @property
-    def numel(self) -> sympy.Expr:
-        """Number of scalar parameters in the tensor."""
-        return sympy.Mul(*self.shape)
+    def numel(self) -> Size:
+        """Number of scalar parameters in the tensor: an int when every dimension is an int."""
+        return product(self.shape)
+
+
+#: The kinds of parameter a tensor holds (:attr:`derive.engine.cell.Parameter.kind`).
+KINDS = ("weight", "bias", "peephole", "gain")
+#: How a tensor puts several groups together (:attr:`TensorLayout.join`).
+JOINS = ("stack", "rows", "columns")
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,12 @@ class TensorLayout:
     gates: tuple[str, ...] | None = None
     per_gate: bool = False
 
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"TensorLayout {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
+        if self.join not in JOINS:
+            raise ValueError(f"TensorLayout {self.name!r}: join must be one of {JOINS}, got {self.join!r}")
+
 
 @dataclass(frozen=True)
 class Convention:
@@ -150,6 +163,26 @@ class Convention:
     direction_axis: bool | str = False
     direction_names: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     frozen_bias: bool = False
+
+    def __post_init__(self) -> None:
+        """Refuse a key or a policy that no cell or rule knows (it would be ignored silently)."""
+        for key, policy in self.biases.items():
+            mode = key[0] if isinstance(key, tuple) else key
+            if mode not in CELLS or (isinstance(key, tuple) and (len(key) != 2 or not isinstance(key[1], bool))):
+                raise ValueError(
+                    f"Convention {self.name!r}: biases key {key!r} is not a cell mode (or a (mode, reset_after) "
+                    f"pair) of the registered cells {sorted(CELLS)}"
+                )
+            if policy not in BIAS_POLICIES:
+                raise ValueError(
+                    f"Convention {self.name!r}: biases[{key!r}] must be one of {BIAS_POLICIES}, got {policy!r}"
+                )
+        for what, table in (("gate_order", self.gate_order), ("gate_labels", self.gate_labels)):
+            unknown = [mode for mode in table if mode not in CELLS]
+            if unknown:
+                raise ValueError(
+                    f"Convention {self.name!r}: {what} keys {unknown} are not modes of the registered cells {sorted(CELLS)}"
+                )
 
     def bias_policy(self, mode: str, bias: bool, reset_after: bool = True) -> str:
         """The bias policy of ``mode``'s cell in this framework; ``"none"`` when ``bias`` is False
@@ -295,9 +328,17 @@ class Convention:
         -------
         list of Tensor
             In the framework's parameter order.
+
+        Raises
+        ------
+        ValueError
+            A parameter of the cell that no tensor of the convention holds (it would be lost from
+            the count), or that two tensors hold; the message names the cell, the parameter (its
+            LaTeX symbol, kind, group and gate) and the convention.
         """
         order: dict[str | None, int] = {gate: k for k, gate in enumerate(self.gate_order.get(cell.name, cell.gates))}
         out = []
+        placed: dict[int, str] = {}
         for spec in self.tensors:
             blocks: list[list[Parameter]] = []
             for group in spec.groups:
@@ -320,13 +361,39 @@ class Convention:
             for piece, base in pieces:
                 held = tuple(p for block in piece for p in block)
                 name = self.tensor_name(base, layer, direction, num_directions)
+                for p in held:
+                    if id(p) in placed:
+                        raise ValueError(
+                            f"{self.name} places {_described(cell, p)} twice, in {placed[id(p)]!r} and {name!r}"
+                        )
+                    placed[id(p)] = name
                 out.append(Tensor(name, _shape(spec, piece), held, layer, direction))
+        if len(placed) != len(cell.parameters):
+            lost = [p for p in cell.parameters if id(p) not in placed]
+            raise ValueError(
+                f"{self.name} has no tensor for {_described(cell, lost[0])}"
+                + (f" (nor for {len(lost) - 1} more)" if len(lost) > 1 else "")
+                + f": the convention ({self.source}) cannot hold the {cell.name} cell"
+            )
         return out
+
+
+def _described(cell: Cell, p: Parameter) -> str:
+    """How an error message names a parameter: cell, LaTeX symbol, kind, group, gate."""
+    return f"the {cell.name} cell's parameter ${p.symbol.name}$ (kind {p.kind!r}, group {p.group!r}, gate {p.gate!r})"
+
+
+def _quotient(a: Size, b: Size) -> Size:
+    """``a / b`` of sizes: exact int division for ints (the cell checked it divides), else SymPy's."""
+    if type(a) is int and type(b) is int:
+        assert a % b == 0, (a, b)
+        return a // b
+    return sympy.Mul(a, sympy.Pow(b, -1))
 
 
 def _shape(spec: TensorLayout, blocks: list[list[Parameter]]) -> tuple[Size, ...]:
     """Shape of the tensor ``spec`` holding ``blocks`` (one list of gate blocks per group)."""
-    rows = [sympy.Add(*(p.shape[0] for p in held)) for held in blocks]
+    rows = [total(p.shape[0] for p in held) for held in blocks]
     cols: list[Any] = [{p.shape[1] for p in held} for held in blocks]  # sets, then their one element
     kernels = {p.kernel_size for held in blocks for p in held}
     groups = {p.groups for held in blocks for p in held}
@@ -334,29 +401,21 @@ def _shape(spec: TensorLayout, blocks: list[list[Parameter]]) -> tuple[Size, ...
     assert len(groups) == 1, f"{spec.name}: blocks of unequal groups"
     cols = [c.pop() for c in cols]
     if spec.join == "rows":
-        rows = [sympy.Add(*rows)]
+        rows = [total(rows)]
     elif spec.join == "columns":
-        cols = [sympy.Add(*cols)]
+        cols = [total(cols)]
     assert len(set(rows)) == 1 and len(set(cols)) == 1, f"{spec.name}: blocks of unequal shape"
     rows, cols, kernel, group = rows[0], cols[0], kernels.pop(), groups.pop()
     if spec.kind != "weight":
         shape: tuple[Size, ...] = (rows,)
     elif kernel:
-        per_tap = sympy.Mul(cols, sympy.Pow(sympy.Mul(*kernel) * (group or 1), -1))  # C/G of K·C columns
+        per_tap = _quotient(cols, product(kernel) * (group or 1))  # C/G of K·C columns
         shape = (*kernel, per_tap, rows) if spec.transpose else (rows, per_tap, *kernel)
     elif group is not None:  # block-diagonal: (G, rows/G, cols/G), xlstm's LinearHeadwiseExpand layout
-        shape = (group, rows / group, cols / group)
+        shape = (group, _quotient(rows, group), _quotient(cols, group))
     else:
         shape = (cols, rows) if spec.transpose else (rows, cols)
     if len(blocks) > 1 and spec.join == "stack":
         shape = (len(blocks),) + shape
     return shape
 
-
-def __getattr__(name: str) -> object:
-    """``derive.conventions.PYTORCH`` (its old home) still works: it is :data:`derive.frameworks.pytorch.PYTORCH`."""
-    if name == "PYTORCH":
-        from ..frameworks.pytorch import PYTORCH
-
-        return PYTORCH
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
