@@ -18,8 +18,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from ..engine.cell import BIAS_POLICIES, Cell, Parameter, bias_policy
 from ..engine.algebra import relu, sigma
+from ..engine.cell import BIAS_POLICIES, Cell, Parameter, bias_policy
 from ..engine.registry import CELLS, CellType, make_cell, register
 
 __all__ = [

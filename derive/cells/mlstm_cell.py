@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-
 from typing import Any
 
 import sympy
@@ -179,7 +178,9 @@ def mlstm(
     eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     with_bias = eq.bias != "none"
 
-    def linear(gate: str, label: str, rows: Size, source: Any, groups: Size | None = None, biased: bool = with_bias) -> Any:
+    def linear(
+        gate: str, label: str, rows: Size, source: Any, groups: Size | None = None, biased: bool = with_bias
+    ) -> Any:
         w = eq.weight("proj", gate, label, rows, source.shape[0], groups=groups)
         if not biased:
             return matmul(w, source)

@@ -78,9 +78,7 @@ def qrnn(
     if pooling not in POOLINGS:
         raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {pooling!r}")
     gates = POOLINGS[pooling]
-    eq = Equations(
-        window * input_size, hidden_size, hidden_size, bias, x_name="X_t", h_name="h_{t-1}", numeric=numeric
-    )
+    eq = Equations(window * input_size, hidden_size, hidden_size, bias, x_name="X_t", h_name="h_{t-1}", numeric=numeric)
     c_prev = eq.state("c_{t-1}", hidden_size)
     with_bias = eq.bias != "none"
     z = eq.let("z_t", elementwise(tanh, eq.linear("i", "z", with_bias)))

@@ -4,9 +4,9 @@ A cell is written once, as equations over matrices built with these helpers (:fu
 :func:`matmul`, :func:`odot`, :func:`elementwise`, :func:`one_minus`, ...). Each helper takes
 either SymPy matrix expressions -- the symbolic mode, whose equations are printed and whose shapes
 may be letters -- or :class:`Block` values -- the shape-only ("numeric") mode, used when every size
-is an int: a block is its (rows, columns) in ints and the named matrices it reads, the helpers
-check conformance with int comparisons, and no SymPy object is made. Both modes declare the same
-parameters with the same shapes; the symbolic one also keeps the expressions.
+is an int: a block is its (rows, columns) in ints, the helpers check conformance with int
+comparisons, and no SymPy object is made. Both modes declare the same parameters with the same
+shapes (the tests hold every registered cell to it); the symbolic one also keeps the expressions.
 
 >>> x, w = Block((3, 1), "x_t"), Block((5, 3), "W")
 >>> add(matmul(w, x), Block((5, 1), "b")).shape
@@ -55,7 +55,7 @@ class ShapeError(ValueError):
 
 
 class Block:
-    """A matrix of the shape-only mode: its int shape and the named blocks it reads.
+    """A matrix of the shape-only mode: its int shape (and its name, if it has one).
 
     Parameters
     ----------
@@ -64,21 +64,18 @@ class Block:
     name : str, default ""
         The LaTeX name of a named matrix (a parameter, a state, an equation's left-hand side);
         "" for the value of an expression.
-    reads : tuple of Block, optional
-        The named blocks an expression reads (default: the block itself if it is named).
     """
 
-    __slots__ = ("shape", "name", "reads")
+    __slots__ = ("shape", "name")
 
-    def __init__(self, shape: tuple[int, int], name: str = "", reads: tuple[Block, ...] | None = None) -> None:
+    def __init__(self, shape: tuple[int, int], name: str = "") -> None:
         self.shape = shape
         self.name = name
-        self.reads: tuple[Block, ...] = ((self,) if name else ()) if reads is None else reads
 
     @property
-    def T(self) -> Block:  # noqa: N802  (SymPy's name for the transpose)
+    def T(self) -> Block:
         """The transpose."""
-        return Block((self.shape[1], self.shape[0]), reads=self.reads)
+        return Block((self.shape[1], self.shape[0]))
 
     def __repr__(self) -> str:
         return self.name or f"Block{self.shape}"
@@ -102,23 +99,15 @@ class Scalar:
 
 
 def _numeric(values: tuple[Any, ...]) -> bool:
-    return isinstance(values[0], (Block, Scalar))
+    return type(values[0]) is Block or type(values[0]) is Scalar
 
 
-def _reads(blocks: tuple[Any, ...]) -> tuple[Block, ...]:
-    out: tuple[Block, ...] = ()
-    for block in blocks:
-        if isinstance(block, Block):
-            out += block.reads
-    return out
-
-
-def _same_shapes(blocks: tuple[Block, ...], what: str) -> tuple[int, int]:
+def _same_shapes(blocks: tuple[Block, ...], what: str) -> Block:
     shape = blocks[0].shape
-    for block in blocks[1:]:
+    for block in blocks:
         if block.shape != shape:
             raise ShapeError(f"non-conforming shapes {[b.shape for b in blocks]} in {what}")
-    return shape
+    return Block(shape)
 
 
 def _same(a: sympy.Expr, b: sympy.Expr) -> bool:
@@ -168,8 +157,8 @@ def add(*terms: Any) -> Any:
     ShapeError
         Blocks of different shapes.
     """
-    if _numeric(terms):
-        return Block(_same_shapes(terms, "a sum"), reads=_reads(terms))
+    if type(terms[0]) is Block:
+        return _same_shapes(terms, "a sum")
     flat: list[MatrixExpr] = []
     for term in terms:
         flat.extend(term.args if isinstance(term, MatAdd) else [term])
@@ -192,8 +181,8 @@ def odot(*factors: Any) -> Any:
     ShapeError
         Blocks of different shapes.
     """
-    if _numeric(factors):
-        return Block(_same_shapes(factors, "an element-wise product"), reads=_reads(factors))
+    if type(factors[0]) is Block:
+        return _same_shapes(factors, "an element-wise product")
     return HadamardProduct(*factors, evaluate=False)
 
 
@@ -215,11 +204,11 @@ def matmul(*factors: Any) -> Any:
     """
     if not _numeric(factors):
         return MatMul(*factors)
-    blocks = [f for f in factors if isinstance(f, Block)]
+    blocks = [f for f in factors if type(f) is Block]
     for left, right in zip(blocks, blocks[1:]):
         if left.shape[1] != right.shape[0]:
             raise ShapeError(f"cannot multiply {left.shape} by {right.shape}")
-    return Block((blocks[0].shape[0], blocks[-1].shape[1]), reads=_reads(factors))
+    return Block((blocks[0].shape[0], blocks[-1].shape[1]))
 
 
 def elementwise(function: Any, expr: Any) -> Any:
@@ -235,8 +224,8 @@ def elementwise(function: Any, expr: Any) -> Any:
     -------
     sympy.MatrixExpr or Block
     """
-    if isinstance(expr, Block):
-        return Block(expr.shape, reads=expr.reads)
+    if type(expr) is Block:
+        return Block(expr.shape)
     return ElementwiseApplyFunction(function, expr)
 
 
@@ -251,8 +240,8 @@ def one_minus(expr: Any) -> Any:
     -------
     sympy.MatrixExpr or Block
     """
-    if isinstance(expr, Block):
-        return Block(expr.shape, reads=expr.reads)
+    if type(expr) is Block:
+        return Block(expr.shape)
     return MatAdd(OneMatrix(*expr.shape), -expr, evaluate=False)
 
 
@@ -267,8 +256,8 @@ def reciprocal(expr: Any) -> Any:
     -------
     sympy.MatrixExpr or Block
     """
-    if isinstance(expr, Block):
-        return Block(expr.shape, reads=expr.reads)
+    if type(expr) is Block:
+        return Block(expr.shape)
     return HadamardPower(expr, -1)
 
 
@@ -308,7 +297,7 @@ def vstack(*blocks: Any) -> Any:
     columns = {b.shape[1] for b in blocks}
     if len(columns) != 1:
         raise ShapeError(f"cannot stack {[b.shape for b in blocks]}: unequal columns")
-    return Block((sum(b.shape[0] for b in blocks), columns.pop()), reads=_reads(blocks))
+    return Block((sum(b.shape[0] for b in blocks), columns.pop()))
 
 
 def bracket(expr: Any) -> Any:
@@ -322,7 +311,7 @@ def bracket(expr: Any) -> Any:
     -------
     sympy.MatrixExpr or Block
     """
-    if isinstance(expr, Block):
+    if type(expr) is Block:
         return expr
     return MatAdd(expr, evaluate=False)
 
@@ -338,6 +327,6 @@ def sqrt(value: Any) -> Any:
     -------
     sympy.Expr or Scalar
     """
-    if isinstance(value, Scalar):
+    if type(value) is Scalar:
         return Scalar()
     return sympy.sqrt(value)

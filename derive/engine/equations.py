@@ -404,11 +404,11 @@ class Equations:
         -------
         Cell
         """
-        if self.numeric:
-            appearing: set[Any] = {b for _, rhs in self.equations for b in rhs.reads}
+        if self.numeric:  # a cell declares what it reads: the tests hold both modes to the same parameters
+            parameters = tuple(self.declared)
         else:
             appearing = set().union(*(rhs.atoms(MatrixSymbol) for _, rhs in self.equations))
-        parameters = tuple(p for p in self.declared if p.symbol in appearing)
+            parameters = tuple(p for p in self.declared if p.symbol in appearing)
         return Cell(
             name,
             gates,

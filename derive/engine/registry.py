@@ -102,7 +102,9 @@ def register(
             raise ValueError(f"cell {mode!r} is registered already")
         if generic and generic in generic_names():
             raise ValueError(f"generic name {generic!r} names another cell already")
-        CELLS[mode] = CellType(mode, build, tuple(options), dict(fixed), title, source, dict(page_options or {}), generic)
+        CELLS[mode] = CellType(
+            mode, build, tuple(options), dict(fixed), title, source, dict(page_options or {}), generic
+        )
         return build
 
     return decorate

@@ -234,10 +234,26 @@ class Stack:
             ``layer`` is not a layer of this stack (see :meth:`check_layer`).
         """
         layer = self.check_layer(layer)
+        return self.cell_for(self.layer_input_size(layer, direction), numeric=numeric)
+
+    def cell_for(self, input_size: Size, *, numeric: bool = False) -> Cell:
+        """The cell of a layer of this stack that reads ``input_size`` features.
+
+        Parameters
+        ----------
+        input_size : int or sympy.Expr
+            The layer's input width (:meth:`layer_input_size`).
+        numeric : bool, default False
+            The shape-only mode (see :meth:`cell`).
+
+        Returns
+        -------
+        Cell
+        """
         bias = self.convention.bias_policy(self.mode, self.bias, self.reset_after)
         return make_cell(
             self.mode,
-            self.layer_input_size(layer, direction),
+            input_size,
             self.hidden_size,
             bias,
             self.proj_size,
@@ -370,9 +386,7 @@ class Stack:
         :meth:`module`: name, shape and ``trainable`` (their parameters and directions are in
         :meth:`layer_tensors`)."""
         self._layers()
-        return [
-            Tensor(name, p.shape, (), None, None, p.trainable) for name, p in tree.named_parameters(self.module())
-        ]
+        return [Tensor(name, p.shape, (), None, None, p.trainable) for name, p in tree.named_parameters(self.module())]
 
     @property
     def shapes(self) -> OrderedDict[str, tuple[Size, ...]]:
@@ -381,9 +395,7 @@ class Stack:
         Shapes are tuples of ints when all sizes are ints, of SymPy expressions otherwise.
         """
         self._layers()
-        return OrderedDict(
-            (name, tuple(plain(d) for d in p.shape)) for name, p in tree.named_parameters(self.module())
-        )
+        return OrderedDict((name, tuple(plain(d) for d in p.shape)) for name, p in tree.named_parameters(self.module()))
 
     @property
     def count(self) -> sympy.Expr:

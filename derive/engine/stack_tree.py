@@ -126,10 +126,17 @@ def layer_module(stack: Stack, layer: Any, numeric: bool) -> Module:
         directions once (direction 0's), a frozen one with ``trainable=False``.
     """
     width_layer = 1 if isinstance(layer, CopyIndex) else layer  # every layer >= 1 reads the same width
-    cells = [stack.cell(width_layer, d, numeric=numeric) for d in range(stack.wiring.num_directions)]
+    widths = [stack.layer_input_size(width_layer, d) for d in range(stack.wiring.num_directions)]
+    first = stack.cell_for(widths[0], numeric=numeric)
+    cells = [first if w == widths[0] else stack.cell_for(w, numeric=numeric) for w in widths]
     name_layer = None if stack.single_cell else layer
-    tensors = stack.convention.layer_layout(cells, name_layer, bias=stack.bias)
-    params = tuple(Param(t.name, t.shape, trainable=t.trainable) for t in tensors if not stack.wiring.ties(t))
+    entries = stack.convention.layer_entries(cells, name_layer, bias=stack.bias)
+    shares = stack.wiring.shares
+    params = tuple(
+        Param(name, shape, trainable=trainable)
+        for name, shape, held, direction, trainable in entries
+        if not shares(direction, held)
+    )
     return Module("", "layer", params)
 
 

@@ -23,7 +23,7 @@ Wirings
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
@@ -327,10 +327,25 @@ class Wiring:
         -------
         bool
         """
+        return self.shares(tensor.direction, tensor.parameters)
+
+    def shares(self, direction: int | None, parameters: tuple[Any, ...]) -> bool:
+        """:meth:`ties` of a tensor of ``direction`` holding ``parameters`` (the one rule).
+
+        Parameters
+        ----------
+        direction : int or None
+        parameters : tuple of derive.cells.Parameter
+
+        Returns
+        -------
+        bool
+        """
         return (
-            (tensor.direction or 0) > 0
-            and bool(tensor.parameters)
-            and all((p.kind, p.group) in self.shared for p in tensor.parameters)
+            (direction or 0) > 0
+            and bool(parameters)
+            and bool(self.shared)
+            and all((p.kind, p.group) in self.shared for p in parameters)
         )
 
 

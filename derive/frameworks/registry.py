@@ -114,7 +114,9 @@ class CellSpec:
         """Refuse a cell that is not registered, or a generic name that is not that cell's."""
         entry = CELLS.get(self.mode)
         if entry is None:
-            raise ValueError(f"{self.name}: mode must be one of the registered cells {sorted(CELLS)}, got {self.mode!r}")
+            raise ValueError(
+                f"{self.name}: mode must be one of the registered cells {sorted(CELLS)}, got {self.mode!r}"
+            )
         generics = {entry.generic} | {t.generic for t in CELLS.values() if t.build is entry.build}
         if self.generic not in generics - {""}:
             raise ValueError(
