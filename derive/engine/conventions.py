@@ -19,7 +19,11 @@ from .registry import CELLS
 from .symbols import Size
 from .tensors import JOINS, KINDS, Tensor, TensorLayout, tensor_shape
 
-__all__ = ["Tensor", "TensorLayout", "Convention", "KINDS", "JOINS"]
+__all__ = ["Tensor", "TensorLayout", "Convention", "KINDS", "JOINS", "Entry"]
+
+#: One tensor of a layer as :meth:`Convention.layer_entries` gives it: (name, shape, the parameters
+#: it holds, its direction or None for all, trainable).
+Entry = tuple[str, tuple[Size, ...], tuple[Parameter, ...], int | None, bool]
 
 
 @dataclass(frozen=True)
@@ -182,9 +186,7 @@ class Convention:
             for name, shape, held, direction, trainable in self.layer_entries(cells, layer, bias=bias)
         ]
 
-    def layer_entries(
-        self, cells: Sequence[Cell], layer: Any = None, *, bias: bool = True
-    ) -> list[tuple[str, tuple[Size, ...], tuple[Parameter, ...], int | None, bool]]:
+    def layer_entries(self, cells: Sequence[Cell], layer: Any = None, *, bias: bool = True) -> list[Entry]:
         """:meth:`layer_layout` as plain tuples ``(name, shape, parameters, direction, trainable)``.
 
         The layer-level rules are written here once; :meth:`layer_layout` makes them
@@ -204,14 +206,14 @@ class Convention:
         frozen = not bias and self.frozen_bias
         per_direction = []
         for d, cell in enumerate(cells):
-            entries = []
+            entries: list[Entry] = []
             for base, shape, held in self._skeleton(cell):
                 trainable = not (frozen and all(p.kind == "bias" for p in held))
                 entries.append((self.tensor_name(base, layer, d, count), shape, held, d, trainable))
             per_direction.append(entries)
         if not self.direction_axis:
             return [e for entries in per_direction for e in entries]
-        merged = []
+        merged: list[Entry] = []
         for same in zip(*per_direction, strict=True):
             assert len({e[0] for e in same}) == 1 and len({e[1] for e in same}) == 1, same
             shape = same[0][1]

@@ -13,13 +13,13 @@ When every size is an int the cells are built in the shape-only mode
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..tree import MAX_LISTED, Module, Param
 from .readout import output_module
 
-if TYPE_CHECKING:
-    from .stack import Stack
+#: A :class:`derive.engine.stack.Stack` (which imports this module: typed loosely, no cycle).
+Stack = Any
 
 __all__ = ["CopyIndex", "COPY", "layer_module", "stack_module", "is_numeric"]
 

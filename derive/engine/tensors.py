@@ -172,7 +172,7 @@ def tensor_shape(spec: TensorLayout, blocks: list[list[Parameter]]) -> tuple[Siz
 def _dense_int_shape(spec: TensorLayout, held: list[Parameter]) -> tuple[int, ...] | None:
     """The shape of one group of dense blocks of int shapes (the usual case), or None for another."""
     rows = 0
-    cols = None
+    cols: Any = None
     for p in held:
         r, c = p.symbol.shape
         if type(r) is not int or p.kernel_size or p.groups is not None or (cols is not None and c != cols):
