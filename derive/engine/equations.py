@@ -180,7 +180,7 @@ class Equations:
         return state
 
     def _declare(self, name: str, rows: Size, cols: Size, kind: str, group: str, gate: str | None, **more: Any) -> Any:
-        symbol = self.matrix(name, rows, cols)
+        symbol = Block((rows, cols), name) if self.numeric else MatrixSymbol(name, rows, cols)
         self.declared.append(Parameter(symbol, kind, group, gate, **more))
         return symbol
 

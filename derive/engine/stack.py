@@ -172,6 +172,8 @@ class Stack:
             ``layer`` is negative, not below an int ``num_layers``, or :data:`UPPER` for one layer.
         """
         layers = plain(self.num_layers)
+        if type(layer) is int and layer >= 0 and (type(layers) is not int or layer < layers):
+            return layer  # the usual case, decided first
         allowed = (
             f"an int in range(num_layers) = range(0, {layers}) or UPPER (any layer k >= 1)"
             if isinstance(layers, int)

@@ -108,7 +108,7 @@ def is_numeric(stack: Stack) -> bool:
     return all(_plain_option(v) for _, v in stack.cell_options)
 
 
-def layer_module(stack: Stack, layer: Any, numeric: bool) -> Module:
+def layer_module(stack: Stack, layer: Any, numeric: bool, repeat: Any = 1) -> Module:
     """Layer ``layer`` of ``stack`` (every direction) as a group module.
 
     Parameters
@@ -118,6 +118,8 @@ def layer_module(stack: Stack, layer: Any, numeric: bool) -> Module:
         A layer index, or :data:`COPY` for the group standing for every layer >= 1.
     numeric : bool
         Build the cells in the shape-only mode (see :func:`is_numeric`).
+    repeat : int or sympy.Expr, default 1
+        For :data:`COPY`: how many layers the group stands for (from layer 1).
 
     Returns
     -------
@@ -133,10 +135,12 @@ def layer_module(stack: Stack, layer: Any, numeric: bool) -> Module:
     entries = stack.convention.layer_entries(cells, name_layer, bias=stack.bias)
     shares = stack.wiring.shares
     params = tuple(
-        Param(name, shape, trainable=trainable)
+        Param(name, shape, trainable)
         for name, shape, held, direction, trainable in entries
         if not shares(direction, held)
     )
+    if isinstance(layer, CopyIndex):
+        return Module("", "layer", params, repeat=repeat, start=1)
     return Module("", "layer", params)
 
 
@@ -152,7 +156,8 @@ def stack_module(stack: Stack, name: str, type_name: str, expand: bool) -> Modul
         Its type (the framework's class name).
     expand : bool
         List an int number of layers up to :data:`derive.tree.MAX_LISTED` one by one; False gives
-        layer 0 and a repeated group for any number (what the count reads).
+        layer 0 and a repeated group for more than two (what the count reads: its cost does not
+        grow with L).
 
     Returns
     -------
@@ -162,12 +167,12 @@ def stack_module(stack: Stack, name: str, type_name: str, expand: bool) -> Modul
     layers = stack.num_layers
     if type(layers) is not int and getattr(layers, "is_Integer", False):
         layers = int(layers)
-    if expand and type(layers) is int and layers <= MAX_LISTED:
+    if type(layers) is int and (layers <= 2 or (expand and layers <= MAX_LISTED)):
         children = [layer_module(stack, k, numeric) for k in range(layers)]
     else:
         children = [layer_module(stack, 0, numeric)]
         if layers != 1:
-            children.append(layer_module(stack, COPY, numeric).with_repeat(layers - 1, start=1))
+            children.append(layer_module(stack, COPY, numeric, repeat=layers - 1))
     if stack.output_features != 0:
         width = stack.wiring.output_layer_input_size(stack.output_size)
         children.append(output_module(width, stack.output_features, numeric=numeric))
