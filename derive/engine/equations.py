@@ -304,9 +304,11 @@ class Equations:
         v = self.x if source == "i" else self.h
         label = f"{source}{gate}"
         w = self.weight(f"{source}h", gate, label, self.hidden_size, v.shape[0], self.kernel_size)
-        if self.bias == "none" or not bias or (self.bias == "input_only" and source == "h"):
-            return matmul(w, v)
-        return add(matmul(w, v), self.bias_vector(f"{source}h", gate, label))
+        biased = not (self.bias == "none" or not bias or (self.bias == "input_only" and source == "h"))
+        b = self.bias_vector(f"{source}h", gate, label) if biased else None
+        if self.numeric:  # (hidden_size, 1): W has v's rows as its columns, b hidden_size rows, by construction
+            return Block((self.hidden_size, 1))
+        return matmul(w, v) if b is None else add(matmul(w, v), b)
 
     def pre_activation(self, gate: str, peephole: Any = None) -> Any:
         """``W_{i g} x_t + b_{i g} + W_{h g} h_{t-1} + b_{h g}``; under a merged bias policy the
