@@ -7,7 +7,6 @@ import time, so adding a framework is adding one module.
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -164,6 +163,8 @@ class Framework:
     @property
     def versions(self) -> dict[str, str | None]:
         """Installed version of each of :attr:`packages` (None if not installed)."""
+        import importlib.metadata  # on demand: the package metadata machinery is slow to import
+
         out: dict[str, str | None] = {}
         for package in sorted(self.packages):
             try:
