@@ -66,12 +66,11 @@ def size(name: str, value: Any, *, minimum: int = 1) -> Size:
 
 
 def _below(value: sympy.Expr, minimum: int) -> bool:
-    """Whether ``value`` is provably below ``minimum`` (for 0 and 1 by its assumptions alone)."""
-    if minimum == 0:
-        return value.is_negative is True
-    if minimum == 1:
+    """Whether ``value`` is provably below ``minimum``, by its assumptions alone (negative for 0,
+    at most 0 for a positive minimum): no comparison, which would load SymPy's relational machinery."""
+    if minimum > 0:
         return value.is_nonpositive is True
-    return bool((value < minimum) == sympy.true)
+    return minimum == 0 and value.is_negative is True
 
 
 def _too_small(name: str, minimum: int) -> str:
