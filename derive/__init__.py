@@ -21,8 +21,6 @@ independent stacks is the extra input columns of every layer above the first.
 8*H**2*(L - 1)
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from . import _moved, cells, frameworks
 from .analysis.difference import compare
 from .analysis.solving import solve
@@ -65,6 +63,7 @@ __all__ = [
 ]
 
 _moved.install()
+conventions = _moved.alias("derive.conventions")  # noqa: F811  (also finds the old derive.conventions.PYTORCH)
 
 
 def explain(obj: object, **options: object) -> object:
@@ -102,15 +101,17 @@ def explain_error(text: str) -> str:
 
 
 def __getattr__(name: str) -> object:
-    """The old module attributes (``derive.solving``, ``derive.display`` ...), imported on first use."""
+    """``__version__`` (read from the installed metadata on first use) and the old module attributes
+    (``derive.solving``, ``derive.display`` ...), imported on first use."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("derive-rnn")
+        except PackageNotFoundError:  # running from a source tree that is not installed
+            return "0.2.0.dev0"
     if f"derive.{name}" in _moved.MOVED:
         import importlib
 
         return importlib.import_module(f"derive.{name}")
     raise AttributeError(f"module 'derive' has no attribute {name!r}")
-
-
-try:
-    __version__ = version("derive-rnn")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.2.0.dev0"

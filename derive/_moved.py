@@ -2,7 +2,10 @@
 
 derive was a flat package until 0.2; its modules now live in subpackages. Importing an old
 path gives the module at its new path, so ``from derive.stack import Stack`` and ``import
-derive.torch as dt`` keep working; new code imports the new paths.
+derive.torch as dt`` keep working; new code imports the new paths. An old module that also held a
+name now defined on a higher floor (``derive.conventions.PYTORCH``, now
+:data:`derive.frameworks.pytorch.PYTORCH`: the engine imports no framework) is an alias module
+that finds that name where it lives now (:data:`EXTRAS`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,49 @@ MOVED = {
     "derive.keras": "derive.frameworks.keras",
 }
 
+#: Names an old module held that now live on a higher floor: old path -> {name: its module now}.
+EXTRAS = {"derive.conventions": {"PYTORCH": "derive.frameworks.pytorch"}}
+
+
+class _Alias(types.ModuleType):
+    """An old path whose module is its new module plus :data:`EXTRAS` (found on first use)."""
+
+    def __init__(self, name: str, target: types.ModuleType) -> None:
+        super().__init__(name, target.__doc__)
+        self._target = target
+
+    def __getattr__(self, attr: str) -> object:
+        home = EXTRAS.get(self.__name__, {}).get(attr)
+        if home is not None:
+            return getattr(importlib.import_module(home), attr)
+        return getattr(self._target, attr)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._target)) | set(EXTRAS.get(self.__name__, {})))
+
+
+_ALIASES: dict[str, _Alias] = {}
+
+
+def alias(old: str) -> types.ModuleType:
+    """The module an old path gives: its new module, or an alias module for a path of :data:`EXTRAS`.
+
+    Parameters
+    ----------
+    old : str
+        A key of :data:`MOVED`.
+
+    Returns
+    -------
+    types.ModuleType
+    """
+    module = importlib.import_module(MOVED[old])
+    if old not in EXTRAS:
+        return module
+    if old not in _ALIASES:
+        _ALIASES[old] = _Alias(old, module)
+    return _ALIASES[old]
+
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds the old paths of :data:`MOVED`."""
@@ -50,7 +96,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         """The module at the new path itself (so ``derive.torch is derive.frameworks.pytorch``)."""
-        module = importlib.import_module(MOVED[spec.name])
+        module = alias(spec.name)
         self._specs[spec.name] = module.__spec__
         return module
 
@@ -65,6 +111,6 @@ def install() -> None:
     """Alias the old paths whose new module is imported already; find the others on demand."""
     for old, new in MOVED.items():
         if new in sys.modules:
-            sys.modules.setdefault(old, sys.modules[new])
+            sys.modules.setdefault(old, alias(old))
     if not any(isinstance(finder, _Finder) for finder in sys.meta_path):
         sys.meta_path.append(_Finder())

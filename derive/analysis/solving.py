@@ -95,17 +95,13 @@ class Solution:
         return self.n
 
     def _repr_latex_(self) -> str:
-        from ..render.display import latex_number
+        """Jupyter: the equation and its solution as LaTeX; see :func:`derive.render.display.solution_latex`."""
+        return FORMATTERS["latex"](self)
 
-        if self.root is None:
-            return (
-                f"$n = {self.n}:\\ N(n) = {latex_number(self.count)} \\le {latex_number(self.budget)} "
-                f"< N(n + 1) = {latex_number(self.next_count)}$"
-            )
-        return (
-            f"$\\displaystyle {sympy.latex(self.polynomial)} = {latex_number(self.budget)} \\Rightarrow "
-            f"x = {sympy.latex(self.root)} \\approx {sympy.N(self.root, 8)},\\ n = {self.n}$"
-        )
+
+#: Notebook display of a :class:`Solution`, by MIME kind: filled by :mod:`derive.render.display`
+#: when it is imported (``import derive`` does), so that the analysis does not depend on the renderers.
+FORMATTERS: dict[str, Callable[[Solution], str]] = {}
 
 
 def _as_count(value: Any) -> sympy.Expr:

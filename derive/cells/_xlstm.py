@@ -7,10 +7,11 @@ As ``xlstm`` (2.0.6) builds them: ``xlstm/components/conv.py`` (``CausalConv1d``
 
 from __future__ import annotations
 
-import sympy
-from sympy import MatAdd, MatMul, MatrixExpr
+from typing import Any
 
-from ..engine.equations import Equations, elementwise
+import sympy
+
+from ..engine.equations import Equations, add, elementwise, matmul
 from ..engine.symbols import Size
 
 __all__ = ["SiLU", "GN", "maxabs1", "multiple", "check_heads", "causal_conv"]
@@ -73,7 +74,7 @@ def check_heads(num_heads: Size, **sizes: Size) -> None:
             raise ValueError(f"{name} ({size}): in_features must be a multiple of num_heads ({num_heads})")
 
 
-def causal_conv(eq: Equations, source: MatrixExpr, width: Size, kernel_size: Size, name: str) -> MatrixExpr:
+def causal_conv(eq: Equations, source: Any, width: Size, kernel_size: Size, name: str) -> Any:
     """``SiLU(W_{conv} X_t + b_{conv})``: ``xlstm``'s depthwise causal convolution and its activation.
 
     ``X_t`` is the window of the last ``kernel_size`` values of ``source`` (a state: xlstm's
@@ -84,7 +85,7 @@ def causal_conv(eq: Equations, source: MatrixExpr, width: Size, kernel_size: Siz
     Parameters
     ----------
     eq : Equations
-    source : sympy.MatrixExpr
+    source : sympy.MatrixExpr or Block
         The convolved sequence's value at t, (width, 1).
     width : int or sympy.Expr
     kernel_size : int or sympy.Expr
@@ -94,11 +95,11 @@ def causal_conv(eq: Equations, source: MatrixExpr, width: Size, kernel_size: Siz
 
     Returns
     -------
-    sympy.MatrixExpr
+    sympy.MatrixExpr or Block
     """
     if kernel_size == 0:
         return source
     window = eq.state(r"X^{conv}_t", kernel_size * width)
     w = eq.weight("conv", None, "conv", width, kernel_size * width, (kernel_size,), groups=width)
     b = eq.vector("bias", "conv", None, r"b_{conv}", rows=width)
-    return eq.let(name, elementwise(SiLU, MatAdd(MatMul(w, window), b, evaluate=False)))
+    return eq.let(name, elementwise(SiLU, add(matmul(w, window), b)))

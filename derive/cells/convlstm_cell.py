@@ -12,7 +12,7 @@ import sympy
 from sympy import tanh
 
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
-from ..engine.symbols import Size
+from ..engine.symbols import Size, product
 from . import register
 
 __all__ = ["conv_lstm"]
@@ -22,6 +22,7 @@ __all__ = ["conv_lstm"]
     "CONVLSTM",
     options=("kernel_size",),
     title="ConvLSTM",
+    generic="convlstm",
     source="Shi et al., NeurIPS 2015 (arXiv:1506.04214); keras/src/layers/rnn/conv_lstm.py",
     page_options={
         "kernel_size": (
@@ -31,7 +32,9 @@ __all__ = ["conv_lstm"]
     },
 )
 @lru_cache(maxsize=4096)
-def conv_lstm(channels: Size, filters: Size, kernel_size: tuple[Size, ...], bias: bool | str = True) -> Cell:
+def conv_lstm(
+    channels: Size, filters: Size, kernel_size: tuple[Size, ...], bias: bool | str = True, numeric: bool = False
+) -> Cell:
     """Convolutional LSTM (ConvLSTM): the LSTM with every matrix product replaced by a convolution.
 
     X. Shi et al., "Convolutional LSTM Network: A Machine Learning Approach for Precipitation
@@ -57,6 +60,8 @@ def conv_lstm(channels: Size, filters: Size, kernel_size: tuple[Size, ...], bias
         (k_1, ..., k_n), the convolution kernel's spatial size, n = 1, 2 or 3.
     bias : bool or str
         True, False or a bias policy (see :data:`BIAS_POLICIES`).
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
@@ -65,7 +70,7 @@ def conv_lstm(channels: Size, filters: Size, kernel_size: tuple[Size, ...], bias
         4F(K(C + F) + b) parameters with b = 1 under a merged bias policy, 2 with two biases.
     """
     kernel_size = tuple(kernel_size)
-    taps = sympy.Mul(*kernel_size)
+    taps = product(kernel_size)
     eq = Equations(
         taps * channels,
         filters,
@@ -74,6 +79,7 @@ def conv_lstm(channels: Size, filters: Size, kernel_size: tuple[Size, ...], bias
         x_name=r"\mathcal{X}_t",
         h_name=r"\mathcal{H}_{t-1}",
         kernel_size=kernel_size,
+        numeric=numeric,
     )
     c_prev = eq.state("c_{t-1}", filters)
     i = eq.let("i_t", elementwise(sigma, eq.pre_activation("i")))

@@ -20,6 +20,7 @@ __all__ = ["elman"]
 @register(
     "RNN_TANH",
     title="Elman RNN (tanh)",
+    generic="rnn",
     source="J. L. Elman, Finding structure in time, Cognitive Science 14 (1990); torch/nn/modules/rnn.py (nn.RNN)",
     nonlinearity="tanh",
 )
@@ -30,7 +31,9 @@ __all__ = ["elman"]
     nonlinearity="relu",
 )
 @lru_cache(maxsize=4096)
-def elman(input_size: Size, hidden_size: Size, bias: bool | str = True, nonlinearity: str = "tanh") -> Cell:
+def elman(
+    input_size: Size, hidden_size: Size, bias: bool | str = True, nonlinearity: str = "tanh", numeric: bool = False
+) -> Cell:
     """Elman RNN: ``h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` (or ReLU).
 
     Parameters
@@ -41,6 +44,8 @@ def elman(input_size: Size, hidden_size: Size, bias: bool | str = True, nonlinea
         Whether the two bias vectors ``b_ih``, ``b_hh`` are present, or a bias policy
         (see :data:`BIAS_POLICIES`).
     nonlinearity : {"tanh", "relu"}
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
@@ -53,7 +58,7 @@ def elman(input_size: Size, hidden_size: Size, bias: bool | str = True, nonlinea
     """
     if not isinstance(nonlinearity, str) or nonlinearity not in ("tanh", "relu"):
         raise ValueError(f"Unknown nonlinearity {nonlinearity!r}. Select from 'tanh' or 'relu'.")
-    eq = Equations(input_size, hidden_size, hidden_size, bias)
+    eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     phi = {"tanh": tanh, "relu": relu}[nonlinearity]
     eq.let("h_t", elementwise(phi, eq.pre_activation("h")))
     return eq.cell("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", ("h",))

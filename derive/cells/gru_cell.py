@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sympy import MatAdd, OneMatrix, tanh
+from sympy import tanh
 
-from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.equations import Cell, Equations, add, elementwise, odot, one_minus, sigma
 from ..engine.symbols import Size
 from . import register
 
@@ -22,10 +22,13 @@ __all__ = ["gru"]
     "GRU",
     options=("reset_after",),
     title="GRU",
+    generic="gru",
     source="Cho et al., EMNLP 2014 (arXiv:1406.1078); torch/nn/modules/rnn.py (nn.GRU)",
 )
 @lru_cache(maxsize=4096)
-def gru(input_size: Size, hidden_size: Size, bias: bool | str = True, reset_after: bool = True) -> Cell:
+def gru(
+    input_size: Size, hidden_size: Size, bias: bool | str = True, reset_after: bool = True, numeric: bool = False
+) -> Cell:
     """GRU. With ``reset_after`` (PyTorch, cuDNN, Keras' default) the reset gate multiplies the
     recurrent product: ``n_t = tanh(W_in x_t + b_in + r_t * (W_hn h_{t-1} + b_hn))``; without it
     (Cho et al. 2014, Keras ``reset_after=False``, TF1) it multiplies the state before the product:
@@ -39,15 +42,16 @@ def gru(input_size: Size, hidden_size: Size, bias: bool | str = True, reset_afte
     bias : bool or str
         True, False or a bias policy (see :data:`BIAS_POLICIES`).
     reset_after : bool
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
     Cell
     """
-    eq = Equations(input_size, hidden_size, hidden_size, bias)
+    eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     r = eq.let("r_t", elementwise(sigma, eq.pre_activation("r")))
     z = eq.let("z_t", elementwise(sigma, eq.pre_activation("z")))
     n = eq.let("n_t", elementwise(tanh, eq.candidate("n", r, reset_after)))
-    one = OneMatrix(hidden_size, 1)
-    eq.let("h_t", add(odot(MatAdd(one, -z, evaluate=False), n), odot(z, eq.h)))
+    eq.let("h_t", add(odot(one_minus(z), n), odot(z, eq.h)))
     return eq.cell("GRU", ("r", "z", "n"))

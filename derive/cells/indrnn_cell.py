@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sympy import MatAdd, tanh
+from sympy import tanh
 
-from ..engine.equations import Cell, Equations, add, elementwise, odot, relu
+from ..engine.equations import Cell, Equations, add, bracket, elementwise, odot, relu
 from ..engine.symbols import Size
 from . import register
 
@@ -21,10 +21,13 @@ __all__ = ["ind_rnn"]
     "INDRNN",
     options=("nonlinearity",),
     title="Independently recurrent neural network (IndRNN)",
+    generic="indrnn",
     source="Li et al., CVPR 2018 (arXiv:1803.04831), eq. (2)",
 )
 @lru_cache(maxsize=4096)
-def ind_rnn(input_size: Size, hidden_size: Size, bias: bool | str = True, nonlinearity: str = "relu") -> Cell:
+def ind_rnn(
+    input_size: Size, hidden_size: Size, bias: bool | str = True, nonlinearity: str = "relu", numeric: bool = False
+) -> Cell:
     """IndRNN: ``h_t = ReLU(W_{ih} x_t + b_{ih} + u * h_{t-1})``.
 
     The recurrent weight ``u`` (H,) is a vector, multiplied element-wise: each neuron reads
@@ -38,6 +41,8 @@ def ind_rnn(input_size: Size, hidden_size: Size, bias: bool | str = True, nonlin
         True, False or a bias policy (see :data:`BIAS_POLICIES`).
     nonlinearity : {"relu", "tanh"}
         The paper uses ReLU; the parameters do not depend on it.
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
@@ -56,8 +61,8 @@ def ind_rnn(input_size: Size, hidden_size: Size, bias: bool | str = True, nonlin
     """
     if nonlinearity not in ("relu", "tanh"):
         raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
-    eq = Equations(input_size, hidden_size, hidden_size, bias)
+    eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     u = eq.vector("peephole", "hh", "h", "u")
     pre = add(eq.linear("i", "h", eq.bias != "none"), odot(u, eq.h))
-    eq.let("h_t", elementwise(relu if nonlinearity == "relu" else tanh, MatAdd(pre, evaluate=False)))
+    eq.let("h_t", elementwise(relu if nonlinearity == "relu" else tanh, bracket(pre)))
     return eq.cell("INDRNN", ("h",))

@@ -10,9 +10,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 import sympy
-from sympy import MatMul, tanh
+from sympy import tanh
 
-from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.equations import Cell, Equations, add, elementwise, matmul, odot, sigma
 from ..engine.symbols import Size
 from . import register
 
@@ -26,10 +26,11 @@ LN = sympy.Function("LN")
 @register(
     "LNLSTM",
     title="Layer-normalised LSTM",
+    generic="lnlstm",
     source="Ba, Kiros & Hinton, Layer Normalization, arXiv:1607.06450 (2016), eqs. (20)-(22)",
 )
 @lru_cache(maxsize=4096)
-def layer_norm_lstm(input_size: Size, hidden_size: Size, bias: bool | str = True) -> Cell:
+def layer_norm_lstm(input_size: Size, hidden_size: Size, bias: bool | str = True, numeric: bool = False) -> Cell:
     """LSTM with layer normalisation: for each gate block g of i, f, g, o,
     ``a_g = alpha^h_g * LN(W_{hg} h_{t-1}) + beta^h_g + alpha^x_g * LN(W_{ig} x_t) + beta^x_g + b_g``;
     ``c_t = f_t * c_{t-1} + i_t * g_t``, ``h_t = o_t * tanh(alpha^c * LN(c_t) + beta^c)``.
@@ -44,6 +45,8 @@ def layer_norm_lstm(input_size: Size, hidden_size: Size, bias: bool | str = True
     bias : bool or str
         True, False or a bias policy (see :data:`BIAS_POLICIES`): ``b`` (the LayerNorm shifts are
         parameters of their own, kept under every policy).
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
@@ -55,7 +58,7 @@ def layer_norm_lstm(input_size: Size, hidden_size: Size, bias: bool | str = True
     >>> layer_norm_lstm(4, 8).count
     560
     """
-    eq = Equations(input_size, hidden_size, hidden_size, bias)
+    eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     c_prev = eq.state("c_{t-1}", hidden_size)
     gates = {}
     for gate, function in (("i", sigma), ("f", sigma), ("g", tanh), ("o", sigma)):
@@ -65,7 +68,7 @@ def layer_norm_lstm(input_size: Size, hidden_size: Size, bias: bool | str = True
             w = eq.weight(group, gate, f"{side[0] if side == 'h' else 'i'}{gate}", hidden_size, source.shape[0])
             alpha = eq.vector("gain", f"ln_{group}", gate, rf"\alpha^{{{side}}}_{{{gate}}}")
             beta = eq.vector("gain", f"ln_{group}_shift", gate, rf"\beta^{{{side}}}_{{{gate}}}")
-            terms += [odot(alpha, elementwise(LN, MatMul(w, source))), beta]
+            terms += [odot(alpha, elementwise(LN, matmul(w, source))), beta]
         if eq.bias != "none":
             terms.append(eq.bias_vector("ih", gate, gate))
         gates[gate] = eq.let(f"{gate}_t", elementwise(function, add(*terms)))

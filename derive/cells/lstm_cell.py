@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sympy import MatMul, tanh
+from sympy import tanh
 
-from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.equations import Cell, Equations, add, elementwise, matmul, odot, sigma
 from ..engine.symbols import Size
 from . import register
 
@@ -27,11 +27,17 @@ __all__ = ["lstm"]
     "LSTM",
     options=("proj_size", "peepholes"),
     title="LSTM",
+    generic="lstm",
     source="Hochreiter & Schmidhuber, Neural Computation 9 (1997); Gers et al. (2000); Sak et al. (2014, arXiv:1402.1128)",
 )
 @lru_cache(maxsize=4096)
 def lstm(
-    input_size: Size, hidden_size: Size, bias: bool | str = True, proj_size: Size = 0, peepholes: bool = False
+    input_size: Size,
+    hidden_size: Size,
+    bias: bool | str = True,
+    proj_size: Size = 0,
+    peepholes: bool = False,
+    numeric: bool = False,
 ) -> Cell:
     """LSTM, optionally with a projection of the hidden state (LSTMP) and with peepholes.
 
@@ -53,6 +59,8 @@ def lstm(
     proj_size : int or sympy.Expr
         0 for no projection.
     peepholes : bool, default False
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
@@ -60,7 +68,7 @@ def lstm(
     """
     projected = proj_size != 0
     out = proj_size if projected else hidden_size
-    eq = Equations(input_size, hidden_size, out, bias)
+    eq = Equations(input_size, hidden_size, out, bias, numeric=numeric)
     c_prev = eq.state("c_{t-1}", hidden_size)
     peep = c_prev if peepholes else None
     i = eq.let("i_t", elementwise(sigma, eq.pre_activation("i", peep)))
@@ -74,7 +82,7 @@ def lstm(
         c = eq.let("c_t", add(odot(f, c_prev), odot(i, g)))
     if projected:
         w_hr = eq.weight("hr", None, "hr", proj_size, hidden_size)
-        eq.let("h_t", MatMul(w_hr, odot(o, elementwise(tanh, c))))
+        eq.let("h_t", matmul(w_hr, odot(o, elementwise(tanh, c))))
     else:
         eq.let("h_t", odot(o, elementwise(tanh, c)))
     return eq.cell("LSTM", ("i", "f", "g", "o"))

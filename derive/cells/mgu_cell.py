@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sympy import MatAdd, OneMatrix, tanh
+from sympy import tanh
 
-from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.equations import Cell, Equations, add, elementwise, odot, one_minus, sigma
 from ..engine.symbols import Size
 from . import register
 
@@ -21,11 +21,17 @@ __all__ = ["mgu"]
     "MGU",
     options=("reset_after", "reset_gate"),
     title="Minimal gated unit (MGU)",
+    generic="mgu",
     source="Zhou et al., Int. J. Automation and Computing 13 (2016) (arXiv:1603.09420); flax/linen/recurrent.py (MGUCell)",
 )
 @lru_cache(maxsize=4096)
 def mgu(
-    input_size: Size, hidden_size: Size, bias: bool | str = True, reset_after: bool = True, reset_gate: bool = True
+    input_size: Size,
+    hidden_size: Size,
+    bias: bool | str = True,
+    reset_after: bool = True,
+    reset_gate: bool = True,
+    numeric: bool = False,
 ) -> Cell:
     """Minimal gated unit (MGU): a GRU whose one forget gate ``f_t`` also plays the reset gate.
 
@@ -46,18 +52,19 @@ def mgu(
         True, False or a bias policy (see :data:`BIAS_POLICIES`).
     reset_after : bool, default True
     reset_gate : bool, default True
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
     Cell
         Named ``"MGU"``, gates f, n.
     """
-    eq = Equations(input_size, hidden_size, hidden_size, bias)
+    eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     f = eq.let("f_t", elementwise(sigma, eq.pre_activation("f")))
     if reset_gate:
         n = eq.let("n_t", elementwise(tanh, eq.candidate("n", f, reset_after)))
     else:
         n = eq.let("n_t", elementwise(tanh, eq.pre_activation("n")))
-    one = OneMatrix(hidden_size, 1)
-    eq.let("h_t", add(odot(MatAdd(one, -f, evaluate=False), n), odot(f, eq.h)))
+    eq.let("h_t", add(odot(one_minus(f), n), odot(f, eq.h)))
     return eq.cell("MGU", ("f", "n"))

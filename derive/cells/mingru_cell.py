@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sympy import MatAdd, MatMul, OneMatrix
-
-from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.equations import Cell, Equations, add, elementwise, matmul, odot, one_minus, sigma
 from ..engine.symbols import Size
 from . import register
 
@@ -22,10 +20,13 @@ __all__ = ["min_gru"]
     "MINGRU",
     options=("proj_size",),
     title="minGRU",
+    generic="mingru",
     source="Feng et al., Were RNNs All We Needed?, arXiv:2410.01201 (2024), §3.1.3; minGRU_pytorch/minGRU.py (mingru-pytorch 0.2.1)",
 )
 @lru_cache(maxsize=4096)
-def min_gru(input_size: Size, hidden_size: Size, bias: bool | str = True, proj_size: Size = 0) -> Cell:
+def min_gru(
+    input_size: Size, hidden_size: Size, bias: bool | str = True, proj_size: Size = 0, numeric: bool = False
+) -> Cell:
     """minGRU: ``z_t = sigma(W_{iz} x_t + b_{iz})``, ``n_t = W_{in} x_t + b_{in}``,
     ``h_t = (1 - z_t) * h_{t-1} + z_t * n_t`` (the paper's h-tilde is ``n_t`` here).
 
@@ -42,6 +43,8 @@ def min_gru(input_size: Size, hidden_size: Size, bias: bool | str = True, proj_s
         True, False or a bias policy (see :data:`BIAS_POLICIES`); ``mingru-pytorch`` has none.
     proj_size : int or sympy.Expr
         P, 0 for no output projection.
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
@@ -53,12 +56,11 @@ def min_gru(input_size: Size, hidden_size: Size, bias: bool | str = True, proj_s
     >>> min_gru(4, 8).count
     80
     """
-    eq = Equations(input_size, hidden_size, hidden_size, bias)
+    eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     n = eq.let("n_t", eq.linear("i", "n", eq.bias != "none"))
     z = eq.let("z_t", elementwise(sigma, eq.linear("i", "z", eq.bias != "none")))
-    one = OneMatrix(hidden_size, 1)
-    h = eq.let("h_t", add(odot(MatAdd(one, -z, evaluate=False), eq.h), odot(z, n)))
+    h = eq.let("h_t", add(odot(one_minus(z), eq.h), odot(z, n)))
     if proj_size != 0:
         w_hr = eq.weight("hr", None, "hr", proj_size, hidden_size)
-        eq.let("y_t", MatMul(w_hr, h))
+        eq.let("y_t", matmul(w_hr, h))
     return eq.cell("MINGRU", ("n", "z"))

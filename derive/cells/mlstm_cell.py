@@ -12,11 +12,24 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import sympy
-from sympy import BlockMatrix, HadamardPower, MatAdd, MatMul, MatrixExpr, MatrixSymbol, exp
+from sympy import exp
 
-from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.equations import (
+    Cell,
+    Equations,
+    add,
+    elementwise,
+    matmul,
+    odot,
+    reciprocal,
+    sigma,
+    sqrt,
+    transpose,
+    vstack,
+)
 from ..engine.symbols import Size
 from . import register
 from ._xlstm import GN, SiLU, causal_conv, maxabs1, multiple
@@ -82,11 +95,11 @@ def inner_size(
         "round_proj_up_to_multiple_of",
     ),
     title="mLSTM (xLSTM)",
+    generic="mlstm",
     source=(
         "Beck et al., xLSTM: Extended Long Short-Term Memory, arXiv:2405.04517 (2024), §2.3; "
         "xlstm/blocks/mlstm/layer.py and cell.py (xlstm 2.0.6)"
     ),
-    polynomial=False,
     page_options={
         "num_heads": NUM_HEADS,
         "conv1d_kernel_size": CONV_K,
@@ -105,6 +118,7 @@ def mlstm(
     proj_factor: float | Size = 2.0,
     round_proj_up_dim_up: bool = True,
     round_proj_up_to_multiple_of: int = 64,
+    numeric: bool = False,
 ) -> Cell:
     """mLSTM as ``xlstm``'s ``mLSTMLayer``, on an inner width D (:func:`inner_size` of H).
 
@@ -132,6 +146,8 @@ def mlstm(
         The q, k, v projections have ``D // qkv_proj_blocksize`` blocks.
     proj_factor, round_proj_up_dim_up, round_proj_up_to_multiple_of
         D (see :func:`inner_size`).
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
@@ -159,16 +175,16 @@ def mlstm(
         )
     if not multiple(d_inner, num_heads):
         raise ValueError(f"num_heads ({num_heads}) must divide the inner embedding dim ({d_inner})")
-    eq = Equations(input_size, hidden_size, hidden_size, bias)
+    eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     with_bias = eq.bias != "none"
 
     def linear(
-        gate: str, label: str, rows: Size, source: MatrixExpr, groups: Size | None = None, biased: bool = with_bias
-    ) -> MatrixExpr:
+        gate: str, label: str, rows: Size, source: Any, groups: Size | None = None, biased: bool = with_bias
+    ) -> Any:
         w = eq.weight("proj", gate, label, rows, source.shape[0], groups=groups)
         if not biased:
-            return MatMul(w, source)
-        return MatAdd(MatMul(w, source), eq.vector("bias", "proj", gate, f"b_{{{label}}}", rows=rows), evaluate=False)
+            return matmul(w, source)
+        return add(matmul(w, source), eq.vector("bias", "proj", gate, f"b_{{{label}}}", rows=rows))
 
     x_m = eq.let("x^m_t", linear("m", "up,m", d_inner, eq.x))
     z = eq.let("z_t", linear("z", "up,z", d_inner, eq.x))
@@ -176,25 +192,24 @@ def mlstm(
     q = eq.let("q_t", linear("q", "q", d_inner, x_c, blocks))
     k = eq.let("k_t", linear("k", "k", d_inner, x_c, blocks))
     v = eq.let("v_t", linear("v", "v", d_inner, x_m, blocks))
-    qkv = BlockMatrix([[q], [k], [v]])
+    qkv = vstack(q, k, v)
     eq.let("i_t", elementwise(exp, linear("i", "i", num_heads, qkv, biased=True)))
     eq.let("f_t", elementwise(sigma, linear("f", "f", num_heads, qkv, biased=True)))
     d = d_inner // num_heads if isinstance(d_inner, int) and isinstance(num_heads, int) else d_inner / num_heads
-    i_h, f_h = (sympy.Symbol(f"{g}^{{(h)}}_t") for g in ("i", "f"))
-    q_h, k_h, v_h = (MatrixSymbol(f"{g}^{{(h)}}_t", d, 1) for g in ("q", "k", "v"))
-    scale = 1 / sympy.sqrt(sympy.Symbol("d", positive=True))  # d = D / N_H, the head's width
-    c_prev = MatrixSymbol("C^{(h)}_{t-1}", d, d)  # the matrix memory of head h
-    eq.inputs.append(c_prev)
+    i_h, f_h = (eq.scalar(f"{g}^{{(h)}}_t") for g in ("i", "f"))
+    q_h, k_h, v_h = (eq.matrix(f"{g}^{{(h)}}_t", d) for g in ("q", "k", "v"))
+    scale = 1 / sqrt(eq.scalar("d", positive=True))  # d = D / N_H, the head's width
+    c_prev = eq.state("C^{(h)}_{t-1}", d, d)  # the matrix memory of head h
     n_prev = eq.state("n^{(h)}_{t-1}", d)
     c_new = eq.let(
         "C^{(h)}_t",
-        MatAdd(MatMul(f_h, c_prev), MatMul(i_h * scale, v_h, k_h.T), evaluate=False),
+        add(matmul(f_h, c_prev), matmul(i_h * scale, v_h, transpose(k_h))),
         times=num_heads,
     )
-    n_new = eq.let("n^{(h)}_t", MatAdd(MatMul(f_h, n_prev), MatMul(i_h * scale, k_h), evaluate=False), times=num_heads)
-    bound = HadamardPower(elementwise(maxabs1, MatMul(n_new.T, q_h)), -1)
-    eq.let(r"\tilde{h}^{(h)}_t", MatMul(c_new, q_h, bound), times=num_heads)
-    h_tilde = MatrixSymbol(r"\tilde{h}_t", d_inner, 1)
+    n_new = eq.let("n^{(h)}_t", add(matmul(f_h, n_prev), matmul(i_h * scale, k_h)), times=num_heads)
+    bound = reciprocal(elementwise(maxabs1, matmul(transpose(n_new), q_h)))
+    eq.let(r"\tilde{h}^{(h)}_t", matmul(c_new, q_h, bound), times=num_heads)
+    h_tilde = eq.matrix(r"\tilde{h}_t", d_inner)
     gamma = eq.vector("gain", "norm", None, r"\gamma", rows=d_inner)
     skip = eq.vector("gain", "skip", None, "s", rows=d_inner)
     h = eq.let("h_t", odot(add(odot(gamma, elementwise(GN, h_tilde)), odot(skip, x_c)), elementwise(SiLU, z)))

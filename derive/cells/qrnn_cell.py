@@ -10,9 +10,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 import sympy
-from sympy import MatAdd, OneMatrix, tanh
+from sympy import tanh
 
-from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.equations import Cell, Equations, add, elementwise, odot, one_minus, sigma
 from ..engine.symbols import Size
 from . import register
 
@@ -26,11 +26,19 @@ POOLINGS = {"f": ("z", "f"), "fo": ("z", "f", "o"), "ifo": ("z", "f", "o", "i")}
     "QRNN",
     options=("window", "pooling"),
     title="Quasi-recurrent neural network (QRNN)",
+    generic="qrnn",
     source="Bradbury et al., ICLR 2017 (arXiv:1611.01576), eqs. (1)-(4); torchqrnn/qrnn.py (QRNNLayer.__init__)",
     page_options={"window": sympy.Symbol("k", integer=True, positive=True)},
 )
 @lru_cache(maxsize=4096)
-def qrnn(input_size: Size, hidden_size: Size, bias: bool | str = True, window: Size = 2, pooling: str = "fo") -> Cell:
+def qrnn(
+    input_size: Size,
+    hidden_size: Size,
+    bias: bool | str = True,
+    window: Size = 2,
+    pooling: str = "fo",
+    numeric: bool = False,
+) -> Cell:
     """QRNN with a masked convolution of width ``window`` k over time and ``pooling``.
 
     Each gate block is a convolution over the last k inputs, written as the product of a weight
@@ -49,6 +57,8 @@ def qrnn(input_size: Size, hidden_size: Size, bias: bool | str = True, window: S
     window : int or sympy.Expr, default 2
         k, the convolution's width in time steps (the paper's experiments use 1 and 2).
     pooling : {"f", "fo", "ifo"}, default "fo"
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
@@ -68,7 +78,7 @@ def qrnn(input_size: Size, hidden_size: Size, bias: bool | str = True, window: S
     if pooling not in POOLINGS:
         raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {pooling!r}")
     gates = POOLINGS[pooling]
-    eq = Equations(window * input_size, hidden_size, hidden_size, bias, x_name="X_t", h_name="h_{t-1}")
+    eq = Equations(window * input_size, hidden_size, hidden_size, bias, x_name="X_t", h_name="h_{t-1}", numeric=numeric)
     c_prev = eq.state("c_{t-1}", hidden_size)
     with_bias = eq.bias != "none"
     z = eq.let("z_t", elementwise(tanh, eq.linear("i", "z", with_bias)))
@@ -78,8 +88,7 @@ def qrnn(input_size: Size, hidden_size: Size, bias: bool | str = True, window: S
         i = eq.let("i_t", elementwise(sigma, eq.linear("i", "i", with_bias)))
         c = eq.let("c_t", add(odot(f, c_prev), odot(i, z)))
     else:
-        one = OneMatrix(hidden_size, 1)
-        c = eq.let("c_t", add(odot(f, c_prev), odot(MatAdd(one, -f, evaluate=False), z)))
+        c = eq.let("c_t", add(odot(f, c_prev), odot(one_minus(f), z)))
     eq.let("h_t", c if o is None else odot(o, c))
     eq.inputs.remove(eq.h)  # h_{t-1} is not read: the recurrence is in c
     return eq.cell("QRNN", gates)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 import sympy
-from sympy import HadamardPower, HadamardProduct, MatMul, exp, tanh
+from sympy import exp, tanh
 
-from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
+from ..engine.equations import Cell, Equations, add, elementwise, matmul, odot, reciprocal, sigma
 from ..engine.symbols import Size
 from . import register
 from ._xlstm import GN, causal_conv, check_heads
@@ -32,11 +32,11 @@ CONV_K = sympy.Symbol("K", integer=True, positive=True)
     "SLSTM",
     options=("num_heads", "conv1d_kernel_size", "group_norm_weight"),
     title="sLSTM (xLSTM)",
+    generic="slstm",
     source=(
         "Beck et al., xLSTM: Extended Long Short-Term Memory, arXiv:2405.04517 (2024), §2.2; "
         "xlstm/blocks/slstm/layer.py and cell.py (xlstm 2.0.6)"
     ),
-    polynomial=False,
     page_options={"num_heads": NUM_HEADS, "conv1d_kernel_size": CONV_K},
 )
 @lru_cache(maxsize=4096)
@@ -47,6 +47,7 @@ def slstm(
     num_heads: Size = 4,
     conv1d_kernel_size: Size = 4,
     group_norm_weight: bool = True,
+    numeric: bool = False,
 ) -> Cell:
     """sLSTM as ``xlstm``'s ``sLSTMLayer``: for each gate g of i, f, z, o,
     ``g~_t = W_g x_t + R_g h_{t-1} + b_g`` (i and f read the convolved input ``x^c_t``);
@@ -76,6 +77,8 @@ def slstm(
     group_norm_weight : bool, default True
         The output group norm's gain ``gamma`` (H,) (``sLSTMLayerConfig.group_norm_weight``);
         it has no shift.
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
@@ -97,7 +100,7 @@ def slstm(
     288
     """
     check_heads(num_heads, hidden_size=hidden_size, input_size=input_size)
-    eq = Equations(input_size, hidden_size, hidden_size, bias)
+    eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     c_prev = eq.state("c_{t-1}", hidden_size)
     n_prev = eq.state("n_{t-1}", hidden_size)
     x_conv = causal_conv(eq, eq.x, input_size, conv1d_kernel_size, "x^c_t")
@@ -105,13 +108,13 @@ def slstm(
     for gate, function, source in (("i", exp, x_conv), ("f", sigma, x_conv), ("z", tanh, eq.x), ("o", sigma, eq.x)):
         w = eq.weight("ih", gate, f"{gate}", hidden_size, input_size, groups=num_heads)
         r = eq.weight("hh", gate, gate, hidden_size, hidden_size, groups=num_heads, name=f"R_{{{gate}}}")
-        terms = [MatMul(w, source), MatMul(r, eq.h)]
+        terms = [matmul(w, source), matmul(r, eq.h)]
         if eq.bias != "none":
             terms.append(eq.bias_vector("hh", gate, gate))
         gates[gate] = eq.let(f"{gate}_t", elementwise(function, add(*terms)))
     c = eq.let("c_t", add(odot(gates["f"], c_prev), odot(gates["i"], gates["z"])))
     n = eq.let("n_t", add(odot(gates["f"], n_prev), gates["i"]))
-    h = eq.let("h_t", HadamardProduct(gates["o"], c, HadamardPower(n, -1), evaluate=False))
+    h = eq.let("h_t", odot(gates["o"], c, reciprocal(n)))
     normed = elementwise(GN, h)
     if group_norm_weight:
         normed = odot(eq.vector("gain", "norm", None, r"\gamma"), normed)

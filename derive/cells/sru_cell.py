@@ -10,11 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import sympy
-from sympy import MatAdd, MatMul, MatrixSymbol, OneMatrix
-
-from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
-from ..engine.symbols import Size
+from ..engine.equations import Cell, Equations, add, elementwise, matmul, odot, one_minus, sigma
+from ..engine.symbols import Size, equal
 from . import register
 
 __all__ = ["sru", "sru_matrices"]
@@ -38,7 +35,7 @@ def sru_matrices(input_size: Size, hidden_size: Size, num_directions: int = 1, h
     -------
     int
     """
-    same = sympy.expand(input_size - num_directions * hidden_size) == 0
+    same = equal(input_size, num_directions * hidden_size)
     return 4 if has_skip_term and not same else 3
 
 
@@ -46,6 +43,7 @@ def sru_matrices(input_size: Size, hidden_size: Size, num_directions: int = 1, h
     "SRU",
     options=("num_directions", "has_skip_term", "square_input"),
     title="Simple recurrent unit (SRU)",
+    generic="sru",
     source="Lei et al., EMNLP 2018 (arXiv:1709.02755), eqs. (3)-(7); sru/modules.py (sru 2.6.0, SRUCell.__init__)",
 )
 @lru_cache(maxsize=4096)
@@ -56,6 +54,7 @@ def sru(
     num_directions: int = 1,
     has_skip_term: bool = True,
     square_input: bool = False,
+    numeric: bool = False,
 ) -> Cell:
     """SRU: ``n_t = W_{in} x_t``, ``f_t = sigma(W_{if} x_t + v_f * c_{t-1} + b_f)``,
     ``r_t = sigma(W_{ir} x_t + v_r * c_{t-1} + b_r)``, ``c_t = f_t * c_{t-1} + (1 - f_t) * n_t``,
@@ -79,6 +78,8 @@ def sru(
         The stack's input is as wide as a layer's output (I = D·H): no layer needs the fourth
         matrix. (A stack passes it so that a closed form derived with symbolic sizes, where I is
         taken to differ from D·H, is not applied to sizes where they are equal.)
+    numeric : bool, default False
+        The shape-only mode (int sizes; see :class:`~derive.engine.equations.Equations`).
 
     Returns
     -------
@@ -91,7 +92,7 @@ def sru(
     (80, 95)
     """
     k = 3 if square_input else sru_matrices(input_size, hidden_size, num_directions, has_skip_term)
-    eq = Equations(input_size, hidden_size, hidden_size, bias)
+    eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     c_prev = eq.state("c_{t-1}", hidden_size)
     with_bias = eq.bias != "none"
     n = eq.let("n_t", eq.linear("i", "n", False))
@@ -103,16 +104,15 @@ def sru(
             pre = add(pre, eq.bias_vector("ih", gate, gate))
         terms[gate] = eq.let(f"{gate}_t", elementwise(sigma, pre))
     f, r = terms["f"], terms["r"]
-    one = OneMatrix(hidden_size, 1)
-    c = eq.let("c_t", add(odot(f, c_prev), odot(MatAdd(one, -f, evaluate=False), n)))
+    c = eq.let("c_t", add(odot(f, c_prev), odot(one_minus(f), n)))
     if not has_skip_term:
         eq.let("h_t", odot(r, c))
     else:
         if k == 4:
-            s = MatMul(eq.weight("ih", "s", "is", hidden_size, input_size), eq.x)
-        elif sympy.expand(input_size - hidden_size) == 0:
+            s = matmul(eq.weight("ih", "s", "is", hidden_size, input_size), eq.x)
+        elif equal(input_size, hidden_size):
             s = eq.x
         else:  # x_t as wide as the layer's D·H outputs: this direction's H of them
-            s = MatrixSymbol("x_t" if num_directions == 1 else "x^{(d)}_t", hidden_size, 1)
-        eq.let("h_t", add(odot(r, c), odot(MatAdd(one, -r, evaluate=False), s)))
+            s = eq.matrix("x_t" if num_directions == 1 else "x^{(d)}_t", hidden_size)
+        eq.let("h_t", add(odot(r, c), odot(one_minus(r), s)))
     return eq.cell("SRU", ("n", "f", "r", "s"))

@@ -9,100 +9,21 @@ own module of :mod:`derive.frameworks`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import sympy
 
-from .equations import Cell, Parameter
+from .cell import BIAS_POLICIES, Cell, Parameter
+from .registry import CELLS
 from .symbols import Size
+from .tensors import JOINS, KINDS, Tensor, TensorLayout, tensor_shape
 
-__all__ = ["Tensor", "TensorLayout", "Convention"]
+__all__ = ["Tensor", "TensorLayout", "Convention", "KINDS", "JOINS", "Entry"]
 
-
-@dataclass(frozen=True)
-class Tensor:
-    """One named framework tensor.
-
-    Attributes
-    ----------
-    name : str
-        The framework's own name, e.g. ``"weight_ih_l1_reverse"``.
-    shape : tuple of sympy.Expr
-        The framework's shape (a bias vector has one dimension).
-    parameters : tuple of Parameter
-        The cell parameters it holds, in the order the framework stacks them.
-    layer : int, sympy.Symbol or None
-        Layer index (None for a single cell).
-    direction : int or None
-        0 forward, 1 reverse; None when the tensor holds every direction of the layer along a
-        leading axis (ONNX, see :attr:`Convention.direction_axis`).
-    trainable : bool
-        False for a parameter the framework creates but freezes (Paddle's disabled bias, a
-        zero vector with ``stop_gradient=True``, see :attr:`Convention.frozen_bias`).
-    """
-
-    name: str
-    shape: tuple[Size, ...]
-    parameters: tuple[Parameter, ...]
-    layer: object = None
-    direction: int | None = 0
-    trainable: bool = True
-
-    @property
-    def numel(self) -> sympy.Expr:
-        """Number of scalar parameters in the tensor."""
-        return sympy.Mul(*self.shape)
-
-
-@dataclass(frozen=True)
-class TensorLayout:
-    """One framework tensor: its base name and which parameters it stacks.
-
-    Attributes
-    ----------
-    name : str
-        Base name (``"weight_ih"``, ``"kernel"``, ...).
-    kind : {"weight", "bias", "peephole"}
-        A weight is a matrix; a bias or a peephole (diagonal weight) is a vector.
-    groups : tuple of str
-        Parameter groups held (``"ih"``, ``"hh"``, ``"hr"``, ``"c"``); how several present
-        groups are put together is ``join``.
-    transpose : bool
-        False: gate blocks stacked along rows, shape (G·H, columns) (PyTorch).
-        True: stored transposed, gate blocks side by side, shape (columns, G·H) (Keras).
-    join : {"stack", "rows", "columns"}
-        With more than one group present: ``"stack"`` gives the tensor a leading axis, one entry
-        per group (Keras' GRU bias (2, 3H)); ``"rows"`` concatenates the groups along the gate
-        axis (ONNX ``B`` [Wb, Rb] (2·G·H,), tf.keras ``CuDNNLSTM`` bias (8H,)); ``"columns"``
-        along the input axis, for a weight multiplying the concatenation [x_t; h_{t-1}] (TF1
-        ``LSTMCell`` kernel (I + H, 4H)).
-    gates : tuple of str or None
-        Only these gate blocks (TF1 ``GRUCell``: ``gates/kernel`` holds r and z, ``candidate/kernel``
-        n); None for all.
-    per_gate : bool
-        One tensor per gate block (Flax ``ii/kernel``, ``hf/kernel`` ...; cuDNN's linear layers):
-        ``name`` is then a format string with ``{gate}``, the framework's label of the gate (see
-        :attr:`Convention.gate_labels`), and ``{n}``, the block's number in the tensor's order
-        (groups in order, gates in the framework's order).
-
-    Notes
-    -----
-    A convolution weight (a parameter with a ``kernel_size``, see
-    :class:`derive.cells.Parameter`) of columns K·C, K = k_1···k_n, is presented as a
-    convolution kernel: (k_1, ..., k_n, C, G·F) when ``transpose`` (Keras ``ConvLSTM*D``),
-    (G·F, C, k_1, ..., k_n) otherwise (the ``torch.nn.Conv*d`` order; C/g for g ``groups``).
-    A block-diagonal weight of g ``groups`` (rows, cols) is presented as its g blocks,
-    (g, rows/g, cols/g) (``xlstm``'s ``LinearHeadwiseExpand.weight``).
-    """
-
-    name: str
-    kind: str
-    groups: tuple[str, ...]
-    transpose: bool = False
-    join: str = "stack"
-    gates: tuple[str, ...] | None = None
-    per_gate: bool = False
+#: One tensor of a layer as :meth:`Convention.layer_entries` gives it: (name, shape, the parameters
+#: it holds, its direction or None for all, trainable).
+Entry = tuple[str, tuple[Size, ...], tuple[Parameter, ...], int | None, bool]
 
 
 @dataclass(frozen=True)
@@ -150,6 +71,26 @@ class Convention:
     direction_axis: bool | str = False
     direction_names: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     frozen_bias: bool = False
+
+    def __post_init__(self) -> None:
+        """Refuse a key or a policy that no cell or rule knows (it would be ignored silently)."""
+        for key, policy in self.biases.items():
+            mode = key[0] if isinstance(key, tuple) else key
+            if mode not in CELLS or (isinstance(key, tuple) and (len(key) != 2 or not isinstance(key[1], bool))):
+                raise ValueError(
+                    f"Convention {self.name!r}: biases key {key!r} is not a cell mode (or a (mode, reset_after) "
+                    f"pair) of the registered cells {sorted(CELLS)}"
+                )
+            if policy not in BIAS_POLICIES:
+                raise ValueError(
+                    f"Convention {self.name!r}: biases[{key!r}] must be one of {BIAS_POLICIES}, got {policy!r}"
+                )
+        for what, table in (("gate_order", self.gate_order), ("gate_labels", self.gate_labels)):
+            unknown = [mode for mode in table if mode not in CELLS]
+            if unknown:
+                raise ValueError(
+                    f"Convention {self.name!r}: {what} keys {unknown} are not modes of the registered cells {sorted(CELLS)}"
+                )
 
     def bias_policy(self, mode: str, bias: bool, reset_after: bool = True) -> str:
         """The bias policy of ``mode``'s cell in this framework; ``"none"`` when ``bias`` is False
@@ -240,27 +181,44 @@ class Convention:
         list of Tensor
             In the framework's parameter order; shapes in units of scalar parameters per axis.
         """
-        per_direction = [self.layout(cell, layer, d, num_directions=len(cells)) for d, cell in enumerate(cells)]
-        if not bias and self.frozen_bias:
-            per_direction = [
-                [replace(t, trainable=False) if all(p.kind == "bias" for p in t.parameters) else t for t in tensors]
-                for tensors in per_direction
-            ]
+        return [
+            Tensor(name, shape, held, layer, direction, trainable)
+            for name, shape, held, direction, trainable in self.layer_entries(cells, layer, bias=bias)
+        ]
+
+    def layer_entries(self, cells: Sequence[Cell], layer: Any = None, *, bias: bool = True) -> list[Entry]:
+        """:meth:`layer_layout` as plain tuples ``(name, shape, parameters, direction, trainable)``.
+
+        The layer-level rules are written here once; :meth:`layer_layout` makes them
+        :class:`Tensor` objects, :mod:`derive.engine.stack_tree` tree parameters.
+
+        Parameters
+        ----------
+        cells : sequence of Cell
+        layer : int, sympy.Symbol or None
+        bias : bool, default True
+
+        Returns
+        -------
+        list of tuple
+        """
+        count = len(cells)
+        frozen = not bias and self.frozen_bias
+        per_direction = []
+        for d, cell in enumerate(cells):
+            entries: list[Entry] = []
+            for base, shape, held in self._skeleton(cell):
+                trainable = not (frozen and all(p.kind == "bias" for p in held))
+                entries.append((self.tensor_name(base, layer, d, count), shape, held, d, trainable))
+            per_direction.append(entries)
         if not self.direction_axis:
-            return [t for tensors in per_direction for t in tensors]
-        merged = []
+            return [e for entries in per_direction for e in entries]
+        merged: list[Entry] = []
         for same in zip(*per_direction, strict=True):
-            assert len({t.name for t in same}) == 1 and len({t.shape for t in same}) == 1, same
-            shape = same[0].shape
+            assert len({e[0] for e in same}) == 1 and len({e[1] for e in same}) == 1, same
+            shape = same[0][1]
             shape = shape[:-1] + (len(same) * shape[-1],) if self.direction_axis == "last" else (len(same),) + shape
-            merged.append(
-                replace(
-                    same[0],
-                    shape=shape,
-                    direction=None,
-                    parameters=tuple(p for t in same for p in t.parameters),
-                )
-            )
+            merged.append((same[0][0], shape, tuple(p for e in same for p in e[2]), None, same[0][4]))
         return merged
 
     def layout(
@@ -295,17 +253,35 @@ class Convention:
         -------
         list of Tensor
             In the framework's parameter order.
+
+        Raises
+        ------
+        ValueError
+            A parameter of the cell that no tensor of the convention holds (it would be lost from
+            the count), or that two tensors hold; the message names the cell, the parameter (its
+            LaTeX symbol, kind, group and gate) and the convention.
         """
+        return [
+            Tensor(self.tensor_name(base, layer, direction, num_directions), shape, held, layer, direction)
+            for base, shape, held in self._skeleton(cell)
+        ]
+
+    def _skeleton(self, cell: Cell) -> tuple[tuple[str, tuple[Size, ...], tuple[Parameter, ...]], ...]:
+        """(base name, shape, parameters held) of each tensor of ``cell``, derived once per cell."""
+        key = (id(self), id(cell))
+        hit = _SKELETONS.get(key)
+        if hit is not None:
+            return hit[2]
         order: dict[str | None, int] = {gate: k for k, gate in enumerate(self.gate_order.get(cell.name, cell.gates))}
+        by_role: dict[tuple[str, str], list[Parameter]] = {}
+        for p in cell.parameters:
+            by_role.setdefault((p.kind, p.group), []).append(p)
         out = []
+        placed: dict[int, str] = {}
         for spec in self.tensors:
             blocks: list[list[Parameter]] = []
             for group in spec.groups:
-                held: Sequence[Parameter] = [
-                    p
-                    for p in cell.parameters
-                    if (p.kind, p.group) == (spec.kind, group) and (spec.gates is None or p.gate in spec.gates)
-                ]
+                held = [p for p in by_role.get((spec.kind, group), ()) if spec.gates is None or p.gate in spec.gates]
                 if held:
                     blocks.append(sorted(held, key=lambda p: order.get(p.gate, 0)))
             if not blocks:
@@ -318,45 +294,37 @@ class Convention:
             else:
                 pieces = [(blocks, spec.name)]
             for piece, base in pieces:
-                held = tuple(p for block in piece for p in block)
-                name = self.tensor_name(base, layer, direction, num_directions)
-                out.append(Tensor(name, _shape(spec, piece), held, layer, direction))
-        return out
+                parameters = tuple(p for block in piece for p in block)
+                for p in parameters:
+                    if id(p) in placed:
+                        raise ValueError(
+                            f"{self.name} places {_described(cell, p)} twice, in {placed[id(p)]!r} and {base!r}"
+                        )
+                    placed[id(p)] = base
+                out.append((base, tensor_shape(spec, piece), parameters))
+        if len(placed) != len(cell.parameters):
+            lost = [p for p in cell.parameters if id(p) not in placed]
+            raise ValueError(
+                f"{self.name} has no tensor for {_described(cell, lost[0])}"
+                + (f" (nor for {len(lost) - 1} more)" if len(lost) > 1 else "")
+                + f": the convention ({self.source}) cannot hold the {cell.name} cell"
+            )
+        if len(_SKELETONS) >= _MAX_SKELETONS:
+            _SKELETONS.clear()
+        skeleton = tuple(out)
+        _SKELETONS[key] = (self, cell, skeleton)
+        return skeleton
 
 
-def _shape(spec: TensorLayout, blocks: list[list[Parameter]]) -> tuple[Size, ...]:
-    """Shape of the tensor ``spec`` holding ``blocks`` (one list of gate blocks per group)."""
-    rows = [sympy.Add(*(p.shape[0] for p in held)) for held in blocks]
-    cols: list[Any] = [{p.shape[1] for p in held} for held in blocks]  # sets, then their one element
-    kernels = {p.kernel_size for held in blocks for p in held}
-    groups = {p.groups for held in blocks for p in held}
-    assert all(len(c) == 1 for c in cols) and len(kernels) == 1, f"{spec.name}: blocks of unequal shape"
-    assert len(groups) == 1, f"{spec.name}: blocks of unequal groups"
-    cols = [c.pop() for c in cols]
-    if spec.join == "rows":
-        rows = [sympy.Add(*rows)]
-    elif spec.join == "columns":
-        cols = [sympy.Add(*cols)]
-    assert len(set(rows)) == 1 and len(set(cols)) == 1, f"{spec.name}: blocks of unequal shape"
-    rows, cols, kernel, group = rows[0], cols[0], kernels.pop(), groups.pop()
-    if spec.kind != "weight":
-        shape: tuple[Size, ...] = (rows,)
-    elif kernel:
-        per_tap = sympy.Mul(cols, sympy.Pow(sympy.Mul(*kernel) * (group or 1), -1))  # C/G of K·C columns
-        shape = (*kernel, per_tap, rows) if spec.transpose else (rows, per_tap, *kernel)
-    elif group is not None:  # block-diagonal: (G, rows/G, cols/G), xlstm's LinearHeadwiseExpand layout
-        shape = (group, rows / group, cols / group)
-    else:
-        shape = (cols, rows) if spec.transpose else (rows, cols)
-    if len(blocks) > 1 and spec.join == "stack":
-        shape = (len(blocks),) + shape
-    return shape
+#: (id of a convention, id of a cell) -> (the convention, the cell, its tensors' skeleton): the
+#: objects are held so that their ids stay theirs. Cells are cached by their builders, so the
+#: directions and layers of a stack that share a cell share its layout.
+_SKELETONS: dict[
+    tuple[int, int], tuple[Convention, Cell, tuple[tuple[str, tuple[Size, ...], tuple[Parameter, ...]], ...]]
+] = {}
+_MAX_SKELETONS = 4096
 
 
-def __getattr__(name: str) -> object:
-    """``derive.conventions.PYTORCH`` (its old home) still works: it is :data:`derive.frameworks.pytorch.PYTORCH`."""
-    if name == "PYTORCH":
-        from ..frameworks.pytorch import PYTORCH
-
-        return PYTORCH
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _described(cell: Cell, p: Parameter) -> str:
+    """How an error message names a parameter: cell, LaTeX symbol, kind, group, gate."""
+    return f"the {cell.name} cell's parameter ${p.symbol.name}$ (kind {p.kind!r}, group {p.group!r}, gate {p.gate!r})"

@@ -6,6 +6,10 @@ width the wiring gives it. With a symbolic number of layers ``L`` the count is
 ``C_0 + (L - 1) C_1``, where ``C_0`` is layer 0's count (all directions) and
 ``C_1`` that of any layer >= 1, which all read the same width; it holds for
 every ``L >= 1``.
+
+:meth:`Stack.module` gives the stack as a module tree (:mod:`derive.engine.stack_tree`); the
+count, the per-layer counts and the tensor listings are read from it. When every size is an int
+they are plain integer arithmetic over cells built in the shape-only mode: no SymPy object.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from typing import Any
 
 import sympy
 
-from ..cells import CELLS, make_cell
+from .. import tree
+from .cell import Cell
 from .conventions import Convention, Tensor
-from .equations import Cell
+from .registry import make_cell
+from .stack_tree import COPY, is_numeric, layer_module, stack_module
 from .symbols import Size, plain
 from .validate import shown
 from .wirings import Wiring
@@ -66,9 +72,10 @@ def layer_sum(first: sympy.Expr, upper: sympy.Expr, num_layers: Size) -> sympy.E
 #: does not depend on the renderers.
 FORMATTERS: dict[str, Callable[[Stack], str]] = {}
 
-#: Most layers :attr:`Stack.tensors` and :attr:`Stack.shapes` list one by one; a larger
-#: ``num_layers`` (say 10**30) is refused with ValueError instead of never finishing.
-MAX_LISTED_LAYERS = 10_000
+#: Most layers :attr:`Stack.tensors` and :attr:`Stack.shapes` list one by one (the tree's
+#: :data:`derive.tree.MAX_LISTED`); a larger ``num_layers`` (say 10**30) is refused with ValueError
+#: instead of never finishing.
+MAX_LISTED_LAYERS = tree.MAX_LISTED
 
 
 class Stack:
@@ -165,6 +172,8 @@ class Stack:
             ``layer`` is negative, not below an int ``num_layers``, or :data:`UPPER` for one layer.
         """
         layers = plain(self.num_layers)
+        if type(layer) is int and layer >= 0 and (type(layers) is not int or layer < layers):
+            return layer  # the usual case, decided first
         allowed = (
             f"an int in range(num_layers) = range(0, {layers}) or UPPER (any layer k >= 1)"
             if isinstance(layers, int)
@@ -205,7 +214,7 @@ class Stack:
         layer = self.check_layer(layer)
         return self.wiring.layer_input_size(layer, self.input_size, self.output_size, direction)
 
-    def cell(self, layer: int | sympy.Expr = 0, direction: int = 0) -> Cell:
+    def cell(self, layer: int | sympy.Expr = 0, direction: int = 0, *, numeric: bool = False) -> Cell:
         """The cell of ``layer`` and ``direction`` (its equations, with that input width).
 
         Parameters
@@ -214,6 +223,8 @@ class Stack:
             Layer index from 0, or :data:`UPPER` for any layer >= 1.
         direction : int, default 0
             0 forward, 1 reverse.
+        numeric : bool, default False
+            Build it in the shape-only mode (every size an int: int shapes, no equations to print).
 
         Returns
         -------
@@ -225,14 +236,31 @@ class Stack:
             ``layer`` is not a layer of this stack (see :meth:`check_layer`).
         """
         layer = self.check_layer(layer)
+        return self.cell_for(self.layer_input_size(layer, direction), numeric=numeric)
+
+    def cell_for(self, input_size: Size, *, numeric: bool = False) -> Cell:
+        """The cell of a layer of this stack that reads ``input_size`` features.
+
+        Parameters
+        ----------
+        input_size : int or sympy.Expr
+            The layer's input width (:meth:`layer_input_size`).
+        numeric : bool, default False
+            The shape-only mode (see :meth:`cell`).
+
+        Returns
+        -------
+        Cell
+        """
         bias = self.convention.bias_policy(self.mode, self.bias, self.reset_after)
         return make_cell(
             self.mode,
-            self.layer_input_size(layer, direction),
+            input_size,
             self.hidden_size,
             bias,
             self.proj_size,
             self.reset_after,
+            numeric=numeric,
             **dict(self.cell_options),
         )
 
@@ -277,6 +305,47 @@ class Stack:
         cell = self.output_cell()
         return [] if cell is None else LINEAR.layout(cell)
 
+    def module(self, name: str = "", type_name: str | None = None) -> tree.Module:
+        """The stack as a module tree: its tensors as the convention names them, in its order.
+
+        One child per layer (a group named ``""``) with an int ``num_layers`` up to
+        :data:`derive.tree.MAX_LISTED`; otherwise layer 0 and one group standing for layers 1 ..
+        L - 1 (``repeat = L - 1``, ``{k}`` in its tensors' names), so :func:`derive.tree.count`
+        gives ``C_0 + (L - 1) C_1``; then the output layer, ``output``. A tensor the wiring ties
+        across directions is held once; a frozen one has ``trainable=False``.
+
+        Parameters
+        ----------
+        name : str, default ""
+            Its name in a parent module.
+        type_name : str, optional
+            Its type; default the class name (``"LSTM"``), or the cell's mode for a plain Stack.
+
+        Returns
+        -------
+        derive.tree.Module
+            Shown as one row of a per-layer table (:attr:`derive.tree.Module.row`).
+
+        Raises
+        ------
+        ValueError
+            A parameter of the cell that the convention does not place (see
+            :meth:`derive.conventions.Convention.layout`).
+
+        Examples
+        --------
+        >>> from derive.torch import LSTM
+        >>> from derive.tree import named_parameters
+        >>> [n for n, _ in named_parameters(LSTM(10, 20, 2).module())][:3]
+        ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0']
+        """
+        return stack_module(self, name, self._type_name(type_name), expand=True)
+
+    def _type_name(self, type_name: str | None) -> str:
+        if type_name is not None:
+            return type_name
+        return self.mode if type(self) is Stack else type(self).__name__
+
     def layer_count(self, layer: int | sympy.Expr) -> sympy.Expr:
         """Parameters of ``layer``, all directions (units: parameters).
 
@@ -296,7 +365,9 @@ class Stack:
             ``layer`` is not a layer of this stack (see :meth:`check_layer`), e.g. ``layer_count(5)``
             of a 2-layer stack.
         """
-        return sympy.Add(*(t.numel for t in self.layer_tensors(layer)))
+        layer = self.check_layer(layer)
+        module = layer_module(self, COPY if layer is UPPER else layer, is_numeric(self))
+        return _as_count(tree.count(module))
 
     def _layers(self) -> range:
         if not isinstance(self.num_layers, (int, sympy.Integer)):
@@ -313,8 +384,11 @@ class Stack:
 
     @property
     def tensors(self) -> list[Tensor]:
-        """Every tensor, in the framework's parameter order (needs an int num_layers)."""
-        return [t for layer in self._layers() for t in self.layer_tensors(layer)] + self.output_tensors
+        """Every tensor, in the framework's parameter order (needs an int num_layers), read from
+        :meth:`module`: name, shape and ``trainable`` (their parameters and directions are in
+        :meth:`layer_tensors`)."""
+        self._layers()
+        return [Tensor(name, p.shape, (), None, None, p.trainable) for name, p in tree.named_parameters(self.module())]
 
     @property
     def shapes(self) -> OrderedDict[str, tuple[Size, ...]]:
@@ -322,22 +396,18 @@ class Stack:
 
         Shapes are tuples of ints when all sizes are ints, of SymPy expressions otherwise.
         """
-        return OrderedDict((t.name, tuple(plain(d) for d in t.shape)) for t in self.tensors)
+        self._layers()
+        return OrderedDict((name, tuple(plain(d) for d in p.shape)) for name, p in tree.named_parameters(self.module()))
 
     @property
     def count(self) -> sympy.Expr:
         """Number of parameters: a ``sympy.Integer`` when every size is an int, else a closed form.
 
-        With a symbolic ``num_layers`` L the closed form holds for every L >= 1. When every size
-        is an int the derivation's closed form for the stack's structure is evaluated (it is
-        derived once per structure and cached, see :func:`_numeric_count`): same result, faster.
+        With a symbolic ``num_layers`` L the closed form holds for every L >= 1. It is
+        :func:`derive.tree.count` of the stack's tree with layers 1 .. L - 1 as one repeated
+        group: with int sizes, integer arithmetic only.
         """
-        fast = _numeric_count(self)
-        if fast is not None:
-            return fast
-        first = self.layer_count(0) + sympy.Add(*(t.numel for t in self.output_tensors))
-        upper = self.layer_count(UPPER) if self.num_layers != 1 else sympy.Integer(0)
-        return layer_sum(first, upper, self.num_layers)
+        return _as_count(tree.count(stack_module(self, "", self._type_name(None), expand=False)))
 
     @property
     def factored(self) -> sympy.Expr:
@@ -359,66 +429,6 @@ class Stack:
         return int(count)
 
 
-#: Methods that derive a stack's tensors; a class overriding any of them is not counted by
-#: :func:`_numeric_count` (it may depend on more than the key below).
-_DERIVING = ("output_size", "layer_input_size", "cell", "layer_tensors", "layer_count", "output_cell", "output_tensors")
-
-#: Structure of a stack -> (its convention, the terms of its count as a polynomial in I, H, L, P).
-_COUNT_POLYNOMIALS: dict[tuple[object, ...], tuple[Convention, tuple[tuple[tuple[int, ...], int], ...] | None]] = {}
-
-
-def _numeric_count(stack: Stack) -> sympy.Expr | None:
-    """The count of a stack whose sizes are all ints, from its structure's cached closed form.
-
-    The closed form is the derivation's own :attr:`Stack.count` of the same stack with I, H, L
-    (and P, if projected) symbolic, derived once per structure (class, mode, bias, projected or
-    not, convention, wiring, single cell, ``reset_after``) and evaluated with Python ints, so
-    the result is exact and the same as deriving with the numbers. Returns None (derive as
-    usual) for symbolic sizes or a class that overrides how tensors are derived.
-    """
-    from .symbols import H, I, L, P
-
-    sizes = (stack.input_size, stack.hidden_size, stack.num_layers, stack.proj_size)
-    if not all(type(s) is int for s in sizes):
-        return None
-    entry_type = CELLS.get(stack.mode)
-    if entry_type is not None and not entry_type.polynomial:  # ints checked or rounded by the builder
-        return None
-    cls = type(stack)
-    if any(getattr(cls, name, None) is not getattr(Stack, name) for name in _DERIVING):
-        return None
-    projected = stack.proj_size != 0
-    key = (
-        cls,
-        stack.mode,
-        stack.bias,
-        projected,
-        id(stack.convention),
-        stack.wiring,
-        type(stack.wiring),
-        stack.single_cell,
-        stack.reset_after,
-        getattr(stack, "output_features", 0),
-        getattr(stack, "cell_options", ()),
-    )
-    try:
-        entry = _COUNT_POLYNOMIALS.get(key)
-    except TypeError:  # an unhashable attribute: derive as usual
-        return None
-    if entry is None:
-        symbolic = object.__new__(cls)
-        symbolic.__dict__.update(stack.__dict__)
-        symbolic.input_size, symbolic.hidden_size, symbolic.num_layers = I, H, L
-        symbolic.proj_size = P if projected else 0
-        poly = sympy.Poly(Stack.count.fget(symbolic), I, H, L, P)  # type: ignore[attr-defined]  # mypy: a property read on its class is typed as the getter
-        if not all(c.is_Integer for _, c in poly.terms()):  # another symbol (a wiring's K, an output O)
-            _COUNT_POLYNOMIALS[key] = entry = (stack.convention, None)
-        else:
-            entry = (stack.convention, tuple((m, int(c)) for m, c in poly.terms()))
-            _COUNT_POLYNOMIALS[key] = entry
-    if entry[1] is None:
-        return None
-    total = 0
-    for (a, b, c, d), coeff in entry[1]:
-        total += coeff * sizes[0] ** a * sizes[1] ** b * sizes[2] ** c * sizes[3] ** d
-    return sympy.Integer(total)
+def _as_count(value: Any) -> sympy.Expr:
+    """A count as :attr:`Stack.count` gives it: a ``sympy.Integer`` for an int (the public type)."""
+    return sympy.Integer(value) if type(value) is int else value

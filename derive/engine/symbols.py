@@ -18,11 +18,13 @@ the cell and the wiring, so they enter formulas as numbers, not symbols.
 
 from __future__ import annotations
 
-from typing import TypeVar
+import math
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 import sympy
 
-__all__ = ["I", "H", "L", "P", "T", "Size", "size_symbols", "as_expr", "plain"]
+__all__ = ["I", "H", "L", "P", "T", "Size", "size_symbols", "as_expr", "plain", "product", "total", "equal"]
 
 #: A size: an int or a SymPy expression (every framework argument that is a size).
 Size = int | sympy.Expr
@@ -95,3 +97,68 @@ def plain(value: _T) -> _T | int:
     if isinstance(value, sympy.Basic) and value.is_Integer:
         return int(value)
     return value
+
+
+def product(sizes: Iterable[Any]) -> Any:
+    """The product of ``sizes``: an int when every one is an int (no SymPy), else ``sympy.Mul``.
+
+    Parameters
+    ----------
+    sizes : iterable of int or sympy.Expr
+
+    Returns
+    -------
+    int or sympy.Expr
+
+    Examples
+    --------
+    >>> product((3, 3)), product(())
+    (9, 1)
+    """
+    values = tuple(sizes)
+    if all(type(v) is int for v in values):
+        return math.prod(values)
+    return sympy.Mul(*values)
+
+
+def total(sizes: Iterable[Any]) -> Any:
+    """The sum of ``sizes``: an int when every one is an int (no SymPy), else ``sympy.Add``.
+
+    Parameters
+    ----------
+    sizes : iterable of int or sympy.Expr
+
+    Returns
+    -------
+    int or sympy.Expr
+
+    Examples
+    --------
+    >>> total((3, 4))
+    7
+    """
+    values = tuple(sizes)
+    if all(type(v) is int for v in values):
+        return sum(values)
+    return sympy.Add(*values)
+
+
+def equal(a: Any, b: Any) -> bool:
+    """Whether two sizes are provably equal: int comparison for ints, the expanded difference otherwise.
+
+    Parameters
+    ----------
+    a, b : int or sympy.Expr
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> equal(6, 2 * 3), equal(I, H)
+    (True, False)
+    """
+    if type(a) is int and type(b) is int:
+        return a == b
+    return bool(sympy.expand(a - b) == 0)

@@ -47,7 +47,9 @@ def size(name: str, value: Any, *, minimum: int = 1) -> Size:
         if value.is_Integer:
             value = int(value)
         else:
-            if (value < minimum) == sympy.true:
+            # provably below the minimum, decided by assumptions: comparing a symbol with a number
+            # (value < minimum) would make SymPy import its relational machinery (~25 ms)
+            if _below(value, minimum):
                 raise ValueError(_too_small(name, minimum))
             return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -61,6 +63,14 @@ def size(name: str, value: Any, *, minimum: int = 1) -> Size:
     if value < minimum:
         raise ValueError(_too_small(name, minimum))
     return value
+
+
+def _below(value: sympy.Expr, minimum: int) -> bool:
+    """Whether ``value`` is provably below ``minimum``, by its assumptions alone (negative for 0,
+    at most 0 for a positive minimum): no comparison, which would load SymPy's relational machinery."""
+    if minimum > 0:
+        return value.is_nonpositive is True
+    return minimum == 0 and value.is_negative is True
 
 
 def _too_small(name: str, minimum: int) -> str:

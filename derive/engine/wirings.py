@@ -23,10 +23,11 @@ Wirings
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
+from .labels import PLACEMENTS, POSTERIORS, K, Labels
 from .symbols import Size
 
 if TYPE_CHECKING:
@@ -95,69 +96,7 @@ def merged_width(merge: str, widths: tuple[Size, ...]) -> Size:
     return total
 
 
-#: Where the class labels of a modified BRNN enter: ``"states"`` — the states of the conditioning
-#: direction in layer 0 (extra input columns of its cell); ``"output"`` — the output layer directly.
-PLACEMENTS = ("states", "output")
-
-#: Which posterior a modified BRNN estimates: ``"forward"``, Pr(c_t | c_1..c_{t-1}, x_1^T), reads
-#: c_{t-1} in the forward states; ``"backward"``, Pr(c_t | c_{t+1}..c_T, x_1^T), reads c_{t+1} in
-#: the reverse states.
-POSTERIORS = ("forward", "backward")
-
 _ROLES = {("weight", "ih"), ("weight", "hh"), ("weight", "hr"), ("bias", "ih"), ("bias", "hh")}
-
-#: K, the number of classes of a modified BRNN's one-hot label input (and of its output layer).
-K = sympy.Symbol("K", integer=True, positive=True)
-
-
-@dataclass(frozen=True)
-class Labels:
-    """One-hot class-label inputs of Schuster & Paliwal's modified BRNN (Part III of the paper).
-
-    Attributes
-    ----------
-    classes : int or sympy.Expr
-        K, the width of the one-hot label vector.
-    posterior : {"forward", "backward"}
-        ``"forward"``: the network estimates Pr(c_t | c_1..c_{t-1}, x_1^T) and reads the previous
-        label c_{t-1}; ``"backward"``: Pr(c_t | c_{t+1}..c_T, x_1^T), reading c_{t+1}.
-    placement : tuple of {"states", "output"}
-        Where the label enters: the states of the conditioning direction (the forward states for
-        the forward posterior) in layer 0, and/or the output layer. Never the other direction's
-        states: those run from the other end of the sequence, so they would have read c_t.
-
-    Source
-    ------
-    M. Schuster, K. K. Paliwal, "Bidirectional recurrent neural networks", IEEE Trans. Signal
-    Processing 45(11):2673-2681, 1997, Part III (modified BRNN).
-    """
-
-    classes: Size
-    posterior: str = "forward"
-    placement: tuple[str, ...] = ("states",)
-
-    def __post_init__(self) -> None:
-        if self.posterior not in POSTERIORS:
-            raise ValueError(f"posterior must be one of {POSTERIORS}, got {self.posterior!r}")
-        if (
-            not isinstance(self.placement, tuple)
-            or not self.placement
-            or any(p not in PLACEMENTS for p in self.placement)
-            or len(set(self.placement)) != len(self.placement)
-        ):
-            raise ValueError(
-                f"placement must be a non-empty tuple of distinct values from {PLACEMENTS}, got {self.placement!r}"
-            )
-
-    @property
-    def direction(self) -> int:
-        """The conditioning direction: 0 (forward) for the forward posterior, 1 (reverse) for the backward one."""
-        return POSTERIORS.index(self.posterior)
-
-    @property
-    def symbol(self) -> str:
-        """The label read at step t, in LaTeX: ``c_{t-1}`` or ``c_{t+1}``."""
-        return "c_{t-1}" if self.posterior == "forward" else "c_{t+1}"
 
 
 @dataclass(frozen=True)
@@ -327,10 +266,25 @@ class Wiring:
         -------
         bool
         """
+        return self.shares(tensor.direction, tensor.parameters)
+
+    def shares(self, direction: int | None, parameters: tuple[Any, ...]) -> bool:
+        """:meth:`ties` of a tensor of ``direction`` holding ``parameters`` (the one rule).
+
+        Parameters
+        ----------
+        direction : int or None
+        parameters : tuple of derive.cells.Parameter
+
+        Returns
+        -------
+        bool
+        """
         return (
-            (tensor.direction or 0) > 0
-            and bool(tensor.parameters)
-            and all((p.kind, p.group) in self.shared for p in tensor.parameters)
+            (direction or 0) > 0
+            and bool(parameters)
+            and bool(self.shared)
+            and all((p.kind, p.group) in self.shared for p in parameters)
         )
 
 

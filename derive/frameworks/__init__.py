@@ -34,12 +34,11 @@ import pkgutil
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-import sympy
-
+from .. import tree
 from ..cells import CELLS
 from ..engine import validate
-from ..engine.stack import UPPER, Stack, layer_sum
-from ..engine.symbols import Size, plain
+from ..engine.stack import Stack
+from ..engine.symbols import Size, equal, plain, product
 from ..engine.wirings import DEEP_BIDIRECTIONAL, SKIP_CONNECTIONS, UNIDIRECTIONAL
 from .registry import FRAMEWORKS, GENERIC_CELLS, POSITIVE_NUMBER, SIZE_OR_ZERO, CellSpec, Framework
 
@@ -262,7 +261,7 @@ def stack(
         options.pop(name, None)
     if "num_directions" in CELLS[spec.mode].options:  # SRU: its layers' structure depends on D·H vs I
         options["num_directions"] = 2 if bidirectional else 1
-        options["square_input"] = sympy.expand(input_size - options["num_directions"] * hidden_size) == 0
+        options["square_input"] = equal(input_size, options["num_directions"] * hidden_size)
     if spec.check is not None:
         spec.check(
             input_size=input_size,
@@ -329,11 +328,7 @@ def count(
     s = stack(framework, cell, input_size, hidden_size, **options)
     if not trainable_only:
         return plain(s.count)
-    first = sympy.Add(*(t.numel for t in s.layer_tensors(0) if t.trainable))
-    upper = (
-        sympy.Add(*(t.numel for t in s.layer_tensors(UPPER) if t.trainable)) if s.num_layers != 1 else sympy.Integer(0)
-    )
-    return plain(layer_sum(first, upper, s.num_layers))
+    return tree.count(s.module(), trainable_only=True)
 
 
 def tensors(framework: str, cell: str, input_size: Size, hidden_size: Size, **options: Any) -> list[TensorRow]:
@@ -356,7 +351,10 @@ def tensors(framework: str, cell: str, input_size: Size, hidden_size: Size, **op
         See :func:`stack`; a symbolic ``num_layers``.
     """
     s = stack(framework, cell, input_size, hidden_size, **options)
-    rows = [TensorRow(t.name, tuple(plain(d) for d in t.shape), plain(t.numel), t.trainable) for t in s.tensors]
+    rows = [
+        TensorRow(t.name, tuple(plain(d) for d in t.shape), plain(t.numel), t.trainable)
+        for t in s.tensors  # read from the module tree (Stack.module)
+    ]
     spec = FRAMEWORKS[framework].cell(cell)
     for option, base in spec.partitioned.items():
         if options.get(option) is not None:
@@ -400,5 +398,5 @@ def _partition(rows: list[TensorRow], base: str, option: str, shards: Any) -> li
         for k in range(parts):
             rows_k = height // parts + (1 if k < height % parts else 0)
             shape = (rows_k, *rest)
-            out.append(TensorRow(f"{row.name}/part_{k}", shape, plain(sympy.Mul(*shape)), row.trainable))
+            out.append(TensorRow(f"{row.name}/part_{k}", shape, plain(product(shape)), row.trainable))
     return out

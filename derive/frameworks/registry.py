@@ -7,12 +7,13 @@ import time, so adding a framework is adding one module.
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cells import CELLS
 from ..engine.conventions import Convention
+from ..engine.registry import generic_names
 
 __all__ = [
     "CellSpec",
@@ -48,22 +49,9 @@ def layer_path(template: str) -> Callable[[str, object, object], str]:
     return name
 
 
-#: Generic cell names accepted by :func:`count` and :func:`tensors` in place of a class name.
-GENERIC_CELLS = (
-    "rnn",
-    "lstm",
-    "gru",
-    "mgu",
-    "convlstm",
-    "mingru",
-    "minlstm",
-    "indrnn",
-    "qrnn",
-    "sru",
-    "lnlstm",
-    "slstm",
-    "mlstm",
-)
+#: Generic cell names accepted by :func:`count` and :func:`tensors` in place of a class name: the
+#: ``generic`` name each registered cell declares (:func:`derive.cells.register`).
+GENERIC_CELLS = generic_names()
 
 
 @dataclass(frozen=True)
@@ -77,7 +65,7 @@ class CellSpec:
     mode : str
         The cell of :mod:`derive.cells`: ``"RNN_TANH"``, ``"LSTM"``, ``"GRU"``, ``"MGU"``, ``"CONVLSTM"``.
     generic : str
-        One of :data:`GENERIC_CELLS`.
+        One of :data:`GENERIC_CELLS`: the generic name of the cell ``mode`` (checked).
     convention : Convention
         How the framework lays this class's parameters out.
     kind : {"layer", "node", "cell"}
@@ -121,6 +109,19 @@ class CellSpec:
     check: Callable[..., None] | None = None
     partitioned: Mapping[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """Refuse a cell that is not registered, or a generic name that is not that cell's."""
+        entry = CELLS.get(self.mode)
+        if entry is None:
+            raise ValueError(
+                f"{self.name}: mode must be one of the registered cells {sorted(CELLS)}, got {self.mode!r}"
+            )
+        generics = {entry.generic} | {t.generic for t in CELLS.values() if t.build is entry.build}
+        if self.generic not in generics - {""}:
+            raise ValueError(
+                f"{self.name}: generic must be the {self.mode} cell's generic name {entry.generic!r}, got {self.generic!r}"
+            )
+
 
 @dataclass(frozen=True)
 class Framework:
@@ -162,6 +163,8 @@ class Framework:
     @property
     def versions(self) -> dict[str, str | None]:
         """Installed version of each of :attr:`packages` (None if not installed)."""
+        import importlib.metadata  # on demand: the package metadata machinery is slow to import
+
         out: dict[str, str | None] = {}
         for package in sorted(self.packages):
             try:

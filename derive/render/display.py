@@ -17,11 +17,21 @@ import html
 
 import sympy
 
+from ..analysis import solving as _solving
 from ..engine import stack as _stack
 from ..engine.stack import UPPER, Stack
 from ..engine.symbols import Size, plain
 
-__all__ = ["latex_repr", "html_repr", "latex_number", "text", "tensor_rows", "elided_layers", "LISTED_LAYERS"]
+__all__ = [
+    "latex_repr",
+    "html_repr",
+    "solution_latex",
+    "latex_number",
+    "text",
+    "tensor_rows",
+    "elided_layers",
+    "LISTED_LAYERS",
+]
 
 
 def latex_number(value: Size) -> str:
@@ -229,4 +239,27 @@ def html_repr(stack: Stack) -> str:
     )
 
 
+def solution_latex(solution: _solving.Solution) -> str:
+    """A :class:`derive.analysis.solving.Solution` as LaTeX: the equation solved and the size found.
+
+    Parameters
+    ----------
+    solution : derive.analysis.solving.Solution
+
+    Returns
+    -------
+    str
+    """
+    if solution.root is None:
+        return (
+            f"$n = {solution.n}:\\ N(n) = {latex_number(solution.count)} \\le {latex_number(solution.budget)} "
+            f"< N(n + 1) = {latex_number(solution.next_count)}$"
+        )
+    return (
+        f"$\\displaystyle {sympy.latex(solution.polynomial)} = {latex_number(solution.budget)} \\Rightarrow "
+        f"x = {sympy.latex(solution.root)} \\approx {sympy.N(solution.root, 8)},\\ n = {solution.n}$"
+    )
+
+
 _stack.FORMATTERS.update(latex=latex_repr, html=html_repr)
+_solving.FORMATTERS.update(latex=solution_latex)

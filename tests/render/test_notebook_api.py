@@ -75,10 +75,11 @@ def test_html_repr_symbolic_layers_and_escaping():
     assert html.unescape(page).count("<table") == 1
 
 
-# --- fast count path ------------------------------------------------------------------------
+# --- counts with int sizes: the shape-only cells against the symbolic derivation ---------------
 
 
-def test_fast_count_equals_the_derivation():
+def test_int_count_equals_the_symbolic_derivation():
+    """The count of an int stack (its tree, shape-only cells) is the symbolic cells' tensors summed."""
     rng = random.Random(5)
     for _ in range(200):
         cls = rng.choice(["LSTM", "GRU", "RNN", "LSTMP"])
@@ -87,20 +88,22 @@ def test_fast_count_equals_the_derivation():
         if cls == "LSTMP":
             cls, kwargs["proj_size"] = "LSTM", rng.randint(1, h - 1)
         stack = getattr(dt, cls)(i, h, layers, **kwargs)
-        assert derive.stack._numeric_count(stack) is not None
-        slow = sympy.expand(stack.layer_count(0) + sum(stack.layer_count(k) for k in range(1, layers)))
+        slow = sympy.Add(*(t.numel for k in range(layers) for t in stack.layer_tensors(k)))
         assert stack.count == slow
         assert isinstance(stack.count, sympy.Integer)
+        assert [stack.layer_count(k) for k in range(layers)] == [
+            sympy.Add(*(t.numel for t in stack.layer_tensors(k))) for k in range(layers)
+        ]
 
 
-def test_fast_count_skips_subclasses_that_derive_differently():
+def test_count_follows_a_subclass_that_derives_differently():
     class Wider(dt.LSTM):
-        def layer_count(self, layer):
-            return Stack.layer_count(self, layer) + 1
+        def layer_input_size(self, layer, direction=0):
+            return Stack.layer_input_size(self, layer, direction) + 1
 
     stack = Wider(3, 4, 2)
-    assert derive.stack._numeric_count(stack) is None
-    assert stack.count == dt.LSTM(3, 4, 2).count + 2
+    assert stack.count == dt.LSTM(3, 4, 2).count + 2 * 4 * 4  # one more input column per layer: 4H weights
+    assert stack.shapes["weight_ih_l1"] == (16, 5)
 
 
 # --- solve ------------------------------------------------------------------------------------
