@@ -267,16 +267,21 @@ RECURRENTGEMMA_2B: dict[str, Any] = {
 }
 
 
-def _rotary(config: Mapping[str, Any], head_dim: Dim) -> int | None:
-    """The length of the rotary buffers (``modeling_recurrent_gemma.py`` 89–97), None for a symbolic d."""
+def _rotary(config: Mapping[str, Any], head_dim: Dim, attends: bool) -> int | None:
+    """The length of the rotary buffers of the attention layers (``modeling_recurrent_gemma.py`` 64–97),
+    None for a symbolic d or no attention layer; transformers' checks of the rotary settings."""
     rope = value(config, "rope_parameters", {})
     if not isinstance(rope, Mapping):
         raise ValueError(f"config key 'rope_parameters' must be a mapping, got {type(rope).__name__}")
-    if rope.get("rope_type", "default") != "default":
-        raise ValueError(f"config key 'rope_parameters': RecurrentGemma supports rope_type 'default' only, got {rope['rope_type']!r}")
     factor = rope.get("partial_rotary_factor", value(config, "partial_rotary_factor", 0.5))
     if not is_int(head_dim):
         return None
+    if head_dim > 4 and head_dim % 2 and int(head_dim * factor) == head_dim:  # modeling_rope_utils.py 902-911
+        raise ValueError(f"config key 'head_dim': RoPE requires an even rotary dimension, got {head_dim} fully rotated")
+    if not attends:
+        return None
+    if rope.get("rope_type", "default") != "default":  # the rotary embedding of an attention layer refuses it
+        raise ValueError(f"config key 'rope_parameters': RecurrentGemma supports rope_type 'default' only, got {rope['rope_type']!r}")
     return len(range(0, int(head_dim * factor), 2))
 
 
@@ -307,7 +312,7 @@ def recurrent_gemma_for_causal_lm(config: Mapping[str, Any]) -> Module:
     """
     vocab, d = size(config, "vocab_size", 256000), size(config, "hidden_size", 2560)
     f_hf = size(config, "intermediate_size", 3 * 2560)
-    layers = size(config, "num_hidden_layers", 26, minimum=0)
+    layers = size(config, "num_hidden_layers", 26)  # 0 fails in the config (2.0 / num_hidden_layers)
     heads = size(config, "num_attention_heads", 10)
     kv = size(config, "num_key_value_heads", heads)
     if is_int(kv) and is_int(heads) and kv > heads:
@@ -319,7 +324,8 @@ def recurrent_gemma_for_causal_lm(config: Mapping[str, Any]) -> Module:
     if isinstance(pattern, str) or not isinstance(pattern, Sequence):
         raise ValueError(f"config key 'block_types' must be a list of block types, got {pattern!r:.60}")
     kinds = layer_types(pattern, layers)
-    rotary = _rotary(config, hd)
+    attends = "attention" in (kinds if isinstance(kinds, list) else pattern)
+    rotary = _rotary(config, hd, attends)
 
     def layer(kind: str, name: str) -> Module:
         if kind == "recurrent":
