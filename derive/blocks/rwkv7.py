@@ -218,7 +218,7 @@ def rwkv7_attention(mode: str = "chunk", hidden_size: Dim = 1024, head_dim: Dim 
         V (default D).
     num_hidden_layers : int, optional
         Needed (and more than 1) when ``layer_idx`` is given: fla's initialisation divides by
-        ``num_hidden_layers - 1``.
+        ``num_hidden_layers - 1`` (and by ``hidden_size - 1``, ``head_dim - 1``; it sets ``g_norm.weight``).
     norm_eps, **kwargs
         No tensors depend on them.
 
@@ -242,11 +242,8 @@ def rwkv7_attention(mode: str = "chunk", hidden_size: Dim = 1024, head_dim: Dim 
     hd, heads = _split(d, head_dim, num_heads)
     if is_int(v) and is_int(heads) and v % heads:
         raise ValueError(f"`value_dim` must be divisible by `num_heads`, got {v} and {heads}.")
-    if layer_idx is not None and (num_hidden_layers is None or num_hidden_layers == 1):
-        raise ValueError(
-            "RWKV7Attention(layer_idx=...) initialises with layer_idx / (num_hidden_layers - 1): "
-            f"num_hidden_layers must be given and more than 1, got {num_hidden_layers}"
-        )
+    if layer_idx is not None:
+        _initialisable(d, hd, num_hidden_layers, elementwise_affine, v, layer_idx)
     factor = hd / 64 if is_int(hd) else 1.0
     given = {"decay": decay_low_rank_dim, "a": a_low_rank_dim, "v": v_low_rank_dim, "gate": gate_low_rank_dim}
     if not is_int(hd) and any(given[k] is None for k in ("decay", "a", "v")):
@@ -273,6 +270,26 @@ def rwkv7_attention(mode: str = "chunk", hidden_size: Dim = 1024, head_dim: Dim 
     first = {"layer_idx": 0, "num_hidden_layers": 2} if layer_idx == 0 else {}
     return Module("", "RWKV7Attention", params, children, config={"hidden_size": d, "head_dim": hd, "layer_idx": layer_idx},
                   formula=recipe(rwkv7_attention, sizes, letters, elementwise_affine=bool(elementwise_affine), **first))  # fmt: skip
+
+
+def _initialisable(d: Dim, head_dim: Dim, num_hidden_layers: int | None, affine: bool | None, v: Dim, layer_idx: int) -> None:
+    """Refuse what fla's initialisation of a numbered layer fails on (``fla/layers/rwkv7.py`` 165–205):
+    it divides by ``num_hidden_layers - 1``, ``hidden_size - 1`` and ``head_dim - 1``, writes
+    ``g_norm.weight`` and fills the value LoRA's bias (V) with a vector of D."""
+    if num_hidden_layers is None or num_hidden_layers == 1:
+        raise ValueError(
+            "RWKV7Attention(layer_idx=...) initialises with layer_idx / (num_hidden_layers - 1): "
+            f"num_hidden_layers must be given and more than 1, got {num_hidden_layers}"
+        )
+    if d == 1 or head_dim == 1:
+        raise ValueError("RWKV7Attention(layer_idx=...) initialises dividing by hidden_size - 1 and head_dim - 1: both must exceed 1")
+    if not affine:
+        raise ValueError("RWKV7Attention(layer_idx=...) initialises g_norm.weight: elementwise_affine must be true")
+    if layer_idx != 0 and v != d:
+        raise ValueError(
+            f"RWKV7Attention(layer_idx={layer_idx}) fills v_lora's bias ({v}) with a vector of hidden_size ({d}): "
+            "value_dim must equal hidden_size beyond layer 0"
+        )
 
 
 def _split(d: Dim, head_dim: Dim | None, num_heads: Dim | None) -> tuple[Dim, Dim]:
