@@ -100,14 +100,10 @@ def rwkv5_time_mix(n_embd: Dim, dim_att: Dim, head_size: Dim = 64) -> Module:
     return Module("att", "RWKV_Tmix_x052", params, _projections(c, a, h))
 
 
-def _projections(c: Dim, a: Dim, h: Dim, gate: bool = True, ln_x: bool = True) -> tuple[Module, ...]:
+def _projections(c: Dim, a: Dim, h: Dim) -> tuple[Module, ...]:
+    """receptance, key, value C → A, output A → C, gate C → A (no bias), ``ln_x`` GroupNorm(H, A)."""
     out = (linear(c, a, False, name="receptance"), linear(c, a, False, name="key"), linear(c, a, False, name="value"))
-    out += (linear(a, c, False, name="output"),)
-    if gate:
-        out += (linear(c, a, False, name="gate"),)
-    if ln_x:
-        out += (group_norm(h, a, name="ln_x"),)
-    return out
+    return (*out, linear(a, c, False, name="output"), linear(c, a, False, name="gate"), group_norm(h, a, name="ln_x"))
 
 
 def rwkv6_time_mix(n_embd: Dim, dim_att: Dim, head_size: Dim = 64) -> Module:

@@ -264,9 +264,9 @@ def rwkv7_attention(mode: str = "chunk", hidden_size: Dim = 1024, head_dim: Dim 
         Module("g_norm", "GroupNorm", norm),
     )
     sizes = {"hidden_size": d, "decay_low_rank_dim": r["decay"], "a_low_rank_dim": r["a"], "v_low_rank_dim": r["v"],
-             "gate_low_rank_dim": r["gate"], "value_dim": v, "head_dim": hd}  # fmt: skip
+             "gate_low_rank_dim": r["gate"], "head_dim": hd} | ({} if value_dim is None else {"value_dim": v})  # fmt: skip
     letters = {"hidden_size": "D", "decay_low_rank_dim": "R_w", "a_low_rank_dim": "R_a", "v_low_rank_dim": "R_v",
-               "gate_low_rank_dim": "R_g"} | ({"value_dim": "V"} if value_dim is not None else {})  # fmt: skip
+               "gate_low_rank_dim": "R_g", "value_dim": "V"}  # fmt: skip
     first = {"layer_idx": 0, "num_hidden_layers": 2} if layer_idx == 0 else {}
     return Module("", "RWKV7Attention", params, children, config={"hidden_size": d, "head_dim": hd, "layer_idx": layer_idx},
                   formula=recipe(rwkv7_attention, sizes, letters, elementwise_affine=bool(elementwise_affine), **first))  # fmt: skip
