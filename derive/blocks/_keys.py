@@ -125,7 +125,7 @@ def number(config: Mapping[str, Any], key: str, default: float) -> float:
         Not a positive finite number; the message names the key.
     """
     got = value(config, key, default)
-    if isinstance(got, bool) or not isinstance(got, numbers.Real) or not got > 0 or got == float("inf"):
+    if isinstance(got, bool) or not isinstance(got, (int, float)) or not 0 < got < float("inf"):
         raise ValueError(f"config key {key!r} must be a positive number, got {got!r:.60}")
     return got
 
@@ -223,7 +223,9 @@ def _call(build: Callable[..., Module], pairs: tuple[tuple[str, Any], ...]) -> M
     return build(**{key: letters_to_symbols(raw) for key, raw in pairs})
 
 
-def recipe(build: Callable[..., Module], sizes: Mapping[str, Any], letters: Mapping[str, str], **options: Any) -> Formula:
+def recipe(
+    build: Callable[..., Module], sizes: Mapping[str, Any], letters: Mapping[str, str], **options: Any
+) -> Formula:
     """The closed form of ``build(**sizes, **options)``, each size named in ``letters`` as its letter.
 
     Parameters

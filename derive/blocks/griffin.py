@@ -100,10 +100,18 @@ def rg_lru(width: Dim, num_heads: Dim, *, spelling: str = "transformers", name: 
     """
     h, b = num_heads, floordiv(width, num_heads)
     if spelling == "deepmind":
-        gates = tuple(Module(g, "BlockDiagonalLinear", (Param("w", (h, b, b)), Param("b", (h, b)))) for g in ("input_gate", "a_gate"))
+        gates = tuple(
+            Module(g, "BlockDiagonalLinear", (Param("w", (h, b, b)), Param("b", (h, b))))
+            for g in ("input_gate", "a_gate")
+        )
         return Module(name, "RGLRU", (Param("a_param", (width,)),), gates)
-    params = (Param("recurrent_param", (width,)), Param("input_gate_weight", (h, b, b)), Param("input_gate_bias", (h, b)))
-    params += (Param("recurrent_gate_weight", (h, b, b)), Param("recurrent_gate_bias", (h, b)))
+    params = (
+        Param("recurrent_param", (width,)),
+        Param("input_gate_weight", (h, b, b)),
+        Param("input_gate_bias", (h, b)),
+        Param("recurrent_gate_weight", (h, b, b)),
+        Param("recurrent_gate_bias", (h, b)),
+    )
     return Module(name, "RecurrentGemmaRglru", params)
 
 
@@ -172,11 +180,11 @@ def attention_block(width: Dim, num_heads: Dim, num_key_value_heads: Dim = 1, he
     d, h, kv = width, num_heads, num_key_value_heads
     hd = floordiv(d, h) if head_dim is None else head_dim
     if spelling == "deepmind":
-        children = (linear(d, d, False, name="proj_q"), linear(d, hd, False, name="proj_k"), linear(d, hd, False, name="proj_v"),
-                    linear(d, d, name="proj_final"))  # fmt: skip
-        return Module(name, "LocalAttentionBlock", children=children)
-    children = (linear(d, h * hd, bias, name="q_proj"), linear(d, kv * hd, bias, name="k_proj"),
-                linear(d, kv * hd, bias, name="v_proj"), linear(h * hd, d, name="o_proj"))  # fmt: skip
+        projections = (linear(d, d, False, name="proj_q"), linear(d, hd, False, name="proj_k"),
+                       linear(d, hd, False, name="proj_v"), linear(d, d, name="proj_final"))  # fmt: skip
+        return Module(name, "LocalAttentionBlock", children=projections)
+    children: tuple[Module, ...] = (linear(d, h * hd, bias, name="q_proj"), linear(d, kv * hd, bias, name="k_proj"),
+                                    linear(d, kv * hd, bias, name="v_proj"), linear(h * hd, d, name="o_proj"))  # fmt: skip
     if rotary is not None:
         freqs = (Param("inv_freq", (rotary,), buffer=True), Param("original_inv_freq", (rotary,), buffer=True))
         children += (Module("rotary_emb", "RecurrentGemmaRotaryEmbedding", freqs),)
@@ -229,7 +237,9 @@ def layer_types(block_types: Sequence[str], num_layers: Dim) -> list[str] | dict
     types = list(block_types)
     for kind in types:
         if kind not in ("recurrent", "attention"):
-            raise ValueError(f"config key 'block_types' holds {kind!r}: only 'recurrent' and 'attention' are block types")
+            raise ValueError(
+                f"config key 'block_types' holds {kind!r}: only 'recurrent' and 'attention' are block types"
+            )
     p = len(types)
     if p == 0 and num_layers != 0:
         raise ValueError("config key 'block_types' is empty: transformers cannot build any layer")
@@ -281,7 +291,9 @@ def _rotary(config: Mapping[str, Any], head_dim: Dim, attends: bool) -> int | No
     if not attends:
         return None
     if rope.get("rope_type", "default") != "default":  # the rotary embedding of an attention layer refuses it
-        raise ValueError(f"config key 'rope_parameters': RecurrentGemma supports rope_type 'default' only, got {rope['rope_type']!r}")
+        raise ValueError(
+            f"config key 'rope_parameters': RecurrentGemma supports rope_type 'default' only, got {rope['rope_type']!r}"
+        )
     return len(range(0, int(head_dim * factor), 2))
 
 
@@ -394,7 +406,9 @@ def griffin(vocab_size: Dim, width: Dim, mlp_expanded_width: Dim, num_heads: Dim
     blocks = []
     for i, kind in enumerate(layer_types(block_types, len(block_types))):
         if kind == "recurrent":
-            temporal = recurrent_block(d, num_heads, w, conv1d_temporal_width, spelling="deepmind", name="recurrent_block")
+            temporal = recurrent_block(
+                d, num_heads, w, conv1d_temporal_width, spelling="deepmind", name="recurrent_block"
+            )
         else:
             temporal = attention_block(d, num_heads, spelling="deepmind", name="attention_block")
         norm = lambda n: Module(n, "RMSNorm", (Param("scale", (d,)),))  # noqa: E731

@@ -72,7 +72,7 @@ LETTERS = {
     "intermediate_size": "F",
 }
 
-_NAMES = {
+_NAMES: dict[str, dict[str, Any]] = {
     "transformers": {
         "first": "pre_ln",
         "att": "attention",
@@ -182,9 +182,13 @@ def rwkv4_block(hidden_size: Dim, attention_hidden_size: Dim, intermediate_size:
         first=first,
         name=name,
         spelling=spelling,
-        formula=recipe(rwkv4_block, {"hidden_size": d, "attention_hidden_size": a, "intermediate_size": f},
-                       {"hidden_size": "D", "attention_hidden_size": "A", "intermediate_size": "F"},
-                       first=first, spelling=spelling),  # fmt: skip
+        formula=recipe(
+            rwkv4_block,
+            {"hidden_size": d, "attention_hidden_size": a, "intermediate_size": f},
+            {"hidden_size": "D", "attention_hidden_size": "A", "intermediate_size": "F"},
+            first=first,
+            spelling=spelling,
+        ),  # fmt: skip
     )
 
 
@@ -214,7 +218,7 @@ def block_frame(n_embd: Dim, att: Module, ffn: Module, *, first: bool, name: str
         One row of a per-layer table.
     """
     n = _NAMES[spelling]
-    norms = (layer_norm((n_embd,), name="ln1"), layer_norm((n_embd,), name="ln2"))
+    norms: tuple[Module, ...] = (layer_norm((n_embd,), name="ln1"), layer_norm((n_embd,), name="ln2"))
     if first:
         zero = layer_norm((n_embd,), name=n["first"])
         norms = (zero, *norms) if spelling == "transformers" else (*norms, zero)
@@ -271,7 +275,9 @@ def blinkdl_model(vocab_size: Dim, n_embd: Dim, n_layer: Dim, block: Callable[[b
     )
     head_params = (Param("weight", (vocab_size, n_embd), tied_to=tie),)
     lm_head = Module(head, "Linear", head_params)
-    children = (Module(prefix, type.replace("ForCausalLM", "Model"), children=body), lm_head) if prefix else (*body, lm_head)
+    children = (
+        (Module(prefix, type.replace("ForCausalLM", "Model"), children=body), lm_head) if prefix else (*body, lm_head)
+    )
     return Module("", type, children=children, config=dict(config or {}))
 
 
@@ -348,5 +354,8 @@ def rwkv4_blinkdl(vocab_size: Dim, n_embd: Dim, n_layer: Dim, *, dim_att: Dim | 
     a = n_embd if dim_att is None else dim_att
     f = ffn_width(n_embd, "4") if dim_ffn is None else dim_ffn
     return blinkdl_model(
-        vocab_size, n_embd, n_layer, lambda first, name: rwkv4_block(n_embd, a, f, first=first, spelling="blinkdl", name=name)
+        vocab_size,
+        n_embd,
+        n_layer,
+        lambda first, name: rwkv4_block(n_embd, a, f, first=first, spelling="blinkdl", name=name),
     )

@@ -58,7 +58,9 @@ def test_the_2b_anchor_live() -> None:
     tie=st.booleans(),
     rotary=st.sampled_from([None, 0.25, 1.0]),
 )
-def test_random_configs_live(vocab, heads, per_head, kv, lru, inter, layers, pattern, conv, head_dim, bias, tie, rotary) -> None:
+def test_random_configs_live(
+    vocab, heads, per_head, kv, lru, inter, layers, pattern, conv, head_dim, bias, tie, rotary
+) -> None:
     config = {
         "vocab_size": vocab,
         "hidden_size": heads * per_head,
@@ -211,7 +213,9 @@ def test_deepmind_names() -> None:
 def test_deepmind_constructors() -> None:
     make = lookup("recurrentgemma", "RGLRU").make
     assert count(make(2560, 10, device="meta")) == rg_lru(2560, 10).count
-    block = lookup("recurrentgemma", "RecurrentBlock").make(width=64, num_heads=4, lru_width=32, final_w_init_variance_scale=0.1)
+    block = lookup("recurrentgemma", "RecurrentBlock").make(
+        width=64, num_heads=4, lru_width=32, final_w_init_variance_scale=0.1
+    )
     assert block.count == recurrent_block(64, 4, 32, 4).count
     assert lookup("recurrentgemma", "LocalAttentionBlock").make(64, 4, 2048).count == 2 * 64 * 64 + 2 * 64 * 16 + 64
     assert lookup("recurrentgemma", "MLPBlock").make(64, 96).count == 3 * 64 * 96 + 2 * 96 + 64

@@ -30,7 +30,10 @@ def test_the_169m_anchor_live() -> None:
     live = hf_model("rwkv", config)
     assert live["total"] == 169_342_464 and live["type"] == "RwkvForCausalLM"
     same(rwkv_for_causal_lm(config), live)
-    assert tensors(rwkv_for_causal_lm(config))[:2] == [("rwkv.embeddings.weight", (50277, 768)), ("rwkv.blocks.0.pre_ln.weight", (768,))]
+    assert tensors(rwkv_for_causal_lm(config))[:2] == [
+        ("rwkv.embeddings.weight", (50277, 768)),
+        ("rwkv.blocks.0.pre_ln.weight", (768,)),
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(PILE))
@@ -70,7 +73,11 @@ def test_closed_form_and_report() -> None:
     report = Report.from_module(model, "torch", "rwkv-4-169m")
     assert report.total == 169_342_464 and not report.partial
     assert [r.name for r in report.rows][:3] == ["rwkv.embeddings", "rwkv.blocks.0", "rwkv.blocks.1"]
-    assert report.to_dict()["tensors"][0] == {"name": "rwkv.embeddings.weight", "shape": [50277, 768], "parameters": 38612736}
+    assert report.to_dict()["tensors"][0] == {
+        "name": "rwkv.embeddings.weight",
+        "shape": [50277, 768],
+        "parameters": 38612736,
+    }
     block = model.children[0].children[1].children[1]
     assert str(block.formula.expr) == "4*A*D + 2*A + D**2 + 2*D*F + 9*D"
 
@@ -86,7 +93,10 @@ def test_symbolic_layers_and_sizes() -> None:
 
 
 def test_no_layers_and_ties_live() -> None:
-    for config in ({"vocab_size": 7, "hidden_size": 5, "num_hidden_layers": 0}, {"vocab_size": 7, "hidden_size": 5, "num_hidden_layers": 1}):
+    for config in (
+        {"vocab_size": 7, "hidden_size": 5, "num_hidden_layers": 0},
+        {"vocab_size": 7, "hidden_size": 5, "num_hidden_layers": 1},
+    ):
         live = hf_model("rwkv", config)
         same(rwkv_for_causal_lm(config), live)
 

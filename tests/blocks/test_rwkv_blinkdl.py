@@ -1,5 +1,5 @@
 """RWKV-5/6/7 as BlinkDL's RWKV-LM declares them (it cannot run here: CUDA kernels are compiled at
-import; cited file:line in ``derive.blocks.rwkv6`` / ``rwkv7``): checkpoint names, the per-block counts
+import; cited file:line in ``derive.blocks.rwkv6`` / ``rwkv7``; fla's in ``rwkv6_fla`` / ``rwkv7_fla``): checkpoint names, the per-block counts
 the REFERENCE cites (v5 time mix 5CA + 4C + 4A, v6 adds the LoRAs of ranks 32 and 64), the FFN and
 LoRA-rank rules, layer 0, the refusals; and the config keys' checks. Counts of RWKV-6/7 are held
 live against flash-linear-attention in ``test_rwkv_fla.py``."""
@@ -13,26 +13,10 @@ import sympy
 from blocks_live import tensors
 
 from derive.blocks import _keys
-from derive.blocks.rwkv6 import (
-    _read_rwkv6,
-    channel_mix,
-    rwkv5_blinkdl,
-    rwkv5_time_mix,
-    rwkv6_attention,
-    rwkv6_blinkdl,
-    rwkv6_for_causal_lm,
-    rwkv6_time_mix,
-    scaled,
-)
-from derive.blocks.rwkv7 import (
-    _read_rwkv7,
-    lora_rank,
-    rwkv7_attention,
-    rwkv7_blinkdl,
-    rwkv7_channel_mix,
-    rwkv7_for_causal_lm,
-    rwkv7_time_mix,
-)
+from derive.blocks.rwkv6 import channel_mix, rwkv5_blinkdl, rwkv5_time_mix, rwkv6_blinkdl, rwkv6_time_mix
+from derive.blocks.rwkv6_fla import _read_rwkv6, rwkv6_attention, rwkv6_for_causal_lm, scaled
+from derive.blocks.rwkv7 import lora_rank, rwkv7_blinkdl, rwkv7_channel_mix, rwkv7_time_mix
+from derive.blocks.rwkv7_fla import _read_rwkv7, rwkv7_attention, rwkv7_for_causal_lm
 from derive.tree import count
 
 C, A = sympy.symbols("C A", integer=True, positive=True)
@@ -56,7 +40,11 @@ def test_rwkv6_time_mix_names_and_count() -> None:
     assert sympy.expand(count(att) - (5 * C * A + 390 * C + 68 * A)) == 0
     names = own(rwkv6_time_mix(256, 256))
     assert names["time_maa_w1"] == (256, 160) and names["time_maa_w2"] == (5, 32, 256)
-    assert names["time_decay_w1"] == (256, 64) and names["time_decay_w2"] == (64, 256) and names["time_decay"] == (1, 1, 256)
+    assert (
+        names["time_decay_w1"] == (256, 64)
+        and names["time_decay_w2"] == (64, 256)
+        and names["time_decay"] == (1, 1, 256)
+    )
 
 
 def test_channel_mixes() -> None:
@@ -87,7 +75,10 @@ def test_symbolic_closed_forms() -> None:
     seven = rwkv7_blinkdl(v, c, n, decay_rank=r[0], a_rank=r[1], v_rank=r[2], gate_rank=r[3])
     block = 12 * c**2 + 2 * c * sum(r) + 19 * c
     assert sympy.expand(count(seven) - (n * block + 2 * c + 2 * v * c + 2 * c)) == 0
-    assert sympy.expand(count(rwkv5_time_mix(c, c, sympy.Symbol("N", positive=True, integer=True))) - (5 * c**2 + 8 * c)) == 0
+    assert (
+        sympy.expand(count(rwkv5_time_mix(c, c, sympy.Symbol("N", positive=True, integer=True))) - (5 * c**2 + 8 * c))
+        == 0
+    )
 
 
 def test_lora_rank_rule() -> None:
@@ -137,7 +128,12 @@ def test_blinkdl_refusals(call, match) -> None:
         (lambda: rwkv7_for_causal_lm({"head_dim": None}), "both null"),
         (lambda: rwkv7_for_causal_lm({"value_dim": [2048]}), "num_hidden_layers \\(24\\) entries"),
         (lambda: rwkv7_for_causal_lm({"value_dim": 1000}), "multiple of hidden_size"),
-        (lambda: rwkv7_for_causal_lm({"hidden_size": C, "head_dim": C / 64, "intermediate_size": 7, "decay_low_rank_dim": None}), "head_dim/64"),
+        (
+            lambda: rwkv7_for_causal_lm(
+                {"hidden_size": C, "head_dim": C / 64, "intermediate_size": 7, "decay_low_rank_dim": None}
+            ),
+            "head_dim/64",
+        ),
     ],
 )
 def test_fla_refusals(call, match) -> None:
@@ -193,5 +189,7 @@ def test_config_keys() -> None:
     with pytest.raises(ValueError, match="must be an integer size"):
         _keys.size({"d": sympy.Rational(1, 2)}, "d", 1)
     assert _keys.size({"d": C}, "d", 1) is C
-    recipe = _keys.formula(lambda config: rwkv7_channel_mix(config["n"]), {"n": 64, "zero": 0, "names": ["a"]}, {"n": "C", "zero": "Z"})
+    recipe = _keys.formula(
+        lambda config: rwkv7_channel_mix(config["n"]), {"n": 64, "zero": 0, "names": ["a"]}, {"n": "C", "zero": "Z"}
+    )
     assert dict(recipe.values) == {"C": 64} and str(recipe.expr) == "8*C**2 + C"

@@ -11,8 +11,10 @@ from blocks_live import fla, same, ssm_python
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from derive.blocks.rwkv6 import rwkv6_attention, rwkv6_blinkdl, rwkv6_for_causal_lm
-from derive.blocks.rwkv7 import lora_rank, rwkv7_attention, rwkv7_blinkdl, rwkv7_for_causal_lm
+from derive.blocks.rwkv6 import rwkv6_blinkdl
+from derive.blocks.rwkv6_fla import rwkv6_attention, rwkv6_for_causal_lm
+from derive.blocks.rwkv7 import lora_rank, rwkv7_blinkdl
+from derive.blocks.rwkv7_fla import rwkv7_attention, rwkv7_for_causal_lm
 from derive.engine.constructors import lookup
 
 if ssm_python() is None:
@@ -171,7 +173,9 @@ def test_blinkdl_rwkv7_is_fla_configured_to_match() -> None:
     assert live["total"] == rwkv7_blinkdl(65536, 768, 12, layer0_value_lora=False).count == 191_034_624
     assert rwkv7_blinkdl(65536, 768, 12).count - live["total"] == 2 * 768 * 32 + 768  # blocks.0.att.v0/v1/v2
     names = {n for n, _ in live["parameters"]}
-    assert "model.layers.0.attn.v_lora.lora.0.weight" not in names and "model.layers.1.attn.v_lora.lora.0.weight" in names
+    assert (
+        "model.layers.0.attn.v_lora.lora.0.weight" not in names and "model.layers.1.attn.v_lora.lora.0.weight" in names
+    )
 
 
 @pytest.mark.parametrize("c", [768, 1024, 2048, 2560, 4096])
@@ -189,4 +193,7 @@ def test_constructors_are_fla_s_signatures() -> None:
     assert six.make("chunk", 64, 1.0, 1.0, 2).count == layer("RWKV6Attention", {"hidden_size": 64, "expand_k": 1.0,
                                                                                  "num_heads": 2})["total"]  # fmt: skip
     seven = lookup("fla", "RWKV7Attention")
-    assert seven.make(hidden_size=128, head_dim=32).count == layer("RWKV7Attention", {"hidden_size": 128, "head_dim": 32})["total"]
+    assert (
+        seven.make(hidden_size=128, head_dim=32).count
+        == layer("RWKV7Attention", {"hidden_size": 128, "head_dim": 32})["total"]
+    )

@@ -12,6 +12,7 @@ from frameworks_live_extra import worker_request
 
 from derive.tree import Module, count, named_buffers, named_parameters
 
+
 def hf_model(model_type: str, config: dict) -> dict:
     """``AutoModelForCausalLM.from_config`` of ``config`` on the meta device: parameters (name, shape)
     in ``named_parameters()`` order, buffers, the total over ``parameters()`` and the class."""
@@ -67,7 +68,7 @@ def same(module: Module, live: dict, buffers: bool = False) -> None:
     if buffers:
         assert [(n, tuple(p.shape)) for n, p in named_buffers(module)] == live["buffers"]
     if module.formula is not None:
-        values = {k: v for k, v in module.formula.values}
+        values = dict(module.formula.values)
         expr = module.formula.expr
         if not isinstance(expr, int):
             import sympy

@@ -29,7 +29,7 @@ def build(request: dict) -> dict:
 
         module = getattr(fla.layers, request["cls"])(**request["kwargs"])
     else:
-        import fla.models  # noqa: F401  (registers rwkv6 / rwkv7 with the Auto classes)
+        import fla.models
         from transformers import AutoConfig, AutoModelForCausalLM
 
         config = AutoConfig.for_model(request["model_type"], **request["config"])
