@@ -23,6 +23,17 @@ def n(text: str) -> int:
     return int(text.replace(",", ""))
 
 
+def shown(tex: str) -> sympy.Expr:
+    """A closed form as the page prints it (``5 C^{2} + 458 C``, ``2 C R_{a}``), read back: our own
+    LaTeX of sums of products, parsed by SymPy's parser with the page's letters (never user text)."""
+    import re
+
+    text = re.sub(r"_\{(\w+)\}", r"_\1", tex).replace("^{", "**(").replace("}", ")")
+    text = text.replace("\\left(", "(").replace("\\right)", ")")
+    text = re.sub(r"(\w|\)) (?=[\w(])", r"\1*", text)
+    return sympy.parse_expr(text, local_dict=dict(S))
+
+
 def numel(shape) -> int:
     out = 1
     for x in shape:
@@ -49,26 +60,10 @@ def test_rwkv4_table_and_closed_forms_live() -> None:
     block = {k[len("rwkv.blocks.1.") :]: s for k, s in live.items() if k.startswith("rwkv.blocks.1.")}
     assert [r["hf"] for r in CONTEXT["v4"]["tensors"]] == list(block)
     values = {S["V"]: 13, S["D"]: 6, S["A"]: 5, S["F"]: 9, S["L"]: 3}
-    assert sympy.sympify(_tex_free(CONTEXT, "v4", "block")).subs(values) == sum(numel(s) for s in block.values())
-    assert _v4_general().subs(values) == sum(numel(s) for s in live.values())
-
-
-def _tex_free(context, version, key):
-    """The closed forms are rebuilt the way the page builds them (LaTeX is for show)."""
-    from derive.blocks.rwkv import rwkv4_block
-    from derive.tree import count
-
-    return count(rwkv4_block(S["D"], S["A"], S["F"]))
-
-
-def _v4_general():
-    from derive.blocks.rwkv import rwkv_for_causal_lm
-    from derive.tree import count
-
-    model = rwkv_for_causal_lm({"vocab_size": S["V"], "hidden_size": S["D"], "num_hidden_layers": S["L"],
-                                "attention_hidden_size": S["A"], "intermediate_size": S["F"]})  # fmt: skip
-    assert sympy.latex(sympy.collect(sympy.expand(count(model)), S["L"])) == CONTEXT["v4"]["general"]
-    return count(model)
+    assert shown(CONTEXT["v4"]["block"]).subs(values) == sum(numel(s) for s in block.values())
+    assert shown(CONTEXT["v4"]["general"]).subs(values) == sum(numel(s) for s in live.values())
+    defaults = hf_model("rwkv", {"vocab_size": 13, "hidden_size": 6, "num_hidden_layers": 3})["total"]
+    assert shown(CONTEXT["v4"]["model"]).subs(values) == defaults
 
 
 def test_issue_207_arithmetic_with_torch() -> None:
@@ -102,25 +97,15 @@ def test_rwkv6_numbers_live() -> None:
     values = {S["C"]: 128, S["A"]: 128, S["F"]: 96}
     attention = sum(numel(s) for k, s in live.items() if k.startswith("model.layers.1.attn."))
     ffn = sum(numel(s) for k, s in live.items() if k.startswith("model.layers.1.ffn."))
-    assert sympy.parse_expr(_plain(v6["fla_matched"]), local_dict={"C": S["C"]}).subs(values) == attention
-    assert sympy.parse_expr(_plain(v6["v6_time_mix"]), local_dict={"C": S["C"], "A": S["A"]}).subs(values) == attention
-    assert sympy.parse_expr(_plain(v6["channel_mix"]), local_dict={"C": S["C"], "F": S["F"]}).subs(values) == ffn
+    assert shown(v6["fla_matched"]).subs(values) == attention
+    assert shown(v6["v6_time_mix"]).subs(values) == attention
+    assert shown(v6["channel_mix"]).subs(values) == ffn
     default = fla({"kind": "layer", "cls": "RWKV6Attention", "kwargs": {"hidden_size": 128, "num_heads": 2}})["total"]
-    assert sympy.parse_expr(_plain(v6["fla_default"]), local_dict={"C": S["C"]}).subs(values) == default
+    assert shown(v6["fla_default"]).subs(values) == default
     for c, (_, up) in v6["ffn_round"].items():
         got = dict(fla({"kind": "model", "model_type": "rwkv6", "config": {"hidden_size": c, "num_hidden_layers": 1,
                                                                            "vocab_size": 2, "num_heads": 1}})["parameters"])  # fmt: skip
         assert got["model.layers.0.ffn.value.weight"] == (c, up)
-
-
-def _plain(tex: str) -> str:
-    """A polynomial as the page prints it (``5 C^{2} + 458 C``) in Python syntax — our own LaTeX of
-    simple sums only, parsed by SymPy's parser (never user text)."""
-    out = tex.replace("^{", "**(").replace("}", ")").replace("\\left(", "(").replace("\\right)", ")")
-    import re
-
-    out = re.sub(r"(\d) ([A-Z(])", r"\1*\2", out)
-    return re.sub(r"([A-Z)]) ([A-Z(])", r"\1*\2", out)
 
 
 @pytest.mark.slow
@@ -143,8 +128,7 @@ def test_rwkv7_numbers_live() -> None:
     )
     ranks = {S["R_w"]: 64, S["R_a"]: 64, S["R_v"]: 32, S["R_g"]: 128, S["C"]: 768}
     block = sum(numel(s) for k, s in shapes.items() if k.startswith("model.layers.1."))
-    assert sympy.parse_expr(_plain(v7["block"].replace("R_{", "R_").replace("R_w", "Rw")),
-                            local_dict={}).subs({sympy.Symbol(str(k).replace("_", "")): v for k, v in ranks.items()}) == block  # fmt: skip
+    assert shown(v7["block"]).subs(ranks) == block
     for row in v7["ranks"]:
         got = dict(
             fla({"kind": "layer", "cls": "RWKV7Attention", "kwargs": {"hidden_size": row["c"], "head_dim": 64}})[
