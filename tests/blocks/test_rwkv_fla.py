@@ -197,3 +197,33 @@ def test_constructors_are_fla_s_signatures() -> None:
         seven.make(hidden_size=128, head_dim=32).count
         == layer("RWKV7Attention", {"hidden_size": 128, "head_dim": 32})["total"]
     )
+
+
+@pytest.mark.parametrize(
+    ("cls", "kwargs"),
+    [
+        (
+            "RWKV6Attention",
+            {"hidden_size": 96, "expand_k": 1.0, "num_heads": 3, "proj_low_rank_dim": 4, "elementwise_affine": False},
+        ),
+        (
+            "RWKV7Attention",
+            {"hidden_size": 128, "head_dim": 32, "layer_idx": 0, "num_hidden_layers": 3, "v_low_rank_dim": 8},
+        ),
+        ("RWKV7Attention", {"hidden_size": 64, "head_dim": None, "num_heads": 2, "value_dim": 128, "fuse_norm": True}),
+    ],
+)
+def test_read_remakes_live_layers(cls: str, kwargs: dict) -> None:
+    # the live-object reader: the constructor's arguments read off the real layer remake its tensors
+    from types import SimpleNamespace
+
+    constructor = lookup("fla", cls)
+    keys = {"RWKV6Attention": ["mode", "hidden_size", "expand_k", "expand_v", "num_heads", "proj_low_rank_dim",
+                               "gate_low_rank_dim", "layer_idx"],
+            "RWKV7Attention": ["mode", "hidden_size", "head_dim", "decay_low_rank_dim", "gate_low_rank_dim",
+                               "a_low_rank_dim", "v_low_rank_dim", "layer_idx", "fuse_norm", "value_dim",
+                               "num_hidden_layers"]}[cls]  # fmt: skip
+    live = fla({"kind": "layer", "cls": cls, "kwargs": kwargs, "attributes": keys})
+    obj = SimpleNamespace(**live["attributes"], g_norm=SimpleNamespace(**live["g_norm"]))
+    args, read = constructor.read(obj)
+    same(constructor.make(*args, **read), live)

@@ -16,6 +16,7 @@ S = {
     n: sympy.Symbol(n, integer=True, positive=True)
     for n in ["V", "D", "A", "F", "L", "C", "N", "H", "R_w", "R_a", "R_v", "R_g"]
 }
+NORMS = ("model.layers.1.attn_norm.", "model.layers.1.ffn_norm.")  # the block's LayerNorms, outside the pairs
 needs_fla = pytest.mark.skipif(ssm_python() is None, reason=".venv-ssm (flash-linear-attention 0.6.0) is missing")
 
 
@@ -92,7 +93,7 @@ def test_rwkv6_numbers_live() -> None:
     live = dict(fla({"kind": "model", "model_type": "rwkv6", "config": small})["parameters"])
     names = [x for _, right in V6_PAIRS for x in _expand(right)]
     assert sorted(names) == sorted(
-        k[len("model.layers.1.") :] for k in live if k.startswith("model.layers.1.") and "norm." not in k
+        k[len("model.layers.1.") :] for k in live if k.startswith("model.layers.1.") and not k.startswith(NORMS)
     )
     values = {S["C"]: 128, S["A"]: 128, S["F"]: 96}
     attention = sum(numel(s) for k, s in live.items() if k.startswith("model.layers.1.attn."))
@@ -124,7 +125,7 @@ def test_rwkv7_numbers_live() -> None:
     assert n(q["vocab_diff"]) == live["total"] - pile and n(q["demo"]) == pile + value_lora
     names = [x for _, right in V7_PAIRS for x in _expand(right)]
     assert sorted(names) == sorted(
-        k[len("model.layers.1.") :] for k in shapes if k.startswith("model.layers.1.") and "_norm." not in k
+        k[len("model.layers.1.") :] for k in shapes if k.startswith("model.layers.1.") and not k.startswith(NORMS)
     )
     ranks = {S["R_w"]: 64, S["R_a"]: 64, S["R_v"]: 32, S["R_g"]: 128, S["C"]: 768}
     block = sum(numel(s) for k, s in shapes.items() if k.startswith("model.layers.1."))

@@ -53,6 +53,8 @@ def fla(request: dict) -> dict:
         "buffers": [(n, tuple(s)) for n, s in got["buffers"]],
         "total": got["total"],
         "type": got["type"],
+        "attributes": got.get("attributes", {}),
+        "g_norm": got.get("g_norm", {}),
     }
 
 

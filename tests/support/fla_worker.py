@@ -8,8 +8,9 @@ Protocol: one JSON request per line on stdin; one answer per line on stdout.
 - ``{"kind": "model", "model_type": "rwkv6" | "rwkv7", "config": {...}}``:
   ``AutoModelForCausalLM.from_config(AutoConfig.for_model(model_type, **config))`` on the meta device.
 
-Answer: ``{"ok": {"parameters": [[name, shape], ...], "total": int, "buffers": [[name, shape], ...],
-"type": class name}}`` in ``named_parameters()`` order, ``total`` the sum of ``numel()`` over
+A layer request may list ``"attributes"`` to read off the built object (its constructor's arguments as
+it keeps them). Answer: ``{"ok": {"parameters": [[name, shape], ...], "total": int, "buffers": [[name,
+shape], ...], "type": class name, "attributes": {...}, "g_norm": {...}}}`` in ``named_parameters()`` order, ``total`` the sum of ``numel()`` over
 ``parameters()`` (tied tensors once); ``{"error": "<type>: <message>"}`` when fla refuses.
 Importing this module imports nothing of fla (pytest collects it for doctests).
 """
@@ -35,7 +36,10 @@ def build(request: dict) -> dict:
         config = AutoConfig.for_model(request["model_type"], **request["config"])
         with torch.device("meta"):
             module = AutoModelForCausalLM.from_config(config)
+    norm = getattr(module, "g_norm", None)
     return {
+        "attributes": {key: getattr(module, key) for key in request.get("attributes", [])},
+        "g_norm": {key: getattr(norm, key) for key in ("elementwise_affine", "affine") if hasattr(norm, key)},
         "parameters": [[n, list(p.shape)] for n, p in module.named_parameters()],
         "total": sum(p.numel() for p in module.parameters()),
         "buffers": [[n, list(b.shape)] for n, b in module.named_buffers()],
