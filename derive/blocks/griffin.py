@@ -358,7 +358,10 @@ def recurrent_gemma_for_causal_lm(config: Mapping[str, Any]) -> Module:
     inner = Module("model", "RecurrentGemmaModel", (Param("normalizer", (), buffer=True, dtype="bfloat16"),), body)
     tie = "model.embed_tokens.weight" if flag(config, "tie_word_embeddings", True) else None
     head = Module("lm_head", "Linear", (Param("weight", (vocab, d), tied_to=tie),))
-    return Module("", "RecurrentGemmaForCausalLM", children=(inner, head), config=dict(config),
+    shape = {"vocab_size": vocab, "hidden_size": d, "intermediate_size": f_hf, "num_hidden_layers": layers,
+             "num_attention_heads": heads, "num_key_value_heads": kv, "head_dim": hd, "lru_width": w, "conv1d_width": k,
+             "block_types": list(pattern), "attention_bias": bias, "tie_word_embeddings": tie is not None}  # fmt: skip
+    return Module("", "RecurrentGemmaForCausalLM", children=(inner, head), config={**config, **shape},
                   formula=formula(recurrent_gemma_for_causal_lm, config, LETTERS))  # fmt: skip
 
 

@@ -250,7 +250,7 @@ def blinkdl_model(vocab_size: Dim, n_embd: Dim, n_layer: Dim, block: Callable[[b
     tie : str or None
         The full name of the embedding the head is tied to, or None for an untied head.
     config : mapping, optional
-        Shown with the model.
+        The config as resolved (every key that shapes the model, defaults filled), kept with the model.
     norm_bias : bool, default True
         The final LayerNorm's bias (fla's ``norm_bias``).
     blocks : tuple of Module, optional
@@ -300,7 +300,8 @@ def rwkv_for_causal_lm(config: Mapping[str, Any]) -> Module:
     Returns
     -------
     derive.tree.Module
-        With its closed form in the config's letters (V, D, L, A, F) as ``formula``.
+        With its closed form in the config's letters (V, D, L, A, F) as ``formula`` and the config
+        resolved (the keys that shape it, defaults filled) as ``config``.
 
     Raises
     ------
@@ -312,7 +313,9 @@ def rwkv_for_causal_lm(config: Mapping[str, Any]) -> Module:
     layers = size(config, "num_hidden_layers", 32, minimum=0)
     a = size(config, "attention_hidden_size", d)
     f = size(config, "intermediate_size", 4 * d)
-    tie = "rwkv.embeddings.weight" if flag(config, "tie_word_embeddings", False) else None
+    tied = flag(config, "tie_word_embeddings", False)
+    shape = {"vocab_size": vocab, "hidden_size": d, "num_hidden_layers": layers, "attention_hidden_size": a,
+             "intermediate_size": f, "tie_word_embeddings": tied}  # fmt: skip
     model = blinkdl_model(
         vocab,
         d,
@@ -321,8 +324,8 @@ def rwkv_for_causal_lm(config: Mapping[str, Any]) -> Module:
         type="RwkvForCausalLM",
         prefix="rwkv",
         names=("embeddings", "blocks", "ln_out", "head"),
-        tie=tie,
-        config=config,
+        tie="rwkv.embeddings.weight" if tied else None,
+        config={**config, **shape},
     )
     return model.replace(formula=formula(rwkv_for_causal_lm, config, LETTERS))
 

@@ -318,11 +318,14 @@ def rwkv6_for_causal_lm(config: Mapping[str, Any]) -> Module:
         return fla_block(d, att, ffn, first=first, norm_first=norm_first, norm_bias=bias, name=name, type="RWKV6Block")
 
     resolved = {**config, "intermediate_size": f}
-    return fla_model(resolved, d, block, "RWKV6ForCausalLM", rwkv6_for_causal_lm, LETTERS, norm_bias=bias)
+    shape = {"hidden_size": d, "num_heads": heads, "expand_k": ek, "expand_v": ev, "proj_low_rank_dim": r,
+             "gate_low_rank_dim": g, "norm_first": norm_first, "norm_bias": bias}  # fmt: skip
+    return fla_model(resolved, d, block, "RWKV6ForCausalLM", rwkv6_for_causal_lm, LETTERS, norm_bias=bias, shape=shape)
 
 
 def fla_model(config: Mapping[str, Any], d: Dim, block: Any, type: str, build: Any, letters: Mapping[str, str], *,
-               norm_bias: bool, minimum_layers: int = 0, blocks: tuple[Module, ...] | None = None) -> Module:  # fmt: skip
+               norm_bias: bool, minimum_layers: int = 0, blocks: tuple[Module, ...] | None = None,
+               shape: Mapping[str, Any] | None = None) -> Module:  # fmt: skip
     """The frame of fla's RWKV models: ``model.embeddings``, ``model.layers``, ``model.norm`` (biased as
     ``norm_bias``: ``modeling_rwkv6.py`` 238–244), ``lm_head`` (tied as ``tie_word_embeddings``).
 
@@ -340,6 +343,8 @@ def fla_model(config: Mapping[str, Any], d: Dim, block: Any, type: str, build: A
     minimum_layers : int, default 0
     blocks : tuple of Module, optional
         The layers one by one, when they differ beyond block 0 (``block`` is then unused).
+    shape : mapping, optional
+        The keys that shape the model as resolved (defaults filled), kept with the model as its config.
 
     Returns
     -------
@@ -347,9 +352,17 @@ def fla_model(config: Mapping[str, Any], d: Dim, block: Any, type: str, build: A
     """
     vocab = size(config, "vocab_size", 32000)
     layers = size(config, "num_hidden_layers", 24, minimum=minimum_layers)
-    tie = "model.embeddings.weight" if flag(config, "tie_word_embeddings", False) else None
+    tied = flag(config, "tie_word_embeddings", False)
+    resolved = {
+        **config,
+        **(shape or {}),
+        "vocab_size": vocab,
+        "num_hidden_layers": layers,
+        "tie_word_embeddings": tied,
+    }
     model = blinkdl_model(vocab, d, layers, block, type=type, prefix="model", names=("embeddings", "layers", "norm", "lm_head"),
-                          tie=tie, config=config, norm_bias=norm_bias, blocks=blocks)  # fmt: skip
+                          tie="model.embeddings.weight" if tied else None, config=resolved, norm_bias=norm_bias,
+                          blocks=blocks)  # fmt: skip
     return model.replace(formula=formula(build, config, letters))
 
 

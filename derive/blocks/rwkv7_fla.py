@@ -249,6 +249,7 @@ def rwkv7_for_causal_lm(config: Mapping[str, Any]) -> Module:
     norm_first, bias = flag(config, "norm_first", True), flag(config, "norm_bias", True)
     resolved = {**config, "intermediate_size": f} | {key: chosen[short] for short, (key, _) in _RANK_DEFAULTS.items()}
     kwargs = {key: chosen[short] for short, (key, _) in _RANK_DEFAULTS.items()}
+    shape = {"hidden_size": d, "head_dim": hd, "norm_first": norm_first, "norm_bias": bias}
 
     def block(first: bool, name: str, width: Dim) -> Module:
         att = rwkv7_attention(
@@ -260,10 +261,18 @@ def rwkv7_for_causal_lm(config: Mapping[str, Any]) -> Module:
     if isinstance(widths, list):
         blocks = tuple(block(k == 0, str(k), w) for k, w in enumerate(widths))
         return fla_model(
-            resolved, d, None, "RWKV7ForCausalLM", rwkv7_for_causal_lm, LETTERS, norm_bias=bias, blocks=blocks
+            resolved,
+            d,
+            None,
+            "RWKV7ForCausalLM",
+            rwkv7_for_causal_lm,
+            LETTERS,
+            norm_bias=bias,
+            blocks=blocks,
+            shape=shape,
         )
     return fla_model(resolved, d, lambda first, name: block(first, name, widths), "RWKV7ForCausalLM", rwkv7_for_causal_lm,
-                     LETTERS, norm_bias=bias)  # fmt: skip
+                     LETTERS, norm_bias=bias, shape=shape)  # fmt: skip
 
 
 def _read_rwkv7(obj: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
