@@ -98,10 +98,6 @@ def pile_config(name: str) -> dict[str, Any]:
     return {"model_type": "rwkv", "vocab_size": 50277, "hidden_size": d, "num_hidden_layers": layers}
 
 
-def _tex(value: Any) -> str:
-    return sympy.latex(value) if isinstance(value, sympy.Basic) else number(value)
-
-
 def _tensors(module: Module) -> dict[str, Any]:
     return dict(named_parameters(module))
 
@@ -282,7 +278,7 @@ def rwkv_context() -> dict:
         ``v4``, ``v6``, ``v7`` (equations, tensor tables, closed forms, released models) and ``q``
         (the two questions' numbers).
     """
-    return {"v4": _v4(), "v6": _v6(), "v7": _v7(), "q": _questions(), "tex": _tex}
+    return {"v4": _v4(), "v6": _v6(), "v7": _v7(), "q": _questions()}
 
 
 ORDER = 16
