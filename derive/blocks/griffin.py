@@ -42,6 +42,7 @@ from ._keys import flag, formula, is_int, recipe, size, value
 __all__ = ["SOURCE", "EQUATIONS", "RECURRENTGEMMA_2B", "PRESETS", "floordiv", "rg_lru", "recurrent_block",
            "attention_block", "mlp_block", "layer_types", "recurrent_gemma_for_causal_lm", "griffin", "LETTERS"]  # fmt: skip
 
+#: Where the tensors and conventions are read from (file and lines), shown on the site.
 SOURCE = {
     "transformers": "transformers 5.23.0 models/recurrent_gemma/configuration_recurrent_gemma.py 51-99, "
     "modeling_recurrent_gemma.py 197-217, 280-297, 391-410, 474-498, 611-624, 686-693",

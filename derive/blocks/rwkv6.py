@@ -34,6 +34,7 @@ from .rwkv import blinkdl_model, block_frame, ffn_width, mix
 
 __all__ = ["SOURCE", "EQUATIONS", "rwkv5_time_mix", "rwkv6_time_mix", "channel_mix", "rwkv5_blinkdl", "rwkv6_blinkdl"]
 
+#: Where the tensors and conventions are read from (file and lines), shown on the site.
 SOURCE = {
     "blinkdl": "BlinkDL/RWKV-LM RWKV-v5/src/model.py 241-412, 895-953, 1020-1160; RWKV-v5/train.py 123-129",
     "fla": "flash-linear-attention 0.6.0 fla/layers/rwkv6.py 30-96, 215-369; fla/models/rwkv6/",

@@ -30,6 +30,7 @@ from .rwkv import blinkdl_model
 __all__ = ["SOURCE", "fla_lora", "lerp_linear", "scaled", "rwkv6_attention", "rwkv6_feed_forward", "fla_ffn_width",
            "refuse_hybrid", "fla_block", "fla_model", "rwkv6_for_causal_lm", "LETTERS"]  # fmt: skip
 
+#: Where the tensors and conventions are read from (file and lines), shown on the site.
 SOURCE = "flash-linear-attention 0.6.0 fla/layers/rwkv6.py 30-96, 215-369; fla/models/rwkv6/"
 
 

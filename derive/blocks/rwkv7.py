@@ -38,6 +38,7 @@ from .rwkv import blinkdl_model, block_frame, mix
 __all__ = ["SOURCE", "EQUATIONS", "lora_rank", "ranks", "rwkv7_time_mix", "rwkv7_channel_mix", "rwkv7_blinkdl",
            "RANK_FACTORS"]  # fmt: skip
 
+#: Where the tensors and conventions are read from (file and lines), shown on the site.
 SOURCE = {
     "blinkdl": "BlinkDL/RWKV-LM RWKV-v7/train_temp/src/model.py 496-576, 706-791",
     "fla": "flash-linear-attention 0.6.0 fla/layers/rwkv7.py 32-140; fla/models/rwkv7/",

@@ -27,6 +27,7 @@ from .rwkv7 import ranks
 
 __all__ = ["SOURCE", "rwkv7_attention", "rwkv7_feed_forward", "rwkv7_for_causal_lm", "LETTERS"]
 
+#: Where the tensors and conventions are read from (file and lines), shown on the site.
 SOURCE = "flash-linear-attention 0.6.0 fla/layers/rwkv7.py 32-140; fla/models/rwkv7/"
 
 
