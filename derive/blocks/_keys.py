@@ -16,7 +16,19 @@ from typing import Any
 
 from ..tree import Dim, Formula, Module
 
-__all__ = ["value", "size", "flag", "number", "formula", "recipe", "symbol", "is_int", "Letter", "letters_to_symbols"]
+__all__ = [
+    "value",
+    "size",
+    "flag",
+    "number",
+    "formula",
+    "recipe",
+    "symbol",
+    "is_int",
+    "Letter",
+    "letters_to_symbols",
+    "config_constructor",
+]
 
 
 def is_int(x: object) -> bool:
@@ -253,3 +265,29 @@ def recipe(
             pairs.append((key, raw))
     pairs += sorted(options.items())
     return Formula(_call, args=(build, tuple(pairs)), values=tuple(values))
+
+
+def config_constructor(name: str, build: Callable[[Mapping[str, Any]], Module]) -> Callable[..., Module]:
+    """A config class as users write it (``RwkvConfig(hidden_size=768, ...)``): keyword arguments
+    only, the model ``from_config`` builds.
+
+    Parameters
+    ----------
+    name : str
+        The class name, for the message.
+    build : callable
+        ``build(config) -> Module``.
+
+    Returns
+    -------
+    callable
+        ``make(**kwargs) -> Module``; positional arguments raise TypeError.
+    """
+
+    def make(*args: Any, **kwargs: Any) -> Module:
+        if args:
+            raise TypeError(f"{name} accepts only keyword arguments")
+        return build(kwargs)
+
+    make.__doc__ = f"``{name}(**kwargs)``: the model its ``from_config`` builds."
+    return make

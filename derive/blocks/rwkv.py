@@ -26,12 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..engine.constructors import Constructor, register
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import layer_norm
 from ..tree import Dim, Formula, Module, Param
 from . import register_config
-from ._keys import flag, formula, is_int, recipe, size
+from ._keys import config_constructor, flag, formula, is_int, recipe, size
 
 __all__ = [
     "EQUATIONS",
@@ -362,3 +363,14 @@ def rwkv4_blinkdl(vocab_size: Dim, n_embd: Dim, n_layer: Dim, *, dim_att: Dim | 
         n_layer,
         lambda first, name: rwkv4_block(n_embd, a, f, first=first, spelling="blinkdl", name=name),
     )
+
+
+register(
+    Constructor(
+        "transformers",
+        "RwkvConfig",
+        config_constructor("RwkvConfig", rwkv_for_causal_lm),
+        prefixes=("", "transformers."),
+        source="transformers 5.23.0 models/rwkv/configuration_rwkv.py 54-71",
+    )
+)

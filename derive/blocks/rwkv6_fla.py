@@ -24,7 +24,7 @@ from ..layers.linear import linear
 from ..layers.norm import layer_norm
 from ..tree import Dim, Module, Param
 from . import register_config
-from ._keys import flag, formula, is_int, number, recipe, size, value
+from ._keys import config_constructor, flag, formula, is_int, number, recipe, size, value
 from .rwkv import blinkdl_model
 
 __all__ = ["SOURCE", "fla_lora", "lerp_linear", "scaled", "rwkv6_attention", "rwkv6_feed_forward", "fla_ffn_width",
@@ -385,5 +385,15 @@ register(
         read=_read_rwkv6,
         module_types=("fla.layers.rwkv6",),
         source="flash-linear-attention 0.6.0 fla/layers/rwkv6.py 30-96",
+    )
+)
+
+register(
+    Constructor(
+        "fla",
+        "RWKV6Config",
+        config_constructor("RWKV6Config", rwkv6_for_causal_lm),
+        prefixes=("", "fla.models."),
+        source=SOURCE,
     )
 )

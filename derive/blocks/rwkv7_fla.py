@@ -20,7 +20,7 @@ from ..engine.constructors import Constructor, register
 from ..layers.linear import linear
 from ..tree import Dim, Module, Param
 from . import register_config
-from ._keys import flag, is_int, recipe, size, value
+from ._keys import config_constructor, flag, is_int, recipe, size, value
 from .rwkv import mix
 from .rwkv6_fla import fla_block, fla_ffn_width, fla_lora, fla_model, refuse_hybrid
 from .rwkv7 import ranks
@@ -302,5 +302,15 @@ register(
         read=_read_rwkv7,
         module_types=("fla.layers.rwkv7",),
         source="flash-linear-attention 0.6.0 fla/layers/rwkv7.py 32-140",
+    )
+)
+
+register(
+    Constructor(
+        "fla",
+        "RWKV7Config",
+        config_constructor("RWKV7Config", rwkv7_for_causal_lm),
+        prefixes=("", "fla.models."),
+        source=SOURCE,
     )
 )

@@ -13,6 +13,7 @@ from typing import Any
 import sympy
 
 from derive.blocks import griffin
+from derive.blocks.griffin_deepmind import PRESETS
 from derive.render.latex import shape_latex
 from derive.tree import Module, count, named_parameters
 
@@ -36,7 +37,7 @@ def preset_config(name: str) -> dict[str, Any]:
     Parameters
     ----------
     name : str
-        ``"recurrentgemma-2b"`` or a key of :data:`derive.blocks.griffin.PRESETS`.
+        ``"recurrentgemma-2b"`` or a key of :data:`derive.blocks.griffin_deepmind.PRESETS`.
 
     Returns
     -------
@@ -44,7 +45,7 @@ def preset_config(name: str) -> dict[str, Any]:
     """
     if name == "recurrentgemma-2b":
         return dict(griffin.RECURRENTGEMMA_2B)
-    p = griffin.PRESETS[name]
+    p = PRESETS[name]
     return {"model_type": "recurrent_gemma", "vocab_size": 256000, "hidden_size": p["width"],
             "intermediate_size": 2 * p["mlp_expanded_width"], "num_attention_heads": p["num_heads"],
             "num_key_value_heads": 1, "lru_width": p["lru_width"], "num_hidden_layers": p["num_layers"],

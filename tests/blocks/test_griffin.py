@@ -13,16 +13,15 @@ from hypothesis import strategies as st
 
 from derive.blocks import config_model
 from derive.blocks.griffin import (
-    PRESETS,
     RECURRENTGEMMA_2B,
     attention_block,
     floordiv,
-    griffin,
     layer_types,
     recurrent_block,
     recurrent_gemma_for_causal_lm,
     rg_lru,
 )
+from derive.blocks.griffin_deepmind import PRESETS, griffin
 from derive.engine.constructors import lookup
 from derive.tree import count
 
@@ -219,3 +218,11 @@ def test_deepmind_constructors() -> None:
     assert block.count == recurrent_block(64, 4, 32, 4).count
     assert lookup("recurrentgemma", "LocalAttentionBlock").make(64, 4, 2048).count == 2 * 64 * 64 + 2 * 64 * 16 + 64
     assert lookup("recurrentgemma", "MLPBlock").make(64, 96).count == 3 * 64 * 96 + 2 * 96 + 64
+
+
+def test_recurrent_gemma_config_constructor() -> None:
+    make = lookup("transformers", "RecurrentGemmaConfig").make
+    config = {"vocab_size": 30, "hidden_size": 16, "num_attention_heads": 2, "num_hidden_layers": 3, "intermediate_size": 24}
+    assert count(make(**config)) == hf_model("recurrent_gemma", config)["total"]
+    with pytest.raises(TypeError, match="only keyword arguments"):
+        make(30)

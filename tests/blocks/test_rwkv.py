@@ -139,3 +139,14 @@ def test_ffn_width_rule() -> None:
 
     with pytest.raises(ValueError, match="integer n_embd"):
         ffn_width(sympy.Symbol("C", integer=True, positive=True), "3.5")
+
+
+def test_rwkv_config_constructor() -> None:
+    import derive.blocks  # noqa: F401  (the blocks register their constructors when imported)
+    from derive.engine.constructors import lookup
+
+    make = lookup("transformers", "RwkvConfig").make
+    config = {"vocab_size": 30, "hidden_size": 16, "num_hidden_layers": 2}
+    assert count(make(**config)) == hf_model("rwkv", config)["total"]
+    with pytest.raises(TypeError, match="only keyword arguments"):
+        make(30)

@@ -227,3 +227,10 @@ def test_read_remakes_live_layers(cls: str, kwargs: dict) -> None:
     obj = SimpleNamespace(**live["attributes"], g_norm=SimpleNamespace(**live["g_norm"]))
     args, read = constructor.read(obj)
     same(constructor.make(*args, **read), live)
+
+
+@pytest.mark.parametrize("cls", ["RWKV6Config", "RWKV7Config"])
+def test_fla_config_constructors(cls: str) -> None:
+    config = {"hidden_size": 128, "num_hidden_layers": 2, "vocab_size": 50}
+    live = model(cls[:5].lower(), config)
+    assert lookup("fla", cls).make(**config).count == live["total"]
