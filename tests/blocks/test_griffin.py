@@ -222,7 +222,13 @@ def test_deepmind_constructors() -> None:
 
 def test_recurrent_gemma_config_constructor() -> None:
     make = lookup("transformers", "RecurrentGemmaConfig").make
-    config = {"vocab_size": 30, "hidden_size": 16, "num_attention_heads": 2, "num_hidden_layers": 3, "intermediate_size": 24}
+    config = {
+        "vocab_size": 30,
+        "hidden_size": 16,
+        "num_attention_heads": 2,
+        "num_hidden_layers": 3,
+        "intermediate_size": 24,
+    }
     assert count(make(**config)) == hf_model("recurrent_gemma", config)["total"]
     with pytest.raises(TypeError, match="only keyword arguments"):
         make(30)
