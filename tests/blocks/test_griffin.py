@@ -40,6 +40,7 @@ def test_the_2b_anchor_live() -> None:
     same(recurrent_gemma_for_causal_lm(config), live, buffers=True)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:Initializing zero-element tensors is a no-op")  # an MLP or gate of width 0
 @PROPERTY
 @given(
@@ -185,6 +186,7 @@ def test_transformers_refuses_too() -> None:
     same(recurrent_gemma_for_causal_lm(config), hf_model("recurrent_gemma", config), buffers=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_deepmind_presets_against_transformers(preset: str) -> None:
     # DeepMind's Griffin (common.py presets) has one K/V head and an MLP of mlp_expanded_width: the model

@@ -17,6 +17,7 @@ def n(text: str) -> int:
     return int(text.replace(",", ""))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("release", CONTEXT["releases"], ids=RELEASES)
 def test_released_totals(release) -> None:
     config = {k: v for k, v in preset_config(release["name"]).items() if k != "model_type"}

@@ -36,6 +36,7 @@ def test_the_169m_anchor_live() -> None:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PILE))
 def test_released_pile_models_live(name: str) -> None:
     d, layers = PILE[name]
@@ -47,6 +48,7 @@ def test_released_pile_models_live(name: str) -> None:
     assert rwkv4_blinkdl(50277, d, layers).count == live["total"]  # BlinkDL's .pth: the same tensors, renamed
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(
     vocab=st.integers(1, 300),

@@ -42,6 +42,7 @@ def numel(shape) -> int:
     return out
 
 
+@pytest.mark.slow
 def test_rwkv4_releases_live() -> None:
     for row, name in zip(CONTEXT["v4"]["releases"], PILE, strict=True):
         config = {k: v for k, v in pile_config(name).items() if k != "model_type"}
