@@ -44,7 +44,7 @@ __all__ = ["SOURCE", "EQUATIONS", "RECURRENTGEMMA_2B", "floordiv", "rg_lru", "re
 
 #: Where the tensors and conventions are read from (file and lines), shown on the site.
 SOURCE = {
-    "transformers": "transformers 5.23.0 models/recurrent_gemma/configuration_recurrent_gemma.py 51-99, "
+    "transformers": "transformers 5.23.0 models/recurrent_gemma/configuration_recurrent_gemma.py 59-104, "
     "modeling_recurrent_gemma.py 197-217, 280-297, 391-410, 474-498, 611-624, 686-693",
     "deepmind": "google-deepmind/recurrentgemma recurrentgemma/torch/layers.py 30-115, 233-280, 379-412; "
     "modules.py 294-367, 496-560, 683-722, 755-832; griffin.py 30-79; common.py 46-151",
@@ -306,7 +306,7 @@ def recurrent_gemma_for_causal_lm(config: Mapping[str, Any]) -> Module:
     Parameters
     ----------
     config : mapping
-        ``RecurrentGemmaConfig`` keys (``configuration_recurrent_gemma.py`` 53–77): ``vocab_size``
+        ``RecurrentGemmaConfig`` keys (``configuration_recurrent_gemma.py`` 59–97): ``vocab_size``
         (256000), ``hidden_size`` (2560), ``intermediate_size`` (7680: the MLP is half of it),
         ``num_hidden_layers`` (26), ``num_attention_heads`` (10), ``num_key_value_heads`` (= heads),
         ``head_dim`` (= hidden_size // heads), ``lru_width`` (= hidden_size), ``conv1d_width`` (4),

@@ -25,9 +25,9 @@ __all__ = ["PILE", "PILE_SOURCE", "V6_DEMO", "V7_DEMO", "V6_PAIRS", "V7_PAIRS", 
 #: RWKV/rwkv-4-*-pile: (hidden_size, num_hidden_layers); vocab_size 50277, the rest RwkvConfig's defaults.
 PILE = {"169m": (768, 12), "430m": (1024, 24), "1b5": (2048, 24), "3b": (2560, 32), "7b": (4096, 32), "14b": (5120, 40)}
 PILE_SOURCE = (
-    "transformers' `models/rwkv/convert_rwkv_checkpoint_to_hf.py` (`NUM_HIDDEN_LAYERS_MAPPING`, "
-    "`HIDEN_SIZE_MAPPING`, `vocab_size = 50277`, the config built from them), the same sizes as "
-    "BlinkDL/RWKV-LM `RWKV-v4neo/run.py` 41–63"
+    "huggingface/transformers `src/transformers/models/rwkv/convert_rwkv_checkpoint_to_hf.py` (commit 0851a87: "
+    "`NUM_HIDDEN_LAYERS_MAPPING` and `HIDEN_SIZE_MAPPING`, lines 30–46; `vocab_size = 50277` and the `RwkvConfig` "
+    "built from them in `convert_rmkv_checkpoint_to_hf_format`), the sizes of BlinkDL/RWKV-LM `RWKV-v4neo/run.py` 41–63"
 )
 
 #: The model of BlinkDL/RWKV-LM ``RWKV-v5/rwkv_v6_demo.py`` 256–259 (RWKV-6 World 1.6B's sizes).
