@@ -160,7 +160,8 @@ class Formula:
     Attributes
     ----------
     build : callable
-        ``build(*args, **kwargs)`` -> :class:`Module` (or an int / SymPy count).
+        ``build(*args, **kwargs)`` -> :class:`Module` (or an int / SymPy count; None when there is
+        no closed form, which :attr:`expr` then gives).
     args : tuple
         Positional arguments, sizes replaced by letters.
     kwargs : tuple of (str, value)
@@ -183,6 +184,8 @@ class Formula:
         import sympy
 
         made = self.build(*self.args, **dict(self.kwargs))
+        if made is None:  # the builder has no closed form for this part
+            return None
         total = count(made) if isinstance(made, Module) else made
         return _plain(sympy.expand(total))
 
