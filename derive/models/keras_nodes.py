@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..frameworks.keras.base import Recurrent, snake
+from ..frameworks.keras.base import snake, the_count
 from ..frameworks.keras.core import InputLayer
-from ..frameworks.keras.layer import KerasLayer, the_count
+from ..frameworks.keras.layer import KerasLayer
+from ..frameworks.keras.recurrent_base import Recurrent
 from ..tree import Formula, Module, count
 from .report import Row, rows
 from .source import Call, SourceError, clean

@@ -98,7 +98,7 @@ def remake(layer: Any) -> Any:
 
 def _reader(cls: type) -> Callable[[Any], tuple[tuple[Any, ...], dict[str, Any]]]:
     """Read the config entries ``cls`` takes (its signature, its accepted keywords, ``name``)."""
-    accepted = {p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "args", "kwargs")}
+    accepted = {p for p in inspect.signature(cls).parameters if p not in ("args", "kwargs")}
     accepted |= set(getattr(cls, "ALLOWED", ())) | {"name"}
 
     def read(layer: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:

@@ -17,6 +17,7 @@ import sympy
 from ...engine.symbols import plain, size_symbols
 from ...layers.conv import conv, conv_length
 from ...tree import Formula, Module, numel
+from .base import KerasFormula
 from .layer import KerasLayer, last_axis
 
 __all__ = ["Conv", "Conv1D", "Conv2D", "Conv3D"]
@@ -140,7 +141,7 @@ class Conv(KerasLayer):
         """
         channels = plain(module.params[0].shape[-2] * self.groups)
         values = (("K", numel(self.kernel_size)), ("C", channels), ("F", self.filters))
-        return Formula(_closed_form, (self.groups, self.use_bias), values=values)
+        return KerasFormula(_closed_form, (self.groups, self.use_bias), values=values)
 
 
 class Conv1D(Conv):

@@ -14,32 +14,17 @@ and the input's last axis by ``I``, built only when asked (:class:`derive.tree.F
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
-
-import sympy
 
 from ...engine import validate
 from ...engine.symbols import I, size_symbols
 from ...tree import Formula, Module, count
-from .base import KERAS_COMMON, Weight, check_kwargs, keras_shape, weights
+from .base import KERAS_COMMON, KerasFormula, Weight, check_kwargs, keras_shape, the_count, weights
 
-__all__ = ["KerasLayer", "Constant", "the_count", "last_axis", "Shape"]
+__all__ = ["KerasLayer", "last_axis", "Shape"]
 
 #: A shape without the batch axis: ints, SymPy expressions, ``None`` (unknown), ``Ellipsis`` (unknown rank).
 Shape = tuple
-
-
-@dataclass(frozen=True, slots=True)
-class Constant(Formula):
-    """The closed form of a layer whose count has no letters (no weights, or scalars): the count
-    itself, as a SymPy integer (a table shows no formula for it)."""
-
-    @property
-    def expr(self) -> Any:
-        """``args[0]``, a ``sympy.Integer`` for an int."""
-        value = self.args[0]
-        return sympy.Integer(value) if type(value) is int else value
 
 
 def last_axis(shape: Shape, layer: str) -> Any:
@@ -65,20 +50,6 @@ def last_axis(shape: Shape, layer: str) -> Any:
     if shape[-1] is None:
         raise ValueError(f"The last dimension of the input to {layer} should be defined. Found None.")
     return shape[-1]
-
-
-def the_count(count: Any) -> Any:
-    """``count`` itself: the recipe of a closed form without letters.
-
-    Parameters
-    ----------
-    count : int or sympy.Expr
-
-    Returns
-    -------
-    int or sympy.Expr
-    """
-    return count
 
 
 def _remade(cls: type[KerasLayer], arguments: tuple[tuple[str, Any], ...], shape: Any) -> Module:
@@ -140,7 +111,7 @@ class KerasLayer:
         module, out = self._build(input_shape)
         return module.replace(formula=self.recipe(input_shape, module), output_shape=keras_shape(out)), out
 
-    def recipe(self, input_shape: Any, module: Module) -> Formula:
+    def recipe(self, input_shape: Any, module: Module) -> Formula | None:
         """The closed form's recipe for an input of ``input_shape`` (``module`` the layer built on it).
 
         Parameters
@@ -150,24 +121,25 @@ class KerasLayer:
 
         Returns
         -------
-        derive.tree.Formula
-            The layer remade with letters; a :class:`Constant` for a layer without size arguments.
+        derive.tree.Formula or None
+            The layer remade with letters; for a layer without size arguments, its count (the
+            values name ``I``, the input's last axis, as the layers with sizes do).
         """
-        if not getattr(self, "_arguments", None):
-            return Constant(the_count, (count(module),))
-        arguments = dict(self._arguments)
-        extra = arguments.pop("kwargs", {}) or {}
         values: dict[str, Any] = {}
         shape = input_shape
         if self.READS_LAST and isinstance(shape, tuple) and shape and isinstance(shape[-1], int):
             values["I"] = shape[-1]
             shape = shape[:-1] + (I,)
+        if not getattr(self, "_arguments", None):  # no size arguments: the count (no letter in it)
+            return KerasFormula(the_count, (count(module),), values=tuple(values.items()))
+        arguments = dict(self._arguments)
+        extra = arguments.pop("kwargs", {}) or {}
         for argument, letter in self.SIZES.items():
             value = arguments.get(argument)
             if isinstance(value, int) and not isinstance(value, bool):
                 arguments[argument] = size_symbols(letter)[0]
                 values[letter] = value
-        return Formula(
+        return KerasFormula(
             _remade, (type(self), tuple(sorted({**arguments, **extra}.items())), shape), values=tuple(values.items())
         )
 

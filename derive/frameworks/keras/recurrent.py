@@ -16,8 +16,9 @@ from ...cells import Cell, make_cell
 from ...engine import validate
 from ...engine.symbols import H, Size
 from ...tree import Module
-from .base import RNN_KWARGS, Recurrent, cell_module, layer_name, unexpected_keywords
+from .base import RNN_KWARGS, cell_module, layer_name, unexpected_keywords
 from .conventions import KERAS
+from .recurrent_base import Recurrent
 
 __all__ = ["RecurrentLayer", "SimpleRNN", "LSTM", "GRU"]
 

@@ -15,7 +15,7 @@ from typing import Any
 import sympy
 
 from ...engine.symbols import as_expr, plain
-from ...tree import Module
+from ...tree import Formula, Module
 from .base import snake
 from .layer import KerasLayer
 
@@ -34,6 +34,24 @@ __all__ = [
 def _elements(shape: tuple) -> Any:
     """The product of a shape's sizes, expanded (1 for ``()``)."""
     return plain(sympy.expand(sympy.Mul(*shape))) if shape else 1
+
+
+class _Targeted(KerasLayer):
+    """A layer without weights whose output needs its argument (``target_shape``, ``n``)."""
+
+    def recipe(self, input_shape: Any, module: Module) -> Formula | None:
+        """None: a table shows no formula for it (as the readers always have).
+
+        Parameters
+        ----------
+        input_shape : tuple
+        module : derive.tree.Module
+
+        Returns
+        -------
+        None
+        """
+        return None
 
 
 class Stateless(KerasLayer):
@@ -93,7 +111,7 @@ class Flatten(KerasLayer):
         return self._empty(), (_elements(tuple(input_shape)),)
 
 
-class Reshape(KerasLayer):
+class Reshape(_Targeted):
     """``keras.layers.Reshape(target_shape)``: no weights; output ``target_shape`` (one -1 inferred).
 
     Parameters
@@ -152,7 +170,7 @@ class Reshape(KerasLayer):
         return self._empty(), target
 
 
-class RepeatVector(KerasLayer):
+class RepeatVector(_Targeted):
     """``keras.layers.RepeatVector(n)``: no weights; (F,) -> (n, F).
 
     Parameters

@@ -18,7 +18,8 @@ from ...engine import validate
 from ...engine.symbols import Size
 from ...tree import Module
 from ...tree import count as _count
-from .base import Recurrent, Weight, as_count, layer_name, weights
+from .base import Weight, as_count, layer_name, weights
+from .recurrent_base import Recurrent
 from .wrappers import Bidirectional
 
 __all__ = ["Sequential", "count", "tensors", "sequence"]

@@ -25,10 +25,11 @@ import sympy
 from ...engine.symbols import Size, as_expr
 from ...engine.wirings import merged_width
 from ...tree import Formula, Module
-from .base import LAYER_KWARGS, Recurrent, layer_name, unexpected_keywords
+from .base import LAYER_KWARGS, layer_name, unexpected_keywords
 from .conventions import MERGE_MODES
 from .layer import KerasLayer
 from .recurrent import RecurrentLayer
+from .recurrent_base import Recurrent
 
 __all__ = ["Bidirectional", "TimeDistributed"]
 
