@@ -97,6 +97,7 @@ def batch_norm(
     type: str | None = None,
     center: bool | None = None,
     scale: bool | None = None,
+    renorm: bool = False,
 ) -> Module:
     """BatchNorm over ``num_features`` channels; the running statistics are buffers in torch and
     non-trainable weights in Keras (counted by ``count_params()``).
@@ -113,10 +114,19 @@ def batch_norm(
     center, scale : bool, optional
         Keras' ``center`` (``beta``, torch ``bias``) and ``scale`` (``gamma``, torch ``weight``),
         each on its own; default ``affine``.
+    renorm : bool, default False
+        Keras' batch renormalisation: three more non-trainable weights, ``moving_stddev``,
+        ``renorm_mean``, ``renorm_stddev`` (``keras/src/layers/normalization/batch_normalization.py``,
+        ``build``); Keras only.
 
     Returns
     -------
     derive.tree.Module
+
+    Raises
+    ------
+    ValueError
+        ``renorm`` with the torch spelling.
 
     Examples
     --------
@@ -129,8 +139,13 @@ def batch_norm(
     bias = affine if center is None else center
     if s.framework == "keras":
         params: tuple[Param, ...] = ((Param("gamma", n),) if weight else ()) + ((Param("beta", n),) if bias else ())
-        params += (Param("moving_mean", n, trainable=False), Param("moving_variance", n, trainable=False))
+        stats = ("moving_mean", "moving_variance") + (
+            ("moving_stddev", "renorm_mean", "renorm_stddev") if renorm else ()
+        )
+        params += tuple(Param(stat, n, trainable=False) for stat in stats)
         return Module(name, type or "BatchNormalization", params, sep=s.sep)
+    if renorm:
+        raise ValueError("renorm is Keras' batch renormalisation; torch.nn.BatchNorm has none")
     params = ((Param("weight", n),) if weight else ()) + ((Param("bias", n),) if bias else ())
     if track_running_stats:
         params += (

@@ -111,7 +111,8 @@ class LayerNormalization(Normalization):
 class BatchNormalization(Normalization):
     """``keras.layers.BatchNormalization(axis=-1, ...)``: ``gamma``, ``beta``, ``moving_mean``, ``moving_variance``.
 
-    The moving statistics are non-trainable weights; ``count_params()`` counts them: 4C.
+    The moving statistics are non-trainable weights; ``count_params()`` counts them: 4C
+    (``renorm=True``: three more, ``moving_stddev``, ``renorm_mean``, ``renorm_stddev``: 7C).
 
     Parameters
     ----------
@@ -126,8 +127,6 @@ class BatchNormalization(Normalization):
     ------
     TypeError
         ``axis`` not one int.
-    ValueError
-        ``renorm=True`` (Keras 2's batch renormalisation adds weights not modelled here).
     """
 
     default_name = "batch_normalization"
@@ -144,13 +143,10 @@ class BatchNormalization(Normalization):
         self._keep(locals())
         self._common(kwargs)
         self._axis(axis, center, scale)
-        if kwargs.get("renorm") is True:
-            raise ValueError(
-                "BatchNormalization(renorm=True) (Keras 2) adds renormalisation weights derive does not count"
-            )
 
     def _build(self, input_shape: Any) -> tuple[Module, Any]:
         """``gamma``, ``beta`` and the non-trainable ``moving_mean``, ``moving_variance``; output: the input's shape."""
         size = self._size_of_axis(input_shape)
-        module = batch_norm(size, center=self.center, scale=self.scale, name=self.name, spelling="keras")
+        renorm = self.kwargs.get("renorm") is True
+        module = batch_norm(size, center=self.center, scale=self.scale, renorm=renorm, name=self.name, spelling="keras")
         return module, input_shape
