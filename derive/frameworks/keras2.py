@@ -1,12 +1,15 @@
 """Keras 2 (``tf_keras`` 2.21, and ``tf.keras`` of TensorFlow 2.0-2.15): Keras 3's tensors under
-Keras 2's names, ``lstm/lstm_cell/kernel``, made unique with ``_1``, ``_2`` ..."""
+Keras 2's names, ``lstm/lstm_cell/kernel``, made unique with ``_1``, ``_2`` ...
+
+The layout is Keras 3's (:func:`derive.frameworks.keras.conventions.keras_convention`, written
+once); only the names differ (:func:`keras2_name`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from ..engine.conventions import Convention, TensorLayout
+from .keras.conventions import keras_convention
 from .registry import YES_NO, CellSpec, Framework, register
 
 __all__ = ["KERAS2", "keras2_name"]
@@ -56,27 +59,11 @@ def keras2_name(layer_name: str, cell_name: str | None) -> Callable[[str, Any, s
     return name
 
 
-def _keras2(layer_name: str, cell_name: str) -> Convention:
-    return Convention(
-        name="Keras 2",
-        tensors=(
-            TensorLayout("kernel", "weight", ("ih",), transpose=True),
-            TensorLayout("recurrent_kernel", "weight", ("hh",), transpose=True),
-            TensorLayout("bias", "bias", ("ih", "hh")),
-        ),
-        layer_name=keras2_name(layer_name, cell_name),
-        source=_SOURCE,
-        biases={"RNN_TANH": "input", "LSTM": "input", "GRU": "two", ("GRU", False): "input"},
-        gate_order={"GRU": ("z", "r", "n")},
-        direction_names=_DIRECTIONS,
-    )
-
-
 #: Keras 2 ``SimpleRNN``, ``LSTM``, ``GRU`` (tf-keras 2.21): ``kernel`` (I, G·H),
 #: ``recurrent_kernel`` (H, G·H), ``bias`` (G·H,), GRU with ``reset_after=True`` (2, 3H) — Keras 3's
 #: tensors; by class.
 KERAS2 = {
-    cls: _keras2(layer, f"{layer}_cell")
+    cls: keras_convention("Keras 2", _SOURCE, keras2_name(layer, f"{layer}_cell"), _DIRECTIONS)
     for cls, layer in (("SimpleRNN", "simple_rnn"), ("LSTM", "lstm"), ("GRU", "gru"))
 }
 

@@ -12,11 +12,13 @@ input_channels)).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..tree import Dim, Module, Param
 from . import Spelling
 from . import spelling as _spelling
 
-__all__ = ["conv", "per_group"]
+__all__ = ["conv", "per_group", "conv_length"]
 
 
 def per_group(channels: Dim, groups: Dim, argument: str) -> Dim:
@@ -111,3 +113,42 @@ def conv(
     if bias:
         params += (Param("bias", (out_channels,)),)
     return Module(name, type or default, params, sep=s.sep)
+
+
+def conv_length(length: Any, kernel: Any, stride: Any, padding: Any, dilation: Any = 1) -> Any:
+    """Output length of a convolution or pooling along one axis (None when unknown).
+
+    Sources: ``keras/src/ops/operation_utils.py`` (``compute_conv_output_shape``: ``"valid"``
+    (n - d(k - 1) - 1) // s + 1, ``"same"`` / ``"causal"`` ceil(n / s)); ``torch/nn/modules/conv.py``
+    (explicit zero padding p on each side: (n + 2p - d(k - 1) - 1) // s + 1).
+
+    Parameters
+    ----------
+    length : int, sympy.Expr or None
+        Input length.
+    kernel, stride, dilation : int
+    padding : {"valid", "same", "causal"} or int
+        Keras' names, or torch's explicit zero padding on each side.
+
+    Returns
+    -------
+    int, sympy.Expr or None
+        None when ``length`` is unknown or a kernel, stride or dilation is not an int.
+
+    Examples
+    --------
+    >>> conv_length(100, 3, 1, "valid"), conv_length(100, 3, 2, "same"), conv_length(None, 3, 1, "valid")
+    (98, 50, None)
+    """
+    if length is None or not all(isinstance(v, int) for v in (kernel, stride, dilation)):
+        return None
+    if padding in ("same", "causal"):
+        if isinstance(length, int):
+            return -(-length // stride)
+        import sympy
+
+        return sympy.ceiling(length / stride)
+    span = dilation * (kernel - 1) + 1
+    pad = 2 * padding if isinstance(padding, int) else 0
+    result = (length + pad - span) // stride + 1
+    return int(result) if getattr(result, "is_Integer", False) else result

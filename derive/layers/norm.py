@@ -95,6 +95,9 @@ def batch_norm(
     name: str = "",
     spelling: str | Spelling = "torch",
     type: str | None = None,
+    center: bool | None = None,
+    scale: bool | None = None,
+    renorm: bool = False,
 ) -> Module:
     """BatchNorm over ``num_features`` channels; the running statistics are buffers in torch and
     non-trainable weights in Keras (counted by ``count_params()``).
@@ -103,23 +106,47 @@ def batch_norm(
     ----------
     num_features : int or sympy.Expr
     affine : bool, default True
-        ``weight``/``bias`` (Keras: ``scale``/``center``, both).
+        ``weight``/``bias`` (Keras: ``gamma``/``beta``, both).
     track_running_stats : bool, default True
     name : str
     spelling : str or Spelling, default "torch"
     type : str, optional
+    center, scale : bool, optional
+        Keras' ``center`` (``beta``, torch ``bias``) and ``scale`` (``gamma``, torch ``weight``),
+        each on its own; default ``affine``.
+    renorm : bool, default False
+        Keras' batch renormalisation: three more non-trainable weights, ``moving_stddev``,
+        ``renorm_mean``, ``renorm_stddev`` (``keras/src/layers/normalization/batch_normalization.py``,
+        ``build``); Keras only.
 
     Returns
     -------
     derive.tree.Module
+
+    Raises
+    ------
+    ValueError
+        ``renorm`` with the torch spelling.
+
+    Examples
+    --------
+    >>> [p.name for p in batch_norm(8, scale=False, spelling="keras").params]
+    ['beta', 'moving_mean', 'moving_variance']
     """
     s = _spelling(spelling)
     n = (num_features,)
+    weight = affine if scale is None else scale
+    bias = affine if center is None else center
     if s.framework == "keras":
-        params: tuple[Param, ...] = (Param("gamma", n), Param("beta", n)) if affine else ()
-        params += (Param("moving_mean", n, trainable=False), Param("moving_variance", n, trainable=False))
+        params: tuple[Param, ...] = ((Param("gamma", n),) if weight else ()) + ((Param("beta", n),) if bias else ())
+        stats = ("moving_mean", "moving_variance") + (
+            ("moving_stddev", "renorm_mean", "renorm_stddev") if renorm else ()
+        )
+        params += tuple(Param(stat, n, trainable=False) for stat in stats)
         return Module(name, type or "BatchNormalization", params, sep=s.sep)
-    params = (Param("weight", n), Param("bias", n)) if affine else ()
+    if renorm:
+        raise ValueError("renorm is Keras' batch renormalisation; torch.nn.BatchNorm has none")
+    params = ((Param("weight", n),) if weight else ()) + ((Param("bias", n),) if bias else ())
     if track_running_stats:
         params += (
             Param("running_mean", n, buffer=True),

@@ -2,23 +2,25 @@
 
 A layer keeps the arguments it was made with (:meth:`Layer._keep`); its closed form is the same
 layer remade with each size argument replaced by a letter (``Linear(I, O).count`` = ``I*O + O``).
+The helpers the Keras mirror needs live below the readers and are re-exported here:
+:func:`check_kwargs`, :func:`snake`, :data:`KERAS_COMMON` (:mod:`derive.frameworks.keras.base`)
+and :func:`conv_length` (:mod:`derive.layers.conv`); :func:`remembered` is the one formula cache,
+:func:`derive.tree.closed_form`.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from typing import Any
 
 import sympy
 
 from ..engine import validate
 from ..engine.symbols import plain, size_symbols
+from ..frameworks.keras.base import KERAS_COMMON, check_kwargs, snake
+from ..layers.conv import conv_length
+from ..tree import closed_form
 
 __all__ = ["Layer", "numel", "letters", "check_kwargs", "snake", "conv_length", "KERAS_COMMON", "remembered"]
-
-_FORMULAS: dict[Any, Any] = {}
-_MAX_FORMULAS = 4096
 
 
 def remembered(key: Any, compute: Any) -> Any:
@@ -35,35 +37,9 @@ def remembered(key: Any, compute: Any) -> Any:
     Returns
     -------
     sympy.Expr or int
+        As :func:`derive.tree.closed_form` (an unhashable key is computed every time).
     """
-    try:
-        return _FORMULAS[key]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable argument (a list): not remembered
-        return compute()
-    value = compute()
-    if len(_FORMULAS) >= _MAX_FORMULAS:
-        _FORMULAS.clear()
-    _FORMULAS[key] = value
-    return value
-
-
-#: Keyword arguments every Keras layer takes (``keras/src/layers/layer.py``), plus the Keras 2 input
-#: arguments derive reads as the model's input (``batch_input_shape``, ``input_length``).
-KERAS_COMMON = frozenset(
-    {
-        "name",
-        "dtype",
-        "trainable",
-        "autocast",
-        "input_shape",
-        "input_dim",
-        "batch_input_shape",
-        "batch_size",
-        "input_length",
-    }
-)
+    return closed_form(key, compute)
 
 
 def numel(shape: tuple) -> Any:
@@ -85,28 +61,6 @@ def numel(shape: tuple) -> Any:
     return plain(sympy.expand(sympy.Mul(*shape))) if shape else 1
 
 
-def snake(name: str) -> str:
-    """Keras' automatic layer name for a class name (``keras/src/utils/naming.py``, ``to_snake_case``).
-
-    Parameters
-    ----------
-    name : str
-        A class name, e.g. ``"GlobalAveragePooling1D"``.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> snake("GlobalAveragePooling1D"), snake("LSTM"), snake("ConvLSTM2D"), snake("SimpleRNN")
-    ('global_average_pooling1d', 'lstm', 'conv_lstm2d', 'simple_rnn')
-    """
-    name = re.sub(r"\W+", "", name)
-    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
-
-
 def letters(names: str) -> dict[str, sympy.Symbol]:
     """Letter -> positive-integer symbol, e.g. ``letters("I O")``.
 
@@ -120,30 +74,6 @@ def letters(names: str) -> dict[str, sympy.Symbol]:
     dict of str to sympy.Symbol
     """
     return {s.name: s for s in size_symbols(names)}
-
-
-def check_kwargs(cls_name: str, kwargs: dict, allowed: frozenset[str]) -> None:
-    """Refuse an unknown keyword as the framework does (TypeError naming it).
-
-    Parameters
-    ----------
-    cls_name : str
-        The layer's class name, for the message.
-    kwargs : dict
-        The extra keywords received.
-    allowed : frozenset of str
-        Keywords accepted and ignored.
-
-    Raises
-    ------
-    TypeError
-        A keyword not in ``allowed``, or ``**`` unpacking (whose keys derive cannot see).
-    """
-    if "**" in kwargs:
-        raise TypeError(f"{cls_name}: keyword unpacking (**kwargs) hides the arguments; write them out")
-    unknown = sorted(set(kwargs) - allowed)
-    if unknown:
-        raise TypeError(f"Unrecognized keyword arguments passed to {cls_name}: {unknown}")
 
 
 class Layer:
@@ -195,35 +125,3 @@ class Layer:
     def __repr__(self) -> str:
         parts = [f"{k}={v!r}" for k, v in self._arguments.items() if k != "kwargs"]
         return f"{type(self).__name__}({', '.join(parts)})"
-
-
-def conv_length(length: Any, kernel: Any, stride: Any, padding: Any, dilation: Any = 1) -> Any:
-    """Output length of a convolution or pooling along one axis (None when unknown).
-
-    Parameters
-    ----------
-    length : int, sympy.Expr or None
-        Input length.
-    kernel, stride, dilation : int
-    padding : {"valid", "same", "causal"} or int
-        Keras' names, or torch's explicit zero padding on each side.
-
-    Returns
-    -------
-    int, sympy.Expr or None
-
-    Examples
-    --------
-    >>> conv_length(100, 3, 1, "valid"), conv_length(100, 3, 2, "same"), conv_length(None, 3, 1, "valid")
-    (98, 50, None)
-    """
-    if length is None or not all(isinstance(v, int) for v in (kernel, stride, dilation)):
-        return None
-    if padding in ("same", "causal"):
-        if isinstance(length, int):
-            return math.ceil(length / stride)
-        return sympy.ceiling(length / stride)
-    span = dilation * (kernel - 1) + 1
-    pad = 2 * padding if isinstance(padding, int) else 0
-    result = (length + pad - span) // stride + 1
-    return plain(result)

@@ -8,74 +8,18 @@ output shapes must agree. Refusals name the construct, and Keras refuses the sam
 from __future__ import annotations
 
 import re
-import warnings
 
 import pytest
-import sympy
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 keras = pytest.importorskip("keras")
 from keras import layers as kl  # noqa: E402
+from keras_code_live import PRELUDE, agree, refused_by_keras, run_real  # noqa: E402
 
 from derive.models import explain  # noqa: E402
 from derive.models import keras_layers as kl_layers  # noqa: E402
 from derive.models.source import SourceError  # noqa: E402
-
-PRELUDE = {
-    "keras": keras,
-    "layers": kl,
-    "Sequential": keras.Sequential,
-    "Model": keras.Model,
-    "Input": keras.Input,
-    **{name: getattr(kl, name) for name in dir(kl) if name[:1].isupper()},
-}
-
-
-def run_real(code: str):
-    """The model the code builds in real Keras: ``model`` if assigned, else the last expression."""
-    namespace = dict(PRELUDE)
-    lines = code.strip().splitlines()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # Keras 2 spellings (input_shape=) warn in Keras 3
-        exec("\n".join(lines), namespace)  # the test's own snippets
-        if "model" in namespace and isinstance(namespace["model"], keras.Model):
-            model = namespace["model"]
-        else:
-            model = eval(lines[-1], namespace)
-        if not model.built:
-            model.build(None)
-    return model
-
-
-def agree(code: str, sizes: dict | None = None, **options) -> None:
-    """derive's rows equal real Keras' layers; ``sizes`` gives the values of size names the code leaves open."""
-
-    def value(count):
-        if not sizes:
-            return count
-        count = sympy.sympify(count)
-        return int(count.subs({symbol: sizes[symbol.name] for symbol in count.free_symbols}))
-
-    report = explain(code, **options)
-    keras.backend.clear_session()  # layer names restart at lstm, dense, ... as in a fresh session
-    real = run_real(code)
-    real_layers = [layer for layer in real.layers if not isinstance(layer, kl.InputLayer)]
-    assert [r.name for r in report.rows] == [layer.name for layer in real_layers]
-    assert [value(r.params) for r in report.rows] == [layer.count_params() for layer in real_layers]
-    assert value(report.total) == real.count_params()
-    for row, layer in zip(report.rows, real_layers, strict=True):
-        if not isinstance(layer.output, (list, tuple)) and not sizes:
-            assert row.output_shape == tuple(layer.output.shape), layer.name
-        if not sizes:
-            assert [s for _, s in row.tensors] == [tuple(w.shape) for w in layer.weights], layer.name
-
-
-def refused_by_keras(code: str) -> None:
-    with pytest.raises((ValueError, TypeError, IndexError)), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        run_real(code)
-
 
 AGREE = {
     "function body, annotated size, imports": """
@@ -140,6 +84,14 @@ inner = Sequential([Dense(3), Dense(2)])
 joined = Concatenate(axis=1)([a, out])
 model = Model(a, inner(joined))
 """,
+    "a layer after a Bidirectional of its kind (named after the wrapped one)": """
+model = Sequential([Input((3, 4)), Bidirectional(LSTM(5, return_sequences=True)), LSTM(2), Dense(1)])
+""",
+    "a Sequential added to a Sequential (named in creation order)": """
+model = Sequential()
+model.add(Input((3, 4)))
+model.add(Sequential([Dense(3), Dense(2)]))
+""",
     "a layer variable applied twice (shared)": """
 a = Input((5, 2))
 b = Input((5, 2))
@@ -155,6 +107,28 @@ model = Model([a, b], Dense(1)(merged))
 @pytest.mark.parametrize("code", AGREE.values(), ids=AGREE.keys())
 def test_code_agrees_with_keras(code):
     agree(code, {"units": 5} if "def build(units" in code else None)
+
+
+LIST_OUTPUTS = {
+    "Bidirectional with return_state: each direction's states its own width": (
+        "Bidirectional(LSTM(3, return_state=True))",
+        (5, 2),
+    ),
+    "Bidirectional with merge_mode=None: the two outputs": ("Bidirectional(LSTM(4), merge_mode=None)", (5, 3)),
+    "Bidirectional GRU sequences with states": (
+        "Bidirectional(GRU(2, return_sequences=True, return_state=True), merge_mode='sum')",
+        (5, 3),
+    ),
+}
+
+
+@pytest.mark.parametrize(("layer", "shape"), LIST_OUTPUTS.values(), ids=LIST_OUTPUTS.keys())
+def test_list_outputs_agree_with_keras(layer, shape):
+    """Layers returning lists: every output's shape as Keras gives it."""
+    report = explain(f"x = Input({shape})\nouts = {layer}(x)")
+    keras.backend.clear_session()
+    outs = eval(layer, dict(PRELUDE))(keras.Input(shape))  # the test's own code
+    assert report.rows[0].output_shape == [tuple(o.shape) for o in outs]
 
 
 def test_time_distributed_on_unknown_rank_and_a_sequence_sequential():

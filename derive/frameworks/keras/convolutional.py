@@ -1,0 +1,204 @@
+"""Keras 3's convolutions ``Conv1D``, ``Conv2D``, ``Conv3D`` (on :func:`derive.layers.conv.conv`).
+
+Source: ``keras/src/layers/convolutional/base_conv.py`` (Keras 3.15): ``kernel`` (*kernel_size,
+C / groups, F), ``bias`` (F,).
+
+>>> module, shape = Conv1D(64, 5).build((128, 9))
+>>> [(p.name, p.shape) for p in module.params], shape
+([('kernel', (5, 9, 64)), ('bias', (64,))], (124, 64))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+
+from ...engine.symbols import plain, size_symbols
+from ...layers.conv import conv, conv_length
+from ...tree import Formula, Module, numel
+from .base import KerasFormula
+from .layer import KerasLayer, last_axis
+
+__all__ = ["Conv", "Conv1D", "Conv2D", "Conv3D"]
+
+
+def _closed_form(groups: Any, use_bias: bool) -> Any:
+    """F(K·C/groups + 1) in the letters K, C, F (no 1 without bias)."""
+    k, c, f = size_symbols("K C F")
+    return sympy.expand(f * (k * c / groups + (1 if use_bias else 0)))
+
+
+def _tuple(value: Any, rank: int, name: str) -> tuple:
+    if isinstance(value, (tuple, list)):
+        if len(value) != rank:
+            raise ValueError(f"The `{name}` argument must be a tuple of {rank} integers. Received {name}={value}")
+        return tuple(value)
+    return (value,) * rank
+
+
+class Conv(KerasLayer):
+    """``keras.layers.Conv{1,2,3}D``: ``kernel`` (*k, C / groups, F), ``bias`` (F,)."""
+
+    rank = 1
+    SIZES = {"filters": "F"}
+    ALLOWED = frozenset(
+        {
+            "kernel_initializer",
+            "bias_initializer",
+            "kernel_regularizer",
+            "bias_regularizer",
+            "activity_regularizer",
+            "kernel_constraint",
+            "bias_constraint",
+            "lora_rank",
+            "lora_alpha",
+        }
+    )
+
+    def __init__(
+        self,
+        filters: Any,
+        kernel_size: Any,
+        strides: Any = 1,
+        padding: Any = "valid",
+        data_format: Any = None,
+        dilation_rate: Any = 1,
+        groups: Any = 1,
+        activation: Any = None,
+        use_bias: Any = True,
+        **kwargs: Any,
+    ) -> None:
+        self._keep(locals())
+        self._common(kwargs)
+        self.filters = self._size("filters", filters)
+        self.kernel_size = tuple(self._size("kernel_size", k) for k in _tuple(kernel_size, self.rank, "kernel_size"))
+        self.strides = _tuple(strides, self.rank, "strides")
+        self.dilation_rate = _tuple(dilation_rate, self.rank, "dilation_rate")
+        self.padding = padding.lower() if isinstance(padding, str) else padding
+        if self.padding not in ("valid", "same", "causal"):
+            raise ValueError(
+                f"The `padding` argument must be one of 'valid', 'same' (or 'causal' for Conv1D). "
+                f"Received: padding={padding}"
+            )
+        self.data_format = data_format or "channels_last"
+        self.groups = self._size("groups", groups)
+        self.use_bias = use_bias is not False
+
+    def _build(self, input_shape: Any) -> tuple[Module, Any]:
+        """Kernel and bias; output with the spatial axes convolved (Keras' messages for a shape
+        that does not fit: wrong rank, unknown channels, channels not divisible by ``groups``)."""
+        first = self.data_format == "channels_first"
+        if input_shape and input_shape[0] is Ellipsis:
+            if first:
+                raise ValueError(f"{self.name}: the input shape is unknown; give the model's input shape")
+            channels, spatial = last_axis(input_shape, self.name), None
+        else:
+            if len(input_shape) != self.rank + 1:
+                raise ValueError(
+                    f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
+                    f"ndim={self.rank + 2}, found ndim={len(input_shape) + 1}. Full shape received: "
+                    f"{(None, *input_shape)}"
+                )
+            channels = input_shape[0] if first else input_shape[-1]
+            spatial = input_shape[1:] if first else input_shape[:-1]
+            if channels is None:
+                raise ValueError(f"{self.name}: the channel dimension of the inputs should be defined. Found None.")
+        if isinstance(channels, int) and isinstance(self.groups, int) and channels % self.groups:
+            raise ValueError(
+                f"The number of input channels must be evenly divisible by the number of groups. "
+                f"Received groups={self.groups}, but the input has {channels} channels."
+            )
+        module = conv(
+            channels,
+            self.filters,
+            self.kernel_size,
+            groups=self.groups,
+            bias=self.use_bias,
+            name=self.name,
+            spelling="keras",
+        )
+        if spatial is None:
+            return module, (Ellipsis, self.filters)
+        out = tuple(
+            conv_length(n, k, s, self.padding, d)
+            for n, k, s, d in zip(spatial, self.kernel_size, self.strides, self.dilation_rate)
+        )
+        return module, ((self.filters, *out) if first else (*out, self.filters))
+
+    def recipe(self, input_shape: Any, module: Module) -> Formula:
+        """Closed form F(K·C/g + 1), K the kernel's size, with the letters' values.
+
+        Parameters
+        ----------
+        input_shape : tuple
+        module : derive.tree.Module
+            The layer built on ``input_shape``.
+
+        Returns
+        -------
+        derive.tree.Formula
+        """
+        channels = plain(module.params[0].shape[-2] * self.groups)
+        values = (("K", numel(self.kernel_size)), ("C", channels), ("F", self.filters))
+        return KerasFormula(_closed_form, (self.groups, self.use_bias), values=values)
+
+
+class Conv1D(Conv):
+    """``keras.layers.Conv1D(filters, kernel_size, strides=1, padding="valid", ...)``.
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F.
+    kernel_size : int or tuple of 1 int
+    strides, padding, data_format, dilation_rate, groups, activation, use_bias, **kwargs
+        As Keras; ``padding`` and ``strides`` set the output length.
+
+    Raises
+    ------
+    TypeError, ValueError
+        See :meth:`build`; a size that is not a positive integer.
+    """
+
+    rank, default_name = 1, "conv1d"
+
+
+class Conv2D(Conv):
+    """``keras.layers.Conv2D(filters, kernel_size, ...)``: ``kernel`` (k1, k2, C / groups, F).
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F.
+    kernel_size : int or tuple of 2 ints
+    strides, padding, data_format, dilation_rate, groups, activation, use_bias, **kwargs
+        As Keras.
+
+    Raises
+    ------
+    TypeError, ValueError
+        See :meth:`build`.
+    """
+
+    rank, default_name = 2, "conv2d"
+
+
+class Conv3D(Conv):
+    """``keras.layers.Conv3D(filters, kernel_size, ...)``: ``kernel`` (k1, k2, k3, C / groups, F).
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F.
+    kernel_size : int or tuple of 3 ints
+    strides, padding, data_format, dilation_rate, groups, activation, use_bias, **kwargs
+        As Keras.
+
+    Raises
+    ------
+    TypeError, ValueError
+        See :meth:`build`.
+    """
+
+    rank, default_name = 3, "conv3d"
