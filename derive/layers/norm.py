@@ -17,7 +17,7 @@ from ..tree import Dim, Module, Param
 from . import Spelling
 from . import spelling as _spelling
 
-__all__ = ["layer_norm", "rms_norm", "batch_norm", "group_norm"]
+__all__ = ["layer_norm", "rms_norm", "batch_norm", "instance_norm", "group_norm"]
 
 
 def layer_norm(
@@ -95,6 +95,7 @@ def batch_norm(
     name: str = "",
     spelling: str | Spelling = "torch",
     type: str | None = None,
+    bias: bool = True,
 ) -> Module:
     """BatchNorm over ``num_features`` channels; the running statistics are buffers in torch and
     non-trainable weights in Keras (counted by ``count_params()``).
@@ -105,6 +106,8 @@ def batch_norm(
     affine : bool, default True
         ``weight``/``bias`` (Keras: ``scale``/``center``, both).
     track_running_stats : bool, default True
+    bias : bool, default True
+        torch's keyword-only ``bias``: with ``affine``, False leaves ``weight`` alone.
     name : str
     spelling : str or Spelling, default "torch"
     type : str, optional
@@ -119,7 +122,7 @@ def batch_norm(
         params: tuple[Param, ...] = (Param("gamma", n), Param("beta", n)) if affine else ()
         params += (Param("moving_mean", n, trainable=False), Param("moving_variance", n, trainable=False))
         return Module(name, type or "BatchNormalization", params, sep=s.sep)
-    params = (Param("weight", n), Param("bias", n)) if affine else ()
+    params = ((Param("weight", n),) + ((Param("bias", n),) if bias else ())) if affine else ()
     if track_running_stats:
         params += (
             Param("running_mean", n, buffer=True),
@@ -127,6 +130,47 @@ def batch_norm(
             Param("num_batches_tracked", (), buffer=True, dtype="int64"),
         )
     return Module(name, type or "BatchNorm1d", params, sep=s.sep)
+
+
+def instance_norm(
+    num_features: Dim,
+    rank: int = 1,
+    *,
+    affine: bool = False,
+    track_running_stats: bool = False,
+    bias: bool = True,
+    name: str = "",
+) -> Module:
+    """InstanceNorm{rank}d: BatchNorm's tensors, but off by default (``torch/nn/modules/instancenorm.py``).
+
+    Parameters
+    ----------
+    num_features : int or sympy.Expr
+    rank : {1, 2, 3}
+        Spatial axes (the class ``InstanceNorm1d`` / ``2d`` / ``3d``).
+    affine : bool, default False
+    track_running_stats : bool, default False
+        The buffers ``running_mean``, ``running_var``, ``num_batches_tracked``.
+    bias : bool, default True
+    name : str
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Examples
+    --------
+    >>> [p.name for p in instance_norm(8, 2, affine=True).params], instance_norm(8).count
+    (['weight', 'bias'], 0)
+    """
+    return batch_norm(
+        num_features,
+        affine=affine,
+        track_running_stats=track_running_stats,
+        bias=bias,
+        name=name,
+        type=f"InstanceNorm{rank}d",
+    )
 
 
 def group_norm(
@@ -137,6 +181,7 @@ def group_norm(
     name: str = "",
     spelling: str | Spelling = "torch",
     type: str | None = None,
+    bias: bool = True,
 ) -> Module:
     """GroupNorm: ``num_channels`` split in ``num_groups``; a gain and shift per channel.
 
@@ -144,6 +189,8 @@ def group_norm(
     ----------
     num_groups, num_channels : int or sympy.Expr
     affine : bool, default True
+    bias : bool, default True
+        torch's keyword-only ``bias``: with ``affine``, False leaves ``weight`` alone.
     name : str
     spelling : str or Spelling, default "torch"
     type : str, optional
@@ -161,5 +208,6 @@ def group_norm(
     if ints and num_channels % num_groups:
         raise ValueError("num_channels must be divisible by num_groups")
     s = _spelling(spelling)
-    params = (Param("weight", (num_channels,)), Param("bias", (num_channels,))) if affine else ()
+    c = (num_channels,)
+    params = ((Param("weight", c),) + ((Param("bias", c),) if bias else ())) if affine else ()
     return Module(name, type or "GroupNorm", params, sep=s.sep)
