@@ -41,13 +41,13 @@ def _known(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[li
         if argument not in where:
             continue
         kind, slot = where[argument]
-        value = args_[slot] if kind == "arg" else kwargs_[slot]
+        value = args_[int(slot)] if kind == "arg" else kwargs_[str(slot)]
         if unread(value):
             guessed = guessed or argument == "batch_first"
             if kind == "arg":
-                args_[slot] = default
+                args_[int(slot)] = default
             else:
-                kwargs_[slot] = default
+                kwargs_[str(slot)] = default
     return args_, kwargs_, guessed
 
 

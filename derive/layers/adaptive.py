@@ -61,4 +61,6 @@ def adaptive_log_softmax(
                 ),
             )
         )
-    return Module("", "AdaptiveLogSoftmaxWithLoss", children=(head, Module("tail", "ModuleList", children=tuple(tails))))
+    return Module(
+        "", "AdaptiveLogSoftmaxWithLoss", children=(head, Module("tail", "ModuleList", children=tuple(tails)))
+    )

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 nn = torch.nn
 
-import derive  # noqa: E402,F401  (registers every constructor)
+import derive  # noqa: E402  (registers every constructor)
 from derive.engine.constructors import CONSTRUCTORS, lookup  # noqa: E402
 from derive.tree import count, named_buffers, named_parameters  # noqa: E402
 
@@ -246,7 +246,13 @@ def test_refused_as_torch_refuses(case):
 
 @pytest.mark.parametrize(
     "name,args",
-    [("LazyLinear", (8,)), ("LazyConv2d", (8, 3)), ("LazyConvTranspose1d", (8, 3)), ("LazyBatchNorm1d", ()), ("LazyInstanceNorm3d", ())],
+    [
+        ("LazyLinear", (8,)),
+        ("LazyConv2d", (8, 3)),
+        ("LazyConvTranspose1d", (8, 3)),
+        ("LazyBatchNorm1d", ()),
+        ("LazyInstanceNorm3d", ()),
+    ],
 )
 def test_lazy_modules_are_refused_by_name(name, args):
     R(name, *args).torch()  # torch makes them: their sizes come from the first input
@@ -274,7 +280,9 @@ def test_symbolic_sizes_and_layers():
         live = R("TransformerEncoder", R("TransformerEncoderLayer", 16, 8, 64), k).torch()
         assert count(stack).subs({d: 16, n: k}) == sum(p.numel() for p in live.parameters())
     lstm = lookup("torch", "LSTM").make(d, d, n, bidirectional=True)
-    assert count(lstm).subs({d: 5, n: 3}) == sum(p.numel() for p in R("LSTM", 5, 5, 3, bidirectional=True).torch().parameters())
+    assert count(lstm).subs({d: 5, n: 3}) == sum(
+        p.numel() for p in R("LSTM", 5, 5, 3, bidirectional=True).torch().parameters()
+    )
 
 
 @settings(max_examples=40, deadline=None)

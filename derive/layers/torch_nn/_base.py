@@ -51,7 +51,7 @@ def signature(*specs: tuple[str, Any] | str) -> inspect.Signature:
     params = []
     for spec in specs:
         name, default = (spec, REQUIRED) if isinstance(spec, str) else spec
-        kind = _P.POSITIONAL_OR_KEYWORD
+        kind: Any = _P.POSITIONAL_OR_KEYWORD
         if name.startswith("**"):
             name, kind = name[2:], _P.VAR_KEYWORD
         elif name.startswith("*") and isinstance(spec, str) and name[1:] in ("args",):
@@ -90,7 +90,11 @@ def bind(name: str, sig: inspect.Signature, args: tuple[Any, ...], kwargs: dict[
         if "too many positional" in str(error):
             most = len(positional) + 1
             least = sum(1 for p in positional if p.default is REQUIRED) + 1
-            took = f"{most} positional argument{'s' if most > 1 else ''}" if least == most else f"from {least} to {most} positional arguments"
+            took = (
+                f"{most} positional argument{'s' if most > 1 else ''}"
+                if least == most
+                else f"from {least} to {most} positional arguments"
+            )
             raise TypeError(f"{name}.__init__() takes {took} but {len(args) + 1} were given") from None
         raise TypeError(f"{name}.__init__() {error}") from None
 
@@ -295,6 +299,4 @@ def define(
     if known is not None:
         return known
     module = module_type or source.removesuffix(".py").replace("/", ".")
-    return register(
-        Constructor("torch", name, make, PREFIXES, letters, read, (module,), source=source)
-    )
+    return register(Constructor("torch", name, make, PREFIXES, letters, read, (module,), source=source))

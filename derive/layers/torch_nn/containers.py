@@ -76,7 +76,9 @@ def ParameterList(values: Any = None) -> Module:
 
 def ParameterDict(parameters: Any = None) -> Module:
     """``nn.ParameterDict(mapping or pairs)``."""
-    return Module("", "ParameterDict", tuple(_parameter(v, str(k)) for k, v in _pairs(parameters or {}, "ParameterDict")))
+    return Module(
+        "", "ParameterDict", tuple(_parameter(v, str(k)) for k, v in _pairs(parameters or {}, "ParameterDict"))
+    )
 
 
 def Module_(*args: Any, **kwargs: Any) -> Module:

@@ -171,7 +171,11 @@ def _transposed(n: int) -> Any:
 def _lazy(name: str) -> Any:
     transposed = "Transpose" in name
     spec: list[Any] = ["out_channels", "kernel_size", ("stride", 1), ("padding", 0)]
-    spec += [("output_padding", 0), ("groups", 1), ("bias", True), ("dilation", 1)] if transposed else [("dilation", 1), ("groups", 1), ("bias", True)]
+    spec += (
+        [("output_padding", 0), ("groups", 1), ("bias", True), ("dilation", 1)]
+        if transposed
+        else [("dilation", 1), ("groups", 1), ("bias", True)]
+    )
     spec += [("padding_mode", "zeros"), ("device", None), ("dtype", None)]
     why = (
         f"{name} takes in_channels from its first input, which code does not show; "

@@ -109,8 +109,7 @@ def Identity(*args: Any, **kwargs: Any) -> Module:
 def LazyLinear(out_features: Any, bias: Any = True, device: Any = None, dtype: Any = None) -> Module:
     """``nn.LazyLinear``: refused, its ``in_features`` is set by the first input."""
     raise ValueError(
-        "LazyLinear takes in_features from its first input, which code does not show; "
-        "write nn.Linear(in_features, ...)"
+        "LazyLinear takes in_features from its first input, which code does not show; write nn.Linear(in_features, ...)"
     )
 
 
@@ -133,12 +132,7 @@ def AdaptiveLogSoftmaxWithLoss(
         raise ValueError("cutoffs should be a sequence of length larger than 0")
     if not all(type(c) is int for c in cuts) or not is_number(div_value):
         raise TypeError("cutoffs and div_value must be numbers written in the code")
-    if (
-        cuts != sorted(cuts)
-        or min(cuts) <= 0
-        or (type(n) is int and max(cuts) > n - 1)
-        or len(set(cuts)) != len(cuts)
-    ):
+    if cuts != sorted(cuts) or min(cuts) <= 0 or (type(n) is int and max(cuts) > n - 1) or len(set(cuts)) != len(cuts):
         raise ValueError(
             "cutoffs should be a sequence of unique, positive integers sorted in an increasing order, "
             "where each value is between 1 and n_classes-1"

@@ -163,10 +163,14 @@ def _read_batch(m: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
 
 _C = {"num_features": "C"}
 for _n in (1, 2, 3):
-    define(f"BatchNorm{_n}d", _batch(f"BatchNorm{_n}d"), source="torch/nn/modules/batchnorm.py", letters=_C, read=_read_batch)
     define(
-        f"InstanceNorm{_n}d", _instance(_n), source="torch/nn/modules/instancenorm.py", letters=_C, read=_read_batch
+        f"BatchNorm{_n}d",
+        _batch(f"BatchNorm{_n}d"),
+        source="torch/nn/modules/batchnorm.py",
+        letters=_C,
+        read=_read_batch,
     )
+    define(f"InstanceNorm{_n}d", _instance(_n), source="torch/nn/modules/instancenorm.py", letters=_C, read=_read_batch)
     define(f"LazyBatchNorm{_n}d", _lazy(f"LazyBatchNorm{_n}d"), source="torch/nn/modules/batchnorm.py")
     define(f"LazyInstanceNorm{_n}d", _lazy(f"LazyInstanceNorm{_n}d"), source="torch/nn/modules/instancenorm.py")
 define("SyncBatchNorm", SyncBatchNorm, source="torch/nn/modules/batchnorm.py", letters=_C, read=_read_batch)

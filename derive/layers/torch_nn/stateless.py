@@ -35,9 +35,9 @@ def _by_rank(pattern: str, *spec: Any) -> dict[str, tuple[Any, ...]]:
 #: class -> (file under torch/nn/modules, signature spec)
 STATELESS: dict[str, tuple[Any, ...]] = {
     # activation.py
-    **{n: ("activation", ("inplace", False)) for n in ("ReLU", "ReLU6", "SELU", "SiLU", "Mish", "Hardsigmoid", "Hardswish")},
-    **{n: ("activation", "*args", "**kwargs") for n in ("Sigmoid", "Tanh", "LogSigmoid", "Softsign", "Tanhshrink", "Softmax2d")},
-    **{n: ("activation", ("dim", None)) for n in ("Softmax", "LogSoftmax", "Softmin")},
+    **dict.fromkeys(("ReLU", "ReLU6", "SELU", "SiLU", "Mish", "Hardsigmoid", "Hardswish"), ("activation", ("inplace", False))),
+    **dict.fromkeys(("Sigmoid", "Tanh", "LogSigmoid", "Softsign", "Tanhshrink", "Softmax2d"), ("activation", "*args", "**kwargs")),
+    **dict.fromkeys(("Softmax", "LogSoftmax", "Softmin"), ("activation", ("dim", None))),
     "ELU": ("activation", ("alpha", 1.0), ("inplace", False)),
     "CELU": ("activation", ("alpha", 1.0), ("inplace", False)),
     "GELU": ("activation", ("approximate", "none")),
@@ -50,7 +50,7 @@ STATELESS: dict[str, tuple[Any, ...]] = {
     "Softplus": ("activation", ("beta", 1.0), ("threshold", 20.0)),
     "Threshold": ("activation", "threshold", "value", ("inplace", False)),
     # dropout.py
-    **{n: ("dropout", ("p", 0.5), ("inplace", False)) for n in ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")},
+    **dict.fromkeys(("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"), ("dropout", ("p", 0.5), ("inplace", False))),
     # pooling.py
     **_by_rank("MaxPool{n}d", "pooling", "kernel_size", ("stride", None), ("padding", 0), ("dilation", 1), ("return_indices", False), ("ceil_mode", False)),
     "AvgPool1d": ("pooling", "kernel_size", ("stride", None), ("padding", 0), ("ceil_mode", False), ("count_include_pad", True)),
@@ -121,15 +121,14 @@ def _make(name: str, sig: inspect.Signature) -> Any:
     def make(*args: Any, **kwargs: Any) -> Module:
         bound = bind(name, sig, args, kwargs)
         p = bound.arguments.get("p")
-        if name.endswith("Dropout") or "Dropout" in name:
-            if is_number(p) and not 0 <= p <= 1:
-                raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        buffers = tuple(
-            (key, tuple(value.shape))
-            for key in ("weight", "pos_weight")
-            if isinstance(getattr(value := bound.arguments.get(key), "shape", None), tuple)
-        )
-        return stateless(name, output_shape=shape, buffers=buffers)
+        if "Dropout" in name and is_number(p) and not 0 <= float(p) <= 1:  # type: ignore[arg-type]
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        buffers = []
+        for key in ("weight", "pos_weight"):
+            shape_ = getattr(bound.arguments.get(key), "shape", None)
+            if isinstance(shape_, tuple):
+                buffers.append((key, shape_))
+        return stateless(name, output_shape=shape, buffers=tuple(buffers))
 
     make.__signature__ = sig  # type: ignore[attr-defined]
     make.__doc__ = f"``nn.{name}``: no parameters."
