@@ -110,6 +110,10 @@ def _sum(reader: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) ->
 
 def _convert(kind: str) -> Any:
     def call(reader: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+        if kind == "dict":
+            return _dict(reader, args, kwargs, node)
+        if kwargs:
+            return _unknown(node, f"{kind}() with keyword arguments is not read")
         if not args:
             return TYPES[kind]()
         value = args[0]
@@ -120,8 +124,6 @@ def _convert(kind: str) -> Any:
             if items is None:
                 return _unknown(node, reader.why_unknown(value, node))
             return TYPES[kind](items) if kind != "set" else _set(items, node)
-        if kind == "dict":
-            return _dict(reader, args, kwargs, node)
         if isinstance(value, sympy.Basic):
             if kind == "int":
                 if value.is_integer:
@@ -306,6 +308,10 @@ def _type(reader: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -
     cls = getattr(value, "cls", None)
     if isinstance(cls, Class):
         return cls
+    if isinstance(value, Partial):
+        return Ref("functools.partial")
+    if isinstance(value, Function):
+        return Ref("types.FunctionType")
     for name, python in TYPES.items():
         if type(value) is python:
             return BUILTINS[name]

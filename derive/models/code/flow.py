@@ -70,7 +70,9 @@ class Merger:
         Refused
         """
         return self.core.refuse(
-            self.node, f"{what} depends on `{source_of(_test(self.node))}`, which derive cannot know: {self.why}"
+            self.node,
+            f"the modules and parameters built depend on `{source_of(_test(self.node))}`, which derive cannot "
+            f"know: {self.why} (they differ in {what})",
         )
 
     def has_modules(self, value: Any, seen: set[int] | None = None) -> bool:
@@ -167,7 +169,7 @@ class Merger:
         Unknown
         """
         if self.has_modules(a) or self.has_modules(b):
-            raise self.refusal(f"{name!r}, which holds modules or parameters,")
+            raise self.refusal(repr(name))
         return self.poison(name)
 
     def names(self, a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> None:
@@ -184,7 +186,7 @@ class Merger:
             else:
                 present = a[key] if key in a else b[key]
                 if self.has_modules(present):
-                    raise self.refusal(f"{prefix + key!r}, which holds modules or parameters,")
+                    raise self.refusal(repr(prefix + key))
                 a[key] = self.poison(prefix + key)
 
 
@@ -265,7 +267,7 @@ def fork(core: Any, node: ast.AST, why: str, first: Callable[[], Any], second: C
     merger = Merger(core, node, why)
     if outcome_a[0] != outcome_b[0]:
         _load(scopes, originals)
-        raise merger.refusal("whether the code returns, breaks or continues here")
+        raise merger.refusal("whether the code returns, breaks or continues")
     try:
         for kept, other in zip(state_a, state_b):
             merger.names(kept, other)

@@ -58,7 +58,7 @@ class ContainerRules:
             else:
                 starred = any(isinstance(a, ast.Starred) for a in arg_nodes)
                 for i, value in enumerate(args):
-                    foreign = isinstance(value, Unknown) and value.why != "unknown name" and not self.partial
+                    foreign = isinstance(value, Unknown) and value.why.startswith("Python's") and not self.partial
                     if not isinstance(value, (ModObj, Unknown)) or foreign:
                         got = (
                             source_of(arg_nodes[i])
@@ -160,7 +160,7 @@ class ContainerRules:
             return entries[key][1]
         return Unknown(source_of(node), f"index {key!r} of {obj.type} is not known", getattr(node, "lineno", 0))
 
-    def setitem(self, core: Any, obj: Any, key: Any, value: Any, node: ast.AST) -> None:
+    def put_item(self, core: Any, obj: Any, key: Any, value: Any, node: ast.AST) -> None:
         """``container[key] = value``."""
         if not isinstance(obj, ModObj) or not obj.container:
             raise core.refuse(node, f"derive does not read assignments to {source_of(node)}")

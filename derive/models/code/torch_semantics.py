@@ -150,11 +150,25 @@ class TorchSemantics(ModuleRules, Semantics):
         short = path.removeprefix("torch.")
         if path.startswith("torch.") and short in FACTORIES:
             return create(short, args, kwargs, node)
+        if path in ("torch.from_numpy", "numpy.array", "numpy.asarray", "np.array", "np.asarray") and args:
+            return create("tensor", args[:1], {}, node)
+        numpy = path.removeprefix("numpy.").removeprefix("np.")
+        if path.startswith(("numpy.", "np.")) and numpy in (
+            "zeros",
+            "ones",
+            "empty",
+            "full",
+            "eye",
+            "arange",
+            "linspace",
+        ):
+            return create(numpy, args, {}, node)
         if path.startswith("torch.") and short in ELEMENTWISE and args and isinstance(args[0], (TensorVal, ParamObj)):
             return TensorVal(args[0].shape)
         if path.startswith(_VALUES) or path.startswith("torch."):
             return Unknown(written, f"{path}(...) is not read by derive", node.lineno)
-        return Unknown(written, f"{path} is not defined in the code (it is imported)", node.lineno, "module")
+        package = path.rsplit(".", 1)[0] if "." in path else path
+        return Unknown(written, f"imported from {package}, which derive does not read", node.lineno, "module")
 
     def construct(self, core: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> ModObj:
         """A registered ``torch.nn`` class made with the code's arguments.
@@ -286,6 +300,12 @@ class TorchSemantics(ModuleRules, Semantics):
             return index(obj, key, node)
         return self.item(core, obj, key, node)
 
+    def setitem(self, core: Any, obj: Any, key: Any, value: Any, node: ast.AST) -> None:
+        """``tensor[...] = value`` (an in-place write: no shape changes); ``container[key] = value``."""
+        if isinstance(obj, (TensorVal, ParamObj)):
+            return None
+        return self.put_item(core, obj, key, value, node)
+
     def binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Any:
         """Tensor arithmetic (shapes broadcast); ``ModuleList + ModuleList``."""
         if isinstance(left, ModObj) and isinstance(right, ModObj) and isinstance(op, ast.Add):
@@ -386,8 +406,11 @@ class TorchSemantics(ModuleRules, Semantics):
                     node,
                     f"unknown name {value.name!r}; supported: {', '.join(supported())} (or --partial to count the rest)",
                 )
+            where = f"line {value.line}: " if value.line else ""
             raise core.refuse(
-                node, f"{value.reason()} may be a module, and derive cannot count it (--partial counts the rest)"
+                node,
+                f"{value.name!r} may be a module, and derive cannot count it ({where}{value.why}); "
+                "--partial counts the rest",
             )
         core.note(f"line {value.line or getattr(node, 'lineno', 0)}: {shown} is not known to derive: not counted")
         return ModObj(shown, counted=False, note="unknown module, not counted")
