@@ -106,7 +106,7 @@ class DeepSpeech(nn.Module):
                 rnn_type=supported_rnns[rnn_type],
                 bidirectional=bidirectional,
             )
-            rnns.append(("%d" % (x + 1), rnn))
+            rnns.append(("%d" % (x + 1), rnn))  # noqa: UP031
         self.rnns = nn.Sequential(OrderedDict(rnns))
         self.lookahead = (
             nn.Sequential(Lookahead(hidden_size, context=context), nn.Hardtanh(0, 20, inplace=True))

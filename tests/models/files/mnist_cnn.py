@@ -34,12 +34,23 @@ class Net(nn.Module):
         return output
 
 
+def train(args, model, device, train_loader, optimizer, epoch):
+    model.train()
+    for batch_idx, (data, target) in enumerate(train_loader):
+        optimizer.zero_grad()
+        loss = F.nll_loss(model(data.to(device)), target.to(device))
+        loss.backward()
+        optimizer.step()
+
+
 def main():
     parser = argparse.ArgumentParser(description="PyTorch MNIST Example")
     parser.add_argument("--batch-size", type=int, default=64, metavar="N")
     parser.add_argument("--lr", type=float, default=1.0, metavar="LR")
     args = parser.parse_args()
     device = torch.device("cpu")
+    dataset = torch.utils.data.TensorDataset(torch.randn(256, 1, 28, 28), torch.randint(0, 10, (256,)))
+    train_loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch_size)
     model = Net().to(device)
     optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
     for epoch in range(1, args.epochs + 1):

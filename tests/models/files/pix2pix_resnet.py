@@ -16,7 +16,7 @@ def get_norm_layer(norm_type="instance"):
             return nn.Identity()
 
     else:
-        raise NotImplementedError("normalization layer [%s] is not found" % norm_type)
+        raise NotImplementedError("normalization layer [%s] is not found" % norm_type)  # noqa: UP031
     return norm_layer
 
 
@@ -35,7 +35,7 @@ class ResnetBlock(nn.Module):
         elif padding_type == "zero":
             p = 1
         else:
-            raise NotImplementedError("padding [%s] is not implemented" % padding_type)
+            raise NotImplementedError("padding [%s] is not implemented" % padding_type)  # noqa: UP031
 
         conv_block += [nn.Conv2d(dim, dim, kernel_size=3, padding=p, bias=use_bias), norm_layer(dim), nn.ReLU(True)]
         if use_dropout:
@@ -49,7 +49,7 @@ class ResnetBlock(nn.Module):
         elif padding_type == "zero":
             p = 1
         else:
-            raise NotImplementedError("padding [%s] is not implemented" % padding_type)
+            raise NotImplementedError("padding [%s] is not implemented" % padding_type)  # noqa: UP031
         conv_block += [nn.Conv2d(dim, dim, kernel_size=3, padding=p, bias=use_bias), norm_layer(dim)]
 
         return nn.Sequential(*conv_block)
@@ -68,7 +68,7 @@ class ResnetGenerator(nn.Module):
     ):
         assert n_blocks >= 0
         super().__init__()
-        if type(norm_layer) == functools.partial:
+        if type(norm_layer) == functools.partial:  # noqa: E721
             use_bias = norm_layer.func == nn.InstanceNorm2d
         else:
             use_bias = norm_layer == nn.InstanceNorm2d
