@@ -15,7 +15,7 @@ from typing import Any
 import sympy
 
 from .frame import MAX_INT, MAX_ITEMS, Core, source_of
-from .values import Unknown
+from .values import Ref, Unknown
 
 __all__ = ["Operators", "truth", "is_size", "plain_number", "sympy_value"]
 
@@ -222,6 +222,8 @@ class Operators(Core):
         """
         if isinstance(value, Unknown):
             return f"{value.reason()}"
+        if isinstance(value, Ref):
+            return f"{value.path} is not read by derive"
         if isinstance(value, sympy.Basic):
             names = sorted(str(s) for s in value.free_symbols)
             origins = [self.symbol_origins.get(s) for s in value.free_symbols]

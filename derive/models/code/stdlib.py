@@ -18,7 +18,7 @@ from typing import Any
 import sympy
 
 from .builtins import _dict, _numbers, _python, _unknown
-from .values import Builtin, Class, FieldSpec, Instance, Partial, Unknown
+from .values import Builtin, Class, FieldSpec, Instance, Ordered, Partial, Unknown
 
 __all__ = ["call_stdlib", "stdlib_value"]
 
@@ -104,7 +104,7 @@ _STDLIB: dict[str, Any] = {
     "copy.deepcopy": _deepcopy,
     "copy.copy": _shallow,
     "functools.partial": _partial,
-    "collections.OrderedDict": _dict,
+    "collections.OrderedDict": lambda reader, args, kwargs, node: _ordered(_dict(reader, args, kwargs, node)),
     "types.SimpleNamespace": _namespace,
     "argparse.Namespace": _namespace,
     "dataclasses.dataclass": _dataclass,
@@ -123,6 +123,10 @@ def _normal(path: str) -> str:
     head, _, rest = path.partition(".")
     head = _ALIASES.get(head, head)
     return f"{head}.{rest}" if rest else head
+
+
+def _ordered(value: Any) -> Any:
+    return Ordered(value) if isinstance(value, dict) else value
 
 
 def _product(reader: Any, args: list[Any], node: ast.AST) -> Any:

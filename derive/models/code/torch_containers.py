@@ -16,7 +16,7 @@ from typing import Any
 
 from .frame import source_of
 from .torch_objects import ModObj, ParamObj, TensorVal
-from .values import Unknown
+from .values import Ordered, Unknown
 
 __all__ = ["ContainerRules"]
 
@@ -105,6 +105,10 @@ class ContainerRules:
             return None
         if name == "update":
             source = args[0]
+            if isinstance(source, ModObj) and source.container.endswith("Dict"):
+                source = dict((source.params if params else source.children).items())
+            elif isinstance(source, Mapping) and params and not isinstance(source, Ordered):
+                source = dict(sorted(source.items()))  # torch sorts a plain mapping's keys here
             pairs = list(source.items()) if isinstance(source, Mapping) else core.iterate(source, node)
             if pairs is None:
                 raise core.refuse(node, f"nn.{obj.container}.update of {core.why_unknown(source, node)}")

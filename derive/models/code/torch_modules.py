@@ -96,7 +96,7 @@ class ModuleRules(ContainerRules):
             value = self.unknown_module(core, value, node)
         if value is not None and not isinstance(value, ModObj):
             raise core.refuse(node, f"{_typename(value)} is not a Module subclass")
-        obj.remove(name)
+        obj.remove(name, keep=obj.children)
         obj.children[name] = value
         obj.touched()
 
@@ -114,7 +114,7 @@ class ModuleRules(ContainerRules):
         if not isinstance(obj, ModObj):
             return None
         if isinstance(value, ParamObj) and not value.buffer:
-            obj.remove(name)
+            obj.remove(name, keep=obj.params)
             obj.params[name] = value
             obj.touched()
         elif isinstance(value, Unknown) and value.kind == "parameter":
@@ -281,7 +281,7 @@ class ModuleRules(ContainerRules):
                 node,
                 f"cannot assign {_typename(value)!r} object to parameter {name!r} (torch.nn.Parameter or None required)",
             )
-        obj.remove(name)
+        obj.remove(name, keep=obj.params)
         obj.params[name] = value
         obj.touched()
 
@@ -290,7 +290,7 @@ class ModuleRules(ContainerRules):
         value = args[1] if len(args) > 1 else kwargs.get("tensor")
         if not isinstance(name, str):
             raise core.refuse(node, f"register_buffer with a name derive does not know: {core.why_unknown(name, node)}")
-        obj.remove(name)
+        obj.remove(name, keep=obj.buffers)
         obj.buffers[name] = _buffer(value)
         if isinstance(value, Unknown):
             core.note(

@@ -111,15 +111,19 @@ class ModObj:
             setattr(new, name, copy.deepcopy(getattr(self, name), memo))
         return new
 
-    def remove(self, name: str) -> None:
-        """Forget ``name`` everywhere (torch's ``__setattr__`` does so before registering it).
+    def remove(self, name: str, keep: dict[str, Any] | None = None) -> None:
+        """Forget ``name`` everywhere but in ``keep`` (torch's ``__setattr__`` does so before registering
+        it there: a name registered again keeps its place).
 
         Parameters
         ----------
         name : str
+        keep : dict, optional
+            The table the name is registered in next.
         """
         for table in (self.params, self.buffers, self.children, self.attrs):
-            table.pop(name, None)
+            if table is not keep:
+                table.pop(name, None)
 
     def touched(self) -> None:
         """Mark a constructor's module as changed by the code."""

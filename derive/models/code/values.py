@@ -34,6 +34,7 @@ __all__ = [
     "Partial",
     "FieldSpec",
     "Wrapped",
+    "Ordered",
     "Refused",
     "UserRaise",
     "Return",
@@ -362,6 +363,11 @@ class Wrapped:
 
     kind: str
     function: Any
+
+
+class Ordered(dict):  # type: ignore[type-arg]
+    """``collections.OrderedDict(...)``: a dict whose order torch keeps where it sorts plain dicts
+    (``nn.ParameterDict``)."""
 
 
 #: A dataclass field without a default.
