@@ -48,6 +48,8 @@ class Attributes(Expressions):
         if isinstance(value, Unknown):
             return value.derived(source_of(node), "module" if value.kind == "module" else "value")
         if isinstance(value, Ref):
+            if name == "__name__":
+                return value.name
             known = stdlib_value(value.path + "." + name)
             return value.attr(name) if known is None else known
         if self.semantics.owns(value):

@@ -15,7 +15,8 @@ import sympy
 
 from .frame import MAX_INT, MAX_ITEMS, Frame, source_of
 from .operators import Operators, plain_number, sympy_value, truth
-from .values import Function, Unknown
+from .stdlib import FREE_MODULES
+from .values import Function, Ref, Unknown
 
 __all__ = ["Expressions"]
 
@@ -80,6 +81,8 @@ class Expressions(Operators):
         free = self.semantics.free_name(name)
         if free is not None:
             return free
+        if name in FREE_MODULES:
+            return Ref(FREE_MODULES[name])
         if self.python_builtin(name):
             return Unknown(name, f"Python's {name} is not evaluated by derive", getattr(node, "lineno", 0))
         symbol = sympy.Symbol(name, integer=True, positive=True)

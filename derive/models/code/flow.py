@@ -151,6 +151,8 @@ class Merger:
             for k in a:
                 a[k] = self.value(a[k], b[k], f"{name}[{k!r}]")
             return a
+        if isinstance(a, set) and isinstance(b, set) and a == b:
+            return a
         if isinstance(a, Instance) and isinstance(b, Instance) and a.cls is b.cls:
             self.names(a.attrs, b.attrs, name + ".")
             return a

@@ -228,7 +228,7 @@ class Operators(Core):
             names = sorted(str(s) for s in value.free_symbols)
             origins = [self.symbol_origins.get(s) for s in value.free_symbols]
             detail = "; ".join(sorted({o for o in origins if o}))
-            return f"{source_of(node)!r} depends on {', '.join(names)}, which have no value" + (
+            return f"{source_of(node)!r} depends on {', '.join(names)} without a value" + (
                 f" ({detail})" if detail else ""
             )
         return f"{source_of(node)!r} is not known"

@@ -5,8 +5,9 @@ functions and classes (decorators applied: ``@dataclass``, ``@staticmethod``, ..
 known value runs one way; on an unknown one, both (:func:`.flow.fork`). ``for`` runs over a known
 sequence (a loop over an unknown one reads its body once on a copy: what it would change becomes
 unknown, and a change to modules makes the reader refuse); ``while`` while its test is known.
-``raise`` (and an ``assert`` that fails) stop the way they are on; ``return``, ``break``,
-``continue`` work as in Python.
+``try`` runs its body; a body that imports or raises may fail where the code runs, so its handlers
+are read as the other way. ``raise`` (and an ``assert`` that fails) stop the way they are on;
+``return``, ``break``, ``continue`` work as in Python.
 """
 
 from __future__ import annotations
@@ -276,9 +277,11 @@ class Statements(Calls):
 
     def _decorate(self, value: Any, decorators: list[ast.expr]) -> Any:
         for decorator in reversed(decorators):
+            head = decorator.func if isinstance(decorator, ast.Call) else decorator
+            named = self.eval(head) if isinstance(head, (ast.Name, ast.Attribute)) else None
+            if isinstance(named, Ref) and named.path.startswith(_TRANSPARENT):
+                continue  # @torch.no_grad(), @torch.jit.script ...: the function itself
             applied = self.eval(decorator)
-            if isinstance(applied, Ref) and applied.path.startswith(_TRANSPARENT):
-                continue
             if isinstance(applied, Unknown):
                 return applied.derived(source_of(decorator), "module")
             value = self.call(applied, [value], {}, decorator)
@@ -417,8 +420,9 @@ class Statements(Calls):
                 return run
             return lambda: fork(self, node, "whether an exception is raised", run, handler(index + 1))
 
+        risky = any(isinstance(n, (ast.Import, ast.ImportFrom, ast.Raise)) for s in node.body for n in ast.walk(s))
         try:
-            if node.handlers:
+            if node.handlers and risky:
                 fork(self, node, "whether the `try` block raises an exception", body, handler(0))
             else:
                 body()

@@ -20,7 +20,10 @@ import sympy
 from .builtins import _dict, _numbers, _python, _unknown
 from .values import Builtin, Class, FieldSpec, Instance, Ordered, Partial, Unknown
 
-__all__ = ["call_stdlib", "stdlib_value"]
+__all__ = ["call_stdlib", "stdlib_value", "FREE_MODULES"]
+
+#: Modules a snippet may use without importing them.
+FREE_MODULES = {"math": "math", "np": "numpy", "numpy": "numpy", "copy": "copy", "functools": "functools"}
 
 
 def _symbolic(fn: Any, sym: Any) -> Any:

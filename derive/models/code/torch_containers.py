@@ -123,7 +123,12 @@ class ContainerRules:
             return list(table.values())
         if name == "items":
             return list(table.items())
-        return table.pop(str(args[0]) if args else list(table)[-1])  # pop
+        if obj.container.endswith("Dict"):  # pop(key)
+            return table.pop(str(args[0]), None)
+        index = args[0] if args else -1
+        value = self.item(core, obj, index, node)
+        self.delitem(core, obj, index, node)
+        return value
 
     def _put(self, core: Any, obj: ModObj, key: str, value: Any, node: ast.AST) -> None:
         if obj.container in ("ParameterList", "ParameterDict"):
@@ -183,7 +188,7 @@ class ContainerRules:
             keys = list(table)
             if isinstance(key, int) and -len(keys) <= key < len(keys):
                 del table[keys[key]]
-                if obj.container in ("ModuleList", "ParameterList"):
+                if not obj.container.endswith("Dict"):  # torch numbers a list's items again
                     entries = list(table.values())
                     table.clear()
                     table.update((str(i), v) for i, v in enumerate(entries))

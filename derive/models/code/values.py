@@ -365,7 +365,7 @@ class Wrapped:
     function: Any
 
 
-class Ordered(dict):  # type: ignore[type-arg]
+class Ordered(dict):
     """``collections.OrderedDict(...)``: a dict whose order torch keeps where it sorts plain dicts
     (``nn.ParameterDict``)."""
 
