@@ -581,3 +581,14 @@ def test_sizes_stay_exact_and_symbolic():
     report = explain_torch("h = 3\nmodel = nn.Sequential(nn.Linear(h * 2, h // 2), nn.LSTM(d, d + 1))")
     d = sympy.Symbol("d", integer=True, positive=True)
     assert sympy.expand(report.total - (6 + 1 + 4 * (d + 1) * (2 * d + 1) + 8 * (d + 1))) == 0
+
+
+def test_a_symbolic_number_of_layers_is_counted_and_not_listed():
+    report = explain_torch(
+        HEADER + "class N(nn.Module):\n    def __init__(self, L):\n        super().__init__()\n        self.rnn = nn.LSTM(3, 4, L)\n"
+    )
+    layers = sympy.Symbol("L", integer=True, positive=True)
+    for value in (1, 3):
+        assert report.total.subs(layers, value) == sum(p.numel() for p in torch.nn.LSTM(3, 4, value).parameters())
+    data = report.to_dict()
+    assert data["tensors"] == [] and data["total"] == "160*L - 16" and "160*L - 16" in report.text()
