@@ -21,7 +21,7 @@ import sympy
 
 from .code.interpreter import Interpreter
 from .code.torch_objects import ModObj
-from .code.torch_semantics import TorchSemantics, supported
+from .code.torch_semantics import TorchSemantics, supported, torch_name
 from .code.torch_tree import to_tree
 from .code.values import Class, Function, Ref, Unknown
 from .report import Report
@@ -48,24 +48,39 @@ class _Program:
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         call = statement.value if isinstance(statement.value, ast.Call) else None
         if error is not None:
-            if call is None:
-                return
-            entry = (name, None, error, statement)
-            (self.instances if self._class_call(call) else self.others).append(entry)
+            kind = self._made_by(call) if call is not None else None
+            if kind is not None:  # a refused statement that would have made a model
+                (self.instances if kind == "class" else self.others).append((name, None, error, statement))
             return
         if isinstance(value, ModObj):
             (self.instances if value.cls is not None else self.others).append((name, value, None, statement))
         elif isinstance(value, Unknown) and value.kind == "module" and call is not None:
             self.others.append((name, value, None, statement))
 
-    def _class_call(self, call: ast.Call) -> bool:
+    def _made_by(self, call: ast.Call) -> str | None:
+        """``"class"`` for a call of one of the code's classes (``Net(...)``, ``Net(...).to(device)``),
+        ``"torch"`` for a ``torch.nn`` class, else None (a statement that makes no model)."""
         func = call.func
-        while isinstance(func, ast.Attribute):  # Net(...).to(device)
-            inner = func.value
-            func = inner.func if isinstance(inner, ast.Call) else inner
-        if isinstance(func, ast.Call):
-            func = func.func
-        return isinstance(func, ast.Name) and isinstance(self.reader.module_frame.names.get(func.id), Class)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):  # Net(...).to(device)
+            return self._made_by(func.value)
+        found: Any = None
+        if isinstance(func, ast.Name):
+            found = self.reader.module_frame.names.get(func.id) or self.reader.semantics.free_name(func.id)
+        elif isinstance(func, ast.Attribute):
+            parts = []
+            node: ast.AST = func
+            while isinstance(node, ast.Attribute):
+                parts.append(node.attr)
+                node = node.value
+            base = self.reader.module_frame.names.get(node.id) if isinstance(node, ast.Name) else None
+            base = base or (self.reader.semantics.free_name(node.id) if isinstance(node, ast.Name) else None)
+            if isinstance(base, Ref):
+                found = Ref(".".join([base.path, *reversed(parts)]))
+        if isinstance(found, Class):
+            return "class"
+        if isinstance(found, Ref) and torch_name(found.path) is not None:
+            return "torch"
+        return None
 
     def choose(self) -> tuple[str, ModObj]:
         """The model and its title, or the refusal that stopped it."""

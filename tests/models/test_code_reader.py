@@ -585,10 +585,37 @@ def test_sizes_stay_exact_and_symbolic():
 
 def test_a_symbolic_number_of_layers_is_counted_and_not_listed():
     report = explain_torch(
-        HEADER + "class N(nn.Module):\n    def __init__(self, L):\n        super().__init__()\n        self.rnn = nn.LSTM(3, 4, L)\n"
+        HEADER
+        + "class N(nn.Module):\n    def __init__(self, L):\n        super().__init__()\n        self.rnn = nn.LSTM(3, 4, L)\n"
     )
     layers = sympy.Symbol("L", integer=True, positive=True)
     for value in (1, 3):
         assert report.total.subs(layers, value) == sum(p.numel() for p in torch.nn.LSTM(3, 4, value).parameters())
     data = report.to_dict()
     assert data["tensors"] == [] and data["total"] == "160*L - 16" and "160*L - 16" in report.text()
+
+
+def test_a_module_handed_to_code_derive_does_not_read_is_refused_or_marked():
+    text = """
+        from mylib import init_model
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                init_model(self)
+
+        model = Net()
+        """
+    refused(text, "init_model(...) is not read by derive and receives a module (Net)")
+    report = explain_torch(HEADER + textwrap.dedent(text), partial=True)
+    assert report.partial and report.total == 20 and any("may change Net" in n for n in report.notes)
+    refused("fc = nn.Linear(2, 2)\nmodel = eval('fc')\n", "'eval(...)' may be a module")
+
+
+def test_a_refused_statement_that_makes_no_model_is_not_the_model():
+    report = explain_torch(
+        HEADER + "import wandb\nmodel = nn.Sequential(nn.Linear(2, 2))\nwandb.watch(model)\nprint(model)\n"
+    )
+    assert report.total == 6
+    refused("a = nn.Sequential(nn.Linear(2, 2))\nb = nn.Linear(unknown_size.n, 2)\n", "in_features")

@@ -103,7 +103,9 @@ def buffers(model):
 
 
 def test_every_file_is_listed():
-    assert sorted(p.name for p in FILES.glob("*.py") if p.name != "conftest.py") == sorted({*ANSWERED, *REFUSED, *SYMBOLIC})
+    assert sorted(p.name for p in FILES.glob("*.py") if p.name != "conftest.py") == sorted(
+        {*ANSWERED, *REFUSED, *SYMBOLIC}
+    )
     assert len(ANSWERED) + len(SYMBOLIC) + len(REFUSED) >= 20
 
 

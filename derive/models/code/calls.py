@@ -38,6 +38,30 @@ from .values import (
 __all__ = ["Calls", "SuperProxy"]
 
 
+#: Python's builtins derive does not run whose results are plain values, never modules.
+_PLAIN_BUILTINS = frozenset(
+    [
+        "open",
+        "input",
+        "id",
+        "hash",
+        "dir",
+        "repr",
+        "format",
+        "ord",
+        "chr",
+        "bin",
+        "hex",
+        "oct",
+        "ascii",
+        "locals",
+        "globals",
+        "vars",
+        "__import__",
+    ]
+)
+
+
 def _has_yield(node: ast.AST) -> bool:
     stack = list(ast.iter_child_nodes(node))
     while stack:
@@ -82,7 +106,8 @@ class Calls(Attributes):
             name = func_node.id
             if self.builtin(name) is None and self.semantics.free_name(name) is None:
                 if self.python_builtin(name):
-                    return Unknown(f"{name}(...)", f"Python's {name} is not evaluated by derive", node.lineno)
+                    kind = "value" if name in _PLAIN_BUILTINS else "module"  # eval(...) may make a module
+                    return Unknown(f"{name}(...)", f"Python's {name} is not evaluated by derive", node.lineno, kind)
                 return Unknown(name, "unknown name", node.lineno, "module")
         func = self.eval(func_node)
         args: list[Any] = []
@@ -138,6 +163,7 @@ class Calls(Attributes):
             assert isinstance(node, ast.Call)
             return self.semantics.call_ref(self, func, args, kwargs, node)
         if isinstance(func, Unknown):
+            self.semantics.handed_over(self, source_of(getattr(node, "func", node)), [*args, *kwargs.values()], node)
             return func.derived(source_of(node), "module")
         if self.semantics.owns(func):
             assert isinstance(node, ast.Call)

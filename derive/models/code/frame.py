@@ -238,6 +238,9 @@ class Semantics:
     def transplant(self, target: Any, source: Any, back: Any) -> None:
         """Write the state of ``source`` (a copy) into ``target``, each reference mapped by ``back``."""
 
+    def handed_over(self, core: Any, callee: str, args: list[Any], node: ast.AST) -> None:
+        """Framework objects given to a function derive does not read (it may change them)."""
+
     def extend(self, core: Any, obj: Any, value: Any, node: ast.AST) -> None:
         """``obj += value`` on a framework object."""
         raise core.refuse(node, f"`+=` on {source_of(node)} is not read")

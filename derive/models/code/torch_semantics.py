@@ -167,6 +167,7 @@ class TorchSemantics(ModuleRules, Semantics):
             return TensorVal(args[0].shape)
         if path.startswith(_VALUES) or path.startswith("torch."):
             return Unknown(written, f"{path}(...) is not read by derive", node.lineno)
+        self.handed_over(core, written, [*args, *kwargs.values()], node)
         package = path.rsplit(".", 1)[0] if "." in path else path
         return Unknown(written, f"imported from {package}, which derive does not read", node.lineno, "module")
 
@@ -385,6 +386,32 @@ class TorchSemantics(ModuleRules, Semantics):
             table = getattr(target, name)
             table.clear()
             table.update(items)
+
+    def handed_over(self, core: Any, callee: str, args: list[Any], node: ast.AST) -> None:
+        """A module given to a function derive does not read may come back changed: refused, or (with
+        ``partial``) a part not counted added to it.
+
+        Parameters
+        ----------
+        core : Interpreter
+        callee : str
+            The function as written.
+        args : list
+            Its arguments.
+        node : ast.AST
+        """
+        for value in args:
+            if isinstance(value, ModObj) and value.counted:
+                if not self.partial:
+                    raise core.refuse(
+                        node,
+                        f"{callee}(...) is not read by derive and receives a module ({value.type}), which it "
+                        "may change; --partial counts the rest",
+                    )
+                core.note(f"line {getattr(node, 'lineno', 0)}: {callee}(...) may change {value.type}: not counted")
+                value.children[f"<{callee}>"] = ModObj(
+                    callee, counted=False, note="changed by code derive does not read"
+                )
 
     def unknown_module(self, core: Any, value: Unknown, node: ast.AST) -> ModObj:
         """A module derive does not know: a module not counted (``partial``), else a refusal.
