@@ -375,7 +375,8 @@ class GRUCell(_RNNCellBase):
         super().__init__("GRU", input_size, hidden_size, bias)
 
 
-# The layers that surround recurrent ones in whole models (derive.models), so derive.torch.Embedding(...).count works.
-from ..models.torch_layers import BatchNorm1d, Conv1d, Dropout, Embedding, LayerNorm, Linear  # noqa: E402
+# The layers that surround recurrent ones in whole models, so derive.torch.Embedding(...).count works
+# (derive.layers.torch_nn: the torch.nn classes on the module tree, below this floor).
+from ..layers.torch_nn.legacy import BatchNorm1d, Conv1d, Dropout, Embedding, LayerNorm, Linear  # noqa: E402
 
 __all__ += ["Embedding", "Linear", "Dropout", "LayerNorm", "BatchNorm1d", "Conv1d"]

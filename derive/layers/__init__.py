@@ -1,10 +1,12 @@
 """Every non-recurrent primitive once, and the blocks composed of them.
 
-Each module of this package writes one primitive (``linear``, ``embedding``, ``conv``, the norms)
-as a function of its sizes that returns a :class:`derive.tree.Module`, with the framework's own
-spelling of its class and tensor names (a :class:`Spelling`: ``torch.nn.Linear`` has ``weight``
-(out, in); Keras ``Dense`` has ``kernel`` (in, out)). Composite layers and blocks (a Mamba mixer)
-compose these functions; framework constructor mirrors and the readers of whole models call them.
+Each module of this package writes one primitive (``linear``, ``embedding``, ``conv``, the norms,
+``attention``, ``transformer``, ``stateless``, ``adaptive``) as a function of its sizes that
+returns a :class:`derive.tree.Module`, with the framework's own spelling of its class and tensor
+names (a :class:`Spelling`: ``torch.nn.Linear`` has ``weight`` (out, in); Keras ``Dense`` has
+``kernel`` (in, out)). Composite layers and blocks (a Mamba mixer) compose these functions;
+framework constructor mirrors and the readers of whole models call them. :mod:`.torch_nn`
+registers every ``torch.nn`` class with torch's signature in :mod:`derive.engine.constructors`.
 """
 
 from __future__ import annotations

@@ -16,7 +16,14 @@ from . import spelling as _spelling
 __all__ = ["embedding"]
 
 
-def embedding(num_embeddings: Dim, embedding_dim: Dim, *, name: str = "", spelling: str | Spelling = "torch") -> Module:
+def embedding(
+    num_embeddings: Dim,
+    embedding_dim: Dim,
+    *,
+    name: str = "",
+    spelling: str | Spelling = "torch",
+    type: str = "Embedding",
+) -> Module:
     """A table of ``num_embeddings`` vectors of ``embedding_dim`` features.
 
     Parameters
@@ -28,6 +35,8 @@ def embedding(num_embeddings: Dim, embedding_dim: Dim, *, name: str = "", spelli
     name : str
     spelling : str or Spelling, default "torch"
         ``"torch"``: ``weight``; ``"keras"``: ``embeddings``.
+    type : str, default "Embedding"
+        The class name (``"EmbeddingBag"``: the same table, summed or averaged per bag).
 
     Returns
     -------
@@ -36,4 +45,4 @@ def embedding(num_embeddings: Dim, embedding_dim: Dim, *, name: str = "", spelli
     """
     s = _spelling(spelling)
     tensor = "embeddings" if s.framework == "keras" else "weight"
-    return Module(name, "Embedding", (Param(tensor, (num_embeddings, embedding_dim)),), sep=s.sep)
+    return Module(name, type, (Param(tensor, (num_embeddings, embedding_dim)),), sep=s.sep)

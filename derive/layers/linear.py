@@ -16,7 +16,7 @@ from ..tree import Dim, Module, Param
 from . import Spelling
 from . import spelling as _spelling
 
-__all__ = ["linear"]
+__all__ = ["linear", "bilinear"]
 
 _TYPES = {"torch": "Linear", "keras": "Dense"}
 
@@ -57,3 +57,40 @@ def linear(
     if bias:
         params += (Param("bias", (out_features,)),)
     return Module(name, type or _TYPES.get(s.framework, "Linear"), params, sep=s.sep)
+
+
+def bilinear(
+    in1_features: Dim,
+    in2_features: Dim,
+    out_features: Dim,
+    bias: bool = True,
+    *,
+    name: str = "",
+    spelling: str | Spelling = "torch",
+) -> Module:
+    """``y = x1ᵀ A x2 + b``: ``torch.nn.Bilinear``, ``weight`` (out, in1, in2), ``bias`` (out,).
+
+    Source: ``torch/nn/modules/linear.py`` (``Bilinear``).
+
+    Parameters
+    ----------
+    in1_features, in2_features, out_features : int or sympy.Expr
+    bias : bool, default True
+    name : str
+    spelling : str or Spelling, default "torch"
+
+    Returns
+    -------
+    derive.tree.Module
+        out·in1·in2 + out parameters.
+
+    Examples
+    --------
+    >>> bilinear(3, 4, 5).count
+    65
+    """
+    s = _spelling(spelling)
+    params: tuple[Param, ...] = (Param("weight", (out_features, in1_features, in2_features)),)
+    if bias:
+        params += (Param("bias", (out_features,)),)
+    return Module(name, "Bilinear", params, sep=s.sep)

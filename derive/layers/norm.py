@@ -17,7 +17,7 @@ from ..tree import Dim, Module, Param
 from . import Spelling
 from . import spelling as _spelling
 
-__all__ = ["layer_norm", "rms_norm", "batch_norm", "group_norm"]
+__all__ = ["layer_norm", "rms_norm", "batch_norm", "instance_norm", "group_norm"]
 
 
 def layer_norm(
@@ -98,6 +98,7 @@ def batch_norm(
     center: bool | None = None,
     scale: bool | None = None,
     renorm: bool = False,
+    bias: bool = True,
 ) -> Module:
     """BatchNorm over ``num_features`` channels; the running statistics are buffers in torch and
     non-trainable weights in Keras (counted by ``count_params()``).
@@ -108,6 +109,8 @@ def batch_norm(
     affine : bool, default True
         ``weight``/``bias`` (Keras: ``gamma``/``beta``, both).
     track_running_stats : bool, default True
+    bias : bool, default True
+        torch's keyword-only ``bias``: with ``affine``, False leaves ``weight`` alone.
     name : str
     spelling : str or Spelling, default "torch"
     type : str, optional
@@ -136,9 +139,9 @@ def batch_norm(
     s = _spelling(spelling)
     n = (num_features,)
     weight = affine if scale is None else scale
-    bias = affine if center is None else center
+    shift = affine if center is None else center
     if s.framework == "keras":
-        params: tuple[Param, ...] = ((Param("gamma", n),) if weight else ()) + ((Param("beta", n),) if bias else ())
+        params: tuple[Param, ...] = ((Param("gamma", n),) if weight else ()) + ((Param("beta", n),) if shift else ())
         stats = ("moving_mean", "moving_variance") + (
             ("moving_stddev", "renorm_mean", "renorm_stddev") if renorm else ()
         )
@@ -146,7 +149,7 @@ def batch_norm(
         return Module(name, type or "BatchNormalization", params, sep=s.sep)
     if renorm:
         raise ValueError("renorm is Keras' batch renormalisation; torch.nn.BatchNorm has none")
-    params = ((Param("weight", n),) if weight else ()) + ((Param("bias", n),) if bias else ())
+    params = ((Param("weight", n),) if weight else ()) + ((Param("bias", n),) if shift and bias else ())
     if track_running_stats:
         params += (
             Param("running_mean", n, buffer=True),
@@ -154,6 +157,47 @@ def batch_norm(
             Param("num_batches_tracked", (), buffer=True, dtype="int64"),
         )
     return Module(name, type or "BatchNorm1d", params, sep=s.sep)
+
+
+def instance_norm(
+    num_features: Dim,
+    rank: int = 1,
+    *,
+    affine: bool = False,
+    track_running_stats: bool = False,
+    bias: bool = True,
+    name: str = "",
+) -> Module:
+    """InstanceNorm{rank}d: BatchNorm's tensors, but off by default (``torch/nn/modules/instancenorm.py``).
+
+    Parameters
+    ----------
+    num_features : int or sympy.Expr
+    rank : {1, 2, 3}
+        Spatial axes (the class ``InstanceNorm1d`` / ``2d`` / ``3d``).
+    affine : bool, default False
+    track_running_stats : bool, default False
+        The buffers ``running_mean``, ``running_var``, ``num_batches_tracked``.
+    bias : bool, default True
+    name : str
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Examples
+    --------
+    >>> [p.name for p in instance_norm(8, 2, affine=True).params], instance_norm(8).count
+    (['weight', 'bias'], 0)
+    """
+    return batch_norm(
+        num_features,
+        affine=affine,
+        track_running_stats=track_running_stats,
+        bias=bias,
+        name=name,
+        type=f"InstanceNorm{rank}d",
+    )
 
 
 def group_norm(
@@ -164,6 +208,7 @@ def group_norm(
     name: str = "",
     spelling: str | Spelling = "torch",
     type: str | None = None,
+    bias: bool = True,
 ) -> Module:
     """GroupNorm: ``num_channels`` split in ``num_groups``; a gain and shift per channel.
 
@@ -171,6 +216,8 @@ def group_norm(
     ----------
     num_groups, num_channels : int or sympy.Expr
     affine : bool, default True
+    bias : bool, default True
+        torch's keyword-only ``bias``: with ``affine``, False leaves ``weight`` alone.
     name : str
     spelling : str or Spelling, default "torch"
     type : str, optional
@@ -188,5 +235,6 @@ def group_norm(
     if ints and num_channels % num_groups:
         raise ValueError("num_channels must be divisible by num_groups")
     s = _spelling(spelling)
-    params = (Param("weight", (num_channels,)), Param("bias", (num_channels,))) if affine else ()
+    c = (num_channels,)
+    params = ((Param("weight", c),) + ((Param("bias", c),) if bias else ())) if affine else ()
     return Module(name, type or "GroupNorm", params, sep=s.sep)

@@ -242,7 +242,11 @@ class Report:
                 for name, shape in row.tensors
             ]
         out = []
-        for name, p in named_parameters(self.module):
+        try:
+            listed = list(named_parameters(self.module))
+        except ValueError:  # a symbolic number of copies (num_layers=L): no tensor list; the count is exact
+            return []
+        for name, p in listed:
             entry: dict[str, Any] = {"name": name, "shape": p.shape, "parameters": p.numel}
             if not p.trainable:
                 entry["trainable"] = False

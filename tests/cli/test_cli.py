@@ -167,7 +167,6 @@ HOSTILE = [
     ("nn.LSTM.__init__.__globals__", "expected one constructor call"),
     ("nn.LSTM(1, 2).__class__", "expected one constructor call"),
     ("torch.nn.modules.rnn.LSTM(1, 2)", "attribute access"),
-    ("nn.LSTM((lambda: 3)(), 2)", "not evaluated"),
     ('nn.LSTM(__import__("os"), 2)', "input_size should be of type int, got: __import__(...) (not evaluated"),
     ("nn.LSTM(lambda: 3, 2)", "lambdas are not allowed"),
     ("nn.LSTM([x for x in range(9)], 2)", "comprehensions are not allowed"),
@@ -198,6 +197,7 @@ ANSWERED = [
     ("nn.LSTM(x, 2)", lambda torch, x: torch.nn.LSTM(x, 2)),
     ("nn.Linear(3, 4)", lambda torch, x: torch.nn.Linear(3, 4)),
     ("nn.LSTM(3, 4)\nimport os", lambda torch, x: torch.nn.LSTM(3, 4)),
+    ("nn.LSTM((lambda: 3)(), 2)", lambda torch, x: torch.nn.LSTM(3, 2)),  # the code's own lambda, read
 ]
 
 

@@ -31,7 +31,7 @@ CLI = {
     "cli-keras-inline": (["Sequential([Embedding(10000, 128), LSTM(64), Dense(1)])"], ""),
     "cli-json": (["nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128, 2))", "--json"], ""),
     "cli-explain-error": (["--explain-error", MESSAGE], ""),
-    "cli-partial": (["--partial", "-"], "nn.Sequential(nn.LSTM(8, 16), nn.Transformer())"),
+    "cli-partial": (["--partial", "-"], "nn.Sequential(nn.LSTM(8, 16), CRF(16))"),
     "cli-refused": (["-"], "nn.Sequential(__import__('os').system('true'))"),
     "cli-single-constructor": (["nn.LSTM(32, 128, 2, bidirectional=True)"], ""),
 }

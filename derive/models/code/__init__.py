@@ -1,0 +1,24 @@
+"""A reader of model code that follows the code: Python's construction subset, evaluated over the ``ast``.
+
+Literals and arithmetic (ints exactly; SymPy for sizes without a value), names and attributes,
+calls of the code's functions and classes (``__init__`` with the instantiation's arguments over
+the defaults, ``super().__init__``, inheritance, dataclasses), helpers nested or not, ``for`` over
+ranges, lists, tuples, ``zip``/``enumerate``, comprehensions, ``if``/``else`` on values it knows
+(both ways read and merged when it does not), f-strings, ``len``/``max``/``min``/``int``/``math``,
+``functools.partial``, ``copy.deepcopy``. Nothing imported, nothing executed, a step limit against
+runaway loops. The framework's names (``nn.Linear``, ``nn.ModuleList``, ``add_module``) come from
+a :class:`~.frame.Semantics` (:mod:`.torch_semantics` for torch).
+
+Modules: :mod:`.values` (what names hold), :mod:`.frame` (scopes, limits), :mod:`.expressions`,
+:mod:`.calls`, :mod:`.statements`, :mod:`.flow` (both ways of an unknown condition),
+:mod:`.builtins`; torch: :mod:`.torch_objects`, :mod:`.torch_tensors`, :mod:`.torch_modules`,
+:mod:`.torch_semantics`, :mod:`.torch_tree`.
+"""
+
+from __future__ import annotations
+
+from .frame import Semantics
+from .interpreter import Interpreter
+from .values import Refused, Unknown
+
+__all__ = ["Interpreter", "Semantics", "Refused", "Unknown"]

@@ -1,0 +1,80 @@
+"""The reader of model code: Python's construction subset, read without running anything.
+
+:class:`Interpreter` joins the three halves (:mod:`.expressions`, :mod:`.calls`,
+:mod:`.statements`) over one :class:`~.frame.Core` state; a :class:`~.frame.Semantics` says what a
+framework's names mean. Nothing is imported or executed: imports bind names
+(:class:`~.values.Ref`), calls of the code's own functions run their bodies here, and a value
+derive cannot know is an :class:`~.values.Unknown` that makes it refuse where it matters.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+from ..source import SourceError
+from .frame import Semantics
+from .statements import Statements
+from .values import Refused, UserRaise
+
+__all__ = ["Interpreter"]
+
+
+class Interpreter(Statements):
+    """Reads a module's statements; the framework's meaning comes from ``semantics``.
+
+    Parameters
+    ----------
+    semantics : Semantics
+    partial : bool
+        Count what is known and mark the rest instead of refusing.
+
+    Examples
+    --------
+    >>> import ast
+    >>> reader = Interpreter(Semantics())
+    >>> reader.run(ast.parse("def f(n, k=2):\\n    return [i * k for i in range(n)]\\nx = f(3)"))
+    >>> reader.module_frame.names["x"]
+    [0, 2, 4]
+    """
+
+    def __init__(self, semantics: Semantics, partial: bool = False) -> None:
+        super().__init__(semantics, partial)
+
+    def run(self, tree: ast.Module, after: Callable[[ast.stmt, Any, Exception | None], None] | None = None) -> None:
+        """Read every top-level statement; a statement that is refused does not stop the others.
+
+        Parameters
+        ----------
+        tree : ast.Module
+        after : callable, optional
+            ``after(statement, value, refusal)`` once each top-level statement is read: ``value``
+            the value of an expression statement or of an assignment, ``refusal`` the
+            :class:`~.values.Refused` or :class:`~.values.UserRaise` that stopped it (or None).
+
+        Raises
+        ------
+        SourceError
+            Code nested too deeply for the reader.
+        """
+        for statement in tree.body:
+            value: Any = None
+            error: Exception | None = None
+            try:
+                if isinstance(statement, (ast.Expr, ast.Assign)):
+                    self.step(statement)
+                    value = self.eval(statement.value)
+                    for target in getattr(statement, "targets", []):
+                        self.assign(target, value)
+                else:
+                    self.exec(statement)
+            except (Refused, UserRaise) as stopped:
+                error = stopped
+                self.calls = 0
+                self.frame = self.module_frame
+                del self.stack[1:]
+            except RecursionError:
+                raise SourceError(f"line {statement.lineno}: code nested too deeply") from None
+            if after is not None:
+                after(statement, value, error)
