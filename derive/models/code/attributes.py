@@ -12,20 +12,9 @@ from .expressions import Expressions
 from .frame import source_of
 from .methods import plain_attr
 from .stdlib import stdlib_value
-from .values import BoundMethod, Builtin, Class, Function, Instance, Ref, Unknown, Wrapped
+from .values import BoundMethod, Builtin, Class, Function, Instance, Ref, SuperProxy, Unknown, Wrapped
 
 __all__ = ["Attributes", "SuperProxy"]
-
-
-class SuperProxy:
-    """``super()`` inside a method of ``cls`` running on ``obj``."""
-
-    def __init__(self, cls: Class, obj: Any) -> None:
-        self.cls = cls
-        self.obj = obj
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> SuperProxy:
-        return self
 
 
 class Attributes(Expressions):

@@ -17,7 +17,7 @@ from typing import Any
 import sympy
 
 from .frame import MAX_ITEMS, source_of
-from .values import Builtin, Class, Function, Instance, Partial, Ref, Unknown, Wrapped
+from .values import Builtin, Class, Function, Instance, Partial, Ref, SuperProxy, Unknown, Wrapped
 
 __all__ = ["BUILTINS", "TYPES"]
 
@@ -319,8 +319,6 @@ def _type(reader: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -
 
 
 def _super(reader: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
-    from .calls import SuperProxy
-
     if len(args) == 2 and isinstance(args[0], Class):
         return SuperProxy(args[0], args[1])
     frame = reader.frame

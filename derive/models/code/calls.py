@@ -16,7 +16,7 @@ from typing import Any
 
 import sympy
 
-from .attributes import Attributes, SuperProxy
+from .attributes import Attributes
 from .builtins import BUILTINS
 from .frame import MAX_CALLS, Frame, source_of
 from .stdlib import call_stdlib
@@ -31,6 +31,7 @@ from .values import (
     Partial,
     Ref,
     Return,
+    SuperProxy,
     Unknown,
     Wrapped,
 )

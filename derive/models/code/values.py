@@ -40,6 +40,7 @@ __all__ = [
     "Return",
     "Break",
     "Continue",
+    "SuperProxy",
 ]
 
 
@@ -372,3 +373,14 @@ class Ordered(dict):
 
 #: A dataclass field without a default.
 MISSING = Unknown("MISSING", "a dataclass field without a default")
+
+
+class SuperProxy:
+    """``super()`` inside a method of ``cls`` running on ``obj``."""
+
+    def __init__(self, cls: Class, obj: Any) -> None:
+        self.cls = cls
+        self.obj = obj
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SuperProxy:
+        return self
