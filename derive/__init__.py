@@ -63,6 +63,8 @@ __all__ = [
 ]
 
 _moved.install()
+#: The framework conventions (:mod:`derive.engine.conventions`; its old path ``derive.conventions``
+#: still finds :data:`PYTORCH`, now defined in :mod:`derive.frameworks.pytorch`).
 conventions = _moved.alias("derive.conventions")  # noqa: F811  (also finds the old derive.conventions.PYTORCH)
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "ACTIVATIONS",
 ]
 
+#: Where the layers are read from (flash-linear-attention / fla-core 0.6.0), shown on the site.
 SOURCE = "flash-linear-attention 0.6.0: fla/layers/{gla,multiscale_retention,hgrn,hgrn2,delta_net}.py"
 
 #: fla's ``ACT2FN`` keys (``fla/modules/activations/ops.py`` 1111-1120): what ``feature_map`` and
@@ -100,7 +101,27 @@ def _int(value: Any) -> bool:
 
 
 def divides(width: Dim, heads: Dim, what: str) -> Dim:
-    """``width // heads`` as fla takes it, refused (fla's assertion) when ``heads`` does not divide."""
+    """``width // heads`` as fla takes it, refused (fla's assertion) when ``heads`` does not divide.
+
+    Parameters
+    ----------
+    width : int or sympy.Expr
+        A projection's width (features).
+    heads : int or sympy.Expr
+        The number of heads.
+    what : str
+        The width's name in fla's message (``"key dim"``, ``"value dim"``).
+
+    Returns
+    -------
+    int or sympy.Expr
+        The head width (features): ``width // heads`` for ints, ``width / heads`` for letters.
+
+    Raises
+    ------
+    ValueError
+        Both ints and ``heads`` does not divide ``width`` (fla asserts it, ``gla.py`` 125-126).
+    """
     if _int(width) and _int(heads):
         if width % heads:
             raise ValueError(f"{what} must be divisible by num_heads of {heads}")
@@ -109,6 +130,20 @@ def divides(width: Dim, heads: Dim, what: str) -> Dim:
 
 
 def check_mode(mode: Any, modes: tuple[str, ...]) -> None:
+    """Refuse a ``mode`` the layer does not support, as fla asserts it (``gla.py`` 124).
+
+    Parameters
+    ----------
+    mode : str
+        The ``mode`` argument as given.
+    modes : tuple of str
+        The modes the layer supports.
+
+    Raises
+    ------
+    ValueError
+        ``mode`` is not one of ``modes``.
+    """
     if mode not in modes:
         raise ValueError(f"Not supported mode `{mode}`.")
 
@@ -126,7 +161,30 @@ def _activation(value: Any, argument: str, cls: str = "") -> Module | None:
 
 
 def short_convs(given: Mapping[str, Any], widths: tuple[tuple[Dim, str], ...]) -> list[Module]:
-    """fla's ``ShortConvolution`` s (depthwise Conv1d, ``causal_conv1d/ops.py`` 1140-1160) when ``use_short_conv``."""
+    """fla's ``ShortConvolution`` s (depthwise Conv1d, ``causal_conv1d/ops.py`` 1140-1160) when ``use_short_conv``.
+
+    Each is a ``Conv1d(w, w, conv_size, groups=w)``: a weight (w, 1, c), and a bias (w) when ``conv_bias``.
+
+    Parameters
+    ----------
+    given : mapping of str -> object
+        The layer's arguments; ``use_short_conv``, ``conv_size`` and ``conv_bias`` are read.
+    widths : tuple of (int or sympy.Expr, str)
+        Each convolution's width (channels) and name (``((K, "q_conv1d"), ...)``).
+
+    Returns
+    -------
+    list of derive.tree.Module
+        Empty without ``use_short_conv``.
+
+    Raises
+    ------
+    TypeError
+        ``use_short_conv`` or ``conv_bias`` neither a bool, an int nor None; ``conv_size`` neither an
+        int nor a SymPy expression.
+    ValueError
+        ``conv_size`` below 1.
+    """
     if not flag(given["use_short_conv"], "use_short_conv"):
         return []
     c, bias = size(given["conv_size"], "conv_size"), flag(given["conv_bias"], "conv_bias")
@@ -134,7 +192,23 @@ def short_convs(given: Mapping[str, Any], widths: tuple[tuple[Dim, str], ...]) -
 
 
 def norm(width: Dim, affine: Any, name: str, fused: bool) -> Module:
-    """fla's ``FusedRMSNormGated`` or ``RMSNorm`` (float32): a weight (width) when ``elementwise_affine``."""
+    """fla's ``FusedRMSNormGated`` or ``RMSNorm`` (float32): a weight (width) when ``elementwise_affine``.
+
+    Parameters
+    ----------
+    width : int or sympy.Expr
+        The normalised width (features; the head width in fla's layers).
+    affine : bool or None
+        ``elementwise_affine`` as given: a weight when true.
+    name : str
+        The submodule's attribute name (``"g_norm"``, ``"g_norm_swish_gate"``).
+    fused : bool
+        ``FusedRMSNormGated`` (the weight in the default dtype) rather than ``RMSNorm`` (float32).
+
+    Returns
+    -------
+    derive.tree.Module
+    """
     params = (Param("weight", (width,), dtype=None if fused else "float32"),) if affine else ()
     return Module(name, "FusedRMSNormGated" if fused else "RMSNorm", params)
 

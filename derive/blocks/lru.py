@@ -24,6 +24,7 @@ from ._ssm_common import FLAX, formula, size
 
 __all__ = ["lru", "lru_layer", "EQUATIONS", "SOURCE"]
 
+#: Where the tensors and conventions are read from (repository, commit, file), shown on the site.
 SOURCE = "NicolasZucchet/minimal-LRU bbd71b1: lru/model.py"
 
 #: The LRU's update (paper eqs. (5)-(7), Appendix A; ``lru/model.py`` 82-95).

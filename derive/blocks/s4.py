@@ -30,6 +30,7 @@ from .s4_kernel import frozen, ssm_kernel
 
 __all__ = ["s4d", "fft_conv", "s4_block", "S4D_EQUATIONS", "S4_EQUATIONS", "SOURCE"]
 
+#: Where the tensors and conventions are read from (repository, commit, files), shown on the site.
 SOURCE = "state-spaces/s4 e757cef: models/s4/s4d.py, models/s4/s4.py"
 
 #: S4D's update, discretised by zero-order hold (Gu et al. 2022, "On the Parameterization and

@@ -21,6 +21,8 @@ from ._ssm_common import complex_param, flag, half, size
 __all__ = ["ssm_kernel", "frozen", "KERNELS"]
 
 _TRANSFORMS = frozenset({"none", "exp", "relu", "sigmoid", "softplus"})
+#: ``kernel`` argument -> the class it builds (``kernel_registry``, ``s4.py`` 1625-1631): S4D's
+#: ``SSMKernelDiag`` or S4's ``SSMKernelDPLR``.
 KERNELS = {"s4d": "SSMKernelDiag", "diag": "SSMKernelDiag", "s4": "SSMKernelDPLR", "nplr": "SSMKernelDPLR"}
 KERNELS["dplr"] = "SSMKernelDPLR"
 _COMBINATIONS = {
@@ -158,9 +160,18 @@ def ssm_kernel(
 
     Raises
     ------
-    ValueError, TypeError
-        What the reference asserts or refuses at construction (unknown kernel, init, transform,
-        backend; ``n_ssm`` not dividing H; lr neither None, a float nor a dict).
+    ValueError
+        What the reference asserts or refuses at construction: a ``kernel`` not in :data:`KERNELS`;
+        a transform not one of none, exp, relu, sigmoid, softplus; a ``backend`` not cuda, keops or
+        naive; a size below 1; ``n_ssm`` not dividing ``d_model``; both ``measure`` and ``init``
+        given; an ``init`` that is not a string or not one s4.py knows; ``n_ssm`` not a multiple of
+        the number of inits a combination holds; ``"legt"`` with ``rank`` below 2, ``"fourier"``
+        with an odd ``d_state``; ``d_state`` below 4 with a HiPPO measure (legs, legt, fourier,
+        fout) or a DPLR ``legs``/``hippo`` init; a ``B_init`` derive does not model.
+    TypeError
+        ``lr`` neither None, a float nor a dict; a keyword of ``init_args`` no initialiser takes
+        (or not the chosen init's); a size neither an int nor a SymPy expression; ``dt_tie`` or
+        ``is_real`` neither a bool, an int nor None.
     """
     if kernel not in KERNELS:
         raise ValueError(f"kernel {kernel!r} is not in s4.py's kernel_registry (1625-1631): {sorted(KERNELS)}")

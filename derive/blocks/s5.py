@@ -26,6 +26,7 @@ from ._ssm_common import FLAX, complex_param, flag, formula, half, size
 
 __all__ = ["s5_ssm", "s5_layer", "state_size", "EQUATIONS", "SOURCE"]
 
+#: Where the tensors and conventions are read from (repository, commit, files), shown on the site.
 SOURCE = "lindermanlab/S5 3c18fdb: s5/ssm.py, s5/layers.py, s5/train.py"
 
 #: S5's update (Smith et al. 2023, "Simplified State Space Layers for Sequence Modeling";

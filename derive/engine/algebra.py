@@ -82,7 +82,15 @@ class Block:
 
 
 class Scalar:
-    """A scalar of the shape-only mode (a gate's value per head, a constant factor): no shape."""
+    """A scalar of the shape-only mode (a gate's value per head, a constant factor): no shape.
+
+    Multiplying or dividing by it (on either side) gives an unnamed :class:`Scalar`.
+
+    Parameters
+    ----------
+    name : str, default ""
+        The LaTeX name of a named scalar (a parameter of the cell); "" for the value of an expression.
+    """
 
     __slots__ = ("name",)
 

@@ -191,6 +191,9 @@ class Report:
         Caveats printed under the table (unknown layers, what shapes cannot tell).
     constructors : list of str
         For checkpoints: the constructors that rebuild the recurrent tensors.
+    module : derive.tree.Module or None
+        The model's module tree (:meth:`from_module`), which :attr:`total`, :attr:`tensors` and
+        :attr:`partial` read; None for a report of rows only.
     """
 
     framework: str

@@ -95,6 +95,25 @@ class Weight:
 class CellModule(Module):
     """A module whose tensors hold a recurrent cell's parameters (a Keras cell, a CuDNN layer).
 
+    Made by :func:`cell_module`; its fields are those of :class:`derive.tree.Module` (described
+    there) and :attr:`parameters`.
+
+    Parameters
+    ----------
+    name : str
+    type : str
+    params : tuple of Param
+    children : tuple of Module
+    repeat : int or sympy.Expr
+    start : int
+    sep : str
+    config : mapping
+    formula : Formula or None
+    counted : bool
+    note : str
+    output_shape : object
+    row : bool
+
     Attributes
     ----------
     parameters : tuple of tuple of Parameter
@@ -108,7 +127,19 @@ class CellModule(Module):
 class KerasFormula(Formula):
     """A Keras layer's closed form: as :class:`derive.tree.Formula`, but a count without letters
     (a layer without weights, or with scalars only) is a ``sympy.Integer``, which a table shows as
-    no formula."""
+    no formula.
+
+    Parameters
+    ----------
+    build : callable
+        ``build(*args, **kwargs)`` -> :class:`derive.tree.Module` (or an int / SymPy count).
+    args : tuple
+        Positional arguments, sizes replaced by letters.
+    kwargs : tuple of (str, value)
+        Keyword arguments, sizes replaced by letters.
+    values : tuple of (str, value)
+        Each letter's value in the layer it describes.
+    """
 
     @property
     def expr(self) -> Any:

@@ -20,7 +20,49 @@ __all__ = ["ConvLSTM", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
 
 
 class ConvLSTM(RecurrentLayer):
-    """Shared by :class:`ConvLSTM1D`, :class:`ConvLSTM2D` and :class:`ConvLSTM3D`."""
+    """Shared by :class:`ConvLSTM1D`, :class:`ConvLSTM2D` and :class:`ConvLSTM3D`: Keras' ``ConvLSTM``
+    arguments (``keras/src/layers/rnn/conv_lstm.py``); each subclass sets its number of spatial
+    axes, n (:attr:`spatial_rank`), and gives the weights' shapes.
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F, the channels of the hidden and cell states.
+    kernel_size : int, sympy.Expr or tuple of them
+        The kernel's spatial size: a tuple of n, or one value used for every spatial axis (as Keras).
+    strides : int or tuple of int, default 1
+        With ``padding`` and ``dilation_rate``, sets the output's spatial sizes
+        (:meth:`spatial_output`); no weight depends on it.
+    padding : str, default "valid"
+        ``"valid"`` or ``"same"`` (any case).
+    data_format : str or None, default None
+        ``"channels_last"`` (None) or ``"channels_first"``.
+    dilation_rate : int or tuple of int, default 1
+    activation, recurrent_activation : object
+        Keras' activations, accepted and ignored: no shape depends on them.
+    use_bias : bool, default True
+        Whether the cell has a ``bias`` (4F,).
+    kernel_initializer, recurrent_initializer, bias_initializer, unit_forget_bias, ..., seed
+        Keras' initialisers, regularisers, constraints, dropouts and seed, accepted and ignored.
+    return_sequences : bool, default False
+        The output keeps the time axis.
+    return_state : bool, default False
+        The layer also returns its last states, h and c.
+    go_backwards, stateful : bool, default False
+        Accepted; no shape depends on them.
+    **kwargs
+        Keras' layer arguments (see :class:`SimpleRNN`) and ``unroll``.
+
+    Raises
+    ------
+    TypeError
+        ``filters`` or an entry of ``kernel_size`` not an integer nor a SymPy expression,
+        ``use_bias`` not a bool, a keyword Keras' ``ConvLSTM`` does not take.
+    ValueError
+        ``filters`` or an entry of ``kernel_size`` <= 0; ``kernel_size`` a tuple of other than n
+        entries; ``padding`` not ``"valid"`` nor ``"same"``; ``data_format`` not
+        ``"channels_last"``, ``"channels_first"`` nor None; ``name`` not a string or containing ``/``.
+    """
 
     mode, cell_name, cell_type, states = "CONVLSTM", "conv_lstm_cell", "ConvLSTMCell", 2
 

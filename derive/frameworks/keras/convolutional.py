@@ -38,7 +38,44 @@ def _tuple(value: Any, rank: int, name: str) -> tuple:
 
 
 class Conv(KerasLayer):
-    """``keras.layers.Conv{1,2,3}D``: ``kernel`` (*k, C / groups, F), ``bias`` (F,)."""
+    """``keras.layers.Conv{1,2,3}D``: ``kernel`` (*k, C / groups, F), ``bias`` (F,).
+
+    Shared by :class:`Conv1D`, :class:`Conv2D` and :class:`Conv3D`, which set the number of
+    spatial axes, n (:attr:`rank`). C, the input's channels, is known at :meth:`build`.
+
+    Parameters
+    ----------
+    filters : int or sympy.Expr
+        F, the output channels.
+    kernel_size : int, sympy.Expr or tuple of them
+        The kernel's spatial size: a tuple of n, or one value used for every spatial axis (as Keras).
+    strides : int or tuple of int, default 1
+        With ``padding`` and ``dilation_rate``, sets the output's spatial sizes; no weight depends on it.
+    padding : str, default "valid"
+        ``"valid"``, ``"same"`` or ``"causal"`` (any case).
+    data_format : str or None, default None
+        ``"channels_last"`` (None) or ``"channels_first"``: where :meth:`build` reads the channels.
+    dilation_rate : int or tuple of int, default 1
+    groups : int or sympy.Expr, default 1
+        g: the kernel is (*k, C / g, F).
+    activation : object
+        Accepted and ignored: no shape depends on it.
+    use_bias : bool, default True
+        Whether the layer has a ``bias`` (F,); anything but ``False`` is true.
+    **kwargs
+        Keras' layer arguments (``name``, ``dtype``, ``input_shape`` ...) and the initialisers,
+        regularisers, constraints and LoRA arguments, accepted and ignored.
+
+    Raises
+    ------
+    TypeError
+        ``filters``, an entry of ``kernel_size`` or ``groups`` not an integer nor a SymPy
+        expression; a keyword Keras' ``Conv`` does not take, or ``**`` unpacking.
+    ValueError
+        ``filters``, an entry of ``kernel_size`` or ``groups`` <= 0; ``kernel_size``, ``strides``
+        or ``dilation_rate`` a tuple of other than n entries; ``padding`` not ``"valid"``,
+        ``"same"`` nor ``"causal"``.
+    """
 
     rank = 1
     SIZES = {"filters": "F"}

@@ -23,7 +23,38 @@ __all__ = ["CuDNN", "CuDNNLSTM", "CuDNNGRU"]
 
 
 class CuDNN(RecurrentLayer):
-    """``CuDNNLSTM`` / ``CuDNNGRU`` (Keras 2): no cell, cuDNN's two biases in one ``bias``."""
+    """``CuDNNLSTM`` / ``CuDNNGRU`` (Keras 2): no cell, cuDNN's two biases in one ``bias``.
+
+    The arguments of ``CuDNNGRU`` (``tf_keras/src/layers/rnn/cudnn_gru.py``); ``CuDNNLSTM`` adds
+    ``unit_forget_bias``.
+
+    Parameters
+    ----------
+    units : int or sympy.Expr
+        H.
+    kernel_initializer, recurrent_initializer, bias_initializer : object
+        Keras' initialisers, accepted and ignored: no shape depends on them.
+    kernel_regularizer, recurrent_regularizer, bias_regularizer, activity_regularizer : object
+        Accepted and ignored.
+    kernel_constraint, recurrent_constraint, bias_constraint : object
+        Accepted and ignored.
+    return_sequences : bool, default False
+        The output keeps the time axis.
+    return_state : bool, default False
+        The layer also returns its last states.
+    go_backwards, stateful : bool, default False
+        Accepted; no shape depends on them.
+    **kwargs
+        Keras' layer arguments (``name``, ``dtype``, ``trainable``, ``autocast``, ``input_dim``,
+        ``input_shape``, ``zero_output_for_mask``).
+
+    Raises
+    ------
+    TypeError
+        ``units`` not an integer nor a SymPy expression, a keyword the layer does not take.
+    ValueError
+        ``units`` <= 0; ``name`` not a string or containing ``/``.
+    """
 
     def __init__(
         self,

@@ -26,7 +26,29 @@ __all__ = [
 
 
 class Pooling1D(KerasLayer):
-    """``MaxPooling1D`` / ``AveragePooling1D``: no weights; the time axis pooled."""
+    """``MaxPooling1D`` / ``AveragePooling1D``: no weights; the time axis pooled.
+
+    Parameters
+    ----------
+    pool_size : int or tuple of 1 int, default 2
+        The pooling window (time steps).
+    strides : int, tuple of 1 int or None, default None
+        The window's step (time steps); None is ``pool_size``.
+    padding : str, default "valid"
+        ``"valid"`` or ``"same"`` (any case); with ``pool_size`` and ``strides`` it sets the
+        output length.
+    data_format : str or None, default None
+        ``"channels_first"`` for (C, T) inputs; otherwise (T, C).
+    name : str or None, default None
+        The layer's name (default ``max_pooling1d`` / ``average_pooling1d``).
+    **kwargs
+        Keras' layer arguments (``dtype``, ``trainable``, ``input_shape`` ...).
+
+    Raises
+    ------
+    TypeError
+        A keyword Keras' layer does not take, or ``**`` unpacking.
+    """
 
     def __init__(
         self,
@@ -93,7 +115,22 @@ class AveragePooling1D(Pooling1D):
 
 
 class GlobalPooling1D(KerasLayer):
-    """``GlobalAveragePooling1D`` / ``GlobalMaxPooling1D``: no weights; the time axis pooled away."""
+    """``GlobalAveragePooling1D`` / ``GlobalMaxPooling1D``: no weights; the time axis pooled away.
+
+    Parameters
+    ----------
+    data_format : str or None, default None
+        ``"channels_first"`` for (C, T) inputs; otherwise (T, C).
+    keepdims : bool, default False
+        Keep the pooled time axis, of size 1 (only ``True`` keeps it): (1, C) for (T, C) inputs.
+    **kwargs
+        Keras' layer arguments (``name``, ``dtype``, ``trainable``, ``input_shape`` ...).
+
+    Raises
+    ------
+    TypeError
+        A keyword Keras' layer does not take, or ``**`` unpacking.
+    """
 
     def __init__(self, data_format: Any = None, keepdims: Any = False, **kwargs: Any) -> None:
         self._keep({})

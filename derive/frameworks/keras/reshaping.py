@@ -72,9 +72,14 @@ def _stateless(name: str, arguments: str, doc: str) -> type[KerasLayer]:
     )
 
 
+#: ``keras.layers.Dropout(rate, noise_shape=None, seed=None)``: no weights, the output shaped as the
+#: input (a :class:`Stateless` layer; a keyword other than these and Keras' layer arguments raises TypeError).
 Dropout = _stateless("Dropout", "rate noise_shape seed", "``keras.layers.Dropout``: no weights.")
+#: ``keras.layers.SpatialDropout1D(rate, seed=None)``: no weights, the output shaped as the input (as :data:`Dropout`).
 SpatialDropout1D = _stateless("SpatialDropout1D", "rate seed", "``keras.layers.SpatialDropout1D``: no weights.")
+#: ``keras.layers.Masking(mask_value=0.0)``: no weights, the output shaped as the input (as :data:`Dropout`).
 Masking = _stateless("Masking", "mask_value", "``keras.layers.Masking``: no weights.")
+#: ``keras.layers.Activation(activation)``: no weights, the output shaped as the input (as :data:`Dropout`).
 Activation = _stateless("Activation", "activation", "``keras.layers.Activation``: no weights.")
 
 
