@@ -153,8 +153,7 @@ def test_rows_notes_and_letters() -> None:
     }
     assert any("intermediate_size 48 is the mixer's inner width E" in note for note in report.notes)
     assert any(
-        note.startswith("not in the config, so at the config class's defaults: state_size=16")
-        for note in report.notes
+        note.startswith("not in the config, so at the config class's defaults: state_size=16") for note in report.notes
     )
     assert explain_config({**SMALL, "num_hidden_layers": 1}).rows[1].note == "one block, k = 0"
     assert explain_config({**SMALL, "num_hidden_layers": 0}).rows[1].note == "no layers"
