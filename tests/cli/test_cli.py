@@ -163,10 +163,9 @@ HOSTILE = [
     ('__import__("os").system("touch PWNED")', "only a call of a class name"),
     ("__import__('os')", "no PyTorch model found"),
     ("open('PWNED', 'w')", "no PyTorch model found"),
-    ("os.system('touch PWNED')", "attribute access 'os.system'"),
+    ("os.system('touch PWNED')", "no PyTorch model found"),
     ("nn.LSTM.__init__.__globals__", "expected one constructor call"),
     ("nn.LSTM(1, 2).__class__", "expected one constructor call"),
-    ("torch.nn.modules.rnn.LSTM(1, 2)", "attribute access"),
     ("nn.LSTM((lambda: 3)(), 2)", "not evaluated"),
     ('nn.LSTM(__import__("os"), 2)', "input_size should be of type int, got: __import__(...) (not evaluated"),
     ("nn.LSTM(lambda: 3, 2)", "lambdas are not allowed"),
@@ -198,6 +197,7 @@ ANSWERED = [
     ("nn.LSTM(x, 2)", lambda torch, x: torch.nn.LSTM(x, 2)),
     ("nn.Linear(3, 4)", lambda torch, x: torch.nn.Linear(3, 4)),
     ("nn.LSTM(3, 4)\nimport os", lambda torch, x: torch.nn.LSTM(3, 4)),
+    ("torch.nn.modules.rnn.LSTM(1, 2)", lambda torch, x: torch.nn.LSTM(1, 2)),  # not a constructor path: code
 ]
 
 
@@ -234,12 +234,12 @@ def test_hostile_input_is_refused_and_nothing_runs(text, message, tmp_path):
         (["--keras", "Bidirectional(Bidirectional(LSTM(3)))", "--input-dim", "3"], "cannot be nested"),
         (["--keras", "Sequential([LSTM(3), Sequential([LSTM(2)])])", "--input-dim", "3"], "cannot be nested"),
         (["--keras", "Bidirectional(LSTM(3), merge_mode='max')", "--input-dim", "3"], "merge_mode"),
-        (["--keras", "nn.LSTM(3, 4)", "--input-dim", "3"], "attribute access 'nn.LSTM'"),
-        (["nn.GRU(3, 4)", "--input-dim", "3"], "only for --keras"),
+        (["--keras", "nn.LSTM(3, 4)", "--input-dim", "3"], "nn.LSTM is not a keras class"),
+        (["nn.GRU(3, 4)", "--input-dim", "3"], "torch's GRU takes input_size"),
         (["--keras", "LSTMCell(3)", "--input-dim", "3"], "wrap it in RNN"),
         (["--keras", "GRU(3)", "--input-dim", "3", "--keras-version", "1.2"], "must be one of 2.0, 2.1"),
         (["--keras", "CuDNNLSTM(3)", "--input-dim", "3", "--keras-version", "3"], "do not exist in Keras 3"),
-        (["nn.GRU(3, 4)", "--keras-version", "2.2"], "only for --keras"),
+        (["nn.GRU(3, 4)", "--keras-version", "2.2"], "only for Keras constructors"),
         (["--keras", "RNN(LSTM(3))", "--input-dim", "3"], "LSTM is not a cell"),
         (["--keras", "Bidirectional(StackedRNNCells([LSTMCell(3)]))", "--input-dim", "3"], "wrap it in RNN"),
         (["nn.GRU(3, 4)", "--seq-len", "-1"], "positive integer"),
