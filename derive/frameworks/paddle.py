@@ -89,6 +89,8 @@ def _trainable(name: str, attr: Any) -> bool:
 
 def _paddle(cls: str, input_size: Any, hidden_size: Any, attrs: tuple[Any, ...], **options: Any) -> Any:
     frozen = {base for base, attr in zip(_ATTRS, attrs) if not _trainable(f"{base}_attr", attr)}
+    if "num_layers" in options:
+        _flattens(cls, attrs, options)
     proj = options.get("proj_size", 0)
     if isinstance(proj, int) and isinstance(hidden_size, int) and not isinstance(proj, bool) and proj >= hidden_size:
         raise ValueError("proj_size must be smaller than hidden_size")
@@ -101,6 +103,25 @@ def _paddle(cls: str, input_size: Any, hidden_size: Any, attrs: tuple[Any, ...],
         frozen=lambda name: name.rsplit(".", 1)[-1] in frozen,
         **options,
     )
+
+
+def _flattens(cls: str, attrs: tuple[Any, ...], options: dict[str, Any]) -> None:
+    """Refuse a layer Paddle cannot build: ``RNNBase.flatten_parameters`` (run when every cell has
+    four tensors, no projection) lays the layer's own parameters out four per cell, but a bias
+    whose attr is False is not among them, and for some stacks an index falls past the list
+    (IndexError in paddlepaddle 3.3.1; e.g. ``LSTM(3, 4, 2, bias_ih_attr=False, bias_hh_attr=False)``)."""
+    missing = sum(1 for attr in attrs[2:] if attr is False)
+    layers, proj = options["num_layers"], options.get("proj_size", 0)
+    if not missing or not isinstance(layers, int) or proj != 0:
+        return
+    cells = layers * (2 if options["bidirectional"] else 1)
+    n = cells * (4 - missing)
+    if any((0 if i % 4 < 2 else 2 * cells) + (i // 4) * 2 + i % 2 >= n for i in range(n)):
+        raise ValueError(
+            f"paddle.nn.{cls} cannot be built with a bias attr False and {layers} layer(s) "
+            f"{'in both directions' if cells > layers else 'in one direction'}: RNNBase.flatten_parameters indexes "
+            "past its parameters (IndexError in paddlepaddle 3.3.1)"
+        )
 
 
 def _layer_options(num_layers: Any, direction: Any, dropout: Any) -> dict[str, Any]:
