@@ -168,10 +168,12 @@ def classify(text: str, framework: str | None) -> tuple[str, str | None]:
                     f"{' and '.join(found)}'s (drop --{framework}, or say --framework {found[0]})"
                 )
             if framework in CODE_READERS:
+                _known_elsewhere(name, node)
                 return "code", framework
             raise InputError(f"{name} is not a class of {framework} that derive knows ({_known(framework)})")
         chosen = framework
     elif not found:
+        _known_elsewhere(name, node)
         return "code", None
     elif "torch" in found or len(found) == 1:
         chosen = "torch" if "torch" in found else found[0]
@@ -181,6 +183,23 @@ def classify(text: str, framework: str | None) -> tuple[str, str | None]:
     if chosen in CODE_READERS and _is_code(node, chosen):
         return "code", framework
     return "constructor", chosen
+
+
+def _known_elsewhere(name: str, node: ast.Call) -> None:
+    """Refuse one call with literal arguments of a known class under a prefix derive does not know
+    (``os.GRU(3, 4)``, ``torch.nn.modules.rnn.LSTM(1, 2)``): not read as code, where any prefix passes."""
+    from ..engine.constructors import CONSTRUCTORS
+
+    prefix, _, base = name.rpartition(".")
+    if not prefix or _is_code(node, ""):
+        return
+    spelled = [f"{TORCH_PREFIXES[1]}{base} (torch)"] if base in TORCH_CLASSES else []
+    spelled += [f"{KERAS_PREFIXES[1]}{base} (keras)"] if base in _KERAS_ALL else []
+    spelled += [
+        f"{next((p for p in c.prefixes if p), '')}{base} ({fw})" for (fw, n), c in CONSTRUCTORS.items() if n == base
+    ]
+    if spelled:
+        raise InputError(f"unknown prefix {prefix + '.'!r} of {base}: write {', '.join(spelled)}")
 
 
 def _known(framework: str) -> str:

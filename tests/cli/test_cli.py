@@ -164,6 +164,8 @@ HOSTILE = [
     ("__import__('os')", "no PyTorch model found"),
     ("open('PWNED', 'w')", "no PyTorch model found"),
     ("os.system('touch PWNED')", "no PyTorch model found"),
+    ("os.GRU(input_size=1, hidden_size=1)", "unknown prefix 'os.' of GRU: write nn.GRU (torch), layers.GRU (keras)"),
+    ("torch.nn.modules.rnn.LSTM(1, 2)", "unknown prefix 'torch.nn.modules.rnn.' of LSTM"),
     ("nn.LSTM.__init__.__globals__", "expected one constructor call"),
     ("nn.LSTM(1, 2).__class__", "expected one constructor call"),
     ("nn.LSTM((lambda: 3)(), 2)", "not evaluated"),
@@ -197,7 +199,6 @@ ANSWERED = [
     ("nn.LSTM(x, 2)", lambda torch, x: torch.nn.LSTM(x, 2)),
     ("nn.Linear(3, 4)", lambda torch, x: torch.nn.Linear(3, 4)),
     ("nn.LSTM(3, 4)\nimport os", lambda torch, x: torch.nn.LSTM(3, 4)),
-    ("torch.nn.modules.rnn.LSTM(1, 2)", lambda torch, x: torch.nn.LSTM(1, 2)),  # not a constructor path: code
 ]
 
 
