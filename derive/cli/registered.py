@@ -9,7 +9,7 @@ naming it, where it would (a size, a flag).
 
 >>> info = describe_registered("mlx.nn.GRU(16, 32)", "mlx")
 >>> info["count"], info["tensors"][0][0], str(info["formula"]), info["values"]
-(4704, 'Wx', '3*H**2 + 3*H*I + 4*H', {'I': 16, 'H': 32})
+(4736, 'Wx', '3*H**2 + 3*H*I + 4*H', {'I': 16, 'H': 32})
 """
 
 from __future__ import annotations
@@ -205,13 +205,14 @@ def _user_symbols(value: Any) -> set[sympy.Symbol]:
 def _formula(made: _Made, total: Any, input_dim: Any, deferred: bool) -> tuple[Any, dict[str, int]]:
     """The count with int sizes generalized to letters (never one that disagrees with ``total``)."""
     args, kwargs, values = _letters(made, _user_symbols(made), deferred)
-    if "I" in values:
+    if deferred and values.get("I", 0) is None:
         values["I"] = input_dim
     if not values:
         return total, {}
     symbolic = _Made(made.constructor, made.written, args, kwargs)
     try:
-        module, _ = _module(symbolic, SYMBOLS["I"] if "I" in values else input_dim if deferred else None)
+        width = (SYMBOLS["I"] if "I" in values else input_dim) if deferred else None
+        module, _ = _module(symbolic, width)
         formula = sympy.expand(count(module))
     except InputError:
         return total, {}
