@@ -1,15 +1,87 @@
-"""Shared fixtures: the site built once per test session, the pages rendered once."""
+"""Shared set-up of every test directory (each also runs alone): the environment the frameworks need,
+the site built and rendered once per session, and the ``slow`` marker of the fast loop.
+
+The fast loop, ``./scripts/test -m "not slow and not browser"``, leaves out what this file marks
+``slow`` — by path, fixture or framework, in one place (:data:`SLOW_PATHS`, :data:`SLOW_FIXTURES`,
+:data:`WORKER_FRAMEWORKS`, :data:`SLOW_TESTS`), so that test files need no marks of their own: the
+live framework matrices, the subprocess workers (TensorFlow's, MXNet's), the site builds, the
+notebook and the packaging. ``./scripts/test`` with no ``-m`` (and CI) runs everything.
+"""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
+
+# Before any test module imports Keras or JAX: Keras 3 on torch, JAX on the CPU, a private
+# KERAS_HOME (a test directory run alone gets the same environment as the whole suite).
+os.environ.setdefault("KERAS_BACKEND", "torch")
+os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 import pytest
 from sitebuild import ROOT, build_site
 
 # Subprocess workers, run by another Python (.venv-mxnet's, TensorFlow's process): not importable here.
 collect_ignore = ["support/mxnet_worker.py", "support/tf_worker.py"]
+
+#: Test files (relative to the checkout) that are slow as a whole: the live framework matrices,
+#: the site builds, the notebook run, the packaging into a fresh venv, the 5,600-case battery.
+SLOW_PATHS = (
+    "tests/frameworks/test_live_",
+    "tests/site/test_site_build.py",
+    "tests/site/test_build_site_script.py",
+    "tests/site/test_links.py",
+    "tests/site/test_site_text.py",
+    "tests/site/test_notebook.py",
+    "tests/test_packaging.py",
+    "tests/test_battery.py",
+)
+#: Fixtures that make a test slow wherever it is: the site built, every page rendered.
+SLOW_FIXTURES = ("built_site", "rendered_pages")
+#: Frameworks held through a subprocess worker (TensorFlow, MXNet in .venv-mxnet): any test case
+#: parametrized with one of them is slow.
+WORKER_FRAMEWORKS = frozenset({"tf1", "keras2", "tf.keras", "mxnet"})
+#: Single tests slower than a few seconds on two cores that the fast loop leaves to CI.
+SLOW_TESTS = ("tests/cli/test_cli_frameworks.py::test_line_as_written_matches_the_package_in_its_worker",)
+
+
+def _framework_of(value: object) -> object:
+    return getattr(value, "key", value)
+
+
+def is_slow(item: pytest.Item) -> bool:
+    """Whether ``item`` belongs to the slow part of the suite (see the module's docstring).
+
+    Parameters
+    ----------
+    item : pytest.Item
+
+    Returns
+    -------
+    bool
+    """
+    try:
+        path = item.path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:  # a doctest or a test outside the checkout
+        path = ""
+    if path.startswith(SLOW_PATHS) or f"{path}::{getattr(item, 'originalname', item.name)}" in SLOW_TESTS:
+        return True
+    if any(f in getattr(item, "fixturenames", ()) for f in SLOW_FIXTURES):
+        return True
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return any(
+        _framework_of(v) in WORKER_FRAMEWORKS for v in params.values() if isinstance(v, str) or hasattr(v, "key")
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow tests ``slow`` (the fast loop deselects them with ``-m "not slow"``)."""
+    for item in items:
+        if is_slow(item):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 keras = pytest.importorskip("keras")
 from keras import layers as kl  # noqa: E402
+from keras_agree import agree  # noqa: E402
 
 from derive.models import explain  # noqa: E402
 from derive.models.source import (  # noqa: E402
@@ -30,8 +31,6 @@ from derive.models.source import (  # noqa: E402
     parse_expression,
     parse_module,
 )
-
-from .test_cov_keras_code import agree  # noqa: E402
 
 
 def read(expression: str, env: dict | None = None):
