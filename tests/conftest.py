@@ -11,6 +11,7 @@ notebook and the packaging. ``./scripts/test`` with no ``-m`` (and CI) runs ever
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -101,7 +102,14 @@ def rendered_pages() -> dict[str, str]:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """With ``DERIVE_UPDATE_RECORD=1`` and no failure, write the live cases of this run into the record."""
+    """Stop the subprocess workers; with ``DERIVE_UPDATE_RECORD=1`` and no failure, write the live
+    cases of this run into the record."""
+    workers = getattr(sys.modules.get("frameworks_live_extra"), "_WORKERS", {})
+    for process in workers.values():
+        process.stdin.close()
+        process.wait(timeout=60)
+        process.stdout.close()
+    workers.clear()
     if os.environ.get("DERIVE_UPDATE_RECORD") != "1" or exitstatus != 0:
         return
     from live_record import CASES

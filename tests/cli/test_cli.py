@@ -1,12 +1,16 @@
-"""The command-line tool, run as a subprocess: numbers against torch/Keras, and hostile input refused."""
+"""The command-line tool: numbers against torch/Keras, and hostile input refused (run in this process
+through ``main``; the installed console script as a real process)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
@@ -17,18 +21,31 @@ import pytest
 from torch import nn
 from torch_live import torch_count
 
-from derive.cli import InputError, parse
+from derive.cli import InputError, main, parse
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).with_name("derive")
 
 
-def run(*args, cwd=None, check_clean=True):
-    env = dict(os.environ, KERAS_BACKEND="torch", KERAS_HOME=tempfile.mkdtemp(prefix="keras-home-"))
-    result = subprocess.run(
-        [sys.executable, "-m", "derive", *args], capture_output=True, text=True, cwd=cwd or ROOT, env=env, timeout=120
-    )
-    return result
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(*args, cwd=None):
+    """``derive ARGS`` in this process (``main``), in ``cwd``: what a real process prints and returns
+    (real processes: the console script below, tests/cli/test_cli_output.py and the goldens)."""
+    out, err = io.StringIO(), io.StringIO()
+    previous = os.getcwd()
+    os.chdir(cwd or ROOT)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            status = main(list(args))
+    finally:
+        os.chdir(previous)
+    return Result(status, out.getvalue(), err.getvalue())
 
 
 @pytest.mark.parametrize(
