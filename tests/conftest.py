@@ -45,8 +45,28 @@ SLOW_FIXTURES = ("built_site", "rendered_pages")
 #: Frameworks held through a subprocess worker (TensorFlow, MXNet in .venv-mxnet): any test case
 #: parametrized with one of them is slow.
 WORKER_FRAMEWORKS = frozenset({"tf1", "keras2", "tf.keras", "mxnet"})
-#: Single tests slower than a few seconds on two cores that the fast loop leaves to CI.
-SLOW_TESTS = ("tests/cli/test_cli_frameworks.py::test_line_as_written_matches_the_package_in_its_worker",)
+#: Live framework matrices inside other files (every framework x class against its package; JAX
+#: compiles each Haiku and Flax case), and single tests slower than a few seconds on two cores.
+SLOW_TESTS = (
+    "tests/cli/test_cli_frameworks.py::test_line_as_written_matches_the_package",
+    "tests/cli/test_cli_frameworks.py::test_line_as_written_matches_the_package_in_its_worker",
+    "tests/site/test_frameworks_site.py::test_framework_page_example",
+    "tests/site/test_frameworks_site.py::test_symbolic_tables_substituted_equal_live",
+    "tests/site/test_frameworks_site.py::test_closed_forms_on_pages_equal_live",
+    "tests/site/test_calculator.py::test_evaluate_matches_the_real_framework",
+    "tests/site/test_calculator.py::test_page_inlines_the_script_and_the_ids",
+    "tests/models/test_cov_keras_source.py::test_sizes_written_as_arithmetic_build_like_keras",
+    "tests/models/test_cov_keras_functional.py::test_layer_on_an_operation",
+    "tests/frameworks/test_keras.py::test_default_names_are_keras_names",
+    "tests/frameworks/test_keras.py::test_rnn_of_cells_exact_paths_in_a_fresh_session",
+    "tests/site/test_frameworks_site.py::test_comparison_closed_forms_equal_live_for_other_sizes",
+    "tests/site/test_frameworks_site.py::test_comparison_rows_equal_live",
+    "tests/site/test_calculator.py::test_js_refuses_what_is_not_a_decimal_int",
+    "tests/site/test_calculator.py::test_other_frameworks_random_inputs_match_the_library",
+    "tests/site/test_tools_pages.py::test_cost_page_rows_match_torch",
+    "tests/site/test_tools_pages.py::test_parallel_rendering_is_the_same_as_in_process",
+    "tests/models/test_cov_keras_functional.py::test_broken_config_refused",
+)
 
 
 def _framework_of(value: object) -> object:
