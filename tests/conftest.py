@@ -66,6 +66,8 @@ SLOW_TESTS = (
     "tests/site/test_tools_pages.py::test_cost_page_rows_match_torch",
     "tests/site/test_tools_pages.py::test_parallel_rendering_is_the_same_as_in_process",
     "tests/models/test_cov_keras_functional.py::test_broken_config_refused",
+    "tests/frameworks/test_keras.py::test_symbolic_count_evaluates_to_keras",
+    "tests/frameworks/test_keras.py::test_random_stacks",
 )
 
 

@@ -67,7 +67,7 @@ def stderr_line(message: str) -> None:
     ----------
     message : str
     """
-    line = f"derive: {literal(' '.join(str(message).split()))}\n"
+    line = f"derive: {literal(' '.join(str(message).split()), 600)}\n"
     stream = sys.stderr
     if stream is None:
         return
