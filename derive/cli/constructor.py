@@ -127,6 +127,8 @@ def describe(
             parse(text, keras)  # the strict parser's refusal
         from .registered import describe_registered
 
+        if keras_version is not None:
+            raise InputError("--keras-version applies to Keras' recurrent layers and their wrappers (LSTM, GRU, ...)")
         return describe_registered(text, framework, input_dim)
     rows: list[tuple[str, tuple[Any, ...] | None, Any]]
     layers: list[Any] = []

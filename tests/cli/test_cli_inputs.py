@@ -245,3 +245,8 @@ def test_describe_takes_any_framework():
         describe("nn.LSTM(x, 2)")
     with pytest.raises(InputError, match="expected one constructor call"):
         describe("nn.LSTM")
+    twin = constructors.Constructor("keras", "Dense", lambda units: None, prefixes=("layers.",))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(constructors.CONSTRUCTORS, ("keras", "Dense"), twin)
+        with pytest.raises(InputError, match="--keras-version applies to Keras' recurrent layers"):
+            describe("layers.Dense(3)", keras=True, keras_version="2.2")

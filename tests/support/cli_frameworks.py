@@ -17,7 +17,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # Imports Paddle (with JAX, Flax, Equinox, ONNX) while this module is collected: Paddle imported
 # after TensorFlow is loaded in the process (Keras 3 loads it when it builds a layer) crashes
 # the interpreter (a segmentation fault in paddle/base/core.py).
-import frameworks_live  # noqa: E402, F401
+import frameworks_live  # noqa: F401
 
 BATCH = 2
 
