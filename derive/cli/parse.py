@@ -1,4 +1,5 @@
-"""Reading a pasted constructor with :mod:`ast`, never evaluating it (see :mod:`derive.cli`)."""
+"""Reading a pasted torch or Keras recurrent constructor with :mod:`ast`, never evaluating it (see
+:mod:`derive.cli`; other frameworks' constructors: :mod:`derive.cli.registered`)."""
 
 from __future__ import annotations
 
