@@ -1,15 +1,110 @@
-"""Shared fixtures: the site built once per test session, the pages rendered once."""
+"""Shared set-up of every test directory (each also runs alone): the environment the frameworks need,
+the site built and rendered once per session, and the ``slow`` marker of the fast loop.
+
+The fast loop, ``./scripts/test -m "not slow and not browser"``, leaves out what this file marks
+``slow`` — by path, fixture or framework, in one place (:data:`SLOW_PATHS`, :data:`SLOW_FIXTURES`,
+:data:`WORKER_FRAMEWORKS`, :data:`SLOW_TESTS`), so that test files need no marks of their own: the
+live framework matrices, the subprocess workers (TensorFlow's, MXNet's), the site builds, the
+notebook and the packaging. ``./scripts/test`` with no ``-m`` (and CI) runs everything.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 from pathlib import Path
+
+# Before any test module imports Keras or JAX: Keras 3 on torch, JAX on the CPU, a private
+# KERAS_HOME (a test directory run alone gets the same environment as the whole suite).
+os.environ.setdefault("KERAS_BACKEND", "torch")
+os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 import pytest
 from sitebuild import ROOT, build_site
 
 # Subprocess workers, run by another Python (.venv-mxnet's, TensorFlow's process): not importable here.
 collect_ignore = ["support/mxnet_worker.py", "support/tf_worker.py"]
+
+#: Test files (relative to the checkout) that are slow as a whole: the live framework matrices,
+#: the site builds, the notebook run, the packaging into a fresh venv, the 5,600-case battery.
+SLOW_PATHS = (
+    "tests/frameworks/test_live_",
+    "tests/site/test_site_build.py",
+    "tests/site/test_build_site_script.py",
+    "tests/site/test_links.py",
+    "tests/site/test_site_text.py",
+    "tests/site/test_notebook.py",
+    "tests/test_packaging.py",
+    "tests/test_battery.py",
+)
+#: Fixtures that make a test slow wherever it is: the site built, every page rendered.
+SLOW_FIXTURES = ("built_site", "rendered_pages")
+#: Frameworks held through a subprocess worker (TensorFlow, MXNet in .venv-mxnet): any test case
+#: parametrized with one of them is slow.
+WORKER_FRAMEWORKS = frozenset({"tf1", "keras2", "tf.keras", "mxnet"})
+#: Live framework matrices inside other files (every framework x class against its package; JAX
+#: compiles each Haiku and Flax case), and single tests slower than a few seconds on two cores.
+SLOW_TESTS = (
+    "tests/cli/test_cli_frameworks.py::test_line_as_written_matches_the_package",
+    "tests/cli/test_cli_frameworks.py::test_line_as_written_matches_the_package_in_its_worker",
+    "tests/site/test_frameworks_site.py::test_framework_page_example",
+    "tests/site/test_frameworks_site.py::test_symbolic_tables_substituted_equal_live",
+    "tests/site/test_frameworks_site.py::test_closed_forms_on_pages_equal_live",
+    "tests/site/test_calculator.py::test_evaluate_matches_the_real_framework",
+    "tests/site/test_calculator.py::test_page_inlines_the_script_and_the_ids",
+    "tests/models/test_cov_keras_source.py::test_sizes_written_as_arithmetic_build_like_keras",
+    "tests/models/test_cov_keras_functional.py::test_layer_on_an_operation",
+    "tests/frameworks/test_keras.py::test_default_names_are_keras_names",
+    "tests/frameworks/test_keras.py::test_rnn_of_cells_exact_paths_in_a_fresh_session",
+    "tests/site/test_frameworks_site.py::test_comparison_closed_forms_equal_live_for_other_sizes",
+    "tests/site/test_frameworks_site.py::test_comparison_rows_equal_live",
+    "tests/site/test_calculator.py::test_js_refuses_what_is_not_a_decimal_int",
+    "tests/site/test_calculator.py::test_other_frameworks_random_inputs_match_the_library",
+    "tests/site/test_tools_pages.py::test_cost_page_rows_match_torch",
+    "tests/site/test_tools_pages.py::test_parallel_rendering_is_the_same_as_in_process",
+    "tests/models/test_cov_keras_functional.py::test_broken_config_refused",
+    "tests/frameworks/test_keras.py::test_symbolic_count_evaluates_to_keras",
+    "tests/frameworks/test_keras.py::test_random_stacks",
+)
+
+
+def _framework_of(value: object) -> object:
+    return getattr(value, "key", value)
+
+
+def is_slow(item: pytest.Item) -> bool:
+    """Whether ``item`` belongs to the slow part of the suite (see the module's docstring).
+
+    Parameters
+    ----------
+    item : pytest.Item
+
+    Returns
+    -------
+    bool
+    """
+    try:
+        path = item.path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:  # a doctest or a test outside the checkout
+        path = ""
+    if path.startswith(SLOW_PATHS) or f"{path}::{getattr(item, 'originalname', item.name)}" in SLOW_TESTS:
+        return True
+    if any(f in getattr(item, "fixturenames", ()) for f in SLOW_FIXTURES):
+        return True
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return any(
+        _framework_of(v) in WORKER_FRAMEWORKS for v in params.values() if isinstance(v, str) or hasattr(v, "key")
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow tests ``slow`` (the fast loop deselects them with ``-m "not slow"``)."""
+    for item in items:
+        if is_slow(item):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
@@ -29,7 +124,14 @@ def rendered_pages() -> dict[str, str]:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """With ``DERIVE_UPDATE_RECORD=1`` and no failure, write the live cases of this run into the record."""
+    """Stop the subprocess workers; with ``DERIVE_UPDATE_RECORD=1`` and no failure, write the live
+    cases of this run into the record."""
+    workers = getattr(sys.modules.get("frameworks_live_extra"), "_WORKERS", {})
+    for process in workers.values():
+        process.stdin.close()
+        process.wait(timeout=60)
+        process.stdout.close()
+    workers.clear()
     if os.environ.get("DERIVE_UPDATE_RECORD") != "1" or exitstatus != 0:
         return
     from live_record import CASES

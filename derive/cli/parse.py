@@ -1,4 +1,5 @@
-"""Reading a pasted constructor with :mod:`ast`, never evaluating it (see :mod:`derive.cli`)."""
+"""Reading a pasted torch or Keras recurrent constructor with :mod:`ast`, never evaluating it (see
+:mod:`derive.cli`; other frameworks' constructors: :mod:`derive.cli.registered`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from ..engine.symbols import H, I, L, P
 
-__all__ = ["parse", "InputError"]
+__all__ = ["parse", "parse_text", "dotted", "InputError"]
 
 #: Classes the torch path accepts (``derive.torch``).
 TORCH_CLASSES = ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell")
@@ -36,7 +37,17 @@ class InputError(ValueError):
     """A constructor the CLI refuses; the message is one line for stderr."""
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted(node: ast.expr) -> str | None:
+    """The dotted name a call is written with (``"nn.LSTM"``), or None for anything else.
+
+    Parameters
+    ----------
+    node : ast.expr
+
+    Returns
+    -------
+    str or None
+    """
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -48,7 +59,7 @@ def _dotted(node: ast.expr) -> str | None:
 
 
 def _callee(node: ast.Call, keras: bool, parent: str | None) -> str:
-    name = _dotted(node.func)
+    name = dotted(node.func)
     if name is None:
         raise InputError("only a call of a class name is allowed (e.g. LSTM(32, 128) or nn.GRU(10, 20))")
     prefixes, classes = (
@@ -173,16 +184,35 @@ def parse(text: str, keras: bool = False) -> _Call:
     InputError
         Anything but one call of a known class with literal arguments (see the module docstring).
     """
+    body = parse_text(text)
+    if not isinstance(body, ast.Call):
+        raise InputError("expected one constructor call, e.g. nn.LSTM(32, 128, 2, bidirectional=True)")
+    return _build(body, keras)
+
+
+def parse_text(text: str) -> ast.expr:
+    """One line of constructor text as one Python expression (parsed, never evaluated).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    ast.expr
+
+    Raises
+    ------
+    InputError
+        Empty, longer than :data:`MAX_TEXT` characters, or not one expression.
+    """
     if not isinstance(text, str) or not text.strip():
         raise InputError("empty constructor; expected e.g. nn.LSTM(32, 128, 2, bidirectional=True)")
     if len(text) > MAX_TEXT:
         raise InputError(f"constructor longer than {MAX_TEXT} characters")
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        return ast.parse(text.strip(), mode="eval").body
     except SyntaxError as error:
         raise InputError(f"syntax error: {error.msg} (column {error.offset})") from None
     except ValueError as error:  # e.g. null bytes
         raise InputError(f"cannot parse: {error}") from None
-    if not isinstance(tree.body, ast.Call):
-        raise InputError("expected one constructor call, e.g. nn.LSTM(32, 128, 2, bidirectional=True)")
-    return _build(tree.body, keras)

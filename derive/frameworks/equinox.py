@@ -39,3 +39,26 @@ register(
         order=60,
     )
 )
+
+
+# --------------------------------------------------------------------------- constructors as users write them
+# ``eqx.nn.LSTMCell(32, 128, key=key)``: signatures of equinox/nn/_rnn.py (equinox 0.13.8); the
+# required keyword ``key`` and ``dtype`` change no tensor and are not read.
+
+from typing import Any  # noqa: E402
+
+from .mirror import constructor, stack_module  # noqa: E402
+
+_PREFIXES = ("eqx.nn.", "equinox.nn.")
+_LETTERS = {"input_size": "I", "hidden_size": "H"}
+
+
+def _cell(cls: str) -> None:
+    def make(input_size: Any, hidden_size: Any, use_bias: Any = True, dtype: Any = None, *, key: Any) -> Any:
+        return stack_module("equinox", cls, input_size, hidden_size, bias=use_bias)
+
+    constructor("equinox", cls, prefixes=_PREFIXES, letters=_LETTERS, source=EQUINOX.source)(make)
+
+
+for _cls in ("LSTMCell", "GRUCell"):
+    _cell(_cls)

@@ -124,3 +124,138 @@ register(
         order=51,
     )
 )
+
+
+# --------------------------------------------------------------------------- constructors as users write them
+# Flax linen cells make their weights when first applied (``--input-dim``): ``nn.LSTMCell(128)``
+# after ``import flax.linen as nn`` (torch's ``nn.LSTMCell`` by default; ``--framework
+# flax.linen`` chooses Flax). nnx cells take both widths and a required keyword ``rngs``.
+# Signatures of flax/linen/recurrent.py and flax/nnx/nn/recurrent.py (flax 0.12.8): the
+# initializers, dtypes, activation functions and ``rngs`` change no tensor and are not read.
+
+from typing import Any  # noqa: E402
+
+from .mirror import Deferred, constructor, stack_module  # noqa: E402
+
+_LINEN = ("flax.linen.", "linen.", "nn.")
+_NNX = ("flax.nnx.", "nnx.")
+_LINEN_LETTERS = {"features": "H"}
+_NNX_LETTERS = {"in_features": "I", "hidden_features": "H"}
+
+
+def _linen(cls: str, features: Any, **options: Any) -> Deferred:
+    return Deferred(lambda width: stack_module("flax.linen", cls, width, features, type=cls, sep="/", **options))
+
+
+@constructor(
+    "flax.linen", "SimpleCell", prefixes=_LINEN, letters=_LINEN_LETTERS, deferred=True, source=FLAX_LINEN.source
+)
+def _simple_cell(
+    features: Any,
+    activation_fn: Any = None,
+    kernel_init: Any = None,
+    recurrent_kernel_init: Any = None,
+    bias_init: Any = None,
+    dtype: Any = None,
+    param_dtype: Any = None,
+    carry_init: Any = None,
+    residual: Any = False,
+    parent: Any = None,
+    name: Any = None,
+) -> Deferred:
+    return _linen("SimpleCell", features)
+
+
+def _linen_lstm(cls: str) -> None:
+    def make(
+        features: Any,
+        gate_fn: Any = None,
+        activation_fn: Any = None,
+        kernel_init: Any = None,
+        recurrent_kernel_init: Any = None,
+        bias_init: Any = None,
+        dtype: Any = None,
+        param_dtype: Any = None,
+        carry_init: Any = None,
+        parent: Any = None,
+        name: Any = None,
+    ) -> Deferred:
+        return _linen(cls, features)
+
+    constructor("flax.linen", cls, prefixes=_LINEN, letters=_LINEN_LETTERS, deferred=True, source=FLAX_LINEN.source)(
+        make
+    )
+
+
+for _cls in ("LSTMCell", "OptimizedLSTMCell", "GRUCell"):
+    _linen_lstm(_cls)
+
+
+@constructor("flax.linen", "MGUCell", prefixes=_LINEN, letters=_LINEN_LETTERS, deferred=True, source=FLAX_LINEN.source)
+def _mgu_cell(
+    features: Any,
+    gate_fn: Any = None,
+    activation_fn: Any = None,
+    kernel_init: Any = None,
+    recurrent_kernel_init: Any = None,
+    forget_bias_init: Any = None,
+    activation_bias_init: Any = None,
+    dtype: Any = None,
+    param_dtype: Any = None,
+    carry_init: Any = None,
+    reset_gate: Any = True,
+    parent: Any = None,
+    name: Any = None,
+) -> Deferred:
+    return _linen("MGUCell", features, reset_gate=reset_gate)
+
+
+@constructor(
+    "flax.linen", "ConvLSTMCell", prefixes=_LINEN, letters=_LINEN_LETTERS, deferred=True, source=FLAX_LINEN_CONV.source
+)
+def _conv_lstm_cell(
+    features: Any,
+    kernel_size: Any,
+    strides: Any = None,
+    padding: Any = "SAME",
+    use_bias: Any = True,
+    dtype: Any = None,
+    param_dtype: Any = None,
+    carry_init: Any = None,
+    parent: Any = None,
+    name: Any = None,
+) -> Deferred:
+    return _linen("ConvLSTMCell", features, bias=use_bias, kernel_size=kernel_size)
+
+
+def _nnx_cell(cls: str) -> None:
+    def make(in_features: Any, hidden_features: Any, *, rngs: Any, **unread: Any) -> Any:
+        """Every other argument of the nnx cells is keyword-only and changes no tensor."""
+        unknown = sorted(set(unread) - _NNX_KEYWORDS)
+        if unknown:
+            raise TypeError(f"{cls}.__init__() got an unexpected keyword argument {unknown[0]!r}")
+        return stack_module("flax.nnx", cls, in_features, hidden_features, type=cls, sep="/")
+
+    constructor("flax.nnx", cls, prefixes=_NNX, letters=_NNX_LETTERS, source=FLAX_NNX.source)(make)
+
+
+#: The nnx cells' keyword-only arguments besides ``rngs`` (none changes a tensor).
+_NNX_KEYWORDS = {
+    "gate_fn",
+    "activation_fn",
+    "kernel_init",
+    "recurrent_kernel_init",
+    "bias_init",
+    "dtype",
+    "param_dtype",
+    "carry_init",
+    "residual",
+    "promote_dtype",
+    "keep_rngs",
+    "kernel_metadata",
+    "recurrent_kernel_metadata",
+    "bias_metadata",
+}
+
+for _cls in ("SimpleCell", "LSTMCell", "OptimizedLSTMCell", "GRUCell"):
+    _nnx_cell(_cls)

@@ -168,3 +168,67 @@ register(
         order=55,
     )
 )
+
+
+# --------------------------------------------------------------------------- constructors as users write them
+# ``hk.LSTM(128)``: Haiku makes the weights when the core is first applied, so the input width
+# comes from the input (``--input-dim`` on the command line). Signatures of haiku/_src/recurrent.py.
+
+from .mirror import Deferred, constructor, stack_module  # noqa: E402
+
+_PREFIXES = ("hk.", "haiku.")
+_MODULE_NAMES = {"VanillaRNN": "vanilla_rnn", "LSTM": "lstm", "GRU": "gru"}
+
+
+def _haiku_module(cls: str, name: Any) -> tuple[str, str] | None:
+    """The renaming of the default module name to ``name`` (None keeps Haiku's default)."""
+    if name is None:
+        return None
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name should be a non-empty str or None, got: {name!r}")
+    default = _MODULE_NAMES.get(cls) or f"conv{cls[4]}_dlstm"
+    return (default, name)
+
+
+def _core(cls: str, hidden_size: Any, name: Any, **options: Any) -> Deferred:
+    rename = _haiku_module(cls, name)
+    return Deferred(
+        lambda width: stack_module("haiku", cls, width, hidden_size, type=cls, sep="/", rename=rename, **options)
+    )
+
+
+@constructor("haiku", "VanillaRNN", prefixes=_PREFIXES, letters={"hidden_size": "H"}, deferred=True, source=_SOURCE)
+def _vanilla_rnn(hidden_size: Any, double_bias: Any = True, name: Any = None) -> Deferred:
+    return _core("VanillaRNN", hidden_size, name, double_bias=double_bias)
+
+
+@constructor("haiku", "LSTM", prefixes=_PREFIXES, letters={"hidden_size": "H"}, deferred=True, source=_SOURCE)
+def _lstm(hidden_size: Any, name: Any = None) -> Deferred:
+    return _core("LSTM", hidden_size, name)
+
+
+@constructor("haiku", "GRU", prefixes=_PREFIXES, letters={"hidden_size": "H"}, deferred=True, source=_SOURCE)
+def _gru(
+    hidden_size: Any, w_i_init: Any = None, w_h_init: Any = None, b_init: Any = None, name: Any = None
+) -> Deferred:
+    return _core("GRU", hidden_size, name)
+
+
+def _conv_lstm(n: int) -> None:
+    cls = f"Conv{n}DLSTM"
+
+    def make(input_shape: Any, output_channels: Any, kernel_shape: Any, name: Any = None) -> Deferred:
+        if not isinstance(input_shape, (tuple, list)) or len(input_shape) != n:
+            raise ValueError(
+                f"input_shape must be the {n} spatial dimensions of the input (no channels), got {input_shape!r}"
+            )
+        kernel = tuple(kernel_shape) if isinstance(kernel_shape, (tuple, list)) else (kernel_shape,) * n
+        if len(kernel) != n:
+            raise ValueError(f"kernel_shape must be an int or {n} ints, got {kernel_shape!r}")
+        return _core(cls, output_channels, name, kernel_size=kernel)
+
+    constructor("haiku", cls, prefixes=_PREFIXES, letters={"output_channels": "H"}, deferred=True, source=_SOURCE)(make)
+
+
+for _n in (1, 2, 3):
+    _conv_lstm(_n)

@@ -120,3 +120,40 @@ register(
         order=81,
     )
 )
+
+
+# --------------------------------------------------------------------------- constructors as users write them
+# ``minGRU(512)``, ``minLSTM(512, expansion_factor=1.5)`` (``from minGRU_pytorch import minGRU``):
+# ``dim_inner = int(dim * expansion_factor)``, ``proj_out`` by default when ``expansion_factor != 1``
+# (minGRU_pytorch/minGRU.py and minLSTM.py, mingru-pytorch 0.2.1, ``__init__``).
+
+from ..engine import validate  # noqa: E402
+from .mirror import constructor, stack_module  # noqa: E402
+
+
+def _min_rnn(cls: str, dim: Any, expansion_factor: Any, proj_out: Any) -> Any:
+    dim = validate.size("dim", dim)
+    if isinstance(expansion_factor, bool) or not isinstance(expansion_factor, (int, float)):
+        raise TypeError(f"expansion_factor should be a number, got: {validate.shown(expansion_factor)}")
+    if proj_out is None:
+        proj_out = expansion_factor != 1.0
+    validate.flag("proj_out", proj_out)
+    if expansion_factor == 1:
+        inner = dim
+    elif isinstance(dim, int):
+        inner = int(dim * expansion_factor)
+    else:
+        raise ValueError(
+            f"expansion_factor={expansion_factor} needs an int dim (dim_inner = int(dim * expansion_factor))"
+        )
+    return stack_module("mingru", cls, dim, inner, proj_size=dim if proj_out else 0)
+
+
+@constructor("mingru", "minGRU", prefixes=("", "minGRU_pytorch."), letters={"dim": "I"}, source=_SOURCE)
+def _mingru(dim: Any, expansion_factor: Any = 1.0, proj_out: Any = None) -> Any:
+    return _min_rnn("minGRU", dim, expansion_factor, proj_out)
+
+
+@constructor("mingru", "minLSTM", prefixes=("", "minGRU_pytorch.minLSTM."), letters={"dim": "I"}, source=_SOURCE)
+def _minlstm(dim: Any, expansion_factor: Any = 1.0, proj_out: Any = None) -> Any:
+    return _min_rnn("minLSTM", dim, expansion_factor, proj_out)

@@ -83,3 +83,29 @@ register(
         order=56,
     )
 )
+
+
+# --------------------------------------------------------------------------- constructors as users write them
+# ``mlx.nn.LSTM(32, 128)`` (signatures of python/mlx/nn/layers/recurrent.py). After
+# ``import mlx.nn as nn`` users write ``nn.LSTM``, which is torch's too: torch is read by default,
+# ``--framework mlx`` chooses MLX.
+
+from .mirror import constructor, stack_module  # noqa: E402
+
+_PREFIXES = ("mlx.nn.", "nn.")
+_LETTERS = {"input_size": "I", "hidden_size": "H"}
+
+
+@constructor("mlx", "RNN", prefixes=_PREFIXES, letters=_LETTERS, source=_SOURCE)
+def _rnn(input_size: Any, hidden_size: Any, bias: Any = True, nonlinearity: Any = None) -> Any:
+    return stack_module("mlx", "RNN", input_size, hidden_size, bias=bias)
+
+
+@constructor("mlx", "GRU", prefixes=_PREFIXES, letters=_LETTERS, source=_SOURCE)
+def _gru(input_size: Any, hidden_size: Any, bias: Any = True) -> Any:
+    return stack_module("mlx", "GRU", input_size, hidden_size, bias=bias)
+
+
+@constructor("mlx", "LSTM", prefixes=_PREFIXES, letters=_LETTERS, source=_SOURCE)
+def _lstm(input_size: Any, hidden_size: Any, bias: Any = True) -> Any:
+    return stack_module("mlx", "LSTM", input_size, hidden_size, bias=bias)

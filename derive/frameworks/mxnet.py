@@ -62,3 +62,172 @@ register(
         environment="mxnet",
     )
 )
+
+
+# --------------------------------------------------------------------------- constructors as users write them
+# ``mx.gluon.rnn.LSTM(128)`` or, after ``from mxnet.gluon import rnn``, ``rnn.LSTM(128)``:
+# signatures of python/mxnet/gluon/rnn/rnn_layer.py and rnn_cell.py (mxnet 1.9.1). With the
+# default ``input_size=0`` the weights' input width is inferred at the first call
+# (``--input-dim``). Names are without the block's automatic prefix (``lstm0_``); a ``prefix``
+# given is prepended, as Gluon does. Initializers, ``dtype`` and ``params`` change no tensor.
+
+from dataclasses import replace  # noqa: E402
+from typing import Any  # noqa: E402
+
+from ..engine import validate  # noqa: E402
+from ..tree import Module  # noqa: E402
+from .mirror import Deferred, choice, constructor, optional_size, stack_module  # noqa: E402
+
+_PREFIXES = ("mx.gluon.rnn.", "mxnet.gluon.rnn.", "gluon.rnn.", "rnn.")
+_LETTERS = {"hidden_size": "H", "num_layers": "L", "input_size": "I", "projection_size": "P"}
+
+
+def _prefixed(module: Module, prefix: Any) -> Module:
+    if prefix is None:
+        return module
+    if not isinstance(prefix, str):
+        raise TypeError(f"prefix should be a str or None, got: {validate.shown(prefix)}")
+    return module.replace(params=tuple(replace(p, name=prefix + p.name) for p in module.params))
+
+
+def _gluon(cls: str, input_size: Any, hidden_size: Any, prefix: Any, **options: Any) -> Any:
+    def make(width: Any) -> Module:
+        return _prefixed(stack_module("mxnet", cls, width, hidden_size, type=cls, sep="_", **options), prefix)
+
+    if isinstance(input_size, int) and not isinstance(input_size, bool) and input_size == 0:
+        return Deferred(make)
+    return make(validate.size("input_size", input_size))
+
+
+def _layer(
+    cls: str,
+    hidden_size: Any,
+    num_layers: Any,
+    layout: Any,
+    bidirectional: Any,
+    input_size: Any,
+    kwargs: dict[str, Any],
+    **options: Any,
+) -> Any:
+    choice(
+        "layout", layout, ("TNC", "NTC"), f"Invalid layout {validate.shown(layout)}; must be one of ['TNC' or 'NTC']"
+    )
+    unknown = sorted(set(kwargs) - {"prefix", "params"})
+    if unknown:
+        raise TypeError(f"{cls}.__init__() got an unexpected keyword argument {unknown[0]!r}")
+    return _gluon(
+        cls,
+        input_size,
+        hidden_size,
+        kwargs.get("prefix"),
+        num_layers=num_layers,
+        bidirectional=bidirectional,
+        **options,
+    )
+
+
+@constructor("mxnet", "RNN", prefixes=_PREFIXES, letters=_LETTERS, source=MXNET.source)
+def _rnn(
+    hidden_size: Any,
+    num_layers: Any = 1,
+    activation: Any = "relu",
+    layout: Any = "TNC",
+    dropout: Any = 0,
+    bidirectional: Any = False,
+    i2h_weight_initializer: Any = None,
+    h2h_weight_initializer: Any = None,
+    i2h_bias_initializer: Any = "zeros",
+    h2h_bias_initializer: Any = "zeros",
+    input_size: Any = 0,
+    dtype: Any = "float32",
+    **kwargs: Any,
+) -> Any:
+    choice("activation", activation, ("relu", "tanh"))
+    return _layer("RNN", hidden_size, num_layers, layout, bidirectional, input_size, kwargs)
+
+
+@constructor("mxnet", "LSTM", prefixes=_PREFIXES, letters=_LETTERS, source=MXNET.source)
+def _lstm(
+    hidden_size: Any,
+    num_layers: Any = 1,
+    layout: Any = "TNC",
+    dropout: Any = 0,
+    bidirectional: Any = False,
+    input_size: Any = 0,
+    i2h_weight_initializer: Any = None,
+    h2h_weight_initializer: Any = None,
+    i2h_bias_initializer: Any = "zeros",
+    h2h_bias_initializer: Any = "zeros",
+    projection_size: Any = None,
+    h2r_weight_initializer: Any = None,
+    state_clip_min: Any = None,
+    state_clip_max: Any = None,
+    state_clip_nan: Any = False,
+    dtype: Any = "float32",
+    **kwargs: Any,
+) -> Any:
+    proj = 0 if projection_size == 0 else optional_size("projection_size", projection_size)
+    return _layer("LSTM", hidden_size, num_layers, layout, bidirectional, input_size, kwargs, proj_size=proj)
+
+
+@constructor("mxnet", "GRU", prefixes=_PREFIXES, letters=_LETTERS, source=MXNET.source)
+def _gru(
+    hidden_size: Any,
+    num_layers: Any = 1,
+    layout: Any = "TNC",
+    dropout: Any = 0,
+    bidirectional: Any = False,
+    input_size: Any = 0,
+    i2h_weight_initializer: Any = None,
+    h2h_weight_initializer: Any = None,
+    i2h_bias_initializer: Any = "zeros",
+    h2h_bias_initializer: Any = "zeros",
+    dtype: Any = "float32",
+    **kwargs: Any,
+) -> Any:
+    return _layer("GRU", hidden_size, num_layers, layout, bidirectional, input_size, kwargs)
+
+
+@constructor("mxnet", "RNNCell", prefixes=_PREFIXES, letters=_LETTERS, source=MXNET_CELLS.source)
+def _rnn_cell(
+    hidden_size: Any,
+    activation: Any = "tanh",
+    i2h_weight_initializer: Any = None,
+    h2h_weight_initializer: Any = None,
+    i2h_bias_initializer: Any = "zeros",
+    h2h_bias_initializer: Any = "zeros",
+    input_size: Any = 0,
+    prefix: Any = None,
+    params: Any = None,
+) -> Any:
+    return _gluon("RNNCell", input_size, hidden_size, prefix)
+
+
+@constructor("mxnet", "LSTMCell", prefixes=_PREFIXES, letters=_LETTERS, source=MXNET_CELLS.source)
+def _lstm_cell(
+    hidden_size: Any,
+    i2h_weight_initializer: Any = None,
+    h2h_weight_initializer: Any = None,
+    i2h_bias_initializer: Any = "zeros",
+    h2h_bias_initializer: Any = "zeros",
+    input_size: Any = 0,
+    prefix: Any = None,
+    params: Any = None,
+    activation: Any = "tanh",
+    recurrent_activation: Any = "sigmoid",
+) -> Any:
+    return _gluon("LSTMCell", input_size, hidden_size, prefix)
+
+
+@constructor("mxnet", "GRUCell", prefixes=_PREFIXES, letters=_LETTERS, source=MXNET_CELLS.source)
+def _gru_cell(
+    hidden_size: Any,
+    i2h_weight_initializer: Any = None,
+    h2h_weight_initializer: Any = None,
+    i2h_bias_initializer: Any = "zeros",
+    h2h_bias_initializer: Any = "zeros",
+    input_size: Any = 0,
+    prefix: Any = None,
+    params: Any = None,
+) -> Any:
+    return _gluon("GRUCell", input_size, hidden_size, prefix)

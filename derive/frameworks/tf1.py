@@ -127,3 +127,106 @@ register(
         order=40,
     )
 )
+
+
+# --------------------------------------------------------------------------- constructors as users write them
+# ``tf.compat.v1.nn.rnn_cell.LSTMCell(128, num_proj=64)``: signatures of
+# tensorflow/python/keras/layers/legacy_rnn/rnn_cell_impl.py (TF 2.21); a cell makes its variables
+# when first applied (``--input-dim``), named as ``dynamic_rnn`` scopes them (``rnn/<name>/...``).
+# ``trainable=False`` freezes them; initializers, activations, clips and ``forget_bias`` change
+# no tensor.
+
+from .mirror import Deferred, constructor, optional_size, stack_module  # noqa: E402
+
+_PREFIXES = ("tf.compat.v1.nn.rnn_cell.", "tf.nn.rnn_cell.", "tf.contrib.rnn.", "rnn_cell.")
+_LETTERS = {"num_units": "H", "num_proj": "P"}
+_SCOPES = {
+    "BasicRNNCell": "basic_rnn_cell",
+    "BasicLSTMCell": "basic_lstm_cell",
+    "LSTMCell": "lstm_cell",
+    "GRUCell": "gru_cell",
+}
+#: Keyword arguments of the cells' ``Layer`` base that the cells pass on (``trainable`` is read).
+_LAYER_KEYWORDS = {"trainable", "dynamic", "autocast"}
+
+
+def _tf1_cell(cls: str, num_units: Any, name: Any, kwargs: dict[str, Any], **options: Any) -> Deferred:
+    unknown = sorted(set(kwargs) - _LAYER_KEYWORDS)
+    if unknown:
+        raise TypeError(f"Keyword argument not understood: {unknown[0]!r}")
+    trainable = kwargs.get("trainable", True)
+    if not isinstance(trainable, bool):
+        raise TypeError(f"trainable should be of type bool, got: {type(trainable).__name__}")
+    if name is not None and (not isinstance(name, str) or not name):
+        raise TypeError(f"name should be a non-empty str or None, got: {name!r}")
+    rename = None if name is None else (f"rnn/{_SCOPES[cls]}", f"rnn/{name}")
+    return Deferred(
+        lambda width: stack_module(
+            "tf1", cls, width, num_units, type=cls, sep="/", rename=rename, frozen=lambda _: not trainable, **options
+        )
+    )
+
+
+@constructor("tf1", "BasicRNNCell", prefixes=_PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
+def _basic_rnn_cell(
+    num_units: Any, activation: Any = None, reuse: Any = None, name: Any = None, dtype: Any = None, **kwargs: Any
+) -> Deferred:
+    return _tf1_cell("BasicRNNCell", num_units, name, kwargs)
+
+
+@constructor("tf1", "BasicLSTMCell", prefixes=_PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
+def _basic_lstm_cell(
+    num_units: Any,
+    forget_bias: Any = 1.0,
+    state_is_tuple: Any = True,
+    activation: Any = None,
+    reuse: Any = None,
+    name: Any = None,
+    dtype: Any = None,
+    **kwargs: Any,
+) -> Deferred:
+    return _tf1_cell("BasicLSTMCell", num_units, name, kwargs)
+
+
+@constructor("tf1", "LSTMCell", prefixes=_PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
+def _lstm_cell(
+    num_units: Any,
+    use_peepholes: Any = False,
+    cell_clip: Any = None,
+    initializer: Any = None,
+    num_proj: Any = None,
+    proj_clip: Any = None,
+    num_unit_shards: Any = None,
+    num_proj_shards: Any = None,
+    forget_bias: Any = 1.0,
+    state_is_tuple: Any = True,
+    activation: Any = None,
+    reuse: Any = None,
+    name: Any = None,
+    dtype: Any = None,
+    **kwargs: Any,
+) -> Deferred:
+    return _tf1_cell(
+        "LSTMCell",
+        num_units,
+        name,
+        kwargs,
+        peepholes=use_peepholes,
+        proj_size=optional_size("num_proj", num_proj),
+        num_unit_shards=num_unit_shards,
+        num_proj_shards=num_proj_shards,
+    )
+
+
+@constructor("tf1", "GRUCell", prefixes=_PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
+def _gru_cell(
+    num_units: Any,
+    activation: Any = None,
+    reuse: Any = None,
+    kernel_initializer: Any = None,
+    bias_initializer: Any = None,
+    name: Any = None,
+    dtype: Any = None,
+    **kwargs: Any,
+) -> Deferred:
+    return _tf1_cell("GRUCell", num_units, name, kwargs)

@@ -178,3 +178,167 @@ register(
         order=82,
     )
 )
+
+
+# --------------------------------------------------------------------------- constructors as users write them
+# ``sLSTMLayer(sLSTMLayerConfig(embedding_dim=128, num_heads=4))``: the layers take a config
+# dataclass (xlstm/blocks/slstm/layer.py, xlstm/blocks/mlstm/layer.py, xlstm 2.0.6). The configs
+# are registered too; their ``make`` returns an :class:`XlstmConfig`, the argument of the layer's.
+# Fields that change no tensor (dropout, backends, dtypes, initializations) are not read.
+
+from dataclasses import dataclass  # noqa: E402
+from types import MappingProxyType  # noqa: E402
+
+from ..engine import validate  # noqa: E402
+from .mirror import constructor, stack_module, unsupported  # noqa: E402
+
+_PREFIXES = ("xlstm.", "")
+
+#: The fields of ``sLSTMLayerConfig`` (with its cell's config) and their defaults, in order.
+_SLSTM_FIELDS: dict[str, Any] = {
+    "hidden_size": -1,
+    "num_heads": 4,
+    "num_states": 4,
+    "backend": "cuda",
+    "function": "slstm",
+    "bias_init": "powerlaw_blockdependent",
+    "recurrent_weight_init": "zeros",
+    "_block_idx": 0,
+    "_num_blocks": 1,
+    "num_gates": 4,
+    "gradient_recurrent_cut": False,
+    "gradient_recurrent_clipval": None,
+    "forward_clipval": None,
+    "batch_size": 8,
+    "input_shape": "BSGNH",
+    "internal_input_shape": "SBNGH",
+    "output_shape": "BNSH",
+    "constants": None,
+    "dtype": "bfloat16",
+    "dtype_b": "float32",
+    "dtype_r": None,
+    "dtype_w": None,
+    "dtype_g": None,
+    "dtype_s": None,
+    "dtype_a": None,
+    "enable_automatic_mixed_precision": True,
+    "initial_val": 0.0,
+    "embedding_dim": -1,
+    "conv1d_kernel_size": 4,
+    "group_norm_weight": True,
+    "dropout": 0.0,
+}
+
+#: The fields of ``mLSTMLayerConfig`` and their defaults, in order.
+_MLSTM_FIELDS: dict[str, Any] = {
+    "proj_factor": 2.0,
+    "round_proj_up_dim_up": True,
+    "round_proj_up_to_multiple_of": 64,
+    "_proj_up_dim": None,
+    "conv1d_kernel_size": 4,
+    "qkv_proj_blocksize": 4,
+    "num_heads": 4,
+    "embedding_dim": -1,
+    "bias": False,
+    "dropout": 0.0,
+    "context_length": -1,
+    "_num_blocks": 1,
+    "_inner_embedding_dim": None,
+}
+
+
+@dataclass(frozen=True)
+class XlstmConfig:
+    """An ``sLSTMLayerConfig`` or ``mLSTMLayerConfig`` as written: its class and every field.
+
+    Attributes
+    ----------
+    cls : str
+        ``"sLSTMLayerConfig"`` or ``"mLSTMLayerConfig"``.
+    fields : mapping of str -> object
+        Every field, the defaults where not given.
+    """
+
+    cls: str
+    fields: MappingProxyType[str, Any]
+
+
+def _config(cls: str, defaults: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlstmConfig:
+    """Bind ``args``/``kwargs`` to the dataclass fields as its ``__init__`` does."""
+    names = list(defaults)
+    if len(args) > len(names):
+        raise TypeError(
+            f"{cls}.__init__() takes from 1 to {len(names) + 1} positional arguments but {len(args) + 1} were given"
+        )
+    values = dict(defaults)
+    values.update(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in defaults:
+            raise TypeError(f"{cls}.__init__() got an unexpected keyword argument {key!r}")
+        if key in names[: len(args)]:
+            raise TypeError(f"{cls}.__init__() got multiple values for argument {key!r}")
+        values[key] = value
+    return XlstmConfig(cls, MappingProxyType(values))
+
+
+@constructor("xlstm", "sLSTMLayerConfig", prefixes=_PREFIXES, source=_SOURCE)
+def _slstm_config(*args: Any, **kwargs: Any) -> XlstmConfig:
+    return _config("sLSTMLayerConfig", _SLSTM_FIELDS, args, kwargs)
+
+
+@constructor("xlstm", "mLSTMLayerConfig", prefixes=_PREFIXES, source=_SOURCE)
+def _mlstm_config(*args: Any, **kwargs: Any) -> XlstmConfig:
+    return _config("mLSTMLayerConfig", _MLSTM_FIELDS, args, kwargs)
+
+
+def _fields(layer: str, config: Any, wanted: str) -> MappingProxyType[str, Any]:
+    if not isinstance(config, XlstmConfig) or config.cls != wanted:
+        raise TypeError(f"{layer} takes a {wanted}(...), got: {validate.shown(config)}")
+    fields = config.fields
+    if isinstance(fields["embedding_dim"], int) and fields["embedding_dim"] == -1:
+        raise ValueError(f"{wanted}: embedding_dim must be given (the width the layer reads and writes)")
+    return fields
+
+
+@constructor("xlstm", "sLSTMLayer", prefixes=_PREFIXES, source=_SOURCE)
+def _slstm_layer(config: Any) -> Any:
+    fields = _fields("sLSTMLayer", config, "sLSTMLayerConfig")
+    unsupported("num_gates", fields["num_gates"], 4, "the sLSTM cell has four gates")
+    unsupported("num_states", fields["num_states"], 4, "the sLSTM cell has four states")
+    unsupported("function", fields["function"], "slstm", "another cell function")
+    width = fields["embedding_dim"]
+    return stack_module(
+        "xlstm",
+        "sLSTMLayer",
+        width,
+        width,
+        num_heads=fields["num_heads"],
+        conv1d_kernel_size=fields["conv1d_kernel_size"],
+        group_norm_weight=fields["group_norm_weight"],
+    )
+
+
+@constructor("xlstm", "mLSTMLayer", prefixes=_PREFIXES, source=_SOURCE)
+def _mlstm_layer(config: Any) -> Any:
+    fields = _fields("mLSTMLayer", config, "mLSTMLayerConfig")
+    unsupported("_proj_up_dim", fields["_proj_up_dim"], None, "it sets the inner width directly")
+    unsupported("_inner_embedding_dim", fields["_inner_embedding_dim"], None, "it sets the inner width directly")
+    width = fields["embedding_dim"]
+    return stack_module(
+        "xlstm",
+        "mLSTMLayer",
+        width,
+        width,
+        bias=fields["bias"],
+        **{
+            k: fields[k]
+            for k in (
+                "num_heads",
+                "conv1d_kernel_size",
+                "qkv_proj_blocksize",
+                "proj_factor",
+                "round_proj_up_dim_up",
+                "round_proj_up_to_multiple_of",
+            )
+        },
+    )

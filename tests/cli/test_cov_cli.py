@@ -14,8 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
-from derive.cli import app  # noqa: E402
-from derive.models import cli as models_cli  # noqa: E402
+from derive.cli import app, output  # noqa: E402
 
 
 def meta(factory):
@@ -56,29 +55,38 @@ def test_checkpoint_file_and_stdin_code(tmp_path, capsys, monkeypatch):
 
 def test_model_command_line_refusals(capsys):
     cases = {
-        ("--partial",): "give model code, a file, or - for stdin",
+        ("--partial",): "nothing to read: give a constructor, model code, a FILE, or - for stdin",
         ("--keras", "--torch", "nn.LSTM(3, 4)"): "--keras and --torch exclude each other",
-        ("--torch", "--latex", "nn.LSTM(3, 4)"): "--latex applies to one recurrent constructor",
-        ("--partial", "--input-dim", "many", "x"): "invalid int value: 'many'",
+        (
+            "--torch",
+            "--cost",
+            "nn.Sequential(nn.LSTM(3, 4))",
+        ): "--cost is derived for one torch RNN/LSTM/GRU constructor",
+        ("--partial", "--input-dim", "many", "x"): "expected a positive integer, got 'many'",
         ("--torch", "nn.Sequential(nn.Foo(3))"): "unknown name 'nn.Foo'",
+        ("--partial", "nn.LSTM(3, 4)"): "--partial applies to model code",
+        ("--explain-error", "x", "nn.LSTM(3, 4)"): "not both",
+        ("--explain-error", "x", "--json"): "--json applies to a model or a constructor",
+        ("--framework", "mlx", "-"): "model code is read for PyTorch and Keras",
+        ("--framework", "nonesuch", "nn.LSTM(3, 4)"): "--framework must be one of torch, keras",
+        ("--framework", "mlx", "--keras", "LSTM(3)"): "--keras and --framework mlx exclude each other",
+        ("--keras-version", "2.2", "model.pt"): "no such file: model.pt",
     }
     for argv, message in cases.items():
         assert app.main(list(argv)) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("derive: error:") and message in err, (argv, err)
     assert app.main(["--partial", "--help"]) == 0
-    assert "Whole models, checkpoints" in capsys.readouterr().out
-
-
-def test_supports_only_model_options():
-    assert models_cli.supports(["--torch", "--json", "nn.LSTM(3, 4)"])
-    assert not models_cli.supports(["--cost", "nn.LSTM(3, 4)"])
-    assert not models_cli.supports(["--input-dim", "many"])
+    out = capsys.readouterr().out
+    for kind in ("--explain-error TEXT", "FILE", "CONSTRUCTOR", "CODE", "exit status", "haiku", "--framework"):
+        assert kind in out, kind
 
 
 def test_constructor_refusals(capsys):
     assert app.main(["nn.LSTM(32, 64)", "--cost", "--keras"]) == 2
-    assert "--cost is only available for torch" in capsys.readouterr().err
+    assert "nn.LSTM is not a keras class derive reads as a constructor: it is torch" in capsys.readouterr().err
+    assert app.main(["LSTM(32)", "--cost", "--keras", "--input-dim", "3"]) == 2
+    assert "--cost is derived for one torch RNN/LSTM/GRU constructor" in capsys.readouterr().err
     assert app.main(["nn.LSTM(I, H)", "--cost"]) == 2
     assert "--cost needs numeric sizes" in capsys.readouterr().err
     assert app.main(["--version"]) == 0
@@ -119,5 +127,5 @@ def test_stderr_gone_or_failing(monkeypatch):
 def test_stdout_gone(monkeypatch):
     monkeypatch.setattr(sys, "stdout", None)
     with pytest.raises(OSError, match="stdout is closed"):
-        app._write("x")
+        output.write("x")
     assert app.main(["nn.LSTM(3, 4)"]) == app.EXIT_OUTPUT_ERROR

@@ -34,6 +34,8 @@ CLI = {
     "cli-partial": (["--partial", "-"], "nn.Sequential(nn.LSTM(8, 16), CRF(16))"),
     "cli-refused": (["-"], "nn.Sequential(__import__('os').system('true'))"),
     "cli-single-constructor": (["nn.LSTM(32, 128, 2, bidirectional=True)"], ""),
+    "cli-framework-constructor": (["hk.LSTM(128)", "--input-dim", "32"], ""),
+    "cli-tensors": (["--tensors", "paddle.nn.LSTMCell(3, 4, bias_ih_attr=False)"], ""),
 }
 
 

@@ -19,15 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_browser import (  # noqa: F401 (fixtures)
-    MATH_DONE,
-    PAGES,
-    TIMEOUT_MS,
-    Visit,
-    browser,
-    server,
-    site,
-)
+from browser_support import MATH_DONE, PAGES, TIMEOUT_MS, Visit
 
 pytestmark = pytest.mark.browser
 
@@ -141,18 +133,18 @@ def _axe(page) -> list[dict]:
 
 
 def _report(violations: list[dict]) -> str:
-    return "\n".join(f"{v['id']} ({v['impact']}): {v['help']}\n    " + "\n    ".join(v["nodes"][:5]) for v in violations)
+    return "\n".join(
+        f"{v['id']} ({v['impact']}): {v['help']}\n    " + "\n    ".join(v["nodes"][:5]) for v in violations
+    )
 
 
-@pytest.mark.parametrize(
-    "path, width, scheme, with_axe", CASES, ids=[f"{w}px-{s}-{p}" for p, w, s, _ in CASES]
-)
+@pytest.mark.parametrize("path, width, scheme, with_axe", CASES, ids=[f"{w}px-{s}-{p}" for p, w, s, _ in CASES])
 def test_page_layout_and_accessibility(views, path, width, scheme, with_axe):
     view = views(width, scheme)
     page = _open(view, path)
-    assert page.evaluate("() => document.body.dataset.mdColorScheme") == (
-        "slate" if scheme == "dark" else "default"
-    ), "the page is not shown in the requested colour scheme"
+    assert page.evaluate("() => document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default"), (
+        "the page is not shown in the requested colour scheme"
+    )
     problems = page.evaluate(LAYOUT)
     assert problems == [], f"{path} at {width} px:\n" + "\n".join(problems)
     if with_axe:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import random
 import shutil
 import subprocess
@@ -323,64 +322,25 @@ def test_other_frameworks_refusals_use_the_library_words(tmp_path):
 
 # (a) Python's numbers against the installed frameworks themselves: each function builds the real
 # module or cells and counts its parameters (tests/support/frameworks_live*.py), never derive.
-def _rows(rows) -> int:
-    return sum(math.prod(shape) for _, shape, _ in rows)
-
-
 def _live(key, cls, i, h, layers, bidirectional, bias, proj):
-    import frameworks_live as fl
     import frameworks_live_extra as fx
+    import live_registry
 
-    if key == "onnx":  # the shapes are derive's; ONNX Runtime refuses a wrong one, and counts what it ran
-        rows = [
-            (r.name, r.shape)
-            for r in fws.tensors("onnx", cls, i, h, num_layers=layers, bidirectional=bidirectional, bias=bias)
-        ]
-        model = fl.onnx_model(cls, i, h, rows, num_layers=layers, num_directions=2 if bidirectional else 1)
-        fl.onnx_run(model, i)
-        return fl.onnx_weight_count(model)
-    if key == "cudnn":  # no cuDNN here: torch.nn's layers are cuDNN's (same weights, same count)
-        kwargs = {"proj_size": proj} if proj else {}
-        module = getattr(nn, cls.removeprefix("CUDNN_").replace("_TANH", ""))(
-            i, h, layers, bias=bias, bidirectional=bidirectional, device="meta", **kwargs
-        )
-        return sum(p.numel() for p in module.parameters())
-    opts = {"num_layers": layers, "bidirectional": bidirectional}
-    if key == "flax.linen":
-        return _rows(fl.linen_tensors(cls, i, h, **opts))
-    if key == "flax.nnx":
-        return _rows(fl.nnx_tensors(cls, i, h, **opts))
-    if key == "equinox":
-        return _rows(fl.equinox_tensors(cls, i, h, bias=bias, **opts))
-    if key == "paddle":
-        if not bias and layers > 1 and not cls.endswith("Cell"):
-            # Paddle cannot build its layers without biases beyond one cell (IndexError, see
-            # tests/frameworks/test_frameworks.py); the same stack of its cells has the same tensors
-            cls += "Cell"
-        return fl.paddle_count(cls, i, h, bias=bias, proj_size=proj, **opts)
-    if key == "haiku":
-        return _rows(fx.haiku_tensors(cls, i, h, layers, bidirectional))
-    if key == "mlx":
-        return _rows(fx.mlx_tensors(cls, i, h, layers, bidirectional, bias=bias))
-    if key == "sru":
-        return _rows(fx.sru_tensors(cls, i, h, **opts))
-    if key == "mingru":
-        return _rows(fx.mingru_tensors(cls, i, h, proj_size=proj, **opts))
-    if key == "reference":
-        return fx.paper_count(cls, i, h, bias=bias, proj_size=proj, **opts)
-    if key in ("keras2", "tf.keras"):
-        extra = {} if bias is None or key == "tf.keras" else {"bias": bias}
-        return _rows(fx.keras2_tensors(cls, i, h, layers, bidirectional, **extra))
-    if key == "tf1":
-        extra = {"proj_size": proj} if proj else {}
-        return _rows(fx.tf1_tensors(cls, i, h, layers, bidirectional, **extra))
-    if key == "mxnet":
-        if fx.mxnet_python() is None:
-            # MXNet lives in its own environment (.venv-mxnet); without it, derive.frameworks.count,
-            # which tests/frameworks/test_live_mxnet.py holds against MXNet itself, stands in.
-            return fws.count("mxnet", cls, i, h, proj_size=proj, **opts)
-        return _rows(fx.mxnet_tensors(cls, i, h, layers, bidirectional, proj_size=proj))
-    raise AssertionError(key)
+    options = {"num_layers": layers, "bidirectional": bidirectional}
+    spec = fws.FRAMEWORKS[key].cell(cls)
+    if "bias" in spec.options and bias is not None and key != "tf.keras":
+        options["bias"] = bias
+    if proj:
+        options["proj_size"] = proj
+    if key == "paddle" and not bias and layers > 1 and not cls.endswith("Cell"):
+        # Paddle cannot build its layers without biases beyond one cell (IndexError, see
+        # tests/frameworks/test_frameworks.py); the same stack of its cells has the same tensors
+        cls += "Cell"
+    if key == "mxnet" and fx.mxnet_python() is None:
+        # MXNet lives in its own environment (.venv-mxnet); without it, derive.frameworks.count,
+        # which tests/frameworks/test_live_mxnet.py holds against MXNet itself, stands in.
+        return fws.count("mxnet", cls, i, h, **options)
+    return live_registry.count(key, cls, i, h, **options)
 
 
 def _live_cases():

@@ -13,7 +13,7 @@ from pathlib import Path
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
 import frameworks_live as live
-import frameworks_live_extra as extra
+import live_registry
 import pytest
 import sympy
 from derive.latex import shape_latex
@@ -31,7 +31,9 @@ TORCH_CLASS = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
 def torch_count(generic, i, h, layers=1, bidirectional=False, bias=True, proj_size=0) -> int:
     kwargs = {"proj_size": proj_size} if proj_size else {}
-    return parameters_of(torch_module(TORCH_CLASS[generic], i, h, layers, bias=bias, bidirectional=bidirectional, **kwargs))
+    return parameters_of(
+        torch_module(TORCH_CLASS[generic], i, h, layers, bias=bias, bidirectional=bidirectional, **kwargs)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -54,73 +56,13 @@ def keras_count(keras, generic, i, h, layers=1, bidirectional=False, **kwargs) -
 
 def live_tensors(framework, cell, i, h, **options):
     """(name, shape, trainable) of the real object, for the frameworks that install here."""
-    layers = options.pop("num_layers", 1)
-    bi = options.pop("bidirectional", False)
-    if framework == "flax.linen":
-        return live.linen_tensors(cell, i, h, num_layers=layers, bidirectional=bi, **options)
-    if framework == "flax.nnx":
-        assert not options
-        return live.nnx_tensors(cell, i, h, num_layers=layers, bidirectional=bi)
-    if framework == "equinox":
-        return live.equinox_tensors(cell, i, h, num_layers=layers, bidirectional=bi, **options)
-    if framework == "paddle":
-        return live.paddle_tensors(cell, i, h, num_layers=layers, bidirectional=bi, **options)
-    builders = {
-        "haiku": extra.haiku_tensors,
-        "mlx": extra.mlx_tensors,
-        "sru": extra.sru_tensors,
-        "mingru": extra.mingru_tensors,
-        "xlstm": extra.xlstm_tensors,
-        "tf1": extra.tf1_tensors,
-        "mxnet": extra.mxnet_tensors,
-        "keras2": extra.keras2_tensors,
-        "tf.keras": extra.keras2_tensors,
-    }
-    if framework in builders:
-        return builders[framework](cell, i, h, num_layers=layers, bidirectional=bi, **options)
-    raise AssertionError(framework)
+    return live_registry.tensors(framework, cell, i, h, **options)
 
 
 def live_count(framework, cell, i, h, keras=None, **options) -> int:
     """The count of the real object; for a framework read from source, of the live framework its
-    source says it equals."""
-    spec = frameworks.FRAMEWORKS[framework].cell(cell)
-    if framework == "onnx":
-        rows = [(r.name, r.shape) for r in frameworks.tensors(framework, cell, i, h, **options)]
-        attributes = {"linear_before_reset": 1} if options.get("reset_after") else {}
-        model = live.onnx_model(
-            cell,
-            i,
-            h,
-            rows,
-            num_layers=options.get("num_layers", 1),
-            num_directions=2 if options.get("bidirectional") else 1,
-            attributes=attributes,
-        )
-        assert live.onnx_run(model, i)[3] == h
-        return live.onnx_weight_count(model)
-    if framework == "reference":  # the papers' structure, built from torch.nn layers
-        return extra.paper_count(cell, i, h, **options)
-    if framework in ("flax.linen", "flax.nnx", "equinox", "paddle", "haiku", "mlx", "sru", "mingru", "xlstm", "tf1"):
-        if framework == "paddle":
-            return live.paddle_count(cell, i, h, **options)
-        return sum(int(sympy.prod(s)) for _, s, _ in live_tensors(framework, cell, i, h, **options))
-    layers, bi = options.get("num_layers", 1), options.get("bidirectional", False)
-    if framework == "mxnet":
-        return sum(int(sympy.prod(s)) for _, s, _ in live_tensors(framework, cell, i, h, **options))
-    if framework in ("keras2", "tf.keras"):
-        return sum(int(sympy.prod(s)) for _, s, _ in live_tensors(framework, cell, i, h, **options))
-    if framework == "cudnn":  # PyTorch's tensors (cuDNN's layout, two biases)
-        return torch_count(spec.generic, i, h, layers, bi, options.get("bias", True), options.get("proj_size", 0))
-    if framework == "tf1":  # Keras' one-bias cells; a projection and peepholes as torch's and ONNX's
-        if options.get("proj_size") or options.get("peepholes"):
-            d = 2 if bi else 1
-            base = torch_count(spec.generic, i, h, layers, bi, proj_size=options.get("proj_size", 0))
-            onnx_peepholes = live_count("onnx", "LSTM", i, h, peepholes=True) - live_count("onnx", "LSTM", i, h)
-            return base - 4 * h * layers * d + (onnx_peepholes * layers * d if options.get("peepholes") else 0)
-        kwargs = {"reset_after": False} if spec.generic == "gru" else {}
-        return keras_count(keras, spec.generic, i, h, layers, bi, **kwargs)
-    raise AssertionError(framework)
+    source says it equals (``tests/support/live_registry.py``)."""
+    return live_registry.count(framework, cell, i, h, **options)
 
 
 FRAMEWORK_EXAMPLES = site.examples("frameworks")
@@ -132,20 +74,7 @@ def test_framework_page_example(example, keras):
     options = dict(example.kwargs)
     shown = pages.example_context(example)
     assert shown["count"] == f"{live_count(framework, cell, i, h, keras=keras, **options):,}"
-    if framework in (
-        "flax.linen",
-        "flax.nnx",
-        "equinox",
-        "paddle",
-        "haiku",
-        "mlx",
-        "sru",
-        "mingru",
-        "tf1",
-        "mxnet",
-        "keras2",
-        "tf.keras",
-    ):
+    if framework in live_registry.TENSORS:
         rows = sorted((name, shape, trainable) for name, shape, _, trainable in shown["rows"])
         assert rows == sorted(live_tensors(framework, cell, i, h, **options))
     if framework == "paddle":

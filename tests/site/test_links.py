@@ -50,11 +50,6 @@ class LinkParser(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def site(built_site: Path) -> Path:
-    return built_site
-
-
-@pytest.fixture(scope="module")
 def parsed(site) -> dict[Path, LinkParser]:
     out = {}
     for page in sorted(site.rglob("*.html")):

@@ -198,7 +198,7 @@ def test_seed_002_widths(q002):
 def test_seed_002_h0_rows_are_what_torch_reads(q002):
     """Each row's index holds that layer's and direction's initial state: checked by running the stack
     with h_0 zero except at that index, against the single-layer module of that layer and direction."""
-    from test_decomposition import run_by_hand, split_stack
+    from torch_split import run_by_hand, split_stack
 
     torch.manual_seed(0)
     stack = nn.RNN(25, 50, 4, batch_first=True, bidirectional=True, dtype=torch.float64)

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from sitebuild import EPOCH, build_site
+from sitebuild import EPOCH, build_site, html_path
 
 from docs_src.site import pages as registry
 
@@ -37,25 +37,9 @@ FETCHED = {
 }
 
 
-build = build_site  # (imported by the link and browser tests)
-
-
-@pytest.fixture(scope="module")
-def site(built_site: Path) -> Path:
-    return built_site
-
-
 @pytest.fixture(scope="module")
 def pages(rendered_pages: dict[str, str]) -> dict[str, str]:
     return rendered_pages
-
-
-def html_path(src_uri: str) -> str:
-    """docs-relative Markdown path -> built HTML path (use_directory_urls)."""
-    stem = src_uri[: -len(".md")]
-    if stem == "index" or stem.endswith("/index"):
-        return stem + ".html"
-    return stem + "/index.html"
 
 
 class PageParser(HTMLParser):
@@ -231,7 +215,7 @@ process.stdout.write(JSON.stringify(errors));
 
 def test_build_is_reproducible(site, tmp_path):
     again = tmp_path / "site"
-    build(again)
+    build_site(again)
 
     def tree(root: Path) -> dict[str, bytes]:
         return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

@@ -1,7 +1,10 @@
 """An MXNet subprocess for the tests (not a test module), run by the Python of ``.venv-mxnet``
 (MXNet 1.9.1 needs numpy < 1.24, so it has its own environment; ``scripts/bootstrap --test``).
 
-Protocol: one JSON request per line on stdin, ``{"cls": ..., "input_size": I, "hidden_size": H,
+Protocol: one JSON request per line on stdin, ``{"text": ..., "input_size": I}`` — a constructor
+line evaluated as written (``mx``, ``rnn``, ``gluon`` in scope), applied once to zeros of I
+features, answered ``{"ok": [[name, shape, trainable], ...]}`` without the block's automatic
+prefix (kept when the text gives one); or ``{"cls": ..., "input_size": I, "hidden_size": H,
 "num_layers": L, "bidirectional": bool, "proj_size": P}``; one answer per line on stdout,
 ``{"ok": [[name, shape], ...]}`` in ``collect_params()`` order, the block's own prefix removed from
 the fused layers' names (Gluon numbers blocks per process: ``lstm0_``, ``lstm1_`` ...). Cells are
@@ -52,10 +55,24 @@ def build(r: dict) -> list:
     return [[k, list(v.shape)] for k, v in block.collect_params().items()]
 
 
+def from_text(r: dict) -> list:
+    """The block a constructor line makes (test text, trusted), applied once to zeros."""
+    block = eval(r["text"], {"mx": mx, "mxnet": mx, "gluon": mx.gluon, "rnn": rnn})
+    block.initialize()
+    x = mx.nd.zeros((3, 2, r["input_size"] or block._input_size))  # TNC; a cell reads one step (N, C)
+    if isinstance(block, rnn.RecurrentCell):
+        block(x[0], block.begin_state(batch_size=2))
+    else:
+        block(x)
+    strip = 0 if "prefix" in r["text"] else len(block.prefix)
+    return [[k[strip:], list(v.shape), v.grad_req != "null"] for k, v in block.collect_params().items()]
+
+
 def main() -> None:
     for line in sys.stdin:
         try:
-            answer = {"ok": build(json.loads(line))}
+            request = json.loads(line)
+            answer = {"ok": from_text(request) if "text" in request else build(request)}
         except Exception as error:  # reported to the test, which fails with it
             answer = {"error": f"{type(error).__name__}: {error}"}
         sys.stdout.write(json.dumps(answer) + "\n")

@@ -26,3 +26,11 @@ def build_site(site_dir: Path) -> None:
     command += ["-f", str(ROOT / "mkdocs.yml"), "-d", str(site_dir)]
     proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
+
+
+def html_path(src_uri: str) -> str:
+    """docs-relative Markdown path -> built HTML path (use_directory_urls)."""
+    stem = src_uri[: -len(".md")]
+    if stem == "index" or stem.endswith("/index"):
+        return stem + ".html"
+    return stem + "/index.html"

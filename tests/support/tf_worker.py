@@ -14,6 +14,9 @@ Requests: ``{"kind": "tf1", "cells": [[cls, units, options], ...], "input_size":
 ``{"kind": "keras2", "layers": [[cls, units, options], ...], "input_size": I, "bidirectional":
 bool}`` — a Keras 2 (``tf_keras``) ``Sequential`` of those layers (``tf.compat.v1.keras.layers``
 for ``CuDNNLSTM``/``CuDNNGRU`` and with ``"compat_v1": true``).
+``{"kind": "tf1_text", "text": ..., "input_size": I}`` — a cell written as its users write it
+(``tf``, ``rnn_cell`` in scope; test text, trusted) under ``dynamic_rnn``: ``[[name, shape,
+trainable], ...]``.
 ``{"kind": "signature", "cls": cls}`` — the constructor's parameters of ``tf.compat.v1.keras.layers.<cls>``.
 """
 
@@ -69,6 +72,16 @@ def tf1(request: dict) -> list:
         return [[v.op.name, v.shape.as_list()] for v in v1.global_variables()]
 
 
+def tf1_text(request: dict) -> list:
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2, 3, request["input_size"]])
+        cell = eval(request["text"], {"tf": tf, "rnn_cell": rc})
+        v1.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        trained = {v.op.name for v in v1.trainable_variables()}
+        return [[v.op.name, v.shape.as_list(), v.op.name in trained] for v in v1.global_variables()]
+
+
 def keras2(request: dict) -> list:
     """A Keras 2 (tf_keras) ``Sequential`` of ``request["layers"]`` ([cls, units, options]), each
     wrapped in ``Bidirectional`` if asked, in a fresh session (so names count from 0)."""
@@ -100,7 +113,11 @@ def main() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            answer = {"ok": {"tf1": tf1, "keras2": keras2, "signature": signature}[request["kind"]](request)}
+            answer = {
+                "ok": {"tf1": tf1, "tf1_text": tf1_text, "keras2": keras2, "signature": signature}[request["kind"]](
+                    request
+                )
+            }
         except Exception as error:  # reported to the test, which fails with it
             answer = {"error": f"{type(error).__name__}: {error}"}
         sys.stdout.write(json.dumps(answer) + "\n")

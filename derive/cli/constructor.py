@@ -1,0 +1,186 @@
+"""A torch or Keras constructor on the command line (:mod:`derive.torch`, :mod:`derive.keras`), and
+:func:`describe`, everything the command line prints for any framework's constructor, as data."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import sympy
+
+from ..engine.symbols import Size, plain
+from .formula import instantiate, keras_formula, torch_formula
+from .inputs import classify, is_legacy
+from .parse import InputError, _Call, dotted, parse, parse_text
+
+__all__ = ["describe"]
+
+
+def _with_defaults(call: _Call, defaults: dict[str, dict[str, object]]) -> _Call:
+    """A copy of ``call`` with ``defaults[class]`` added where the constructor leaves them out."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, _Call):
+            return _with_defaults(value, defaults)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    kwargs = {k: walk(v) for k, v in call.kwargs.items()}
+    for argument, value in defaults.get(call.name, {}).items():
+        kwargs.setdefault(argument, value)
+    return _Call(call.name, [walk(a) for a in call.args], kwargs)
+
+
+def _names(call: _Call) -> set[str]:
+    """Every class named in ``call``, nested calls included."""
+    found = {call.name}
+    for value in [*call.args, *call.kwargs.values()]:
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, _Call):
+                found |= _names(item)
+    return found
+
+
+def _keras_version(call: _Call, version: str | None) -> tuple[_Call, list[str]]:
+    """``call`` with the defaults of Keras ``version`` applied, and the notes to print."""
+    from ..frameworks import keras as dk
+
+    notes = []
+    old = sorted(_names(call) & set(dk.KERAS2_ONLY))
+    if version is None:
+        if old:
+            notes.append(
+                f"{', '.join(old)}: Keras 2 layers (keras 2.0.9-2.3, TF 1 tf.keras, TF 2 tf.compat.v1.keras.layers), "
+                "not in Keras 3; weights named as Keras 2 names them"
+            )
+        return call, notes
+    try:
+        defaults, notes = dk.version_defaults(version)
+    except ValueError as error:
+        raise InputError(f"--keras-version: {error}") from None
+    if old and version == "3":
+        raise InputError(f"{', '.join(old)} do not exist in Keras 3 (its LSTM and GRU call cuDNN themselves)")
+    return _with_defaults(call, defaults), notes
+
+
+def describe(
+    text: str,
+    keras: bool = False,
+    input_dim: Size | None = None,
+    keras_version: str | None = None,
+    framework: str | None = None,
+) -> dict[str, Any]:
+    """Everything the CLI prints for one constructor, as plain data.
+
+    The framework is the one asked for (``framework``, or ``keras``), else the one the class
+    belongs to (torch where several name it alike; :func:`derive.cli.inputs.classify`).
+
+    Parameters
+    ----------
+    text : str
+        The pasted constructor.
+    keras : bool
+        Read it as Keras 3's (as ``framework="keras"``).
+    input_dim : int or None
+        The last dimension of the layer's input: required for Keras layers and for the classes of
+        other frameworks that make their weights when first applied (Haiku, Flax linen, TF1 cells).
+    keras_version : str or None
+        Keras only: apply the constructor defaults of that Keras version (one of
+        :data:`derive.keras.KERAS_VERSIONS`, e.g. ``"2.2"``: GRU ``reset_after=False``); None for
+        Keras 3's.
+
+    framework : str or None
+        A framework key (``"torch"``, ``"keras"``, ``"haiku"``, ``"mlx"`` ...).
+
+    Returns
+    -------
+    dict
+        ``framework``, ``call`` (normalized), ``count``, ``tensors`` (name, shape, parameters),
+        ``marks`` (per tensor: ``trainable`` False, ``buffer``, ``tied_to``; other frameworks),
+        ``partial``,
+        ``layers`` (per-layer counts, torch with an int ``num_layers`` up to
+        :data:`derive.render.display.LISTED_LAYERS`), ``layer_sum`` (beyond that: ``num_layers``,
+        ``layer0``, ``each_upper_layer``; else None), ``formula``,
+        ``formula_latex``, ``values`` (the symbols' values), ``notes`` (the version defaults
+        applied and where they changed; Keras 2 layers), ``object`` (the derive object).
+
+    Raises
+    ------
+    InputError
+        Refused input, or arguments the adapter refuses (its message).
+    """
+    from ..render.display import _rows, elided_layers
+
+    if keras and framework not in (None, "keras"):
+        raise InputError(f"--keras and --framework {framework} exclude each other")
+    framework = "keras" if keras else framework
+    if framework is None:
+        kind, chosen = classify(text, None)
+        framework = chosen if kind == "constructor" and chosen is not None else "torch"
+    if keras_version is not None and framework != "keras":
+        raise InputError("--keras-version is only for Keras constructors (--keras)")
+    keras = framework == "keras"
+    top = parse_text(text)
+    if framework not in ("torch", "keras") or not is_legacy(framework, dotted(getattr(top, "func", top)) or ""):
+        if framework in ("torch", "keras") and not isinstance(top, ast.Call):
+            parse(text, keras)  # the strict parser's refusal
+        from .registered import describe_registered
+
+        if keras_version is not None:
+            raise InputError("--keras-version applies to Keras' recurrent layers and their wrappers (LSTM, GRU, ...)")
+        return describe_registered(text, framework, input_dim)
+    rows: list[tuple[str, tuple[Any, ...] | None, Any]]
+    layers: list[Any] = []
+    layer_sum: dict[str, Any] | None = None
+    call = parse(text, keras)
+    notes: list[str] = []
+    if keras:
+        call, notes = _keras_version(call, keras_version)
+    try:
+        if keras:
+            if input_dim is None:
+                raise InputError("--input-dim is required for Keras layers (the features per time step)")
+            from ..frameworks import keras as dk
+
+            obj = instantiate(call, True)
+            weights = dk.tensors(obj, input_dim)
+            count = dk.count(obj, input_dim)
+            rows = [(w.path, tuple(plain(d) for d in w.shape), plain(w.numel)) for w in weights]
+            formula, values = keras_formula(call, input_dim, count)
+        else:
+            if input_dim is not None:
+                raise InputError(
+                    "--input-dim is for layers that take their input width when first applied (Keras, Haiku, "
+                    f"Flax linen, TF1 cells, MXNet with input_size=0): torch's {call.name} takes input_size"
+                )
+            obj = instantiate(call, False)
+            count = obj.count
+            rows = [(n, None if s is None else tuple(plain(d) for d in s), plain(c)) for n, s, c in _rows(obj)[0]]
+            formula, values = torch_formula(call, count)
+            if isinstance(plain(obj.num_layers), int):
+                if elided_layers(obj) is None:
+                    layers = [plain(obj.layer_count(k)) for k in range(obj.num_layers)]
+                else:  # the layer sum in closed form: nothing iterates layers
+                    layer_sum = {
+                        "num_layers": plain(obj.num_layers),
+                        "layer0": plain(obj.layer_count(0)),
+                        "each_upper_layer": plain(obj.layer_count(1)),
+                    }
+    except InputError:
+        raise
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{call.name}: {error}") from None
+    return {
+        "framework": "keras" if keras else "torch",
+        "call": repr(obj),
+        "count": plain(count),
+        "tensors": rows,
+        "layers": layers,
+        "layer_sum": layer_sum,
+        "formula": sympy.expand(formula),
+        "values": values,
+        "notes": notes,
+        "partial": False,
+        "object": obj,
+    }

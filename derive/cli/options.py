@@ -1,0 +1,171 @@
+"""The ``derive`` command's one argument parser: every input kind, every option, the exit statuses."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from ..analysis import cost as cost_module
+from .parse import EXIT_BAD_INPUT, MAX_INT
+
+__all__ = [
+    "parser",
+    "UsageError",
+    "EXIT_OK",
+    "EXIT_OUTPUT_ERROR",
+    "EXIT_BAD_INPUT",
+    "EXIT_PARTIAL",
+    "EXIT_INTERNAL_ERROR",
+    "EXIT_BROKEN_PIPE",
+]
+
+#: Exit status of an exact answer.
+EXIT_OK = 0
+#: Exit status when the output cannot be written (stdout closed, full, or an I/O error).
+EXIT_OUTPUT_ERROR = 1
+#: Exit status of an answer whose total is partial: some part was not counted (shown as a "not
+#: counted" row), so the total is a lower bound. The output is printed in full.
+EXIT_PARTIAL = 3
+#: Exit status of a bug (an exception derive did not expect); one line on stderr, no traceback.
+EXIT_INTERNAL_ERROR = 70
+#: Exit status when the reader of the output went away (``derive ... | head -1``): that of a
+#: process killed by SIGPIPE, as coreutils' tools end, and nothing is printed.
+EXIT_BROKEN_PIPE = 128 + 13
+
+_INPUTS = """\
+input (what INPUT is, decided in this order):
+  --explain-error TEXT   a framework's error message about a model's tensors (- reads stdin)
+                           derive --explain-error "size mismatch for lstm.weight_ih_l0: ..."
+  -                      model code on stdin, PyTorch or Keras (read with ast, never run)
+                           derive - < model.py
+  FILE                   model code (.py); a checkpoint (.pt .pth .bin read weights_only,
+                         .safetensors, .keras, .onnx); a transformers config.json
+                           derive model.pt
+  CONSTRUCTOR            one call of a class derive knows, literal arguments (symbols I H L P)
+                           derive "nn.LSTM(32, 128, 2, bidirectional=True)"
+                           derive "Bidirectional(LSTM(128))" --input-dim 28
+                           derive "hk.LSTM(128)" --input-dim 32
+                           derive "paddle.nn.GRU(16, 32, direction='bidirect')"
+  CODE                   any other text: a whole model written as code
+                           derive "nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128))"
+                           derive "Sequential([Embedding(10000, 128), LSTM(64), Dense(1)])"
+
+A class several frameworks name alike (nn.LSTM: torch, MLX, Paddle; LSTM: torch, Keras) is
+torch's unless --framework (or --keras) says otherwise; two other frameworks alike are refused,
+naming the --framework that chooses. Constructors of:
+{frameworks}
+
+output: a table of the tensors (constructors) or of the layers (models), the total and the
+closed form; --json, --latex or --tensors instead; --cost adds MACs, FLOPs and memory.
+
+exit status: 0 an exact answer; 3 an answer whose total is partial (a part derive cannot
+count is shown as "not counted"; the total is a lower bound); 2 input or options refused (one
+line on stderr); 1 the output could not be written; 141 the reader of the output went away;
+70 a bug in derive (one line on stderr; please report it)."""
+
+
+class UsageError(Exception):
+    """argparse's complaint, raised instead of printed so that main() prints it like every error."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _positive_int(text: str) -> int:
+    from .output import literal
+
+    shown = literal(repr(text), 40)  # a 5,001-digit option is not echoed whole
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {shown}") from None
+    if value < 1 or value > MAX_INT:
+        raise argparse.ArgumentTypeError(f"expected a positive integer up to {MAX_INT:.0e}, got {shown}")
+    return value
+
+
+def _frameworks() -> str:
+    """Every framework with constructors: how its classes are written, and the classes."""
+    import textwrap
+
+    from ..engine.constructors import CONSTRUCTORS
+    from .inputs import load_registries
+    from .parse import KERAS_LAYERS, KERAS_WRAPPERS, TORCH_CLASSES
+
+    load_registries()
+    prefixes: dict[str, list[str]] = {
+        "torch": ["nn.", "torch.nn.", ""],
+        "keras": ["layers.", "keras.layers.", "tf.keras.layers.", ""],
+    }
+    names: dict[str, list[str]] = {"torch": list(TORCH_CLASSES), "keras": list(KERAS_LAYERS + KERAS_WRAPPERS)}
+    for (framework, name), c in CONSTRUCTORS.items():
+        seen = prefixes.setdefault(framework, [])
+        seen += [p for p in c.prefixes if p not in seen]
+        if name not in names.setdefault(framework, []):
+            names[framework].append(name)
+    lines = []
+    for framework, written in prefixes.items():
+        how = " ".join(p or "(bare)" for p in written[:4]) + (" ..." if len(written) > 4 else "")
+        lines.append(f"  {framework:<11} {how}")
+        lines += textwrap.wrap(" ".join(names[framework]), 94, initial_indent=" " * 14, subsequent_indent=" " * 14)
+    return "\n".join(lines)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``derive`` command's parser (its ``--help`` lists every input kind with an example).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Its ``error`` raises :class:`UsageError` instead of printing and exiting.
+    """
+    from .. import __version__
+
+    p = _Parser(
+        prog="derive",
+        usage="derive [options] INPUT | derive --explain-error TEXT",
+        description="Exact parameter counts, tensors and closed forms of a layer or a whole model, from its "
+        "constructor, its code, a checkpoint or an error message (read, never run).",
+        epilog=_INPUTS.format(frameworks=_frameworks()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("input", nargs="?", metavar="INPUT", help="a constructor, model code, a FILE, or - for stdin")
+    p.add_argument("--version", action="version", version=f"derive {__version__} (distribution derive-rnn)")
+    p.add_argument("--explain-error", metavar="TEXT", help="explain a framework's error message (- reads stdin)")
+    which = p.add_argument_group("which framework")
+    which.add_argument("--torch", action="store_true", help="PyTorch (the default for nn.* and bare names)")
+    which.add_argument("--keras", action="store_true", help="Keras 3 (keras.layers)")
+    which.add_argument("--framework", metavar="NAME", help="any framework listed below, e.g. mlx, paddle, flax.linen")
+    which.add_argument(
+        "--input-dim",
+        type=_positive_int,
+        metavar="N",
+        help="features per step of the input, for layers that make their weights when first applied "
+        "(Keras, Haiku, Flax linen, TF1 cells, MXNet with input_size=0) and Keras code",
+    )
+    which.add_argument(
+        "--keras-version",
+        metavar="VERSION",
+        help="Keras constructors: that version's defaults, e.g. 2.2 (GRU reset_after=False before 2.4); default 3",
+    )
+    which.add_argument(
+        "--partial",
+        action="store_true",
+        help="model code: count the known layers and show unknown ones as not counted (exit status 3)",
+    )
+    output = p.add_argument_group("output")
+    shown = output.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help='JSON for machines (always "total" and "tensors")')
+    shown.add_argument("--latex", action="store_true", help="the count as LaTeX for papers")
+    shown.add_argument(
+        "--tensors", action="store_true", help="only the table of tensors (frozen, buffers, ties marked)"
+    )
+    output.add_argument("--cost", action="store_true", help="torch RNN/LSTM/GRU: MACs, FLOPs and memory (derive.cost)")
+    output.add_argument("--seq-len", type=_positive_int, default=1, help="time steps T for --cost (default 1)")
+    output.add_argument("--batch", type=_positive_int, default=1, help="batch size N for --cost (default 1)")
+    output.add_argument(
+        "--dtype", default="float32", choices=sorted(cost_module.DTYPE_BYTES), help="element type for --cost"
+    )
+    return p

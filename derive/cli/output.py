@@ -1,0 +1,347 @@
+"""What the command line prints: tables, JSON and LaTeX, user text always literal, and the streams.
+
+Everything printed that came from the user (a constructor, a Keras ``name``, a path) is printed
+literally: rich markup off, control characters escaped, long text elided.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import sys
+from typing import Any, NoReturn, TextIO
+
+import sympy
+
+from ..models.report import Report
+
+__all__ = [
+    "literal",
+    "stderr_line",
+    "write",
+    "constructor_text",
+    "constructor_json",
+    "constructor_latex",
+    "tensors_text",
+    "report_json",
+    "report_latex",
+    "report_tensors",
+]
+
+
+def literal(value: object, limit: int | None = 300) -> str:
+    """``value`` as text to print literally: control characters escaped, long text elided.
+
+    Escape sequences (``\\x1b[2J``), bidirectional overrides (``\\u202e``) and other characters
+    that are not printable are written as their Python escapes, so a terminal never interprets
+    them; markup such as ``[red]`` is only ever printed with markup off. Text longer than
+    ``limit`` keeps its first and last characters and says how many were left out.
+
+    Parameters
+    ----------
+    value : object
+        Anything; ``str(value)`` is shown.
+    limit : int or None, default 300
+        Most characters shown (None: no limit).
+
+    Returns
+    -------
+    str
+    """
+    text = str(value)
+    if limit is not None and len(text) > limit:
+        keep = max(limit // 3, 4)
+        text = f"{text[:keep]}...[{len(text) - 2 * keep:,} characters left out]...{text[-keep:]}"
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def stderr_line(message: str) -> None:
+    """One line on stderr, ``derive: `` first, control characters escaped and long text elided;
+    silent if stderr is gone.
+
+    Parameters
+    ----------
+    message : str
+    """
+    line = f"derive: {literal(' '.join(str(message).split()), 600)}\n"
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        stream.write(line.encode(encoding, "backslashreplace").decode(encoding))
+        stream.flush()
+    except (OSError, ValueError, LookupError):
+        pass
+
+
+def output_is_gone() -> None:
+    """After a broken pipe: point stdout at /dev/null so that Python's exit flush raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def escape_unencodable(stream: object) -> None:
+    """Let a stream whose encoding lacks a character (an ASCII locale) write it as an escape.
+
+    Parameters
+    ----------
+    stream : text stream
+    """
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        with contextlib.suppress(ValueError, OSError, AttributeError):
+            reconfigure(errors="backslashreplace")
+
+
+def write(text: str) -> None:
+    """Print ``text`` and a newline to stdout; characters its encoding lacks as escapes.
+
+    Parameters
+    ----------
+    text : str
+
+    Raises
+    ------
+    OSError
+        stdout is closed, full or failing.
+    """
+    out = sys.stdout
+    if out is None:
+        raise OSError(errno.EBADF, "stdout is closed")
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    out.write((text + "\n").encode(encoding, "backslashreplace").decode(encoding))
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, sympy.Basic):
+        return int(value) if value.is_Integer else str(value)
+    return value
+
+
+def _console(out: TextIO) -> Any:
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> NoReturn:  # rich would raise SystemExit(1); main() ends quietly with 141
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    width = None if out.isatty() else 160
+    return _Console(
+        file=out, highlight=False, soft_wrap=True, width=width, markup=False, emoji=False, color_system=None
+    )
+
+
+def _mark(mark: dict[str, Any]) -> str:
+    if mark.get("buffer"):
+        return "buffer, not counted"
+    if mark.get("tied_to"):
+        return f"tied to {mark['tied_to']}, counted there"
+    return "frozen (trainable=False), counted" if mark.get("trainable") is False else ""
+
+
+def _table(title: str, rows: list[tuple[Any, ...]], marks: list[dict[str, Any]], total: Any) -> Any:
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..render.display import text
+
+    def plain(value: object) -> Text:
+        """User text and numbers as rich Text: never parsed as markup, control characters escaped."""
+        return Text(literal(value, None))
+
+    notes = [_mark(m) for m in marks] + [""] * (len(rows) - len(marks))
+    table = Table(title=plain(title) if title else None, title_justify="left")
+    table.add_column("tensor", overflow="fold")
+    table.add_column("shape")
+    table.add_column("parameters", justify="right")
+    if any(notes):
+        table.add_column("note")
+    for (name, shape, numel), note in zip(rows, notes):
+        cells = [plain(name), plain("" if shape is None else text(tuple(shape))), plain(text(numel))]
+        table.add_row(*cells, *([plain(note)] if any(notes) else []))
+    table.add_section()
+    table.add_row("total", "", plain(text(total)), *([""] if any(notes) else []))
+    return table
+
+
+def constructor_text(info: dict[str, Any], cost_info: dict[str, Any] | None, out: TextIO) -> None:
+    """The tensors' table, the total, the per-layer sum, the closed form and the notes of a constructor.
+
+    Parameters
+    ----------
+    info : dict
+        From :func:`derive.cli.describe`.
+    cost_info : dict or None
+        :meth:`derive.cost.Cost.as_dict`.
+    out : text stream
+    """
+    from rich.text import Text
+
+    from ..render.display import text
+
+    console = _console(out)
+    marks = info.get("marks", [])
+    console.print(_table(f"{info['framework']}: {info['call']}", info["tensors"], marks, info["count"]))
+
+    def say(line: str) -> None:
+        console.print(Text(literal(line, None)))
+
+    if info.get("layers"):
+        say("per layer: " + " + ".join(text(c) for c in info["layers"]) + f" = {text(info['count'])}")
+    elif info.get("layer_sum"):
+        summed = info["layer_sum"]
+        say(
+            f"per layer: {text(summed['layer0'])} + ({text(summed['num_layers'])} - 1) x "
+            f"{text(summed['each_upper_layer'])} = {text(info['count'])}"
+        )
+    values = ", ".join(f"{k}={v}" for k, v in info["values"].items())
+    say(f"formula: N = {info['formula']}" + (f"   ({values})" if values else ""))
+    for note in info.get("notes", ()):
+        say(f"note: {note}")
+    if cost_info:
+        say(
+            f"cost (T={cost_info['seq_len']}, N={cost_info['batch']}, {cost_info['dtype']}): "
+            f"MACs {text(cost_info['macs'])}, FLOPs {text(cost_info['flops'])} "
+            f"(matrix products {text(cost_info['matmul_flops'])}), weights {text(cost_info['weight_bytes'])} B, "
+            f"activations kept for training {text(cost_info['activation_bytes'])} B"
+        )
+
+
+def tensors_text(title: str, rows: list[dict[str, Any]], total: Any, out: TextIO) -> None:
+    """Only the table of tensors: name, shape, parameters, and a note for frozen ones, buffers and ties.
+
+    Parameters
+    ----------
+    title : str
+    rows : list of dict
+        ``{"name", "shape", "parameters"}`` and the marks of :func:`derive.cli.registered.tensor_rows`.
+    total : int or sympy.Expr
+    out : text stream
+    """
+    triples = [(r["name"], r["shape"], r["parameters"]) for r in rows]
+    marks = [{k: v for k, v in r.items() if k not in ("name", "shape", "parameters")} for r in rows]
+    _console(out).print(_table(title, triples, marks, total))
+
+
+def constructor_json(info: dict[str, Any], cost_info: dict[str, Any] | None) -> str:
+    """A constructor as JSON: ``total``, ``tensors`` (``name``, ``shape``, ``parameters``, marks),
+    the closed form and its values, the notes (and ``cost``).
+
+    Parameters
+    ----------
+    info : dict
+        From :func:`derive.cli.describe`.
+    cost_info : dict or None
+
+    Returns
+    -------
+    str
+        Indented JSON; control characters as ``\\u`` escapes.
+    """
+    skip = {"object", "marks", "partial", "layers", "layer_sum"}
+    payload: dict[str, Any] = {}
+    for key, value in info.items():
+        if key not in skip:
+            payload[key] = _jsonable(value)
+        if key == "count":
+            payload["total"] = payload["count"]
+        if key == "tensors" and "layers" in info:
+            payload["layers"] = _jsonable(info["layers"])
+            payload["layer_sum"] = _jsonable(info["layer_sum"])
+    marks = info.get("marks") or [{}] * len(info["tensors"])
+    payload["tensors"] = [
+        {"name": n, "shape": _jsonable(s), "parameters": _jsonable(c), **m}
+        for (n, s, c), m in zip(info["tensors"], marks)
+    ]
+    payload["partial"] = bool(info.get("partial"))
+    payload["formula_latex"] = sympy.latex(info["formula"])
+    if cost_info:
+        payload["cost"] = cost_info
+    return json.dumps(payload, indent=2)
+
+
+def constructor_latex(info: dict[str, Any]) -> str:
+    """``N = <closed form> = <count> \\quad (values)`` for a constructor.
+
+    Parameters
+    ----------
+    info : dict
+
+    Returns
+    -------
+    str
+    """
+    from ..render.display import latex_number
+
+    count = info["count"]
+    formula = sympy.latex(info["formula"])
+    values = ", ".join(f"{k} = {v}" for k, v in info["values"].items())
+    if isinstance(count, int):
+        where = rf" \quad ({values})" if values else ""
+        return f"N = {formula} = {latex_number(count)}{where}"
+    return f"N = {formula}"
+
+
+def report_json(report: Report) -> str:
+    """A whole model's report as JSON (:meth:`derive.models.Report.to_dict`: ``total``, ``layers``,
+    ``tensors``, ``partial``, ...).
+
+    Parameters
+    ----------
+    report : derive.models.Report
+
+    Returns
+    -------
+    str
+    """
+    return json.dumps(report.to_dict(), indent=2)
+
+
+def report_latex(report: Report) -> str:
+    """``N = <per-layer terms> = <total>`` for a whole model.
+
+    Parameters
+    ----------
+    report : derive.models.Report
+
+    Returns
+    -------
+    str
+    """
+    return report._repr_latex_().strip("$")
+
+
+def report_tensors(report: Report) -> list[dict[str, Any]]:
+    """The tensors of a report: from its module tree (buffers and ties marked) or its rows.
+
+    Parameters
+    ----------
+    report : derive.models.Report
+
+    Returns
+    -------
+    list of dict
+
+    Raises
+    ------
+    ValueError
+        A part repeated a symbolic number of times (its tensors are not listed one by one).
+    """
+    if report.module is not None:
+        from .registered import tensor_rows
+
+        return tensor_rows(report.module)
+    return report.tensors
