@@ -19,8 +19,8 @@ from derive.blocks.mamba import Mamba, dt_rank_auto, inner_width, mixer
 from derive.blocks.mamba2 import Mamba2
 from derive.blocks.mamba2 import mixer as mixer2
 from derive.blocks.mamba_lm import mlp_width, padded_vocab
+from derive.cli import main as cli_main
 from derive.engine.constructors import find, lookup
-from derive.models import cli as models_cli
 from derive.models.configs import MAX_CONFIG_BYTES, explain_config, is_config, load
 from derive.models.source import SourceError
 from derive.tree import count
@@ -194,11 +194,11 @@ def test_the_closed_form_in_mamba_ssm_keys() -> None:
 def test_the_command_line_reads_a_config(tmp_path, capsys) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(SMALL))
-    assert models_cli.run([str(path), "--json"]) == 0
+    assert cli_main([str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["total"] == explain_config(SMALL).total and data["partial"] is False
     (tmp_path / "bad.json").write_text(json.dumps({**SMALL, "d_model": 7}))
-    assert models_cli.run([str(tmp_path / "bad.json")]) == 2
+    assert cli_main([str(tmp_path / "bad.json")]) == 2
     assert "config key 'd_model' (7)" in capsys.readouterr().err
 
 
