@@ -16,9 +16,9 @@ from typing import Any
 
 from .infer import explain_state_dict
 from .report import Report, Row
-from .source import Call, SourceError, clean
+from .source import SourceError, clean
 
-__all__ = ["explain_file", "read_text", "MAX_CODE_BYTES", "keras_config_calls"]
+__all__ = ["explain_file", "read_text", "MAX_CODE_BYTES", "MAX_CONFIG_BYTES"]
 
 #: Largest model-code file read (bytes); larger files are refused.
 MAX_CODE_BYTES = 1_000_000
@@ -96,40 +96,6 @@ def _safetensors_file(path: str) -> Report:
     return explain_state_dict(read_shapes(path), complete=True)
 
 
-def keras_config_calls(config: dict, depth: int = 0) -> Call:
-    """A Keras layer config (``{"class_name", "config"}``) as the :class:`Call` that makes it.
-
-    Parameters
-    ----------
-    config : dict
-    depth : int
-
-    Returns
-    -------
-    Call
-
-    Raises
-    ------
-    SourceError
-        Not a layer config, or nested too deeply.
-    """
-    if depth > 20 or not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
-        raise SourceError("not a Keras layer config")
-    name = config["class_name"]
-    inner = config.get("config") or {}
-    kwargs: dict[str, Any] = {}
-    for key, value in inner.items():
-        if isinstance(value, dict) and "class_name" in value and key in ("layer", "backward_layer"):
-            kwargs[key] = keras_config_calls(value, depth + 1)
-        elif isinstance(value, list) and key != "layers":
-            kwargs[key] = tuple(value)
-        elif key != "layers":
-            kwargs[key] = value
-    if name == "Sequential":
-        return Call(name, name, [[keras_config_calls(layer, depth + 1) for layer in inner.get("layers", [])]], {})
-    return Call(name, name, [], kwargs)
-
-
 def _keras_file(path: str) -> Report:
     try:
         with zipfile.ZipFile(path) as archive:
@@ -139,7 +105,7 @@ def _keras_file(path: str) -> Report:
             config = json.loads(archive.read(info))
     except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as error:
         raise SourceError(f"{clean(path, 80)}: not a readable .keras file ({clean(str(error), 160)})") from None
-    from .objects import explain_keras_config
+    from .keras_functional import explain_keras_config
 
     return explain_keras_config(config)
 

@@ -200,10 +200,17 @@ class Report:
     notes: list[str] = field(default_factory=list)
     constructors: list[str] = field(default_factory=list)
     module: Module | None = None
+    _tensors: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_module(
-        cls, module: Module, framework: str, title: str = "", input_shape: Any = None, notes: list[str] | None = None
+        cls,
+        module: Module,
+        framework: str,
+        title: str = "",
+        input_shape: Any = None,
+        notes: list[str] | None = None,
+        tensors: list[dict[str, Any]] | None = None,
     ) -> Report:
         """The report of a module tree: one row per layer (:func:`rows`), the tree kept for its tensors.
 
@@ -215,12 +222,17 @@ class Report:
         title : str
         input_shape : tuple, optional
         notes : list of str, optional
+        tensors : list of dict, optional
+            The tensors listing when the file names them otherwise than the tree's paths (ONNX
+            initializers); default: from the tree (:attr:`tensors`).
 
         Returns
         -------
         Report
         """
-        return cls(framework, rows(module), title, input_shape, list(notes or []), module=module)
+        report = cls(framework, rows(module), title, input_shape, list(notes or []), module=module)
+        report._tensors = tensors
+        return report
 
     @property
     def partial(self) -> bool:
@@ -230,11 +242,21 @@ class Report:
         return any(row.params is None for row in self.rows)
 
     @property
+    def uncounted(self) -> list[str]:
+        """The names of the parts not counted (rows without a count)."""
+        return [row.name for row in self.rows if row.params is None]
+
+    @property
     def tensors(self) -> list[dict[str, Any]]:
-        """Every parameter tensor once, named as the framework names it (``named_parameters()``
-        for torch, weight paths for Keras): ``[{"name", "shape", "parameters"}]``, with
-        ``"trainable": False`` for a frozen one. Empty when the names are not known.
+        """Every tensor once, named as the framework names it (``named_parameters()`` for torch,
+        weight paths for Keras): ``[{"name", "shape", "parameters"}]``, with ``"trainable": False``
+        for a frozen one. A buffer (``running_mean``) is listed with ``"buffer": True`` and a name
+        tied to another tensor with ``"tied_to"``, both with ``"parameters": 0``: the parameters
+        listed add up to :attr:`total`, and leaving the marked entries out gives
+        ``named_parameters()``. Empty when the names are not known.
         """
+        if self._tensors is not None:
+            return list(self._tensors)
         if self.module is None:
             return [
                 {"name": name, "shape": tuple(shape), "parameters": numel(tuple(shape))}
@@ -242,9 +264,13 @@ class Report:
                 for name, shape in row.tensors
             ]
         out = []
-        for name, p in named_parameters(self.module):
-            entry: dict[str, Any] = {"name": name, "shape": p.shape, "parameters": p.numel}
-            if not p.trainable:
+        for name, p in named_parameters(self.module, ties=True, buffers=True):
+            entry: dict[str, Any] = {"name": name, "shape": p.shape, "parameters": p.numel if p.counted else 0}
+            if p.buffer:
+                entry["buffer"] = True
+            if p.tied_to is not None:
+                entry["tied_to"] = p.tied_to
+            if not p.trainable and p.counted:
                 entry["trainable"] = False
             if p.complex:
                 entry["complex"] = True
@@ -346,6 +372,16 @@ class Report:
             console.print(Text(clean(constructor, 300)))
         for note in self.notes:
             console.print(Text("note: " + clean(note, 400)))
+        if self.partial:
+            missing = self.uncounted
+            named = ", ".join(clean(name, 60) for name in missing[:8]) + (", ..." if len(missing) > 8 else "")
+            console.print(
+                Text(
+                    f"partial: {len(missing)} part{'s' if len(missing) != 1 else ''} not counted"
+                    + (f" ({named})" if named else "")
+                    + "; the total is a lower bound"
+                )
+            )
         return buffer.getvalue()
 
     def __str__(self) -> str:
@@ -429,7 +465,7 @@ def _rows_of(module: Module, prefix: str, sep: str, out: list[Row], root: bool =
                     path or module.type,
                     module.type,
                     module.own_count,
-                    note="its own parameters",
+                    note=f"{module.note} (its own parameters)" if module.note else "its own parameters",
                     tensors=[(_path(path, module.sep, p.name), p.shape) for p in own],
                 )
             )

@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 import derive  # noqa: E402
-from derive.models import checkpoints, explain, explain_code, infer  # noqa: E402
+from derive.models import checkpoints, explain, explain_code, infer, keras_config  # noqa: E402
 from derive.models.report import Report, Row, jsonable, show  # noqa: E402
 from derive.models.source import SourceError  # noqa: E402
 
@@ -93,7 +93,7 @@ def test_checkpoint_without_tensors_is_refused(tmp_path):
 def test_keras_config_calls_refuses_non_configs():
     for config in ({"config": {}}, [1, 2], {"class_name": 3}):
         with pytest.raises(SourceError, match="not a Keras layer config"):
-            checkpoints.keras_config_calls(config)
+            keras_config.config_call(config)
 
 
 def test_keras_file_with_huge_config_is_refused(tmp_path, monkeypatch):
