@@ -166,7 +166,7 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     if isinstance(obj, str):
         return explain_code(obj, framework, input_dim, partial)
     if isinstance(obj, Mapping):
-        from .infer import explain_state_dict
+        from .state_dict import explain_state_dict
 
         return explain_state_dict(obj)
     from .objects import explain_object

@@ -14,9 +14,9 @@ import os
 import zipfile
 from typing import Any
 
-from .infer import explain_state_dict
-from .report import Report, Row
+from .report import Report
 from .source import SourceError, clean
+from .state_dict import explain_state_dict
 
 __all__ = ["explain_file", "read_text", "MAX_CODE_BYTES", "MAX_CONFIG_BYTES"]
 
@@ -90,10 +90,21 @@ def _find_state(data: Any, depth: int = 0) -> dict | None:
     return None
 
 
-def _safetensors_file(path: str) -> Report:
-    from .safetensors_format import read_shapes
+#: What a safetensors file cannot hold.
+SAFETENSORS_NOTE = (
+    "a safetensors file holds a tensor shared by several names once (transformers saves one name, e.g. "
+    "not lm_head.weight when it is tied to the embeddings): tied weights are counted once, as "
+    "model.parameters() counts them"
+)
 
-    return explain_state_dict(read_shapes(path), complete=True)
+
+def _safetensors_file(path: str) -> Report:
+    from .safetensors_format import read_header
+
+    header = read_header(path)
+    shapes = {name: shape for name, (_, shape) in header.items()}
+    dtypes = {name: dtype for name, (dtype, _) in header.items()}
+    return explain_state_dict(shapes, complete=True, ties={}, dtypes=dtypes, notes=[SAFETENSORS_NOTE])
 
 
 def _keras_file(path: str) -> Report:
@@ -111,73 +122,9 @@ def _keras_file(path: str) -> Report:
 
 
 def _onnx_file(path: str) -> Report:
-    import onnx
-    from onnx import numpy_helper  # noqa: F401  (kept: onnx's own reader)
+    from .onnx_format import explain_onnx
 
-    try:
-        model = onnx.load(path, load_external_data=False)
-    except Exception as error:  # onnx raises DecodeError and others for corrupt files
-        raise SourceError(f"{clean(path, 80)}: not a readable ONNX model ({clean(str(error), 160)})") from None
-    dims = {t.name: tuple(int(d) for d in t.dims) for t in model.graph.initializer}
-    rows: list[Row] = []
-    used: set[str] = set()
-    constructors: list[str] = []
-    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}
-    for node in model.graph.node:
-        if node.op_type not in gates:
-            continue
-        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-        w, r = dims.get(node.input[1]), dims.get(node.input[2])
-        b = dims.get(node.input[3]) if len(node.input) > 3 and node.input[3] else None
-        if w is None or r is None:
-            raise SourceError(f"ONNX node {clean(node.name, 60)}: W or R is not an initializer")
-        d, gh, i = w
-        h = r[2]
-        direction = attrs.get("direction", b"forward")
-        direction = direction.decode() if isinstance(direction, bytes) else direction
-        used.update(n for n in node.input[1:4] if n)
-        args = f"{i}, {h}" + (", bidirectional=True" if d == 2 else "") + ("" if b else ", bias=False")
-        constructor = f"nn.{node.op_type}({args})"
-        count = sum(int(__import__("math").prod(s)) for s in (w, r, b) if s)
-        config = {
-            "mode": node.op_type,
-            "input_size": i,
-            "hidden_size": h,
-            "direction": direction,
-            "bias": b is not None,
-            "linear_before_reset": attrs.get("linear_before_reset", 0),
-        }
-        if gh != gates[node.op_type] * h:
-            raise SourceError(f"ONNX node {clean(node.name, 60)}: W has {gh} rows, not {gates[node.op_type]}·{h}")
-        rows.append(
-            Row(
-                clean(node.name or node.op_type, 80),
-                node.op_type,
-                count,
-                config=config,
-                constructor=constructor,
-                tensors=[("W", w), ("R", r)] + ([("B", b)] if b else []),
-            )
-        )
-        constructors.append(constructor)
-    import math
-
-    for name, shape in dims.items():
-        if name not in used:
-            rows.append(
-                Row(
-                    clean(name, 80),
-                    "initializer",
-                    math.prod(shape),
-                    note="numeric, not derived",
-                    tensors=[(name, shape)],
-                )
-            )
-    notes = [
-        "one ONNX node is one layer (one direction pair); torch.onnx.export writes num_layers nodes",
-        "ONNX B holds both biases (Wb, Rb), as torch's bias_ih and bias_hh",
-    ]
-    return Report("onnx", rows, "ONNX graph", None, notes, constructors)
+    return explain_onnx(path)
 
 
 def explain_file(path: str) -> Report:

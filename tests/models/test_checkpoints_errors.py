@@ -104,7 +104,7 @@ def test_onnx_nodes(tmp_path):
         torch.onnx.export(gru, (torch.zeros(5, 1, 10),), path, dynamo=False)
     report = explain(path)
     assert report.total == sum(p.numel() for p in gru.parameters())
-    assert report.constructors == ["nn.GRU(10, 20, bidirectional=True)", "nn.GRU(40, 20, bidirectional=True)"]
+    assert report.constructors == ["nn.GRU(10, 20, num_layers=2, bidirectional=True)"]
 
 
 def test_live_torch_on_meta_device():
@@ -135,9 +135,9 @@ def test_size_mismatch_from_real_torch():
     message = real_error(lambda: nn.LSTM(100, 128).load_state_dict(nn.LSTM(300, 128).state_dict()))
     assert "input_size=300, your model 100" in derive.explain_error(message)
     message = real_error(lambda: nn.LSTM(100, 128, 2).load_state_dict(nn.LSTM(100, 128, 3).state_dict()))
-    assert "num_layers differs" in derive.explain_error(message)
+    assert "num_layers=3, your model 2" in derive.explain_error(message)
     message = real_error(lambda: nn.LSTM(100, 128).load_state_dict(nn.LSTM(100, 128, bidirectional=True).state_dict()))
-    assert "bidirectional differs" in derive.explain_error(message)
+    assert "bidirectional=True, your model False" in derive.explain_error(message)
 
 
 def test_input_errors_from_real_frameworks():

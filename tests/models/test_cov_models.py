@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 import derive  # noqa: E402
-from derive.models import checkpoints, explain, explain_code, infer, keras_config  # noqa: E402
+from derive.models import checkpoints, explain, explain_code, keras_config, state_dict  # noqa: E402
 from derive.models.report import Report, Row, jsonable, show  # noqa: E402
 from derive.models.source import SourceError  # noqa: E402
 
@@ -139,9 +139,10 @@ def test_onnx_other_initializers_are_listed_numeric(tmp_path, kind, bias):
     (recurrent,) = [r for r in report.rows if r.type == kind]
     assert recurrent.params == params(model.rnn)
     assert report.constructors == [f"nn.{kind}(6, 8" + ("" if bias else ", bias=False") + ")"]
-    others = [r for r in report.rows if r.type == "initializer"]
-    assert sorted(r.params for r in others) == sorted(p.numel() for p in model.head.parameters())
-    assert all(r.note == "numeric, not derived" for r in others)
+    (head,) = [r for r in report.rows if r.name == "head"]
+    assert head.params == params(model.head) and head.note == "numeric, not derived"
+    named = {t["name"]: t["shape"] for t in report.tensors}
+    assert {n: tuple(p.shape) for n, p in model.head.named_parameters(prefix="head")}.items() <= named.items()
 
 
 def _onnx_lstm(path, w_shape, r_as_initializer=True):
@@ -224,7 +225,7 @@ def test_state_dict_refusals(monkeypatch):
         explain({"w": (True, 2)})
     with pytest.raises(RuntimeError):  # torch refuses a negative size too
         torch.zeros(3, -1)
-    monkeypatch.setattr(infer, "MAX_TENSORS", 2)
+    monkeypatch.setattr(state_dict, "MAX_TENSORS", 2)
     with pytest.raises(SourceError, match="more than 2 tensors"):
         explain(dict(nn.LSTM(3, 4).state_dict()))
 
@@ -247,7 +248,7 @@ def test_mismatch_outside_recurrent_layers():
 
 def test_projection_and_plain_missing_keys():
     message = real_error(lambda: nn.LSTM(10, 20).load_state_dict(nn.LSTM(10, 20, proj_size=5).state_dict()))
-    assert "proj_size differs" in derive.explain_error(message)
+    assert "proj_size=5, your model 0" in derive.explain_error(message)
 
     class Net(nn.Module):
         def __init__(self, head):
