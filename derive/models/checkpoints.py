@@ -14,6 +14,7 @@ import os
 import zipfile
 from typing import Any
 
+from ..tree import Param
 from .report import Report
 from .source import SourceError, clean
 from .state_dict import explain_state_dict
@@ -81,7 +82,7 @@ def _find_state(data: Any, depth: int = 0) -> dict | None:
     if not isinstance(data, dict) or depth > 3:
         return None
     tensors = {k: v for k, v in data.items() if isinstance(k, str) and hasattr(v, "shape")}
-    if tensors:
+    if tensors or not data:  # an empty state dict: a model without parameters
         return tensors
     for key in ("state_dict", "model_state_dict", "model", "net", "module"):
         found = _find_state(data.get(key), depth + 1)
@@ -114,11 +115,86 @@ def _keras_file(path: str) -> Report:
             if info.file_size > MAX_CONFIG_BYTES:
                 raise SourceError(f"{clean(path, 80)}: config.json larger than {MAX_CONFIG_BYTES:,} bytes")
             config = json.loads(archive.read(info))
+            from .keras_functional import explain_keras_config
+
+            report = explain_keras_config(config)
+            if report.partial and report.module is not None and "model.weights.h5" in archive.namelist():
+                with archive.open("model.weights.h5") as weights:
+                    report = _from_weights(report, weights, _saved_names(config))
     except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as error:
         raise SourceError(f"{clean(path, 80)}: not a readable .keras file ({clean(str(error), 160)})") from None
-    from .keras_functional import explain_keras_config
+    return report
 
-    return explain_keras_config(config)
+
+def _saved_names(config: dict) -> list[str]:
+    """The group of each layer (but the inputs) in ``model.weights.h5``: its class in snake case,
+    numbered within the model (``lstm``, ``dense``, ``dense_1``), as ``keras/src/saving/saving_lib.py``
+    (``_save_container_state``) names them."""
+    from .base import snake
+
+    inner = config.get("config", config)
+    used: dict[str, int] = {}
+    names = []
+    for layer in inner.get("layers", []) if isinstance(inner, dict) else []:
+        kind = layer.get("class_name") if isinstance(layer, dict) else None
+        module = layer.get("module") if isinstance(layer, dict) else None
+        if not isinstance(kind, str) or kind == "InputLayer" or str(module).startswith(("keras.src.ops", "keras.ops")):
+            continue
+        base = snake(kind)
+        used[base] = used.get(base, -1) + 1
+        names.append(base if used[base] == 0 else f"{base}_{used[base]}")
+    return names
+
+
+def _from_weights(report: Report, weights: Any, names: list[str]) -> Report:
+    """``report`` with each layer it could not derive counted from the shapes in ``model.weights.h5``.
+
+    Keras saves each layer's variables under ``layers/<group>/...`` (``vars/0``, ``cell/vars/1``),
+    the group named by :func:`_saved_names`; their shapes are read from the HDF5 metadata (h5py,
+    data only, nothing run). The groups are used only if every derived layer's shapes are its
+    group's, so a layer is never counted from another's weights.
+    """
+    try:
+        import h5py
+    except ImportError:  # h5py comes with Keras; without it the layers stay not counted
+        return report
+    assert report.module is not None
+    children = report.module.children
+    if len(names) != len(children):
+        return report
+    with h5py.File(weights, "r") as h5:
+        group = h5.get("layers")
+        saved = []
+        for name in names:
+            shapes: list[tuple[str, tuple]] = []
+            found = group.get(name) if group is not None else None
+            if found is not None:
+                found.visititems(
+                    lambda path, item: (
+                        shapes.append((path, tuple(int(d) for d in item.shape)))
+                        if isinstance(item, h5py.Dataset)
+                        else None
+                    )
+                )
+            saved.append(shapes)
+    for child, shapes in zip(children, saved, strict=True):
+        if child.counted and sorted(s for _, s in shapes) != sorted(tuple(p.shape) for p in child.params):
+            return report
+    filled = tuple(
+        child
+        if child.counted
+        else child.replace(
+            params=tuple(Param(path, shape) for path, shape in shapes),
+            counted=True,
+            note="numeric, not derived (model.weights.h5)",
+        )
+        for child, shapes in zip(children, saved, strict=True)
+    )
+    notes = [n for n in report.notes if not n.endswith("not counted")]
+    notes.append("layers derive could not derive from the config are counted from model.weights.h5")
+    return Report.from_module(
+        report.module.replace(children=filled), report.framework, report.title, report.input_shape, notes
+    )
 
 
 def _onnx_file(path: str) -> Report:

@@ -188,7 +188,9 @@ def explain_sequential_config(config: dict) -> Report:
             continue
         strip_config(call)
         name = call.kwargs.get("name")
-        nodes.append(_node(program, call, f"layer {clean(str(name if name else index), 60)}"))
+        node = _node(program, call, f"layer {clean(str(name if name else index), 60)}")
+        node.name = name if isinstance(name, str) else node.name
+        nodes.append(node)
     if not nodes:
         raise SourceError("the Sequential config has no layers")
     build = inner.get("build_input_shape")
