@@ -146,6 +146,18 @@ def _saved_names(config: dict) -> list[str]:
     return names
 
 
+def _datasets(group: Any, dataset: type) -> list[tuple[str, tuple[int, ...]]]:
+    """Every dataset below an HDF5 group: its path in the group and its shape."""
+    out: list[tuple[str, tuple[int, ...]]] = []
+
+    def visit(path: str, item: Any) -> None:
+        if isinstance(item, dataset):
+            out.append((path, tuple(int(d) for d in item.shape)))
+
+    group.visititems(visit)
+    return out
+
+
 def _from_weights(report: Report, weights: Any, names: list[str]) -> Report:
     """``report`` with each layer it could not derive counted from the shapes in ``model.weights.h5``.
 
@@ -166,17 +178,8 @@ def _from_weights(report: Report, weights: Any, names: list[str]) -> Report:
         group = h5.get("layers")
         saved = []
         for name in names:
-            shapes: list[tuple[str, tuple]] = []
             found = group.get(name) if group is not None else None
-            if found is not None:
-                found.visititems(
-                    lambda path, item: (
-                        shapes.append((path, tuple(int(d) for d in item.shape)))
-                        if isinstance(item, h5py.Dataset)
-                        else None
-                    )
-                )
-            saved.append(shapes)
+            saved.append(_datasets(found, h5py.Dataset) if found is not None else [])
     for child, shapes in zip(children, saved, strict=True):
         if child.counted and sorted(s for _, s in shapes) != sorted(tuple(p.shape) for p in child.params):
             return report
