@@ -152,7 +152,7 @@ def _datasets(group: Any, dataset: type) -> list[tuple[str, tuple[int, ...]]]:
 
     def visit(path: str, item: Any) -> None:
         if isinstance(item, dataset):
-            out.append((path, tuple(int(d) for d in item.shape)))
+            out.append((path, tuple(int(d) for d in getattr(item, "shape", ()))))
 
     group.visititems(visit)
     return out

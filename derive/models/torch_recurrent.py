@@ -8,7 +8,7 @@ lazy closed form (:class:`derive.tree.Formula`: the same mirror called again wit
 
 >>> module = recurrent_module("LSTM", (100, 128), {"num_layers": 2}, name="lstm")
 >>> module.count, [p.name for p in module.params][:2]
-(235520, ['weight_ih_l0', 'weight_hh_l0'])
+(249856, ['weight_ih_l0', 'weight_hh_l0'])
 >>> module.formula.values
 (('I', 100), ('H', 128), ('L', 2))
 """

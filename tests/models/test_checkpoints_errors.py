@@ -297,7 +297,9 @@ class Scale(keras.layers.Layer):
 
 
 def _keras_model():
-    return keras.Sequential([keras.Input((5, 4)), keras.layers.GRU(3, return_sequences=True), Scale(), keras.layers.Dense(2)])
+    return keras.Sequential(
+        [keras.Input((5, 4)), keras.layers.GRU(3, return_sequences=True), Scale(), keras.layers.Dense(2)]
+    )
 
 
 def _case_keras_file(tmp_path, weights):
