@@ -21,10 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .keras_code import explain_keras
 from .report import Report, Row
 from .source import SourceError
-from .torch_code import explain_torch
 
 __all__ = ["explain", "explain_code", "detect", "Report", "Row", "SourceError", "CHECKPOINT_SUFFIXES"]
 
@@ -102,10 +100,14 @@ def explain_code(text: str, framework: str | None = None, input_dim: Any = None,
     """
     framework = framework or detect(text)
     if framework == "keras":
+        from .keras_code import explain_keras
+
         return explain_keras(text, input_dim, partial)
     if framework == "torch":
         if input_dim is not None:
             raise SourceError("input_dim is for Keras: torch constructors give input_size themselves")
+        from .torch_code import explain_torch
+
         return explain_torch(text, partial)
     raise ValueError(f"framework must be 'torch' or 'keras', got {framework!r}")
 

@@ -188,7 +188,9 @@ def _derived(module: Any) -> Module | None:
     read, make = KNOWN[kind]
     config, letters = read(module)
     made = make(**config)
-    return made.replace(formula=_formula(make, config, letters), config=config)
+    return Module(
+        made.name, made.type, made.params, made.children, config=config, formula=_formula(make, config, letters)
+    )
 
 
 class _Reader:
@@ -231,9 +233,17 @@ class _Reader:
         kind = clean(cls.__name__, 60)
         tied = "; ".join(f"{p.name} is {p.tied_to} (counted there)" for p in params if p.tied_to is not None)
         if derived is not None and not module._modules and _same(derived, params):
-            if tied:  # the closed form counts every tensor: not this row's count
-                return derived.replace(name=name, type=kind, params=params, formula=None, note=tied)
-            return derived.replace(name=name, type=kind, params=params)
+            # the live tensors (ties, dtypes, buffers), the derivation's closed form; with a tie the
+            # closed form (every tensor) is not the row's count
+            return Module(
+                name,
+                kind,
+                params,
+                config=derived.config,
+                formula=None if tied else derived.formula,
+                note=tied,
+                output_shape=derived.output_shape,
+            )
         children = tuple(
             self.read(child, key, f"{path}.{key}" if path else key, depth + 1)
             for key, child in module._modules.items()

@@ -85,7 +85,7 @@ def recurrent_formula(kind: str, args: tuple[Any, ...], kwargs: Mapping[str, Any
             letters[int(slot)] = symbol
         else:
             named[str(slot)] = symbol
-        values.append((str(symbol), value))
+        values.append((symbol.name, value))
     return Formula(_count, (kind, *letters), tuple(sorted(named.items())), tuple(values))
 
 
@@ -131,17 +131,27 @@ def recurrent_module(
         tuple((type(a), a) for a in args),
         tuple((k, type(v), v) for k, v in sorted(kwargs.items())),
     )
-    made, layer = closed_form(key, lambda: _shapes(kind, tuple(args), tuple(sorted(kwargs.items()))))
+    made = closed_form(key, lambda: _made(kind, tuple(args), kwargs))
+    return made if name == "" else made.replace(name=name)
+
+
+def _made(kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Module:
+    made, layer = _shapes(kind, args, tuple(sorted(kwargs.items())))
     if kind.endswith("Cell"):
         output: tuple = ("N", layer.hidden_size)
     else:
         width = (layer.proj_size or layer.hidden_size) * (2 if layer.bidirectional else 1)
         output = ("N", "T", width) if layer.batch_first else ("T", "N", width)
-    return made.replace(
-        name=name,
-        type=kind,
-        config={**_bound(kind, args, kwargs)},
-        formula=recurrent_formula(kind, tuple(args), kwargs),
+    return Module(
+        "",
+        kind,
+        made.params,
+        made.children,
+        made.repeat,
+        made.start,
+        made.sep,
+        config=_bound(kind, args, kwargs),
+        formula=recurrent_formula(kind, args, kwargs),
         output_shape=output,
     )
 
