@@ -238,16 +238,18 @@ def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Recu
         ih0 = group.get(("weight_ih", 0, False), group.get(("weight_ih", 0, True)))
         config["input_size"] = ih0[1] if ih0 else UNKNOWN
         config["num_layers"] = max(lay for (_, lay, _) in group) + 1 if complete or cell else UNKNOWN
+        if cell:  # a cell has one direction
+            config["bidirectional"] = False
         biases = any(k.startswith("bias") for (k, _, _) in group)
         config["bias"] = True if biases else (False if complete else UNKNOWN)
         given = [
             (f"{prefix}{k}{'' if cell else f'_l{lay}'}{'_reverse' if r else ''}", s) for (k, lay, r), s in group.items()
         ]
-        found.append(_remade(Recurrent(prefix, cell, config, given), complete))
+        found.append(_remade(Recurrent(prefix, cell, config, given)))
     return found, rest
 
 
-def _remade(found: Recurrent, complete: bool) -> Recurrent:
+def _remade(found: Recurrent) -> Recurrent:
     """``found`` with the module the mirror makes of its configuration, when it is fully known."""
     if found.unknown:
         return found
@@ -256,13 +258,11 @@ def _remade(found: Recurrent, complete: bool) -> Recurrent:
     module = recurrent_module(found.kind, args, kwargs, name=name)
     expected = {n: tuple(p.shape) for n, p in named_parameters(module.replace(name=""))}
     given = {n[len(found.prefix) :]: s for n, s in found.tensors}
-    if expected != given:
-        if complete:
-            raise SourceError(
-                f"{clean(found.name, 80)}: the tensors are not those of any one torch.nn.{found.kind} "
-                f"(e.g. a layer missing); got {sorted(given)}"
-            )
-        return found
+    if expected != given:  # a fully determined module is a complete one's: the tensors must be its own
+        raise SourceError(
+            f"{clean(found.name, 80)}: the tensors are not those of any one torch.nn.{found.kind} "
+            f"(e.g. a layer missing); got {sorted(given)}"
+        )
     found.module = module
     found.constructor = constructor_text(found.kind, args, kwargs)
     return found

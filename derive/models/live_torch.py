@@ -68,17 +68,28 @@ def _conv(m: Any) -> tuple[dict[str, Any], dict[str, str]]:
     return config, {"in_channels": "C", "out_channels": "F"}
 
 
+def _normalized(m: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """``normalized_shape`` as ``features`` (the letter N) when it is one size, else as ``shape``."""
+    shape = tuple(m.normalized_shape)
+    return ({"features": shape[0]}, {"features": "N"}) if len(shape) == 1 else ({"shape": shape}, {})
+
+
 def _layer_norm(m: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    config, letters = _normalized(m)
     affine = bool(m.elementwise_affine)
-    return {
-        "shape": tuple(m.normalized_shape),
-        "weight": affine,
-        "bias": affine and getattr(m, "bias", None) is not None,
-    }, {}
+    return {**config, "weight": affine, "bias": affine and getattr(m, "bias", None) is not None}, letters
 
 
 def _rms_norm(m: Any) -> tuple[dict[str, Any], dict[str, str]]:
-    return {"shape": tuple(m.normalized_shape), "weight": bool(m.elementwise_affine)}, {}
+    config, letters = _normalized(m)
+    return {**config, "weight": bool(m.elementwise_affine)}, letters
+
+
+def _norm(make: Callable[..., Module]) -> Callable[..., Module]:
+    def made(shape: tuple = (), features: Any = None, **kwargs: Any) -> Module:
+        return make(shape or (features,), **kwargs)
+
+    return made
 
 
 def _batch_norm(m: Any) -> tuple[dict[str, Any], dict[str, str]]:
@@ -117,8 +128,8 @@ _CONVS = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "C
 KNOWN: dict[str, tuple[_Read, Callable[..., Module]]] = {
     "Linear": (_linear, linear),
     "Embedding": (_embedding, embedding),
-    "LayerNorm": (_layer_norm, lambda shape, **kw: layer_norm(shape, **kw)),
-    "RMSNorm": (_rms_norm, lambda shape, **kw: rms_norm(shape, **kw)),
+    "LayerNorm": (_layer_norm, _norm(layer_norm)),
+    "RMSNorm": (_rms_norm, _norm(rms_norm)),
     "GroupNorm": (_group_norm, group_norm),
     **dict.fromkeys(_CONVS, (_conv, _conv_make)),
     **dict.fromkeys(_NORMS, (_batch_norm, _norm_make)),
