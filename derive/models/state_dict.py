@@ -261,17 +261,20 @@ def storage_ties(state: Mapping[str, Any]) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Later name -> first name. Tensors without data (meta device, empty) are never ties.
+        Later name -> first name. Empty tensors are never ties.
     """
     first: dict[tuple, str] = {}
     ties: dict[str, str] = {}
     for name, value in state.items():
         storage = getattr(value, "untyped_storage", None)
-        if storage is None or getattr(value, "is_meta", False) or value.numel() == 0:
+        if storage is None or value.numel() == 0:
             continue
-        key = (storage().data_ptr(), value.storage_offset(), tuple(value.shape), tuple(value.stride()), value.dtype)
-        if key[0] == 0:
+        impl = storage()
+        # the storage's own identity (its StorageImpl), which the meta device keeps too
+        ident = getattr(impl, "_cdata", None) or impl.data_ptr()
+        if not ident:
             continue
+        key = (ident, value.storage_offset(), tuple(value.shape), tuple(value.stride()), value.dtype)
         if key in first:
             ties[name] = first[key]
         else:

@@ -138,6 +138,9 @@ def test_tied_and_buffers_in_files(tmp_path):
         assert [(t["name"], t["tied_to"]) for t in report.tensors if "tied_to" in t] == [
             ("decoder.weight", "encoder.weight")
         ]
+    with torch.device("meta"):  # the storage is shared on the meta device too
+        on_meta = Tied()
+    assert explain(on_meta.state_dict()).total == params(on_meta)
     save_model(model, str(tmp_path / "tied.safetensors"))  # keeps one name of the shared tensor
     kept = load_file(str(tmp_path / "tied.safetensors"))
     assert len(kept) == len(state) - 1
