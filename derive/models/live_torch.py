@@ -28,7 +28,7 @@ from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import batch_norm, group_norm, layer_norm, rms_norm
-from ..tree import Formula, Module, Param, count, named_buffers, named_parameters
+from ..tree import Formula, Module, Param, closed_form, count, named_buffers, named_parameters
 from .source import clean
 from .torch_recurrent import TORCH_RECURRENT, recurrent_module
 
@@ -185,23 +185,48 @@ def _registered(module: Any, kind: str) -> Module | None:
     return made if isinstance(made, Module) else None
 
 
-def _derived(module: Any) -> Module | None:
-    """The tree node ``module``'s configuration gives (tensors named as torch names them), or None."""
-    cls = type(module)
-    kind = cls.__name__
-    if not cls.__module__.startswith("torch.nn."):
-        return _registered(module, kind)
-    if kind in TORCH_RECURRENT:
-        args, kwargs = _recurrent_config(kind, module)
-        return recurrent_module(kind, args, kwargs)
-    if kind not in KNOWN:
-        return _registered(module, kind)
+#: What a derivation gives a live module: its parameters' shapes by name, config, closed form, output shape.
+_Derived = tuple[dict[str, tuple], Any, Formula | None, Any]
+
+
+def _summary(made: Module) -> _Derived:
+    shapes = {n: tuple(p.shape) for n, p in named_parameters(made)}
+    return shapes, made.config, made.formula, made.output_shape
+
+
+def _known(kind: str, module: Any) -> _Derived:
     read, make = KNOWN[kind]
     config, letters = read(module)
-    made = make(**config)
-    return Module(
-        made.name, made.type, made.params, made.children, config=config, formula=_formula(make, config, letters)
-    )
+    key = ("live torch", kind, tuple((k, type(v), v) for k, v in config.items()))
+
+    def derive() -> _Derived:
+        made = make(**config)
+        return {n: tuple(p.shape) for n, p in named_parameters(made)}, config, _formula(make, config, letters), None
+
+    return closed_form(key, derive)  # type: ignore[no-any-return]
+
+
+def _derived(module: Any) -> _Derived | None:
+    """What ``module``'s configuration gives (tensors named as torch names them), or None.
+
+    Remembered per class and configuration (a 1,000-layer model derives each kind of layer once).
+    """
+    cls = type(module)
+    kind = cls.__name__
+    if cls.__module__.startswith("torch.nn."):
+        if kind in TORCH_RECURRENT:
+            args, kwargs = _recurrent_config(kind, module)
+            key = (
+                "live torch",
+                kind,
+                tuple((type(a), a) for a in args),
+                tuple((k, type(v), v) for k, v in kwargs.items()),
+            )
+            return closed_form(key, lambda: _summary(recurrent_module(kind, args, kwargs)))  # type: ignore[no-any-return]
+        if kind in KNOWN:
+            return _known(kind, module)
+    made = _registered(module, kind)
+    return None if made is None else _summary(made)
 
 
 class _Reader:
@@ -217,43 +242,43 @@ class _Reader:
                 continue
             full = f"{path}.{name}" if path else name
             tied = self.seen.setdefault(id(p), full)
+            dtype = _dtype(p.dtype)
             params.append(
                 Param(
                     name,
                     tuple(p.shape),
-                    trainable=bool(p.requires_grad),
-                    tied_to=None if tied == full else tied,
-                    dtype=str(p.dtype).removeprefix("torch."),
-                    complex=bool(p.is_complex()),
+                    p.requires_grad,
+                    False,
+                    None if tied == full else tied,
+                    dtype,
+                    dtype.startswith("complex"),
                 )
             )
         for name, b in module._buffers.items():
             if b is not None:
-                params.append(Param(name, tuple(b.shape), buffer=True, dtype=str(b.dtype).removeprefix("torch.")))
+                params.append(Param(name, tuple(b.shape), buffer=True, dtype=_dtype(b.dtype)))
         return tuple(params)
 
     def read(self, module: Any, name: str, path: str, depth: int = 0) -> Module:
         if depth > 200:
             raise ValueError(f"{clean(path, 80)}: modules nested more than 200 deep")
-        params = self.own(module, path)
         cls = type(module)
+        if _uninitialized(module):  # a Lazy* module before its first forward: no shapes yet
+            note = "not initialized (a lazy module before its first forward): not counted"
+            return Module(name, clean(cls.__name__, 60), counted=False, note=note)
+        params = self.own(module, path)
         try:
             derived = _derived(module)
         except (TypeError, ValueError, AttributeError):  # a torch.nn subclass with other arguments
             derived = None
         kind = clean(cls.__name__, 60)
         tied = "; ".join(f"{p.name} is {p.tied_to} (counted there)" for p in params if p.tied_to is not None)
-        if derived is not None and not module._modules and _same(derived, params):
+        if derived is not None and not module._modules and derived[0] == _shapes(params):
             # the live tensors (ties, dtypes, buffers), the derivation's closed form; with a tie the
             # closed form (every tensor) is not the row's count
+            _, config, formula, output = derived
             return Module(
-                name,
-                kind,
-                params,
-                config=derived.config,
-                formula=None if tied else derived.formula,
-                note=tied,
-                output_shape=derived.output_shape,
+                name, kind, params, config=config, formula=None if tied else formula, note=tied, output_shape=output
             )
         children = tuple(
             self.read(child, key, f"{path}.{key}" if path else key, depth + 1)
@@ -269,11 +294,25 @@ class _Reader:
         return Module(name, kind, params, children, note=note)
 
 
-def _same(derived: Module, params: tuple[Param, ...]) -> bool:
-    """Whether the derivation gives exactly the live module's parameters (names and shapes)."""
-    mine = {n: tuple(p.shape) for n, p in named_parameters(derived)}
-    live = {p.name: p.shape for p in params if not p.buffer}
-    return mine == live
+def _uninitialized(module: Any) -> bool:
+    """Whether ``module`` holds a parameter or buffer whose shape is not known yet (``nn.LazyLinear``)."""
+    tensors = [*module._parameters.values(), *module._buffers.values()]
+    return any(type(t).__name__.startswith("Uninitialized") for t in tensors if t is not None)
+
+
+def _shapes(params: tuple[Param, ...]) -> dict[str, tuple]:
+    """The live module's parameters (not its buffers): name -> shape."""
+    return {p.name: p.shape for p in params if not p.buffer}
+
+
+def _dtype(dtype: Any) -> str:
+    name = _DTYPES.get(dtype)
+    if name is None:
+        name = _DTYPES[dtype] = str(dtype).removeprefix("torch.")
+    return name
+
+
+_DTYPES: dict[Any, str] = {}
 
 
 def torch_tree(model: Any) -> Module:

@@ -231,10 +231,15 @@ def _rows_of(module: Module, prefix: str, sep: str, out: list[Row], root: bool =
 
 def _row(path: str, module: Module, params: Any) -> Row:
     note = module.note or ("" if module.counted else "not counted")
-    try:
-        tensors = [(_path(path, module.sep, name), p.shape) for name, p in named_parameters(module.replace(name=""))]
-    except ValueError:
-        tensors = []
+    if not module.children and module.repeat == 1 and module.counted:  # the usual leaf: its own tensors
+        tensors = [(_path(path, module.sep, p.name), p.shape) for p in module.params if p.counted]
+    else:
+        try:
+            tensors = [
+                (_path(path, module.sep, name), p.shape) for name, p in named_parameters(module.replace(name=""))
+            ]
+        except ValueError:
+            tensors = []
     return Row(
         path or module.type,
         module.type,

@@ -238,3 +238,14 @@ def test_live_recurrent_formula_is_the_count(kind, i, h, layers, bidirectional):
     (row,) = explain(model).rows
     symbols = {name: sympy.Symbol(name, integer=True, positive=True) for name in row.values}
     assert row.formula.subs({symbols[k]: v for k, v in row.values.items()}) == row.params == params(model)
+
+
+def test_lazy_module_is_a_part_not_counted():
+    model = nn.Sequential(nn.LazyLinear(4), nn.Linear(4, 2))
+    with pytest.raises(ValueError):  # torch cannot count it either before the first forward
+        params(model)
+    report = explain(model)
+    assert report.partial and report.uncounted == ["0"] and report.total == params(model[1])
+    model(torch.zeros(3, 5))
+    report = explain(model)
+    assert not report.partial and report.total == params(model)
