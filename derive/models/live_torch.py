@@ -203,7 +203,7 @@ def _known(kind: str, module: Any) -> _Derived:
         made = make(**config)
         return {n: tuple(p.shape) for n, p in named_parameters(made)}, config, _formula(make, config, letters), None
 
-    return closed_form(key, derive)  # type: ignore[no-any-return]
+    return closed_form(key, derive)
 
 
 def _derived(module: Any) -> _Derived | None:
@@ -222,7 +222,7 @@ def _derived(module: Any) -> _Derived | None:
                 tuple((type(a), a) for a in args),
                 tuple((k, type(v), v) for k, v in kwargs.items()),
             )
-            return closed_form(key, lambda: _summary(recurrent_module(kind, args, kwargs)))  # type: ignore[no-any-return]
+            return closed_form(key, lambda: _summary(recurrent_module(kind, args, kwargs)))
         if kind in KNOWN:
             return _known(kind, module)
     made = _registered(module, kind)
