@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -121,6 +122,14 @@ def _looks_like_path(value: str) -> bool:
     )
 
 
+def _is_live(obj: Any) -> bool:
+    """Whether ``obj`` is a ``torch.nn.Module`` or a Keras layer (frameworks looked up, not imported)."""
+    torch, keras = sys.modules.get("torch"), sys.modules.get("keras")
+    return (torch is not None and isinstance(obj, torch.nn.Module)) or (
+        keras is not None and isinstance(obj, keras.layers.Layer)
+    )
+
+
 def explain(obj: Any, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:
     """Explain a model: code, a file, a state dict or a live model object.
 
@@ -156,6 +165,10 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     >>> explain({"weight_ih_l0": (512, 300), "weight_hh_l0": (512, 128)}).rows[0].config["input_size"]
     300
     """
+    if _is_live(obj):  # a live torch/Keras object first: the one kind a first call must answer fast
+        from .objects import explain_object
+
+        return explain_object(obj)
     if isinstance(obj, os.PathLike) or (isinstance(obj, str) and _looks_like_path(obj)):
         path = os.fspath(obj)
         if path.endswith(".py"):

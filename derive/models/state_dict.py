@@ -153,9 +153,17 @@ def _module(node: _Node, name: str, path: str) -> Module:
     )
     if rec is not None:
         given = {p.name: p for p in node.params if p.name in recurrent_names}
-        if rec.module is not None:
-            params = tuple(given[p.name] for p in rec.module.params)
-            return rec.module.replace(name=name, params=params + marked, children=children, output_shape=None)
+        if rec.module is not None:  # the file's tensors, in the mirror's order (its layers' groups flattened)
+            params = tuple(given[n] for n, _ in named_parameters(rec.module.replace(name="")))
+            return Module(
+                name,
+                rec.module.type,
+                params + marked,
+                children,
+                config=rec.module.config,
+                formula=rec.module.formula,
+                row=not children,
+            )
         note = "from the given tensors only: " + ", ".join(rec.unknown) + " unknown"
         return Module(name, rec.kind, tuple(given.values()) + marked, children, note=note)
     counted = [p for p in marked if not p.buffer]

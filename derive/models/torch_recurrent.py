@@ -153,6 +153,7 @@ def _made(kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Module:
         config=_bound(kind, args, kwargs),
         formula=recurrent_formula(kind, args, kwargs),
         output_shape=output,
+        row=True,
     )
 
 
