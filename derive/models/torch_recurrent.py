@@ -6,9 +6,10 @@ lazy closed form (:class:`derive.tree.Formula`: the same mirror called again wit
 ``L``, ``P``). The live-object reader and the state-dict, checkpoint and ONNX readers share it.
 :func:`gates` is a cell's number of gate blocks, read from the registered cell (not a table).
 
+>>> from derive.tree import named_parameters
 >>> module = recurrent_module("LSTM", (100, 128), {"num_layers": 2}, name="lstm")
->>> module.count, [p.name for p in module.params][:2]
-(249856, ['weight_ih_l0', 'weight_hh_l0'])
+>>> module.count, [name for name, _ in named_parameters(module)][:2]
+(249856, ['lstm.weight_ih_l0', 'lstm.weight_hh_l0'])
 >>> module.formula.values
 (('I', 100), ('H', 128), ('L', 2))
 """
