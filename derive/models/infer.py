@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..tree import Module, named_parameters
+from ..tree import Module, closed_form, named_parameters
 from .source import SourceError, clean
 from .torch_recurrent import constructor_text, gates, recurrent_module
 
@@ -56,6 +56,8 @@ def shape_of(value: Any) -> tuple[int, ...]:
     TypeError
         Not a shape (a dimension that is not a non-negative int).
     """
+    if type(value) is tuple and all(type(d) is int and d >= 0 for d in value):  # a shape already
+        return value
     shape = getattr(value, "shape", value)
     try:
         dims = tuple(shape)
@@ -222,7 +224,8 @@ def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Recu
     found = []
     for prefix, group in groups.items():
         cell = prefix in cells
-        candidates = _candidates(group, complete)
+        key = ("state dict candidates", complete, tuple(group.items()))
+        candidates = closed_form(key, lambda group=group: _candidates(group, complete))
         if not candidates:
             listing = ", ".join(
                 f"{prefix}{k}{'' if cell else f'_l{lay}'}{'_reverse' if r else ''} {s}"
