@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,8 +225,8 @@ def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Recu
     found = []
     for prefix, group in groups.items():
         cell = prefix in cells
-        key = ("state dict candidates", complete, tuple(group.items()))
-        candidates = closed_form(key, lambda group=group: _candidates(group, complete))
+        signature = ("state dict candidates", complete, tuple(group.items()))
+        candidates: list[dict] = closed_form(signature, partial(_candidates, group, complete))
         if not candidates:
             listing = ", ".join(
                 f"{prefix}{k}{'' if cell else f'_l{lay}'}{'_reverse' if r else ''} {s}"
