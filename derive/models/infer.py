@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import partial
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..tree import Module, closed_form, named_parameters
