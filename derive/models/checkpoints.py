@@ -14,7 +14,7 @@ import os
 import zipfile
 from typing import Any
 
-from ..tree import Param
+from ..tree import Param, named_parameters
 from .report import Report
 from .source import SourceError, clean
 from .state_dict import explain_state_dict
@@ -181,7 +181,8 @@ def _from_weights(report: Report, weights: Any, names: list[str]) -> Report:
             found = group.get(name) if group is not None else None
             saved.append(_datasets(found, h5py.Dataset) if found is not None else [])
     for child, shapes in zip(children, saved, strict=True):
-        if child.counted and sorted(s for _, s in shapes) != sorted(tuple(p.shape) for p in child.params):
+        mine = sorted(tuple(p.shape) for _, p in named_parameters(child.replace(name=""))) if child.counted else []
+        if child.counted and sorted(s for _, s in shapes) != mine:
             return report
     filled = tuple(
         child

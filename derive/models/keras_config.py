@@ -112,6 +112,10 @@ def node_module(node: Any) -> Module:
         ``sep="/"``; not counted (:attr:`derive.tree.Module.counted` False) when the layer could
         not be built (an unknown layer, or one after it).
     """
+    if hasattr(node, "module"):  # the Keras mirror builds the layer's own tree (derive.frameworks.keras)
+        if node.module is None:
+            return Module(node.name, node.type, sep="/", counted=False, note=node.error or "not built: not counted")
+        return node.module.replace(name=node.name, type=node.type, note=node.error or node.module.note, row=True)
     if node.weights is None:
         return Module(node.name, node.type, sep="/", counted=False, note=node.error or "not built: not counted")
     params = tuple(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tree import Module, Param
+from ..tree import Module, Param, named_parameters
 from .keras_code import KerasProgram
 from .keras_config import config_call, node_module, strip_config
 from .report import Report
@@ -91,7 +91,7 @@ class _Reader:
             return None
         node.name = layer.name
         made = node_module(node)
-        mine = sorted((p.name.rsplit("/", 1)[-1], p.shape) for p in made.params)
+        mine = sorted((n.rsplit("/", 1)[-1], tuple(p.shape)) for n, p in named_parameters(made.replace(name="")))
         live = sorted((p.name.rsplit("/", 1)[-1], p.shape) for p in params)
         return made if mine == live else None
 
