@@ -111,7 +111,11 @@ class Report:
                 for name, shape in row.tensors
             ]
         out = []
-        for name, p in named_parameters(self.module, ties=True, buffers=True):
+        try:
+            listed = list(named_parameters(self.module, ties=True, buffers=True))
+        except ValueError:  # a symbolic number of copies (num_layers=L): no tensor list; the count is exact
+            return []
+        for name, p in listed:
             entry: dict[str, Any] = {"name": name, "shape": p.shape, "parameters": p.numel if p.counted else 0}
             if p.buffer:
                 entry["buffer"] = True
