@@ -71,7 +71,8 @@ class Report:
         notes : list of str, optional
         tensors : list of dict, optional
             The tensors listing when the file names them otherwise than the tree's paths (ONNX
-            initializers); default: from the tree (:attr:`tensors`).
+            initializers; buffers marked ``"buffer": True``); default: from the tree
+            (:attr:`tensors`, :attr:`buffers`).
 
         Returns
         -------
@@ -93,17 +94,24 @@ class Report:
         """The names of the parts not counted (rows without a count)."""
         return [row.name for row in self.rows if row.params is None]
 
+    def _listed(self, **which: bool) -> list[tuple[str, Any]]:
+        if self.module is None:
+            return []
+        try:
+            return list(named_parameters(self.module, **which))
+        except ValueError:  # a symbolic number of copies (num_layers=L): no tensor list; the count is exact
+            return []
+
     @property
     def tensors(self) -> list[dict[str, Any]]:
-        """Every tensor once, named as the framework names it (``named_parameters()`` for torch,
-        weight paths for Keras): ``[{"name", "shape", "parameters"}]``, with ``"trainable": False``
-        for a frozen one. A buffer (``running_mean``) is listed with ``"buffer": True`` and a name
-        tied to another tensor with ``"tied_to"``, both with ``"parameters": 0``: the parameters
-        listed add up to :attr:`total`, and leaving the marked entries out gives
-        ``named_parameters()``. Empty when the names are not known.
+        """Every parameter tensor once, named as the framework names it (``named_parameters()`` for
+        torch, weight paths for Keras): ``[{"name", "shape", "parameters"}]``, with ``"trainable":
+        False`` for a frozen one. Tied tensors once (see :attr:`ties`), buffers left out (see
+        :attr:`buffers`): the parameters listed add up to :attr:`total`. Empty when the names are
+        not known.
         """
         if self._tensors is not None:
-            return list(self._tensors)
+            return [t for t in self._tensors if not t.get("buffer")]
         if self.module is None:
             return [
                 {"name": name, "shape": tuple(shape), "parameters": numel(tuple(shape))}
@@ -111,22 +119,29 @@ class Report:
                 for name, shape in row.tensors
             ]
         out = []
-        try:
-            listed = list(named_parameters(self.module, ties=True, buffers=True))
-        except ValueError:  # a symbolic number of copies (num_layers=L): no tensor list; the count is exact
-            return []
-        for name, p in listed:
-            entry: dict[str, Any] = {"name": name, "shape": p.shape, "parameters": p.numel if p.counted else 0}
-            if p.buffer:
-                entry["buffer"] = True
-            if p.tied_to is not None:
-                entry["tied_to"] = p.tied_to
-            if not p.trainable and p.counted:
+        for name, p in self._listed():
+            entry: dict[str, Any] = {"name": name, "shape": p.shape, "parameters": p.numel}
+            if not p.trainable:
                 entry["trainable"] = False
             if p.complex:
                 entry["complex"] = True
             out.append(entry)
         return out
+
+    @property
+    def buffers(self) -> list[dict[str, Any]]:
+        """The buffers (``running_mean``, ``num_batches_tracked``; ``named_buffers()``), never counted:
+        ``[{"name", "shape"}]``."""
+        if self._tensors is not None:
+            return [{"name": t["name"], "shape": t["shape"]} for t in self._tensors if t.get("buffer")]
+        return [{"name": name, "shape": p.shape} for name, p in self._listed(buffers=True) if p.buffer]
+
+    @property
+    def ties(self) -> list[dict[str, Any]]:
+        """The names tied to another tensor (``decoder.weight`` to ``encoder.weight``), counted there:
+        ``[{"name", "shape", "tied_to"}]`` (as ``state_dict()`` lists them beside ``named_parameters()``)."""
+        listed = self._listed(ties=True)
+        return [{"name": name, "shape": p.shape, "tied_to": p.tied_to} for name, p in listed if p.tied_to]
 
     @property
     def layers(self) -> list[Row]:
@@ -167,6 +182,10 @@ class Report:
             ],
             "partial": self.partial,
         }
+        if self.buffers:
+            data["buffers"] = [{**b, "shape": jsonable(b["shape"])} for b in self.buffers]
+        if self.ties:
+            data["ties"] = [{**t, "shape": jsonable(t["shape"])} for t in self.ties]
         if self.input_shape is not None:
             data["input_shape"] = jsonable(self.input_shape)
         if self.constructors:

@@ -13,7 +13,7 @@ storage with an earlier one (a tied weight saved twice) is a tie, counted once.
 
 >>> report = explain_state_dict({"bn.weight": (8,), "bn.bias": (8,), "bn.running_mean": (8,),
 ...                              "bn.running_var": (8,), "bn.num_batches_tracked": ()})
->>> report.total, [t["name"] for t in report.tensors if t.get("buffer")]
+>>> report.total, [t["name"] for t in report.buffers]
 (16, ['bn.running_mean', 'bn.running_var', 'bn.num_batches_tracked'])
 """
 
@@ -211,7 +211,7 @@ def explain_state_dict(
     Report
         Rows for recurrent modules (``config``, ``constructor``) and for the other modules (their
         tensors counted, "numeric, not derived"); ``constructors`` lists the constructor strings;
-        buffers and ties listed in :attr:`Report.tensors`, not counted.
+        buffers and ties listed in :attr:`Report.buffers` and :attr:`Report.ties`, not counted.
 
     Raises
     ------

@@ -526,7 +526,7 @@ def test_onnx_hand_written_graphs(tmp_path):
     assert report.constructors == ["nn.GRU(3, 4, num_layers=2)"]
     assert report.total == params(gru) + 16 + 4
     assert any("read by several nodes" in n for n in report.notes)
-    assert [t["name"] for t in report.tensors if t.get("buffer")] == ["steps"]
+    assert [t["name"] for t in report.buffers] == ["steps"]
     # A GRU whose reset gate comes before the product: same tensors, not torch's GRU (no constructor).
     nodes = [helper.make_node("GRU", ["X", "W0", "R0"], ["Y"], hidden_size=4, name="g")]
     _graph(tmp_path / "r.onnx", nodes, inits[:2])
@@ -568,7 +568,7 @@ def test_onnx_deduplicated_initializers_are_the_original_tensors(tmp_path):
     _export(model, (torch.zeros(2, 4),), tmp_path / "bn.onnx")
     report = explain(str(tmp_path / "bn.onnx"))
     assert report.total == params(model)
-    assert {t["name"] for t in report.tensors if t.get("buffer")} <= {n for n, _ in model.named_buffers()}
+    assert {t["name"] for t in report.buffers} <= {n for n, _ in model.named_buffers()}
 
 
 # ---------------------------------------------------------------- live modules: every branch

@@ -21,8 +21,8 @@ def params(module) -> int:
 
 
 def plain_tensors(report) -> list[tuple[str, tuple]]:
-    """The tensors listing without buffers and ties: ``named_parameters()``."""
-    return [(t["name"], tuple(t["shape"])) for t in report.tensors if not t.get("buffer") and "tied_to" not in t]
+    """The tensors listing: ``named_parameters()``."""
+    return [(t["name"], tuple(t["shape"])) for t in report.tensors]
 
 
 def named(module) -> list[tuple[str, tuple]]:
@@ -73,7 +73,7 @@ def test_random_stack_live_and_state_dict(spec, meta):
     live = explain(model)
     assert live.total == params(model)
     assert plain_tensors(live) == named(model)
-    assert [t["name"] for t in live.tensors if t.get("buffer")] == [n for n, _ in model.named_buffers()]
+    assert [t["name"] for t in live.buffers] == [n for n, _ in model.named_buffers()]
     assert sum(t["parameters"] for t in live.tensors) == live.total
     state = explain(model.state_dict())
     assert state.total == params(model)
@@ -114,15 +114,16 @@ def test_tied_and_buffers_live():
     report = explain(model)
     assert report.total == params(model) == sum(p.numel() for p in set(model.parameters()))
     assert plain_tensors(report) == named(model)
-    (tie,) = [t for t in report.tensors if "tied_to" in t]
-    assert (tie["name"], tie["tied_to"], tie["parameters"]) == ("decoder.weight", "encoder.weight", 0)
-    buffers = [t["name"] for t in report.tensors if t.get("buffer")]
+    (tie,) = report.ties
+    assert (tie["name"], tie["tied_to"]) == ("decoder.weight", "encoder.weight")
+    buffers = [t["name"] for t in report.buffers]
     assert buffers == [n for n, _ in model.named_buffers()]
     (decoder,) = [r for r in report.rows if r.name == "decoder"]
     assert decoder.params == model.decoder.bias.numel() and "encoder.weight" in decoder.note
     assert decoder.formula is None
     data = report.to_dict()
     assert data["partial"] is False and sum(t["parameters"] for t in data["tensors"]) == data["total"]
+    assert [b["name"] for b in data["buffers"]] == buffers and data["ties"][0]["tied_to"] == "encoder.weight"
 
 
 def test_tied_and_buffers_in_files(tmp_path):
@@ -134,8 +135,8 @@ def test_tied_and_buffers_in_files(tmp_path):
     torch.save(state, tmp_path / "tied.pt")
     for report in (explain(state), explain(str(tmp_path / "tied.pt"))):
         assert report.total == params(model)
-        assert {t["name"] for t in report.tensors if t.get("buffer")} == {n for n, _ in model.named_buffers()}
-        assert [(t["name"], t["tied_to"]) for t in report.tensors if "tied_to" in t] == [
+        assert {t["name"] for t in report.buffers} == {n for n, _ in model.named_buffers()}
+        assert [(t["name"], t["tied_to"]) for t in report.ties] == [
             ("decoder.weight", "encoder.weight")
         ]
     with torch.device("meta"):  # the storage is shared on the meta device too
@@ -223,7 +224,7 @@ def test_onnx_keeps_separate_modules_and_buffers(tmp_path):
     report = explain(str(path))
     assert report.constructors == ["nn.LSTM(8, 8)", "nn.LSTM(8, 8)"]
     assert report.total == params(model)
-    assert {t["name"] for t in report.tensors if t.get("buffer")} == {"norm.running_mean", "norm.running_var"}
+    assert {t["name"] for t in report.buffers} == {"norm.running_mean", "norm.running_var"}
 
 
 @settings(max_examples=10, deadline=None)
