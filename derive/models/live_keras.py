@@ -106,7 +106,8 @@ class _Reader:
         shown = None if out is None else ([(None, *s) for s in out] if isinstance(out, list) else (None, *out))
         made = self.derived(layer, params)
         if made is not None and not tied:
-            return made.replace(name=name, params=params, output_shape=shown)
+            # the live weights (paths, trainable, ties) in place of the derived ones, which they equal
+            return Module(name, made.type, params, sep="/", formula=made.formula, output_shape=shown, row=True)
         note = (NUMERIC if any(p.counted for p in params) else "") + (f"; {tied}" if tied else "")
         return Module(name, kind, params, sep="/", note=note.strip("; "), output_shape=shown, row=True)
 

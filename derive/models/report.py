@@ -94,11 +94,11 @@ class Report:
         """The names of the parts not counted (rows without a count)."""
         return [row.name for row in self.rows if row.params is None]
 
-    def _listed(self, **which: bool) -> list[tuple[str, Any]]:
+    def _listed(self, *, ties: bool = False, buffers: bool = False) -> list[tuple[str, Any]]:
         if self.module is None:
             return []
         try:
-            return list(named_parameters(self.module, **which))
+            return list(named_parameters(self.module, ties=ties, buffers=buffers))
         except ValueError:  # a symbolic number of copies (num_layers=L): no tensor list; the count is exact
             return []
 

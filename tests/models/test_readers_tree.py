@@ -136,9 +136,7 @@ def test_tied_and_buffers_in_files(tmp_path):
     for report in (explain(state), explain(str(tmp_path / "tied.pt"))):
         assert report.total == params(model)
         assert {t["name"] for t in report.buffers} == {n for n, _ in model.named_buffers()}
-        assert [(t["name"], t["tied_to"]) for t in report.ties] == [
-            ("decoder.weight", "encoder.weight")
-        ]
+        assert [(t["name"], t["tied_to"]) for t in report.ties] == [("decoder.weight", "encoder.weight")]
     with torch.device("meta"):  # the storage is shared on the meta device too
         on_meta = Tied()
     assert explain(on_meta.state_dict()).total == params(on_meta)
