@@ -31,6 +31,8 @@ from .engine.wirings import DEEP_BIDIRECTIONAL, SIMPLE_CONCAT, UNIDIRECTIONAL
 from .frameworks import keras
 from .frameworks import pytorch as torch
 from .frameworks.pytorch import PYTORCH
+from .models import live_torch as _live_torch  # noqa: F401  (the live-object readers: a first explain(model)
+from .models import objects as _objects  # noqa: F401  imports nothing more)
 from .render import display as _display  # noqa: F401  (registers the notebook display of stacks)
 
 __all__ = [

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
-from .keras_code import explain_keras
 from .report import Report, Row
 from .source import SourceError
-from .torch_code import explain_torch
 
 __all__ = ["explain", "explain_code", "detect", "Report", "Row", "SourceError", "CHECKPOINT_SUFFIXES"]
 
@@ -102,10 +101,14 @@ def explain_code(text: str, framework: str | None = None, input_dim: Any = None,
     """
     framework = framework or detect(text)
     if framework == "keras":
+        from .keras_code import explain_keras
+
         return explain_keras(text, input_dim, partial)
     if framework == "torch":
         if input_dim is not None:
             raise SourceError("input_dim is for Keras: torch constructors give input_size themselves")
+        from .torch_code import explain_torch
+
         return explain_torch(text, partial)
     raise ValueError(f"framework must be 'torch' or 'keras', got {framework!r}")
 
@@ -116,6 +119,14 @@ def _looks_like_path(value: str) -> bool:
         and "(" not in value
         and len(value) < 4096
         and (value.endswith(CHECKPOINT_SUFFIXES + (".py",)) or os.path.sep in value)
+    )
+
+
+def _is_live(obj: Any) -> bool:
+    """Whether ``obj`` is a ``torch.nn.Module`` or a Keras layer (frameworks looked up, not imported)."""
+    torch, keras = sys.modules.get("torch"), sys.modules.get("keras")
+    return (torch is not None and isinstance(obj, torch.nn.Module)) or (
+        keras is not None and isinstance(obj, keras.layers.Layer)
     )
 
 
@@ -154,6 +165,10 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     >>> explain({"weight_ih_l0": (512, 300), "weight_hh_l0": (512, 128)}).rows[0].config["input_size"]
     300
     """
+    if _is_live(obj):  # a live torch/Keras object first: the one kind a first call must answer fast
+        from .objects import explain_object
+
+        return explain_object(obj)
     # --- configs (derive.models.configs): a config.json, its text, a config dict or a live config ---
     from .configs import explain_config, is_config
 
@@ -172,7 +187,7 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     if isinstance(obj, str):
         return explain_code(obj, framework, input_dim, partial)
     if isinstance(obj, Mapping):
-        from .infer import explain_state_dict
+        from .state_dict import explain_state_dict
 
         return explain_state_dict(obj)
     from .objects import explain_object

@@ -14,11 +14,12 @@ import os
 import zipfile
 from typing import Any
 
-from .infer import explain_state_dict
-from .report import Report, Row
-from .source import Call, SourceError, clean
+from ..tree import Param, named_parameters
+from .report import Report
+from .source import SourceError, clean
+from .state_dict import explain_state_dict
 
-__all__ = ["explain_file", "read_text", "MAX_CODE_BYTES", "keras_config_calls"]
+__all__ = ["explain_file", "read_text", "MAX_CODE_BYTES", "MAX_CONFIG_BYTES"]
 
 #: Largest model-code file read (bytes); larger files are refused.
 MAX_CODE_BYTES = 1_000_000
@@ -81,7 +82,7 @@ def _find_state(data: Any, depth: int = 0) -> dict | None:
     if not isinstance(data, dict) or depth > 3:
         return None
     tensors = {k: v for k, v in data.items() if isinstance(k, str) and hasattr(v, "shape")}
-    if tensors:
+    if tensors or not data:  # an empty state dict: a model without parameters
         return tensors
     for key in ("state_dict", "model_state_dict", "model", "net", "module"):
         found = _find_state(data.get(key), depth + 1)
@@ -90,44 +91,21 @@ def _find_state(data: Any, depth: int = 0) -> dict | None:
     return None
 
 
+#: What a safetensors file cannot hold.
+SAFETENSORS_NOTE = (
+    "a safetensors file holds a tensor shared by several names once (transformers saves one name, e.g. "
+    "not lm_head.weight when it is tied to the embeddings): tied weights are counted once, as "
+    "model.parameters() counts them"
+)
+
+
 def _safetensors_file(path: str) -> Report:
-    from .safetensors_format import read_shapes
+    from .safetensors_format import read_header
 
-    return explain_state_dict(read_shapes(path), complete=True)
-
-
-def keras_config_calls(config: dict, depth: int = 0) -> Call:
-    """A Keras layer config (``{"class_name", "config"}``) as the :class:`Call` that makes it.
-
-    Parameters
-    ----------
-    config : dict
-    depth : int
-
-    Returns
-    -------
-    Call
-
-    Raises
-    ------
-    SourceError
-        Not a layer config, or nested too deeply.
-    """
-    if depth > 20 or not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
-        raise SourceError("not a Keras layer config")
-    name = config["class_name"]
-    inner = config.get("config") or {}
-    kwargs: dict[str, Any] = {}
-    for key, value in inner.items():
-        if isinstance(value, dict) and "class_name" in value and key in ("layer", "backward_layer"):
-            kwargs[key] = keras_config_calls(value, depth + 1)
-        elif isinstance(value, list) and key != "layers":
-            kwargs[key] = tuple(value)
-        elif key != "layers":
-            kwargs[key] = value
-    if name == "Sequential":
-        return Call(name, name, [[keras_config_calls(layer, depth + 1) for layer in inner.get("layers", [])]], {})
-    return Call(name, name, [], kwargs)
+    header = read_header(path)
+    shapes = {name: shape for name, (_, shape) in header.items()}
+    dtypes = {name: dtype for name, (dtype, _) in header.items()}
+    return explain_state_dict(shapes, complete=True, ties={}, dtypes=dtypes, notes=[SAFETENSORS_NOTE])
 
 
 def _keras_file(path: str) -> Report:
@@ -137,81 +115,96 @@ def _keras_file(path: str) -> Report:
             if info.file_size > MAX_CONFIG_BYTES:
                 raise SourceError(f"{clean(path, 80)}: config.json larger than {MAX_CONFIG_BYTES:,} bytes")
             config = json.loads(archive.read(info))
+            from .keras_functional import explain_keras_config
+
+            report = explain_keras_config(config)
+            if report.partial and report.module is not None and "model.weights.h5" in archive.namelist():
+                with archive.open("model.weights.h5") as weights:
+                    report = _from_weights(report, weights, _saved_names(config))
     except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, OSError) as error:
         raise SourceError(f"{clean(path, 80)}: not a readable .keras file ({clean(str(error), 160)})") from None
-    from .objects import explain_keras_config
+    return report
 
-    return explain_keras_config(config)
+
+def _saved_names(config: dict) -> list[str]:
+    """The group of each layer (but the inputs) in ``model.weights.h5``: its class in snake case,
+    numbered within the model (``lstm``, ``dense``, ``dense_1``), as ``keras/src/saving/saving_lib.py``
+    (``_save_container_state``) names them."""
+    from .base import snake
+
+    inner = config.get("config", config)
+    used: dict[str, int] = {}
+    names = []
+    for layer in inner.get("layers", []) if isinstance(inner, dict) else []:
+        kind = layer.get("class_name") if isinstance(layer, dict) else None
+        module = layer.get("module") if isinstance(layer, dict) else None
+        if not isinstance(kind, str) or kind == "InputLayer" or str(module).startswith(("keras.src.ops", "keras.ops")):
+            continue
+        base = snake(kind)
+        used[base] = used.get(base, -1) + 1
+        names.append(base if used[base] == 0 else f"{base}_{used[base]}")
+    return names
+
+
+def _datasets(group: Any, dataset: type) -> list[tuple[str, tuple[int, ...]]]:
+    """Every dataset below an HDF5 group: its path in the group and its shape."""
+    out: list[tuple[str, tuple[int, ...]]] = []
+
+    def visit(path: str, item: Any) -> None:
+        if isinstance(item, dataset):
+            out.append((path, tuple(int(d) for d in getattr(item, "shape", ()))))
+
+    group.visititems(visit)
+    return out
+
+
+def _from_weights(report: Report, weights: Any, names: list[str]) -> Report:
+    """``report`` with each layer it could not derive counted from the shapes in ``model.weights.h5``.
+
+    Keras saves each layer's variables under ``layers/<group>/...`` (``vars/0``, ``cell/vars/1``),
+    the group named by :func:`_saved_names`; their shapes are read from the HDF5 metadata (h5py,
+    data only, nothing run). The groups are used only if every derived layer's shapes are its
+    group's, so a layer is never counted from another's weights.
+    """
+    try:
+        import h5py
+    except ImportError:  # h5py comes with Keras; without it the layers stay not counted
+        return report
+    assert report.module is not None
+    children = report.module.children
+    if len(names) != len(children):
+        return report
+    with h5py.File(weights, "r") as h5:
+        group = h5.get("layers")
+        saved = []
+        for name in names:
+            found = group.get(name) if group is not None else None
+            saved.append(_datasets(found, h5py.Dataset) if found is not None else [])
+    for child, shapes in zip(children, saved, strict=True):
+        mine = sorted(tuple(p.shape) for _, p in named_parameters(child.replace(name=""))) if child.counted else []
+        if child.counted and sorted(s for _, s in shapes) != mine:
+            return report
+    filled = tuple(
+        child
+        if child.counted
+        else child.replace(
+            params=tuple(Param(path, shape) for path, shape in shapes),
+            counted=True,
+            note="numeric, not derived (model.weights.h5)",
+        )
+        for child, shapes in zip(children, saved, strict=True)
+    )
+    notes = [n for n in report.notes if not n.endswith("not counted")]
+    notes.append("layers derive could not derive from the config are counted from model.weights.h5")
+    return Report.from_module(
+        report.module.replace(children=filled), report.framework, report.title, report.input_shape, notes
+    )
 
 
 def _onnx_file(path: str) -> Report:
-    import onnx
-    from onnx import numpy_helper  # noqa: F401  (kept: onnx's own reader)
+    from .onnx_format import explain_onnx
 
-    try:
-        model = onnx.load(path, load_external_data=False)
-    except Exception as error:  # onnx raises DecodeError and others for corrupt files
-        raise SourceError(f"{clean(path, 80)}: not a readable ONNX model ({clean(str(error), 160)})") from None
-    dims = {t.name: tuple(int(d) for d in t.dims) for t in model.graph.initializer}
-    rows: list[Row] = []
-    used: set[str] = set()
-    constructors: list[str] = []
-    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}
-    for node in model.graph.node:
-        if node.op_type not in gates:
-            continue
-        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-        w, r = dims.get(node.input[1]), dims.get(node.input[2])
-        b = dims.get(node.input[3]) if len(node.input) > 3 and node.input[3] else None
-        if w is None or r is None:
-            raise SourceError(f"ONNX node {clean(node.name, 60)}: W or R is not an initializer")
-        d, gh, i = w
-        h = r[2]
-        direction = attrs.get("direction", b"forward")
-        direction = direction.decode() if isinstance(direction, bytes) else direction
-        used.update(n for n in node.input[1:4] if n)
-        args = f"{i}, {h}" + (", bidirectional=True" if d == 2 else "") + ("" if b else ", bias=False")
-        constructor = f"nn.{node.op_type}({args})"
-        count = sum(int(__import__("math").prod(s)) for s in (w, r, b) if s)
-        config = {
-            "mode": node.op_type,
-            "input_size": i,
-            "hidden_size": h,
-            "direction": direction,
-            "bias": b is not None,
-            "linear_before_reset": attrs.get("linear_before_reset", 0),
-        }
-        if gh != gates[node.op_type] * h:
-            raise SourceError(f"ONNX node {clean(node.name, 60)}: W has {gh} rows, not {gates[node.op_type]}·{h}")
-        rows.append(
-            Row(
-                clean(node.name or node.op_type, 80),
-                node.op_type,
-                count,
-                config=config,
-                constructor=constructor,
-                tensors=[("W", w), ("R", r)] + ([("B", b)] if b else []),
-            )
-        )
-        constructors.append(constructor)
-    import math
-
-    for name, shape in dims.items():
-        if name not in used:
-            rows.append(
-                Row(
-                    clean(name, 80),
-                    "initializer",
-                    math.prod(shape),
-                    note="numeric, not derived",
-                    tensors=[(name, shape)],
-                )
-            )
-    notes = [
-        "one ONNX node is one layer (one direction pair); torch.onnx.export writes num_layers nodes",
-        "ONNX B holds both biases (Wb, Rb), as torch's bias_ih and bias_hh",
-    ]
-    return Report("onnx", rows, "ONNX graph", None, notes, constructors)
+    return explain_onnx(path)
 
 
 def explain_file(path: str) -> Report:

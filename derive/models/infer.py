@@ -7,8 +7,12 @@ only when all candidates agree on it, otherwise it is ``"unknown"``. A *complete
 from a file, or tensors from ``state_dict()``) also fixes what is absent: no ``bias_*`` means
 ``bias=False``, no ``_reverse`` means unidirectional, the highest ``l{k}`` gives ``num_layers``.
 
->>> report = explain_state_dict({"weight_hh_l0_reverse": (512, 128), "weight_ih_l1": (512, 256)})
->>> report.rows[0].config["mode"], report.rows[0].config["hidden_size"], report.rows[0].config["input_size"]
+The gate blocks of each cell are the registered cells' own (:func:`derive.models.torch_recurrent.gates`)
+and a fully determined module is remade by the :mod:`derive.torch` mirror, whose tensors must be
+exactly those given.
+
+>>> (found,), rest = infer_torch({"lstm.weight_hh_l0_reverse": (512, 128), "lstm.weight_ih_l1": (512, 256)}, False)
+>>> found.config["mode"], found.config["hidden_size"], found.config["input_size"]
 ('LSTM', 128, 'unknown')
 """
 
@@ -16,20 +20,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
-from .base import numel
-from .recurrent import TorchRecurrent
-from .report import Report, Row
+from ..tree import Module, closed_form, named_parameters
 from .source import SourceError, clean
+from .torch_recurrent import constructor_text, gates, recurrent_module
 
-__all__ = ["explain_state_dict", "infer_torch", "shape_of", "UNKNOWN", "MAX_TENSORS"]
+__all__ = ["Recurrent", "infer_torch", "shape_of", "UNKNOWN", "KINDS"]
 
 #: The value of a constructor argument a partial state dict cannot determine.
 UNKNOWN = "unknown"
-#: Most tensors read from one state dict or checkpoint; more is refused.
-MAX_TENSORS = 1_000_000
-_GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+#: The ``torch.nn`` recurrent layers a state dict is matched against, in this order.
+KINDS = ("RNN", "GRU", "LSTM")
 _NAME = re.compile(
     r"^(?P<prefix>.*?)(?P<kind>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
     r"(?:_l(?P<layer>\d+))?(?P<reverse>_reverse)?$"
@@ -53,6 +57,8 @@ def shape_of(value: Any) -> tuple[int, ...]:
     TypeError
         Not a shape (a dimension that is not a non-negative int).
     """
+    if type(value) is tuple and all(type(d) is int and d >= 0 for d in value):  # a shape already
+        return value
     shape = getattr(value, "shape", value)
     try:
         dims = tuple(shape)
@@ -73,7 +79,8 @@ def _candidates(group: dict[tuple[str, int, bool], tuple], complete: bool) -> li
     has_reverse = any(r for (_, _, r) in group)
     hr = [s for (k, _, _), s in group.items() if k == "weight_hr"]
     found = []
-    for mode, g in _GATES.items():
+    for mode in KINDS:
+        g = gates(mode)
         if rows % g:
             continue
         h = rows // g
@@ -109,7 +116,91 @@ def _candidates(group: dict[tuple[str, int, bool], tuple], complete: bool) -> li
     return found
 
 
-def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Row], dict[str, tuple]]:
+@dataclass
+class Recurrent:
+    """A recurrent module found among named tensors.
+
+    Attributes
+    ----------
+    prefix : str
+        Its path with the trailing dot (``"encoder.rnn."``; ``""`` at the top level).
+    cell : bool
+        A cell (``weight_ih`` without a layer suffix: ``nn.LSTMCell``).
+    config : dict
+        ``mode``, ``hidden_size``, ``proj_size``, ``bidirectional``, ``input_size``,
+        ``num_layers``, ``bias``: each a value, or :data:`UNKNOWN` when the tensors given cannot fix it.
+    tensors : list of (str, tuple)
+        Full names and shapes, as given.
+    module : derive.tree.Module or None
+        The module the :mod:`derive.torch` mirror makes of ``config`` (named by the last part of
+        ``prefix``), when every argument is known and its tensors are exactly those given.
+    constructor : str or None
+        ``nn.LSTM(100, 128, num_layers=2)``, with ``module``.
+    """
+
+    prefix: str
+    cell: bool
+    config: dict[str, Any]
+    tensors: list[tuple[str, tuple]] = field(default_factory=list)
+    module: Module | None = None
+    constructor: str | None = None
+
+    @property
+    def name(self) -> str:
+        """Its path (``"encoder.rnn"``), ``"(top level)"`` for a state dict of one module."""
+        return self.prefix.rstrip(".") or "(top level)"
+
+    @property
+    def kind(self) -> str:
+        """The class (``"LSTM"``, ``"GRUCell"``), ``"RNN/GRU/LSTM?"`` when the shapes cannot tell."""
+        mode = self.config["mode"]
+        if mode == UNKNOWN:
+            return "RNN/GRU/LSTM?"
+        return f"{mode}Cell" if self.cell else mode
+
+    @property
+    def unknown(self) -> list[str]:
+        """The arguments the tensors given cannot fix."""
+        return [k for k, v in self.config.items() if v == UNKNOWN]
+
+
+def _split(tensors: Mapping[str, tuple]) -> tuple[dict[str, dict], set[str], dict[str, tuple]]:
+    """The recurrent tensors by module prefix, the prefixes of cells, and the other tensors."""
+    groups: dict[str, dict[tuple[str, int, bool], tuple]] = {}
+    cells: set[str] = set()
+    rest: dict[str, tuple] = {}
+    for name, shape in tensors.items():
+        last = name.rsplit(".", 1)[-1]
+        match = _NAME.match(last)
+        if not match:
+            rest[name] = shape
+            continue
+        prefix = name[: len(name) - len(last)]
+        if match["layer"] is None:
+            if match["reverse"]:
+                rest[name] = shape
+                continue
+            cells.add(prefix)
+        groups.setdefault(prefix, {})[(match["kind"], int(match["layer"] or 0), bool(match["reverse"]))] = shape
+    return groups, cells, rest
+
+
+def _arguments(config: dict[str, Any], cell: bool) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The constructor arguments of a fully known ``config``, defaults left out."""
+    kwargs: dict[str, Any] = {}
+    if not cell:
+        if config["num_layers"] != 1:
+            kwargs["num_layers"] = config["num_layers"]
+        if config["bidirectional"]:
+            kwargs["bidirectional"] = True
+        if config["proj_size"]:
+            kwargs["proj_size"] = config["proj_size"]
+    if not config["bias"]:
+        kwargs["bias"] = False
+    return (config["input_size"], config["hidden_size"]), kwargs
+
+
+def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Recurrent], dict[str, tuple]]:
     """The recurrent modules among named shapes, and the tensors left over.
 
     Parameters
@@ -121,154 +212,61 @@ def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Row]
 
     Returns
     -------
-    tuple of (list of Row, dict)
-        One row per recurrent module with ``config`` and (when fully determined) ``constructor``;
-        the other tensors.
+    tuple of (list of Recurrent, dict)
+        The recurrent modules, in the order they first appear; the other tensors.
 
     Raises
     ------
     SourceError
-        Shapes no ``torch.nn`` recurrent layer produces.
+        Shapes no ``torch.nn`` recurrent layer produces; a complete state dict whose tensors are
+        not those of any one module (a layer missing).
     """
-    groups: dict[str, dict[tuple[str, int, bool], tuple]] = {}
-    cells: set[str] = set()
-    rest: dict[str, tuple] = {}
-    for name, shape in tensors.items():
-        match = _NAME.match(name.rsplit(".", 1)[-1]) if "." in name else _NAME.match(name)
-        if not match:
-            rest[name] = shape
-            continue
-        prefix = name[: len(name) - len(name.rsplit(".", 1)[-1])] if "." in name else ""
-        if match["layer"] is None:
-            if match["reverse"]:
-                rest[name] = shape
-                continue
-            cells.add(prefix)
-        groups.setdefault(prefix, {})[(match["kind"], int(match["layer"] or 0), bool(match["reverse"]))] = shape
-    rows = []
+    groups, cells, rest = _split(tensors)
+    found = []
     for prefix, group in groups.items():
-        module = prefix.rstrip(".") or "(top level)"
-        candidates = _candidates(group, complete)
+        cell = prefix in cells
+        signature = ("state dict candidates", complete, tuple(group.items()))
+        candidates: list[dict] = closed_form(signature, partial(_candidates, group, complete))
         if not candidates:
             listing = ", ".join(
-                f"{prefix}{k}{'' if prefix in cells else f'_l{lay}'}{'_reverse' if r else ''} {s}"
+                f"{prefix}{k}{'' if cell else f'_l{lay}'}{'_reverse' if r else ''} {s}"
                 for (k, lay, r), s in list(group.items())[:6]
             )
-            raise SourceError(f"{clean(module, 80)}: no torch.nn RNN, LSTM or GRU has these shapes: {listing}")
+            raise SourceError(
+                f"{clean(prefix.rstrip('.') or '(top level)', 80)}: no torch.nn RNN, LSTM or GRU has these shapes: {listing}"
+            )
         config: dict[str, Any] = {}
         for key in ("mode", "hidden_size", "proj_size", "bidirectional"):
             values = {c[key] for c in candidates}
             config[key] = values.pop() if len(values) == 1 else UNKNOWN
-        layers = {lay for (_, lay, _) in group}
         ih0 = group.get(("weight_ih", 0, False), group.get(("weight_ih", 0, True)))
         config["input_size"] = ih0[1] if ih0 else UNKNOWN
-        config["num_layers"] = max(layers) + 1 if complete or prefix in cells else UNKNOWN
+        config["num_layers"] = max(lay for (_, lay, _) in group) + 1 if complete or cell else UNKNOWN
+        if cell:  # a cell has one direction
+            config["bidirectional"] = False
         biases = any(k.startswith("bias") for (k, _, _) in group)
         config["bias"] = True if biases else (False if complete else UNKNOWN)
-        cell = prefix in cells
-        mode = config["mode"]
-        kind = f"{mode}Cell" if cell and mode != UNKNOWN else mode
-        row = Row(
-            module,
-            kind if kind != UNKNOWN else "RNN/GRU/LSTM?",
-            None,
-            config=config,
-            tensors=[
-                (f"{prefix}{k}{'' if cell else f'_l{lay}'}{'_reverse' if r else ''}", s)
-                for (k, lay, r), s in group.items()
-            ],
+        given = [
+            (f"{prefix}{k}{'' if cell else f'_l{lay}'}{'_reverse' if r else ''}", s) for (k, lay, r), s in group.items()
+        ]
+        found.append(_remade(Recurrent(prefix, cell, config, given)))
+    return found, rest
+
+
+def _remade(found: Recurrent) -> Recurrent:
+    """``found`` with the module the mirror makes of its configuration, when it is fully known."""
+    if found.unknown:
+        return found
+    args, kwargs = _arguments(found.config, found.cell)
+    name = found.prefix.rstrip(".").rsplit(".", 1)[-1]
+    module = recurrent_module(found.kind, args, kwargs, name=name)
+    expected = {n: tuple(p.shape) for n, p in named_parameters(module.replace(name=""))}
+    given = {n[len(found.prefix) :]: s for n, s in found.tensors}
+    if expected != given:  # a fully determined module is a complete one's: the tensors must be its own
+        raise SourceError(
+            f"{clean(found.name, 80)}: the tensors are not those of any one torch.nn.{found.kind} "
+            f"(e.g. a layer missing); got {sorted(given)}"
         )
-        if UNKNOWN not in config.values():
-            args = [config["input_size"], config["hidden_size"]]
-            kwargs: dict[str, Any] = {}
-            if not cell:
-                if config["num_layers"] != 1:
-                    kwargs["num_layers"] = config["num_layers"]
-                if config["bidirectional"]:
-                    kwargs["bidirectional"] = True
-                if config["proj_size"]:
-                    kwargs["proj_size"] = config["proj_size"]
-            if not config["bias"]:
-                kwargs["bias"] = False
-            module_obj = TorchRecurrent(kind, args, kwargs)
-            expected = dict(module_obj.shapes())
-            given = {(k[len(prefix) :]): s for k, s in row.tensors}
-            if complete and expected != given:
-                raise SourceError(
-                    f"{clean(module, 80)}: the tensors are not those of any one torch.nn.{kind} "
-                    f"(e.g. a layer missing); got {sorted(given)}"
-                )
-            row.params = module_obj.count
-            row.formula, row.values = module_obj.formula
-            text = ", ".join([str(a) for a in args] + [f"{k}={v}" for k, v in kwargs.items()])
-            row.constructor = f"nn.{kind}({text})"
-        else:
-            row.params = sum(numel(s) for _, s in row.tensors)
-            row.note = (
-                "from the given tensors only: " + ", ".join(k for k, v in config.items() if v == UNKNOWN) + " unknown"
-            )
-        rows.append(row)
-    return rows, rest
-
-
-def explain_state_dict(state: Mapping[str, Any], complete: bool | None = None, framework: str = "torch") -> Report:
-    """The recurrent constructors, the other tensors by module, and the total of a state dict.
-
-    Parameters
-    ----------
-    state : Mapping of str to tensor or shape
-        ``model.state_dict()``, a checkpoint's contents, or names and shapes read off an error message.
-    complete : bool, optional
-        Whether absent tensors mean absent parameters; default: True when the values are tensors
-        (have ``.shape``), False for bare shapes.
-    framework : str
-        Recorded in the report.
-
-    Returns
-    -------
-    Report
-        Rows for recurrent modules (``config``, ``constructor``) and for other modules (their
-        tensors counted, "numeric, not derived"); ``constructors`` lists the constructor strings.
-
-    Raises
-    ------
-    TypeError
-        A value that is neither a tensor nor a shape; a key that is not a str.
-    SourceError
-        Recurrent tensor names whose shapes no torch.nn layer makes.
-    """
-    if len(state) > MAX_TENSORS:
-        raise SourceError(f"more than {MAX_TENSORS:,} tensors")
-    shapes: dict[str, tuple] = {}
-    for key, value in state.items():
-        if not isinstance(key, str):
-            raise TypeError(f"state dict keys are str, got {type(key).__name__}")
-        shapes[key] = shape_of(value)
-    if complete is None:
-        complete = bool(state) and all(hasattr(v, "shape") for v in state.values())
-    rows, rest = infer_torch(shapes, complete)
-    modules: dict[str, list[tuple[str, tuple]]] = {}
-    for name, shape in rest.items():
-        modules.setdefault(name.rsplit(".", 1)[0] if "." in name else name, []).append((name, shape))
-    for module, tensors in modules.items():
-        rows.append(
-            Row(
-                clean(module, 120),
-                "tensors",
-                sum(numel(s) for _, s in tensors),
-                note="numeric, not derived: "
-                + ", ".join(f"{clean(n.rsplit('.', 1)[-1], 40)} {s}" for n, s in tensors[:8]),
-                tensors=tensors,
-            )
-        )
-    notes = []
-    if any(r.config and r.config.get("mode") == "RNN" for r in rows):
-        notes.append(
-            "an RNN's nonlinearity (tanh or relu) and any layer's dropout, batch_first do not show in "
-            "shapes; the defaults are printed"
-        )
-    else:
-        notes.append("dropout and batch_first do not show in shapes; the defaults are printed")
-    if not complete:
-        notes.append("partial tensor list: what the given tensors cannot fix is marked unknown")
-    return Report(framework, rows, "state dict", None, notes, [r.constructor for r in rows if r.constructor])
+    found.module = module
+    found.constructor = constructor_text(found.kind, args, kwargs)
+    return found

@@ -10,170 +10,17 @@ from __future__ import annotations
 
 import html
 import io
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import sympy
 
 from ..engine.symbols import plain
-from ..tree import MAX_LISTED, Formula, Module, count, is_partial, named_parameters, numel
+from ..tree import Module, count, is_partial, named_parameters, numel
+from .row import Row, jsonable, rows, show
 from .source import clean
 
 __all__ = ["Row", "Report", "show", "jsonable", "rows"]
-
-
-def show(value: Any) -> str:
-    """A count, size or shape as text: ints with thousands separators, None as ``None``, ``...`` as ``...``.
-
-    Parameters
-    ----------
-    value : Any
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> show((None, 100, 64)), show(291840)
-    ('(None, 100, 64)', '291,840')
-    """
-    if value is Ellipsis:
-        return "..."
-    if isinstance(value, list):
-        return "[" + ", ".join(show(v) for v in value) + "]"
-    if isinstance(value, tuple):
-        inner = ", ".join(show(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, int) or (isinstance(value, sympy.Basic) and value.is_Integer):
-        return f"{int(value):,}"
-    return str(value)
-
-
-def jsonable(value: Any) -> Any:
-    """JSON-ready: SymPy integers as int, expressions as str, tuples as lists, ``...`` as ``"..."``.
-
-    Parameters
-    ----------
-    value : Any
-
-    Returns
-    -------
-    Any
-    """
-    if value is Ellipsis:
-        return "..."
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, sympy.Basic):
-        return int(value) if value.is_Integer else str(value)
-    return value
-
-
-class Row:
-    """One layer (module) of a model.
-
-    Attributes
-    ----------
-    name : str
-        As the framework names it (``lstm_1``, ``encoder.0``).
-    type : str
-        The class name (``LSTM``, ``Dense``); ``?`` for a layer derive does not know.
-    params : int, sympy.Expr or None
-        Parameters, None when unknown (not counted: the total is then partial).
-    formula : sympy.Expr or None
-        Closed form in letters, with ``values`` giving the letters; given as a
-        :class:`derive.tree.Formula`, it is derived when first read.
-    values : dict
-        Letter -> value in ``formula``.
-    output_shape : tuple, list or None
-        Output shape where it follows from the input (Keras: without the batch axis shown as None).
-    note : str
-        "numeric, not derived", "unknown layer", ...
-    tensors : list of (str, tuple)
-        The weights' names and shapes.
-    config : dict or None
-        Inferred constructor arguments (checkpoints), unknowns as the string ``"unknown"``.
-    constructor : str or None
-        A constructor string that rebuilds these tensors.
-    """
-
-    def __init__(
-        self,
-        name: str,
-        type: str,
-        params: Any,
-        formula: Any = None,
-        values: dict | None = None,
-        output_shape: Any = None,
-        note: str = "",
-        tensors: list | None = None,
-        config: dict | None = None,
-        constructor: str | None = None,
-    ) -> None:
-        self.name = name
-        self.type = type
-        self.params = params
-        self._formula = formula
-        self._values = dict(values or {})
-        self.output_shape = output_shape
-        self.note = note
-        self.tensors = list(tensors or [])
-        self.config = config
-        self.constructor = constructor
-
-    @property
-    def formula(self) -> Any:
-        """The closed form (derived on first read when given as a :class:`derive.tree.Formula`)."""
-        if isinstance(self._formula, Formula):
-            return self._formula.expr
-        return self._formula
-
-    @formula.setter
-    def formula(self, value: Any) -> None:
-        self._formula = value
-
-    @property
-    def values(self) -> dict:
-        """Letter -> value in :attr:`formula`."""
-        if isinstance(self._formula, Formula) and not self._values:
-            return dict(self._formula.values)
-        return self._values
-
-    @values.setter
-    def values(self, value: dict) -> None:
-        self._values = dict(value)
-
-    def __repr__(self) -> str:
-        return f"Row({self.name!r}, {self.type!r}, {self.params!r})"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The row as JSON-ready data.
-
-        Returns
-        -------
-        dict
-        """
-        formula = self.formula
-        data = {
-            "name": self.name,
-            "type": self.type,
-            "params": jsonable(self.params),
-            "formula": None if formula is None else str(formula),
-            "values": jsonable(self.values),
-            "output_shape": jsonable(self.output_shape),
-        }
-        if self.note:
-            data["note"] = self.note
-        if self.config is not None:
-            data["config"] = jsonable(self.config)
-        if self.constructor is not None:
-            data["constructor"] = self.constructor
-        return data
 
 
 @dataclass
@@ -191,9 +38,6 @@ class Report:
         Caveats printed under the table (unknown layers, what shapes cannot tell).
     constructors : list of str
         For checkpoints: the constructors that rebuild the recurrent tensors.
-    module : derive.tree.Module or None
-        The model's module tree (:meth:`from_module`), which :attr:`total`, :attr:`tensors` and
-        :attr:`partial` read; None for a report of rows only.
     """
 
     framework: str
@@ -203,10 +47,17 @@ class Report:
     notes: list[str] = field(default_factory=list)
     constructors: list[str] = field(default_factory=list)
     module: Module | None = None
+    _tensors: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_module(
-        cls, module: Module, framework: str, title: str = "", input_shape: Any = None, notes: list[str] | None = None
+        cls,
+        module: Module,
+        framework: str,
+        title: str = "",
+        input_shape: Any = None,
+        notes: list[str] | None = None,
+        tensors: list[dict[str, Any]] | None = None,
     ) -> Report:
         """The report of a module tree: one row per layer (:func:`rows`), the tree kept for its tensors.
 
@@ -218,12 +69,18 @@ class Report:
         title : str
         input_shape : tuple, optional
         notes : list of str, optional
+        tensors : list of dict, optional
+            The tensors listing when the file names them otherwise than the tree's paths (ONNX
+            initializers; buffers marked ``"buffer": True``); default: from the tree
+            (:attr:`tensors`, :attr:`buffers`).
 
         Returns
         -------
         Report
         """
-        return cls(framework, rows(module), title, input_shape, list(notes or []), module=module)
+        report = cls(framework, rows(module), title, input_shape, list(notes or []), module=module)
+        report._tensors = tensors
+        return report
 
     @property
     def partial(self) -> bool:
@@ -233,11 +90,28 @@ class Report:
         return any(row.params is None for row in self.rows)
 
     @property
+    def uncounted(self) -> list[str]:
+        """The names of the parts not counted (rows without a count)."""
+        return [row.name for row in self.rows if row.params is None]
+
+    def _listed(self, *, ties: bool = False, buffers: bool = False) -> list[tuple[str, Any]]:
+        if self.module is None:
+            return []
+        try:
+            return list(named_parameters(self.module, ties=ties, buffers=buffers))
+        except ValueError:  # a symbolic number of copies (num_layers=L): no tensor list; the count is exact
+            return []
+
+    @property
     def tensors(self) -> list[dict[str, Any]]:
-        """Every parameter tensor once, named as the framework names it (``named_parameters()``
-        for torch, weight paths for Keras): ``[{"name", "shape", "parameters"}]``, with
-        ``"trainable": False`` for a frozen one. Empty when the names are not known.
+        """Every parameter tensor once, named as the framework names it (``named_parameters()`` for
+        torch, weight paths for Keras): ``[{"name", "shape", "parameters"}]``, with ``"trainable":
+        False`` for a frozen one. Tied tensors once (see :attr:`ties`), buffers left out (see
+        :attr:`buffers`): the parameters listed add up to :attr:`total`. Empty when the names are
+        not known.
         """
+        if self._tensors is not None:
+            return [t for t in self._tensors if not t.get("buffer")]
         if self.module is None:
             return [
                 {"name": name, "shape": tuple(shape), "parameters": numel(tuple(shape))}
@@ -245,11 +119,7 @@ class Report:
                 for name, shape in row.tensors
             ]
         out = []
-        try:
-            listed = list(named_parameters(self.module))
-        except ValueError:  # a symbolic number of copies (num_layers=L): no tensor list; the count is exact
-            return []
-        for name, p in listed:
+        for name, p in self._listed():
             entry: dict[str, Any] = {"name": name, "shape": p.shape, "parameters": p.numel}
             if not p.trainable:
                 entry["trainable"] = False
@@ -257,6 +127,21 @@ class Report:
                 entry["complex"] = True
             out.append(entry)
         return out
+
+    @property
+    def buffers(self) -> list[dict[str, Any]]:
+        """The buffers (``running_mean``, ``num_batches_tracked``; ``named_buffers()``), never counted:
+        ``[{"name", "shape"}]``."""
+        if self._tensors is not None:
+            return [{"name": t["name"], "shape": t["shape"]} for t in self._tensors if t.get("buffer")]
+        return [{"name": name, "shape": p.shape} for name, p in self._listed(buffers=True) if p.buffer]
+
+    @property
+    def ties(self) -> list[dict[str, Any]]:
+        """The names tied to another tensor (``decoder.weight`` to ``encoder.weight``), counted there:
+        ``[{"name", "shape", "tied_to"}]`` (as ``state_dict()`` lists them beside ``named_parameters()``)."""
+        listed = self._listed(ties=True)
+        return [{"name": name, "shape": p.shape, "tied_to": p.tied_to} for name, p in listed if p.tied_to]
 
     @property
     def layers(self) -> list[Row]:
@@ -297,6 +182,10 @@ class Report:
             ],
             "partial": self.partial,
         }
+        if self.buffers:
+            data["buffers"] = [{**b, "shape": jsonable(b["shape"])} for b in self.buffers]
+        if self.ties:
+            data["ties"] = [{**t, "shape": jsonable(t["shape"])} for t in self.ties]
         if self.input_shape is not None:
             data["input_shape"] = jsonable(self.input_shape)
         if self.constructors:
@@ -353,6 +242,16 @@ class Report:
             console.print(Text(clean(constructor, 300)))
         for note in self.notes:
             console.print(Text("note: " + clean(note, 400)))
+        if self.partial:
+            missing = self.uncounted
+            named = ", ".join(clean(name, 60) for name in missing[:8]) + (", ..." if len(missing) > 8 else "")
+            console.print(
+                Text(
+                    f"partial: {len(missing)} part{'s' if len(missing) != 1 else ''} not counted"
+                    + (f" ({named})" if named else "")
+                    + "; the total is a lower bound"
+                )
+            )
         return buffer.getvalue()
 
     def __str__(self) -> str:
@@ -385,87 +284,3 @@ class Report:
                 return "$N = " + " + ".join(number(t) for t in terms) + f" = {number(total)}$"
             return f"$N = {number(total)}$"
         return f"$N = {sympy.latex(total)}$"
-
-
-def rows(module: Module, prefix: str = "") -> list[Row]:
-    """The per-layer rows of a module tree, in the framework's order.
-
-    A module without children, or one marked :attr:`~derive.tree.Module.row`, is one row (its whole
-    count); a module with children adds a row for its own tensors only if it has any, and its
-    children's rows. A repeated module whose copies cannot be listed (a symbolic or huge
-    ``repeat``) is one row for all its copies. A part that is not counted is a row with no count.
-
-    Parameters
-    ----------
-    module : derive.tree.Module
-    prefix : str
-        The path of ``module``'s parent.
-
-    Returns
-    -------
-    list of Row
-    """
-    out: list[Row] = []
-    _rows_of(module, prefix, ".", out, root=True)
-    return out
-
-
-def _rows_of(module: Module, prefix: str, sep: str, out: list[Row], root: bool = False) -> None:
-    repeat = plain(module.repeat)
-    if repeat != 1 and (not isinstance(repeat, int) or repeat > MAX_LISTED):
-        out.append(_row(_path(prefix, sep, module.name), module, count(module)))
-        return
-    copies = [None] if repeat == 1 and "{k}" not in module.name else range(module.start, module.start + repeat)
-    template = module
-    for k in copies:
-        if k is not None:
-            module = template.replace(
-                name=_fill(template.name, k),
-                params=tuple(replace(p, name=_fill(p.name, k)) for p in template.params),
-                repeat=1,
-                start=0,
-            )
-        path = _path(prefix, sep, module.name)
-        if module.row or not module.children or not module.counted:
-            out.append(_row(path, module, count(module) if module.counted else None))
-            continue
-        own = [p for p in module.params if p.counted]
-        if own:
-            out.append(
-                Row(
-                    path or module.type,
-                    module.type,
-                    module.own_count,
-                    note="its own parameters",
-                    tensors=[(_path(path, module.sep, p.name), p.shape) for p in own],
-                )
-            )
-        for child in module.children:
-            _rows_of(child, path, module.sep, out)
-
-
-def _row(path: str, module: Module, params: Any) -> Row:
-    note = module.note or ("" if module.counted else "not counted")
-    try:
-        tensors = [(_path(path, module.sep, name), p.shape) for name, p in named_parameters(module.replace(name=""))]
-    except ValueError:
-        tensors = []
-    return Row(
-        path or module.type,
-        module.type,
-        params,
-        module.formula,
-        output_shape=module.output_shape,
-        note=note,
-        tensors=tensors,
-    )
-
-
-def _path(prefix: str, sep: str, name: str) -> str:
-    if not prefix:
-        return name
-    return f"{prefix}{sep}{name}" if name else prefix
-
-
-def _fill(name: str, k: int | None) -> str:
-    return name if k is None else name.replace("{k}", str(k))

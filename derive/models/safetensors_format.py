@@ -15,7 +15,7 @@ import os
 
 from .source import SourceError, clean
 
-__all__ = ["read_shapes", "DTYPE_BYTES", "MAX_HEADER_BYTES"]
+__all__ = ["read_shapes", "read_header", "DTYPE_BYTES", "MAX_HEADER_BYTES"]
 
 #: Bytes per element of each safetensors dtype.
 DTYPE_BYTES = {
@@ -43,6 +43,27 @@ def read_shapes(path: str) -> dict[str, tuple[int, ...]]:
 
     Raises
     ------
+    SourceError, FileNotFoundError
+        See :func:`read_header`.
+    """
+    return {name: shape for name, (_, shape) in read_header(path).items()}
+
+
+def read_header(path: str) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Tensor name -> (dtype, shape), in the header's order, from a ``.safetensors`` file.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+
+    Returns
+    -------
+    dict of str to (str, tuple of int)
+        The dtype as the format spells it (``"F32"``, ``"BF16"``, ``"I64"``).
+
+    Raises
+    ------
     SourceError
         Not a safetensors file: too short, a header length beyond the file or
         :data:`MAX_HEADER_BYTES`, a header that is not a JSON object of tensor entries, an unknown
@@ -67,15 +88,15 @@ def read_shapes(path: str) -> dict[str, tuple[int, ...]]:
     if not isinstance(header, dict):
         raise SourceError(f"{name}: not a safetensors file (the header is not a JSON object)")
     data = size - 8 - length
-    shapes: dict[str, tuple[int, ...]] = {}
+    tensors: dict[str, tuple[str, tuple[int, ...]]] = {}
     for key, entry in header.items():
         if key == "__metadata__":
             continue
-        shapes[key] = _entry(name, key, entry, data)
-    return shapes
+        tensors[key] = _entry(name, key, entry, data)
+    return tensors
 
 
-def _entry(name: str, key: str, entry: object, data: int) -> tuple[int, ...]:
+def _entry(name: str, key: str, entry: object, data: int) -> tuple[str, tuple[int, ...]]:
     where = f"{name}: tensor {clean(key, 80)}"
     if not isinstance(entry, dict):
         raise SourceError(f"{where}: not a tensor entry")
@@ -98,4 +119,4 @@ def _entry(name: str, key: str, entry: object, data: int) -> tuple[int, ...]:
         raise SourceError(
             f"{where}: {offsets[1] - offsets[0]:,} bytes do not hold a {dtype} tensor of shape {tuple(shape)}"
         )
-    return tuple(shape)
+    return str(dtype), tuple(shape)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import sympy
 
 import derive
-from derive.models.infer import explain_state_dict
 from derive.models.report import Report, show
+from derive.models.state_dict import explain_state_dict
 
 from ..site import Example, Page, number
 

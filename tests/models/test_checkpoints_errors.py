@@ -104,7 +104,7 @@ def test_onnx_nodes(tmp_path):
         torch.onnx.export(gru, (torch.zeros(5, 1, 10),), path, dynamo=False)
     report = explain(path)
     assert report.total == sum(p.numel() for p in gru.parameters())
-    assert report.constructors == ["nn.GRU(10, 20, bidirectional=True)", "nn.GRU(40, 20, bidirectional=True)"]
+    assert report.constructors == ["nn.GRU(10, 20, num_layers=2, bidirectional=True)"]
 
 
 def test_live_torch_on_meta_device():
@@ -135,9 +135,9 @@ def test_size_mismatch_from_real_torch():
     message = real_error(lambda: nn.LSTM(100, 128).load_state_dict(nn.LSTM(300, 128).state_dict()))
     assert "input_size=300, your model 100" in derive.explain_error(message)
     message = real_error(lambda: nn.LSTM(100, 128, 2).load_state_dict(nn.LSTM(100, 128, 3).state_dict()))
-    assert "num_layers differs" in derive.explain_error(message)
+    assert "num_layers=3, your model 2" in derive.explain_error(message)
     message = real_error(lambda: nn.LSTM(100, 128).load_state_dict(nn.LSTM(100, 128, bidirectional=True).state_dict()))
-    assert "bidirectional differs" in derive.explain_error(message)
+    assert "bidirectional=True, your model False" in derive.explain_error(message)
 
 
 def test_input_errors_from_real_frameworks():
@@ -159,3 +159,212 @@ def test_hostile_code():
     assert not os.path.exists("/tmp/derive_pwned")
     with pytest.raises(TypeError):
         explain(3.5)
+
+
+# ---------------------------------------------------------------- every argument, both values, from real torch
+
+BASE = {"input_size": 10, "hidden_size": 20, "num_layers": 2, "bias": True, "bidirectional": False}
+CHANGES = [
+    ("bias", False),
+    ("bidirectional", True),
+    ("num_layers", 3),
+    ("num_layers", 1),
+    ("hidden_size", 24),
+    ("input_size", 12),
+    ("proj_size", 5),
+]
+
+
+def _rnn(kind, **config):
+    config = {**config}
+    return getattr(nn, kind)(config.pop("input_size"), config.pop("hidden_size"), **config)
+
+
+class Net(nn.Module):
+    def __init__(self, rnn):
+        super().__init__()
+        self.encoder = nn.Embedding(30, rnn.input_size)
+        self.rnn = rnn
+
+
+@pytest.mark.parametrize("nested", [False, True])
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize(("argument", "value"), CHANGES)
+def test_each_argument_named_with_both_values(argument, value, swap, nested):
+    ckpt_config, model_config = {**BASE, argument: value}, dict(BASE)
+    if swap:
+        ckpt_config, model_config = model_config, ckpt_config
+    checkpoint, model = _rnn("LSTM", **ckpt_config), _rnn("LSTM", **model_config)
+    if nested:
+        checkpoint, model = Net(checkpoint), Net(model)
+    message = real_error(lambda: model.load_state_dict(checkpoint.state_dict()))
+    explained = derive.explain_error(message)
+    default = {"proj_size": 0}.get(argument)
+    mine, theirs = ckpt_config.get(argument, default), model_config.get(argument, default)
+    module = "rnn" if nested else "(top level)"
+    assert f"{module}: checkpoint has {argument}={mine}, your model {theirs}" in explained, (message, explained)
+    assert not any("num_layers" in line for line in explained.splitlines() if argument != "num_layers")
+
+
+@pytest.mark.parametrize(("saved", "loaded"), [("GRU", "LSTM"), ("LSTM", "RNN"), ("RNN", "GRU")])
+def test_cell_type_named(saved, loaded):
+    message = real_error(lambda: _rnn(loaded, **BASE).load_state_dict(_rnn(saved, **BASE).state_dict()))
+    assert f"checkpoint has an nn.{saved}, your model an nn.{loaded}" in derive.explain_error(message)
+
+
+class Wrapper(nn.Module):
+    """As a Lightning module holds its network: ``self.model``."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+
+# torch.compile's first use imports TorchScript, which warns about its own deprecation.
+@pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
+@pytest.mark.parametrize("wrap", ["DataParallel", "compile", "model"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_wrapper_prefixes(wrap, bias):
+    plain = nn.Sequential(nn.LSTM(10, 20, bias=bias))
+    wrapped = {"DataParallel": nn.DataParallel, "compile": torch.compile, "model": Wrapper}[wrap](plain)
+    prefix = {"DataParallel": "module.", "compile": "_orig_mod.", "model": "model."}[wrap]
+    assert all(k.startswith(prefix) for k in wrapped.state_dict())
+    target = nn.Sequential(nn.LSTM(10, 20))
+    explained = derive.explain_error(real_error(lambda: target.load_state_dict(wrapped.state_dict())))
+    assert f"the checkpoint's keys start with {prefix!r}" in explained
+    assert ("0: checkpoint has bias=False, your model True" in explained) is (not bias)
+    assert "num_layers" not in explained
+    explained = derive.explain_error(real_error(lambda: wrapped.load_state_dict(target.state_dict())))
+    assert f"your model's keys start with {prefix!r}" in explained and "num_layers" not in explained
+
+
+# ---------------------------------------------------------------- never a silent under-count: every reader
+
+
+class Mystery(nn.Module):
+    """A module derive does not know, with parameters of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.zeros(7, 3))
+        self.gate = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.gate(x) @ self.table.T
+
+
+def _mystery_model():
+    return nn.Sequential(nn.LSTM(3, 3), Mystery())
+
+
+class _Export(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(3, 3)
+        self.mystery = Mystery()
+
+    def forward(self, x):
+        out, _ = self.rnn(x)
+        return self.mystery(out)
+
+
+def _case_onnx(tmp_path):
+    model = _Export().eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.zeros(4, 1, 3),), str(tmp_path / "m.onnx"), dynamo=False)
+    return str(tmp_path / "m.onnx"), sum(p.numel() for p in model.parameters())
+
+
+def _case_file(tmp_path, suffix):
+    model = _mystery_model()
+    path = str(tmp_path / f"m{suffix}")
+    if suffix == ".pt":
+        torch.save(model.state_dict(), path)
+    else:
+        from safetensors.torch import save_file
+
+        save_file(model.state_dict(), path)
+    return path, sum(p.numel() for p in model.parameters())
+
+
+class Scale(keras.layers.Layer):
+    def build(self, input_shape):
+        self.gain = self.add_weight(shape=(input_shape[-1],), name="gain")
+
+    def call(self, x):
+        return x * self.gain
+
+
+def _keras_model():
+    return keras.Sequential(
+        [keras.Input((5, 4)), keras.layers.GRU(3, return_sequences=True), Scale(), keras.layers.Dense(2)]
+    )
+
+
+def _case_keras_file(tmp_path, weights):
+    import zipfile
+
+    model = _keras_model()
+    path = tmp_path / "m.keras"
+    with warnings.catch_warnings():  # Keras' torch backend converting its own tensors in model.save
+        warnings.simplefilter("ignore", DeprecationWarning)
+        model.save(str(path))
+    if not weights:
+        bare = tmp_path / "bare.keras"
+        with zipfile.ZipFile(path) as source, zipfile.ZipFile(bare, "w") as target:
+            for name in source.namelist():
+                if name != "model.weights.h5":
+                    target.writestr(name, source.read(name))
+        path = bare
+    return str(path), model.count_params()
+
+
+def _case_unbuilt_keras(_):
+    layer = Scale()
+    built = Scale()
+    built.build((None, 4))
+    return layer, built.count_params()
+
+
+READERS = {
+    "state dict": lambda _: (_mystery_model().state_dict(), sum(p.numel() for p in _mystery_model().parameters())),
+    ".pt": lambda tmp: _case_file(tmp, ".pt"),
+    ".safetensors": lambda tmp: _case_file(tmp, ".safetensors"),
+    ".onnx": _case_onnx,
+    ".keras": lambda tmp: _case_keras_file(tmp, True),
+    ".keras without weights": lambda tmp: _case_keras_file(tmp, False),
+    "live torch": lambda _: (_mystery_model(), sum(p.numel() for p in _mystery_model().parameters())),
+    "live Keras": lambda _: (_keras_model(), _keras_model().count_params()),
+    "live Keras not built": _case_unbuilt_keras,
+    "Keras config": lambda _: (_keras_model().get_config(), _keras_model().count_params()),
+}
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+def test_an_unknown_part_is_counted_refused_or_marked(reader, tmp_path):
+    obj, truth = READERS[reader](tmp_path)
+    if reader == "Keras config":
+        from derive.models.keras_functional import explain_keras_config
+
+        report = explain_keras_config({"class_name": "Sequential", "config": obj})
+    else:
+        report = explain(obj)
+    data = report.to_dict()
+    assert data["partial"] is report.partial
+    if not report.partial:
+        assert report.total == truth, reader
+        assert "lower bound" not in report.text()
+        return
+    assert report.total < truth and report.uncounted, reader
+    assert [r["name"] for r in data["layers"] if r["params"] is None] == report.uncounted
+    assert "the total is a lower bound" in report.text()
+
+
+def test_unreadable_parts_are_refused(tmp_path):
+    with pytest.raises(SourceError, match="no torch.nn RNN, LSTM or GRU has these shapes"):
+        explain({"rnn.weight_ih_l0": torch.zeros(30, 5), "rnn.weight_hh_l0": torch.zeros(40, 10)})
+    with pytest.raises(TypeError, match="expected a tensor or a shape"):
+        explain({"rnn.weight_ih_l0": 3.5})
+    with pytest.raises(TypeError, match="a shape holds non-negative ints"):
+        explain({"rnn.weight_ih_l0": "not a tensor"})

@@ -119,3 +119,24 @@ def test_not_a_config_and_too_many_layers(monkeypatch):
     monkeypatch.setattr(keras_functional, "MAX_LAYERS", 2)
     with pytest.raises(SourceError, match="more than 2 layers"):
         explain_functional_config(config)
+
+
+def test_config_dispatch_and_sequential_refusals():
+    from derive.models.keras_functional import explain_keras_config, explain_sequential_config
+
+    with pytest.raises(SourceError, match="not a Keras model config"):
+        explain_keras_config([1])
+    with pytest.raises(SourceError, match="not subclassed models"):
+        explain_keras_config({"class_name": "MyModel", "config": {"layers": []}})
+    with pytest.raises(SourceError, match="no layers"):
+        explain_sequential_config({"config": {"layers": "x"}})
+    only_input = keras.Sequential([keras.Input((3, 2))]).get_config()
+    with pytest.raises(SourceError, match="the Sequential config has no layers"):
+        explain_keras_config({"class_name": "Sequential", "config": only_input})
+    # Arguments the layer refuses, named with the layer (Keras refuses them too).
+    config = keras.Sequential([keras.Input((3, 2)), kl.Dense(4, name="head")]).get_config()
+    config["layers"][1]["config"]["units"] = -1
+    with pytest.raises(SourceError, match="layer head: Dense"):
+        explain_keras_config({"class_name": "Sequential", "config": config})
+    with pytest.raises(ValueError):
+        kl.Dense(-1)

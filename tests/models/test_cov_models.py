@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 import derive  # noqa: E402
-from derive.models import checkpoints, explain, explain_code, infer  # noqa: E402
+from derive.models import checkpoints, explain, explain_code, keras_config, state_dict  # noqa: E402
 from derive.models.report import Report, Row, jsonable, show  # noqa: E402
 from derive.models.source import SourceError  # noqa: E402
 
@@ -93,7 +93,7 @@ def test_checkpoint_without_tensors_is_refused(tmp_path):
 def test_keras_config_calls_refuses_non_configs():
     for config in ({"config": {}}, [1, 2], {"class_name": 3}):
         with pytest.raises(SourceError, match="not a Keras layer config"):
-            checkpoints.keras_config_calls(config)
+            keras_config.config_call(config)
 
 
 def test_keras_file_with_huge_config_is_refused(tmp_path, monkeypatch):
@@ -139,9 +139,10 @@ def test_onnx_other_initializers_are_listed_numeric(tmp_path, kind, bias):
     (recurrent,) = [r for r in report.rows if r.type == kind]
     assert recurrent.params == params(model.rnn)
     assert report.constructors == [f"nn.{kind}(6, 8" + ("" if bias else ", bias=False") + ")"]
-    others = [r for r in report.rows if r.type == "initializer"]
-    assert sorted(r.params for r in others) == sorted(p.numel() for p in model.head.parameters())
-    assert all(r.note == "numeric, not derived" for r in others)
+    (head,) = [r for r in report.rows if r.name == "head"]
+    assert head.params == params(model.head) and head.note == "numeric, not derived"
+    named = {t["name"]: t["shape"] for t in report.tensors}
+    assert {n: tuple(p.shape) for n, p in model.head.named_parameters(prefix="head")}.items() <= named.items()
 
 
 def _onnx_lstm(path, w_shape, r_as_initializer=True):
@@ -224,7 +225,7 @@ def test_state_dict_refusals(monkeypatch):
         explain({"w": (True, 2)})
     with pytest.raises(RuntimeError):  # torch refuses a negative size too
         torch.zeros(3, -1)
-    monkeypatch.setattr(infer, "MAX_TENSORS", 2)
+    monkeypatch.setattr(state_dict, "MAX_TENSORS", 2)
     with pytest.raises(SourceError, match="more than 2 tensors"):
         explain(dict(nn.LSTM(3, 4).state_dict()))
 
@@ -247,7 +248,7 @@ def test_mismatch_outside_recurrent_layers():
 
 def test_projection_and_plain_missing_keys():
     message = real_error(lambda: nn.LSTM(10, 20).load_state_dict(nn.LSTM(10, 20, proj_size=5).state_dict()))
-    assert "proj_size differs" in derive.explain_error(message)
+    assert "proj_size=5, your model 0" in derive.explain_error(message)
 
     class Net(nn.Module):
         def __init__(self, head):
@@ -453,7 +454,7 @@ def test_live_module_with_own_parameters_and_unknown_children():
     own = {n: sum(p.numel() for p in m.parameters(recurse=False)) for n, m in model.named_modules()}
     by_name = {r.name: r for r in report.rows}
     assert by_name["0"].params == own["0"] and "own parameters" in by_name["0"].note
-    assert by_name["3"].params == own["3"] and by_name["3"].note == "numeric, not derived"
+    assert by_name["3"].params == own["3"]  # PReLU: derived where a constructor is registered, else numeric
     assert by_name["0.act"].params == 0 and by_name["0.act"].note == ""
     for index in ("1", "2", "4", "5", "6"):
         assert by_name[index].params == own[index]
@@ -477,3 +478,170 @@ def test_base_helpers_agree_with_torch():
     assert conv_length(t, 3, "x", "same") is None
     layer = derive.models.torch_layers.TORCH_LAYERS["Linear"](3, 4)
     assert re.fullmatch(r"\w+\(in_features=3, out_features=4.*\)", repr(layer))
+
+
+# ---------------------------------------------------------------- ONNX graphs written by hand (onnx.helper)
+
+
+def _graph(path, nodes, initializers, inputs=("X",)):
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    tensors = [numpy_helper.from_array(np.zeros(shape, dtype=dtype), name) for name, shape, dtype in initializers]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in inputs],
+        [helper.make_tensor_value_info(nodes[-1].output[0], TensorProto.FLOAT, None)],
+        tensors,
+    )
+    onnx.save(helper.make_model(graph), str(path))
+
+
+def test_onnx_hand_written_graphs(tmp_path):
+    import numpy as np
+    from onnx import helper
+
+    f32 = np.float32
+    # Two unnamed GRU nodes in a row (no scopes): one module of two layers; a shared initializer.
+    nodes = [
+        helper.make_node("GRU", ["X", "W0", "R0", "B0"], ["Y0"], hidden_size=4, linear_before_reset=1, name="g0"),
+        helper.make_node("Squeeze", ["Y0"], ["S0"], name="sq"),
+        helper.make_node("GRU", ["S0", "W1", "R1", "B1"], ["Y1"], hidden_size=4, linear_before_reset=1, name="g1"),
+        helper.make_node("MatMul", ["Y1", "M"], ["Z0"], name="mm"),
+        helper.make_node("Add", ["Z0", "M2"], ["Z1"], name="add"),
+        helper.make_node("Mul", ["Z1", "M2"], ["Z"], name="mul"),
+    ]
+    inits = [
+        ("W0", (1, 12, 3), f32), ("R0", (1, 12, 4), f32), ("B0", (1, 24), f32),
+        ("W1", (1, 12, 4), f32), ("R1", (1, 12, 4), f32), ("B1", (1, 24), f32),
+        ("M", (4, 4), f32), ("M2", (4,), f32), ("steps", (2,), np.int64),
+    ]  # fmt: skip
+    _graph(tmp_path / "g.onnx", nodes, inits)
+    report = explain(str(tmp_path / "g.onnx"))
+    gru = meta(lambda: nn.GRU(3, 4, 2))
+    assert report.constructors == ["nn.GRU(3, 4, num_layers=2)"]
+    assert report.total == params(gru) + 16 + 4
+    assert any("read by several nodes" in n for n in report.notes)
+    assert [t["name"] for t in report.buffers] == ["steps"]
+    # A GRU whose reset gate comes before the product: same tensors, not torch's GRU (no constructor).
+    nodes = [helper.make_node("GRU", ["X", "W0", "R0"], ["Y"], hidden_size=4, name="g")]
+    _graph(tmp_path / "r.onnx", nodes, inits[:2])
+    report = explain(str(tmp_path / "r.onnx"))
+    assert report.constructors == [] and "no torch.nn module" in report.rows[0].note
+    assert report.total == params(meta(lambda: nn.GRU(3, 4, bias=False)))
+    # Two modules of one scope are told apart: rnn, rnn_1.
+    nodes = [
+        helper.make_node("RNN", ["X", "W", "R"], ["Y0"], hidden_size=4, name="/rnn/RNN"),
+        helper.make_node("RNN", ["X", "W", "R"], ["Y"], hidden_size=4, name="/rnn/RNN_1"),
+    ]
+    _graph(tmp_path / "s.onnx", nodes, [("W", (1, 4, 3), f32), ("R", (1, 4, 4), f32)])
+    report = explain(str(tmp_path / "s.onnx"))
+    assert [r.name for r in report.rows] == ["rnn", "rnn_1"]
+
+
+@pytest.mark.parametrize(
+    ("inputs", "inits", "words"),
+    [
+        (["X", "W", "R", "B"], [("W", (1, 16, 3)), ("R", (1, 16, 4))], "B is not an initializer"),
+        (["X", "W", "R"], [("W", (16, 3)), ("R", (1, 16, 4))], "not three-dimensional"),
+        (["X", "W", "R", "B"], [("W", (1, 16, 3)), ("R", (1, 16, 4)), ("B", (1, 16))], "not those of the ONNX LSTM"),
+    ],
+)
+def test_onnx_recurrent_nodes_refused(tmp_path, inputs, inits, words):
+    import numpy as np
+    from onnx import helper
+
+    node = helper.make_node("LSTM", inputs, ["Y"], hidden_size=4, name="lstm")
+    extra = ("B",) if "B" in inputs and not any(n == "B" for n, _ in inits) else ()
+    _graph(tmp_path / "x.onnx", [node], [(n, s, np.float32) for n, s in inits], inputs=("X", *extra))
+    with pytest.raises(SourceError, match=words):
+        explain(str(tmp_path / "x.onnx"))
+
+
+def test_onnx_deduplicated_initializers_are_the_original_tensors(tmp_path):
+    # Fresh BatchNorm: weight and running_var are both ones; the exporter keeps one and adds an Identity.
+    model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)).eval()
+    _export(model, (torch.zeros(2, 4),), tmp_path / "bn.onnx")
+    report = explain(str(tmp_path / "bn.onnx"))
+    assert report.total == params(model)
+    assert {t["name"] for t in report.buffers} <= {n for n, _ in model.named_buffers()}
+
+
+# ---------------------------------------------------------------- live modules: every branch
+
+
+def test_live_modules_derived_numeric_and_refused():
+    from derive.models.live_torch import torch_tree
+
+    class MyLinear(nn.Linear):  # a user's subclass: counted from its tensors
+        pass
+
+    odd = nn.Linear(4, 3)
+    odd.weight = nn.Parameter(torch.zeros(3, 5))  # tensors not those of its arguments
+    shared = nn.Module()
+    shared.table = odd.bias  # a tie inside a module derive does not know
+    broken = nn.Linear(2, 2)
+    del broken.in_features  # its configuration cannot be read
+    model = nn.Sequential(
+        nn.RMSNorm(6),
+        nn.GroupNorm(2, 6),
+        nn.LSTMCell(6, 6),
+        nn.RNNCell(6, 6, nonlinearity="relu"),
+        nn.Conv2d(6, 4, (3, 2), groups=2),
+        nn.ConvTranspose1d(4, 6, 3),
+        nn.InstanceNorm1d(6, affine=True, track_running_stats=True),
+        MyLinear(6, 6),
+        odd,
+        shared,
+        broken,
+    )
+    report = explain(model)
+    assert report.total == params(model)
+    rows = {r.name: r for r in report.rows}
+    for index in range(7):
+        assert rows[str(index)].formula is not None or not rows[str(index)].params, index
+        assert rows[str(index)].params == params(model[index])
+    assert rows["7"].note == "numeric, not derived" and rows["10"].note == "numeric, not derived"
+    assert rows["8"].note == "numeric, not derived (its tensors are not those of Linear's arguments)"
+    assert "table is 8.bias (counted there)" in rows["9"].note
+    deep = nn.Linear(2, 2)
+    for _ in range(210):
+        deep = nn.Sequential(deep)
+    with pytest.raises(ValueError, match="nested more than 200 deep"):
+        torch_tree(deep)
+
+
+def test_live_registered_constructor(monkeypatch):
+    from derive.engine import constructors
+    from derive.layers.linear import linear
+
+    class Gain(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.n = n
+            self.weight = nn.Parameter(torch.ones(n, n))
+
+    entry = constructors.Constructor(
+        "torch", "Gain", lambda n: linear(n, n, False), read=lambda m: ((m.n,), {}), module_types=(__name__,)
+    )
+    monkeypatch.setitem(constructors.CONSTRUCTORS, ("torch", "Gain"), entry)
+    report = explain(nn.Sequential(Gain(3)))
+    assert report.total == 9 and report.rows[0].note == ""
+    other = constructors.Constructor("torch", "Gain", entry.make, read=entry.read, module_types=("elsewhere",))
+    monkeypatch.setitem(constructors.CONSTRUCTORS, ("torch", "Gain"), other)
+    assert explain(nn.Sequential(Gain(3))).rows[0].note == "numeric, not derived"
+
+
+def test_partial_listings_of_cells_and_ambiguous_shapes():
+    # weight_ih alone (12 rows): an RNN of 12, a GRU of 4 or an LSTM of 3 (torch builds each).
+    report = explain({"rnn.weight_ih_l0": (12, 5)})
+    assert report.rows[0].type == "RNN/GRU/LSTM?" and report.total == 60
+    for kind, hidden in (("RNN", 12), ("GRU", 4), ("LSTM", 3)):
+        assert tuple(meta(lambda k=kind, h=hidden: getattr(nn, k)(5, h)).weight_ih_l0.shape) == (12, 5)
+    # A cell's tensors read off an error message: one direction, one layer; the bias as given.
+    cell = meta(lambda: nn.LSTMCell(3, 4))
+    shapes = {f"cell.{n}": tuple(p.shape) for n, p in cell.named_parameters()}
+    report = explain(shapes)
+    assert report.constructors == ["nn.LSTMCell(3, 4)"] and report.total == params(cell)

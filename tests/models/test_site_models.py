@@ -148,7 +148,11 @@ def _net(constructor: str) -> nn.Module:
         return Net()
 
 
-ARGUMENT = {0: "input_size=300, your model 100", 1: "num_layers differs", 2: "bidirectional differs"}
+ARGUMENT = {
+    0: "input_size=300, your model 100",
+    1: "num_layers=2, your model 1",
+    2: "bidirectional=False, your model True",
+}
 
 
 @pytest.mark.parametrize("index", range(len(page.ERRORS)))
