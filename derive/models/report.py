@@ -244,7 +244,9 @@ class Report:
             console.print(Text("note: " + clean(note, 400)))
         if self.partial:
             missing = self.uncounted
-            named = ", ".join(clean(name, 60) for name in missing[:8]) + (", ..." if len(missing) > 8 else "")
+            types = {row.name: row.type for row in self.rows if row.params is None}
+            named = ", ".join(f"{clean(name, 60)} {clean(types.get(name, '?'), 40)}" for name in missing[:8])
+            named += ", ..." if len(missing) > 8 else ""
             console.print(
                 Text(
                     f"partial: {len(missing)} part{'s' if len(missing) != 1 else ''} not counted"
