@@ -116,7 +116,8 @@ def candidates(name: str) -> list[str]:
 
 def _is_code(call: ast.Call, framework: str) -> bool:
     """Whether a torch or Keras call holds what only the model-code reader reads: a name that
-    is not a size symbol, or a call of anything but the framework's recurrent classes."""
+    is not a size symbol, or a call (torch) or a call of anything but the framework's recurrent
+    classes (Keras, whose wrappers take layers: ``Bidirectional(LSTM(64))``)."""
     pending: list[ast.expr] = [*call.args, *(k.value for k in call.keywords)]
     while pending:
         node = pending.pop()
@@ -126,7 +127,9 @@ def _is_code(call: ast.Call, framework: str) -> bool:
             pending.extend(node.elts)
         elif isinstance(node, ast.Call):
             name = dotted(node.func)
-            if name is None or not is_legacy(framework, name):
+            # torch's classes take no layer as an argument: a call inside one is a container of
+            # layers (nn.Sequential(nn.LSTM(3, 4))), which the model-code reader reads
+            if name is None or framework == "torch" or not is_legacy(framework, name):
                 return True
             pending.extend([*node.args, *(k.value for k in node.keywords)])
     return False

@@ -249,9 +249,8 @@ class Report:
             named += ", ..." if len(missing) > 8 else ""
             console.print(
                 Text(
-                    f"partial: {len(missing)} part{'s' if len(missing) != 1 else ''} not counted"
-                    + (f" ({named})" if named else "")
-                    + "; the total is a lower bound"
+                    f"partial: the total is a lower bound; {len(missing)} part{'s' if len(missing) != 1 else ''} "
+                    "not counted" + (f": {named}" if named else "")
                 )
             )
         return buffer.getvalue()

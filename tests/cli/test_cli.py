@@ -180,7 +180,7 @@ HOSTILE = [
     ('__import__("os").system("touch PWNED")', "only a call of a class name"),
     ("__import__('os')", "no PyTorch model found"),
     ("open('PWNED', 'w')", "no PyTorch model found"),
-    ("os.system('touch PWNED')", "no PyTorch model found"),
+    ("os.system('touch PWNED')", "depends on os without a value"),
     ("os.GRU(input_size=1, hidden_size=1)", "unknown prefix 'os.' of GRU: write nn.GRU (torch), layers.GRU (keras)"),
     ("torch.nn.modules.rnn.LSTM(1, 2)", "unknown prefix 'torch.nn.modules.rnn.' of LSTM"),
     ("nn.LSTM.__init__.__globals__", "expected one constructor call"),

@@ -23,7 +23,7 @@ from derive.cli.parse import InputError  # noqa: E402
 from derive.engine import constructors  # noqa: E402
 
 CODE = "nn.Sequential(nn.Embedding(100, 8), nn.LSTM(8, 16, 2))"
-PARTIAL = "nn.Sequential(nn.LSTM(8, 16), nn.Transformer())"
+PARTIAL = "nn.Sequential(nn.LSTM(8, 16), CRF(16))"
 
 
 def run(*argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:

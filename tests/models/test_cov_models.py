@@ -476,7 +476,9 @@ def test_base_helpers_agree_with_torch():
     t = sympy.Symbol("T", positive=True, integer=True)
     assert conv_length(t, 3, 2, "same") == sympy.ceiling(t / 2)
     assert conv_length(t, 3, "x", "same") is None
-    layer = derive.models.torch_layers.TORCH_LAYERS["Linear"](3, 4)
+    from derive.models.torch_layers import TORCH_LAYERS
+
+    layer = TORCH_LAYERS["Linear"](3, 4)
     assert re.fullmatch(r"\w+\(in_features=3, out_features=4.*\)", repr(layer))
 
 
