@@ -1,0 +1,354 @@
+"""The tree's types, :class:`Param` and :class:`Module`, the count, and closed forms built only when
+asked (:class:`Formula`, with :func:`closed_form`, the one cache of derive) — see :mod:`derive.tree`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["Dim", "Param", "Module", "Formula", "closed_form", "count", "numel", "is_partial"]
+
+#: A size: an int, or a SymPy expression (any dimension may be symbolic).
+Dim = Any
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int
+
+
+def numel(shape: tuple[Dim, ...]) -> Dim:
+    """Product of a shape's dimensions: an int when every dimension is one (1 for ``()``).
+
+    Parameters
+    ----------
+    shape : tuple of int or sympy.Expr
+
+    Returns
+    -------
+    int or sympy.Expr
+        Scalars (units: parameters).
+
+    Examples
+    --------
+    >>> numel((4, 5)), numel(())
+    (20, 1)
+    """
+    total: Any = 1
+    for dim in shape:
+        total = total * dim
+    return _plain(total)
+
+
+def _plain(value: Any) -> Any:
+    """A SymPy integer as a Python int; anything else unchanged (no SymPy import for ints)."""
+    if _is_int(value):
+        return value
+    if getattr(value, "is_Integer", False):
+        return int(value)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One tensor of a module: a parameter, a frozen parameter, a buffer, or a tie to another.
+
+    Attributes
+    ----------
+    name : str
+        The framework's own name within its module (``"weight_ih_l0"``, ``"kernel"``, ``"A_log"``);
+        may hold ``{k}``, the copy's index, inside a repeated module.
+    shape : tuple of int or sympy.Expr
+        The framework's shape (a vector has one dimension, a scalar none).
+    trainable : bool
+        False for a parameter the framework creates frozen (Paddle's disabled bias, a Keras
+        non-trainable weight such as ``moving_mean``): still counted, as
+        ``model.parameters()`` / ``count_params()`` count it.
+    buffer : bool
+        A buffer (``running_mean``, ``num_batches_tracked``): listed, never counted.
+    tied_to : str or None
+        The full dotted name of the tensor this one shares its storage with (``lm_head.weight``
+        tied to ``backbone.embeddings.weight``): listed as a tie, counted once, there.
+    dtype : str or None
+        Where known (``"float32"``, ``"complex64"``).
+    complex : bool
+        A complex-valued parameter: :attr:`numel` counts each entry once (as ``numel()`` does),
+        :attr:`real_scalars` twice.
+    """
+
+    name: str
+    shape: tuple[Dim, ...]
+    trainable: bool = True
+    buffer: bool = False
+    tied_to: str | None = None
+    dtype: str | None = None
+    complex: bool = False
+
+    @property
+    def numel(self) -> Dim:
+        """Entries of the tensor (units: parameters; a complex entry is one)."""
+        return numel(self.shape)
+
+    @property
+    def real_scalars(self) -> Dim:
+        """Real scalars it holds: :attr:`numel`, twice that for a complex tensor."""
+        return self.numel * 2 if self.complex else self.numel
+
+    @property
+    def counted(self) -> bool:
+        """Whether it adds to the total: a parameter that is neither a buffer nor a tie."""
+        return not self.buffer and self.tied_to is None
+
+
+@dataclass(frozen=True, slots=True)
+class Formula:
+    """How to get a module's closed form, built only when asked (:attr:`expr`).
+
+    The recipe is the producer's own builder called again with letters (SymPy symbols) in place
+    of the sizes: ``Linear(I, O)`` gives ``I*O + O``. Equal recipes share one cached result
+    (:func:`closed_form`), so a 1,000-layer model derives each kind of layer once.
+
+    Attributes
+    ----------
+    build : callable
+        ``build(*args, **kwargs)`` -> :class:`Module` (or an int / SymPy count; None when there is
+        no closed form, which :attr:`expr` then gives).
+    args : tuple
+        Positional arguments, sizes replaced by letters.
+    kwargs : tuple of (str, value)
+        Keyword arguments, sizes replaced by letters.
+    values : tuple of (str, value)
+        Each letter's value in the module it describes (``(("I", 256), ("O", 10))``).
+    """
+
+    build: Callable[..., Any]
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    values: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def expr(self) -> Any:
+        """The closed form (a SymPy expression, expanded; an int for a count without letters)."""
+        return closed_form(self, self._compute)
+
+    def _compute(self) -> Any:
+        import sympy
+
+        made = self.build(*self.args, **dict(self.kwargs))
+        if made is None:  # the builder has no closed form for this part
+            return None
+        total = count(made) if isinstance(made, Module) else made
+        return _plain(sympy.expand(total))
+
+
+_FORMULAS: dict[Any, Any] = {}
+_MAX_FORMULAS = 4096
+
+
+def closed_form(key: Any, compute: Callable[[], Any]) -> Any:
+    """A closed form computed once per ``key`` (the one formula cache of derive).
+
+    Parameters
+    ----------
+    key : hashable
+        Names the closed form (a :class:`Formula`, or a tuple of a producer's own); an
+        unhashable key is computed every time.
+    compute : callable () -> sympy.Expr
+
+    Returns
+    -------
+    sympy.Expr or int
+    """
+    try:
+        return _FORMULAS[key]
+    except KeyError:
+        pass
+    except TypeError:
+        return compute()
+    value = compute()
+    if len(_FORMULAS) >= _MAX_FORMULAS:
+        _FORMULAS.clear()
+    _FORMULAS[key] = value
+    return value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Module:
+    """A module (layer, block, model) as its framework names it, with its tensors and children.
+
+    Attributes
+    ----------
+    name : str
+        Its name in its parent (``"rnn"``, ``"0"``, ``"forward_lstm"``, ``"layers.{k}"``); ``""``
+        for a group that adds nothing to the dotted path.
+    type : str
+        The class name (``"LSTM"``, ``"Linear"``, ``"MambaMixer"``, ``"Bidirectional"``).
+    params : tuple of Param
+        Its own tensors, in the framework's order.
+    children : tuple of Module
+        Its submodules, in the framework's order (their tensors come after :attr:`params`).
+    repeat : int or sympy.Expr
+        How many identical copies it stands for (1, or a symbolic number of layers); ``{k}`` in
+        :attr:`name` and in its own parameters' names is the copy's index, from :attr:`start`.
+    start : int
+        The first copy's index.
+    sep : str
+        Between this module's path and its children's and parameters' names: ``"."`` (torch,
+        Flax), ``"/"`` (Keras, TensorFlow, Haiku).
+    config : mapping
+        The constructor arguments it was made with (as given, for display and rebuilding).
+    formula : Formula or None
+        How to get its closed form (:attr:`Formula.expr`), built only when asked.
+    counted : bool
+        False for a part derive cannot count: shown as a "not counted" row, and every total that
+        includes it is marked partial (:func:`is_partial`).
+    note : str
+        Shown beside its row ("numeric, not derived", "unknown module, not counted").
+    output_shape : object
+        Its output's shape where known (a tuple; a list for several outputs); None otherwise.
+    row : bool
+        Shown as one row of a per-layer table although it has children (Keras ``Bidirectional``,
+        ``TimeDistributed``: one layer for the user).
+    """
+
+    name: str
+    type: str
+    params: tuple[Param, ...] = ()
+    children: tuple[Module, ...] = ()
+    repeat: Dim = 1
+    start: int = 0
+    sep: str = "."
+    config: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    formula: Formula | None = None
+    counted: bool = True
+    note: str = ""
+    output_shape: Any = None
+    row: bool = False
+
+    def replace(self, **changes: Any) -> Module:
+        """A copy with ``changes`` (``name``, ``children``, ...).
+
+        Parameters
+        ----------
+        **changes
+            Attributes of :class:`Module`.
+
+        Returns
+        -------
+        Module
+        """
+        return replace(self, **changes)
+
+    def with_repeat(self, repeat: Dim, start: int = 0) -> Module:
+        """The same module standing for ``repeat`` copies indexed from ``start``.
+
+        Parameters
+        ----------
+        repeat : int or sympy.Expr
+        start : int, default 0
+
+        Returns
+        -------
+        Module
+        """
+        return replace(self, repeat=repeat, start=start)
+
+    @property
+    def count(self) -> Dim:
+        """Parameters of the module (units: parameters); see :func:`count`."""
+        return count(self)
+
+    @property
+    def own_count(self) -> Dim:
+        """Parameters of its own tensors, children and repeats left out."""
+        return _sum(p.numel for p in self.params if p.counted)
+
+    def child(self, name: str) -> Module:
+        """The child named ``name``.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        Module
+
+        Raises
+        ------
+        KeyError
+            No such child.
+        """
+        for module in self.children:
+            if module.name == name:
+                return module
+        raise KeyError(f"{self.type} has no child {name!r} (children: {[m.name for m in self.children]})")
+
+
+def _sum(terms: Any) -> Any:
+    total: Any = 0
+    symbolic = False
+    for term in terms:
+        if not _is_int(term):
+            symbolic = True
+        total = total + term
+    if symbolic:
+        import sympy
+
+        return _plain(sympy.expand(total))
+    return total
+
+
+def count(module: Module, *, trainable_only: bool = False, real: bool = False) -> Dim:
+    """Parameters of ``module``: every counted tensor once, each repeated module ``repeat`` times.
+
+    Buffers and ties are not counted (as ``model.parameters()`` counts); a part that is not
+    counted (:attr:`Module.counted` False) adds nothing: see :func:`is_partial`.
+
+    Parameters
+    ----------
+    module : Module
+    trainable_only : bool, default False
+        Leave out frozen parameters (:attr:`Param.trainable` False).
+    real : bool, default False
+        Count a complex entry as two real scalars (:attr:`Param.real_scalars`).
+
+    Returns
+    -------
+    int or sympy.Expr
+        An int when every size is an int (plain integer arithmetic); else the closed form, expanded.
+
+    Examples
+    --------
+    >>> count(Module("fc", "Linear", (Param("weight", (10, 256)), Param("bias", (10,)))))
+    2570
+    """
+    if not module.counted:
+        return 0
+    terms = [
+        (p.real_scalars if real else p.numel)
+        for p in module.params
+        if p.counted and (p.trainable or not trainable_only)
+    ]
+    terms += [count(c, trainable_only=trainable_only, real=real) for c in module.children]
+    subtotal = _sum(terms)
+    if module.repeat == 1:
+        return subtotal
+    return _sum([subtotal * module.repeat])
+
+
+def is_partial(module: Module) -> bool:
+    """Whether some part of ``module`` is not counted (its total is then a lower bound).
+
+    Parameters
+    ----------
+    module : Module
+
+    Returns
+    -------
+    bool
+    """
+    return not module.counted or any(is_partial(c) for c in module.children)
