@@ -18,12 +18,15 @@ from ..tree import MAX_LISTED, Formula, Module, count, named_parameters
 __all__ = ["Row", "rows", "show", "jsonable"]
 
 
-def show(value: Any) -> str:
-    """A count, size or shape as text: ints with thousands separators, None as ``None``, ``...`` as ``...``.
+def show(value: Any, grouped: bool = True) -> str:
+    """A count, size or shape as text: a count with thousands separators, a shape's dimensions
+    without (``(1000, 64)``, as torch prints a size), None as ``None``, ``...`` as ``...``.
 
     Parameters
     ----------
     value : Any
+    grouped : bool, default True
+        Thousands separators in an int (not inside a shape, a tuple or list).
 
     Returns
     -------
@@ -31,20 +34,20 @@ def show(value: Any) -> str:
 
     Examples
     --------
-    >>> show((None, 100, 64)), show(291840)
-    ('(None, 100, 64)', '291,840')
+    >>> show((None, 1000, 64)), show(291840)
+    ('(None, 1000, 64)', '291,840')
     """
     if value is Ellipsis:
         return "..."
     if isinstance(value, list):
-        return "[" + ", ".join(show(v) for v in value) + "]"
+        return "[" + ", ".join(show(v, False) for v in value) + "]"
     if isinstance(value, tuple):
-        inner = ", ".join(show(v) for v in value)
+        inner = ", ".join(show(v, False) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, bool) or value is None:
         return str(value)
     if isinstance(value, int) or (isinstance(value, sympy.Basic) and value.is_Integer):
-        return f"{int(value):,}"
+        return f"{int(value):,}" if grouped else str(int(value))
     return str(value)
 
 

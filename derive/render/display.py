@@ -48,23 +48,31 @@ def latex_number(value: Size) -> str:
     return f"{int(value):,}".replace(",", "{,}")
 
 
-def text(value: Size | tuple[Size, ...]) -> str:
-    """A number or SymPy expression as plain text: ints with thousands separators, shapes as tuples.
+def text(value: Size | tuple[Size, ...], grouped: bool = True) -> str:
+    """A number or SymPy expression as plain text: a count with thousands separators, a shape as a
+    tuple of plain dimensions (``(4000, 1000)``, as torch prints a size).
 
     Parameters
     ----------
     value : int, sympy.Expr or tuple of them
         A count, a dimension or a shape.
+    grouped : bool, default True
+        Thousands separators in an int (never inside a shape).
 
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> text(561152), text((4000, 1000))
+    ('561,152', '(4000, 1000)')
     """
     if isinstance(value, tuple):
-        inner = ", ".join(text(v) for v in value)
+        inner = ", ".join(text(v, False) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, int) or (isinstance(value, sympy.Basic) and value.is_Integer):
-        return f"{int(value):,}"
+        return f"{int(value):,}" if grouped else str(int(value))
     return str(value)
 
 

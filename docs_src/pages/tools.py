@@ -87,6 +87,15 @@ CLI_RUNS = (
     ["LSTM(I, H, L)", "--latex"],
     ["__import__('os').system('rm -rf ~')"],
     ["LSTM(32, 128, proj_size=128)"],
+    ["hk.LSTM(128)", "--input-dim", "32"],
+    ["Mamba(d_model=18, d_state=16, d_conv=4, expand=2)"],
+    ["nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128), nn.Linear(128, 5))", "--tensors"],
+    ["nn.Sequential(nn.LSTM(8, 16), CRF(16))", "--partial"],
+    [
+        "--explain-error",
+        'Error(s) in loading state_dict for LSTM: Unexpected key(s) in state_dict: "weight_ih_l1", '
+        '"weight_hh_l1", "bias_ih_l1", "bias_hh_l1".',
+    ],
 )
 CLI_EXAMPLES = (
     Example("LSTM", (32, 128, 2), (("bidirectional", True),)),

@@ -87,6 +87,25 @@ def test_cli_page_outputs_match_torch_and_keras(pages):
     hostile = runs["""derive "__import__('os').system('rm -rf ~')\""""]
     assert hostile["status"] == 2 and hostile["stdout"] == "" and hostile["stderr"].startswith("derive: error:")
 
+    mamba = runs['derive "Mamba(d_model=18, d_state=16, d_conv=4, expand=2)"']
+    assert mamba["status"] == 0 and "4,068" in mamba["stdout"]  # state-spaces/mamba#817, held live in tests/blocks
+
+    model = nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128), nn.Linear(128, 5))
+    tensors = runs['derive "nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128), nn.Linear(128, 5))" --tensors']
+    assert tensors["status"] == 0 and grouped(sum(p.numel() for p in model.parameters())) in tensors["stdout"]
+    for name, p in model.named_parameters():
+        assert re.search(rf"{re.escape(name)}\s+│ \({', '.join(map(str, p.shape))},?\)\s+│\s+{grouped(p.numel())} │", tensors["stdout"])
+
+    partial = runs['derive "nn.Sequential(nn.LSTM(8, 16), CRF(16))" --partial']
+    lstm = sum(p.numel() for p in nn.LSTM(8, 16).parameters())
+    assert partial["status"] == 3 and grouped(lstm) in partial["stdout"] and "lower bound" in partial["stdout"]
+
+    error = next(r for c, r in runs.items() if c.startswith("derive --explain-error"))
+    assert error["status"] == 0 and "num_layers" in error["stdout"]
+
+    haiku = runs['derive "hk.LSTM(128)" --input-dim 32']
+    assert haiku["status"] == 0 and grouped(4 * 128 * (32 + 128 + 1)) in haiku["stdout"]  # held live: tests/cli
+
 
 def test_calculator_page_defaults_match_torch(pages):
     page = pages["tools/calculator.md"]
