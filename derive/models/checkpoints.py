@@ -23,6 +23,7 @@ __all__ = ["explain_file", "read_text", "MAX_CODE_BYTES", "MAX_CONFIG_BYTES"]
 
 #: Largest model-code file read (bytes); larger files are refused.
 MAX_CODE_BYTES = 1_000_000
+#: Largest ``config.json`` read from a ``.keras`` archive (bytes, uncompressed); larger ones are refused.
 MAX_CONFIG_BYTES = 20_000_000
 
 

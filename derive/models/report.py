@@ -38,6 +38,11 @@ class Report:
         Caveats printed under the table (unknown layers, what shapes cannot tell).
     constructors : list of str
         For checkpoints: the constructors that rebuild the recurrent tensors.
+    module : derive.tree.Module or None
+        The model's tree, when the report was made from one (:meth:`from_module`).
+    _tensors : list of dict or None
+        The tensors listing as the file names them, when it differs from the tree's paths (set by
+        :meth:`from_module`); None: listed from :attr:`module`.
     """
 
     framework: str

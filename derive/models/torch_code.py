@@ -20,8 +20,9 @@ from typing import Any
 import sympy
 
 from .code.interpreter import Interpreter
+from .code.torch_names import supported, torch_name
 from .code.torch_objects import ModObj
-from .code.torch_semantics import TorchSemantics, supported, torch_name
+from .code.torch_semantics import TorchSemantics
 from .code.torch_tree import to_tree
 from .code.values import Class, Function, Ref, Unknown
 from .report import Report

@@ -47,7 +47,41 @@ def MultiheadAttention(
     device: Any = None,
     dtype: Any = None,
 ) -> Module:
-    """``nn.MultiheadAttention``: packed or separate q/k/v projections, ``out_proj``."""
+    """``nn.MultiheadAttention``: packed or separate q/k/v projections, ``out_proj``.
+
+    Parameters
+    ----------
+    embed_dim : int or sympy.Expr
+        Model width ``E``, as ``torch.nn.MultiheadAttention``.
+    num_heads : int or sympy.Expr
+        Heads; split ``embed_dim``, add no tensor.
+    dropout : float, default 0.0
+        As torch; ignored.
+    bias : bool, default True
+        ``in_proj_bias`` and ``out_proj.bias``.
+    add_bias_kv : bool, default False
+        ``bias_k`` and ``bias_v`` (1, 1, E).
+    add_zero_attn : bool, default False
+        As torch; ignored (no tensor).
+    kdim, vdim : int or sympy.Expr, optional
+        Key and value widths; when either differs from ``embed_dim`` the projections are separate
+        (``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight``).
+    batch_first : bool, default False
+        Only the output shape's order: ``(N, L, E)`` when True, else ``(L, N, E)``.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored (they change no name or shape).
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A size that is not an integer, or a flag not a bool.
+    ValueError
+        A size below 1, or (numbers) ``num_heads`` not dividing ``embed_dim`` (torch's words).
+    """
     _heads(embed_dim, num_heads)
     e = validate.size("embed_dim", embed_dim)
     validate.size("num_heads", num_heads)
@@ -131,7 +165,46 @@ def Transformer(
     device: Any = None,
     dtype: Any = None,
 ) -> Module:
-    """``nn.Transformer``: an encoder and a decoder stack, each ending in a LayerNorm."""
+    """``nn.Transformer``: an encoder and a decoder stack, each ending in a LayerNorm.
+
+    Parameters
+    ----------
+    d_model : int or sympy.Expr, default 512
+        Model width, as ``torch.nn.Transformer``.
+    nhead : int or sympy.Expr, default 8
+        Heads; split ``d_model``, add no tensor.
+    num_encoder_layers, num_decoder_layers : int or sympy.Expr, default 6
+        Layers of each stack (0 allowed).
+    dim_feedforward : int or sympy.Expr, default 2048
+        Width of each layer's feed-forward block.
+    dropout : float, default 0.1
+        As torch; ignored.
+    activation : str or callable, default "relu"
+        A string must be ``"relu"`` or ``"gelu"``; no tensor either way.
+    custom_encoder, custom_decoder : derive.tree.Module, optional
+        Used as given instead of the stacks.
+    layer_norm_eps : float, default 1e-5
+        As torch; ignored.
+    batch_first, norm_first : bool, default False
+        As torch; ignored (they change no tensor).
+    bias : bool, default True
+        The biases of the linear layers and LayerNorms.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored (they change no name or shape).
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A size that is not an integer, ``bias`` not a bool, or a custom encoder or decoder that is
+        not a module.
+    ValueError
+        ``d_model``, ``nhead`` or ``dim_feedforward`` below 1, a number of layers below 0,
+        ``nhead`` not dividing ``d_model``, or an activation string other than relu/gelu.
+    """
     _heads(d_model, nhead)
     d = validate.size("d_model", d_model)
     validate.size("nhead", nhead)

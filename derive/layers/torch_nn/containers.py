@@ -41,7 +41,22 @@ def _pairs(items: Any, what: str) -> list[tuple[Any, Any]]:
 
 
 def Sequential(*args: Any) -> Module:
-    """``nn.Sequential(*modules)`` or ``nn.Sequential(OrderedDict(...))``."""
+    """``nn.Sequential(*modules)`` or ``nn.Sequential(OrderedDict(...))``.
+
+    Parameters
+    ----------
+    *args : derive.tree.Module, or one mapping of str to derive.tree.Module
+        The children, named ``0``, ``1``, ... or by the mapping's keys.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A child that is not a module (torch's words).
+    """
     if len(args) == 1 and isinstance(args[0], Mapping):
         children = [_module(m, str(k)) for k, m in args[0].items()]
     else:
@@ -50,14 +65,46 @@ def Sequential(*args: Any) -> Module:
 
 
 def ModuleList(modules: Any = None) -> Module:
-    """``nn.ModuleList(iterable)``."""
+    """``nn.ModuleList(iterable)``.
+
+    Parameters
+    ----------
+    modules : list or tuple of derive.tree.Module, optional
+        The children, named ``0``, ``1``, ...
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        ``modules`` not a list or tuple, or an item that is not a module (torch's words).
+    """
     if modules is not None and not isinstance(modules, (list, tuple)):
         raise TypeError(f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}")
     return Module("", "ModuleList", children=tuple(_module(m, str(i)) for i, m in enumerate(modules or ())))
 
 
 def ModuleDict(modules: Any = None) -> Module:
-    """``nn.ModuleDict(mapping or pairs)``."""
+    """``nn.ModuleDict(mapping or pairs)``.
+
+    Parameters
+    ----------
+    modules : mapping of str to derive.tree.Module, or iterable of (key, module) pairs, optional
+        The children, named by their keys.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A value that is not a module (torch's words).
+    ValueError
+        An element of a sequence that is not a pair (torch's words).
+    """
     children = [_module(m, str(k)) for k, m in _pairs(modules or {}, "ModuleDict")]
     return Module("", "ModuleDict", children=tuple(children))
 
@@ -70,24 +117,85 @@ def _parameter(value: Any, name: str) -> Param:
 
 
 def ParameterList(values: Any = None) -> Module:
-    """``nn.ParameterList(tensors)``: parameters named ``0``, ``1``, ..."""
+    """``nn.ParameterList(tensors)``: parameters named ``0``, ``1``, ...
+
+    Parameters
+    ----------
+    values : iterable of tensors, optional
+        Anything with a ``shape`` tuple (a ``torch.Tensor``, a ``torch.nn.Parameter``).
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A value without a known shape.
+    """
     return Module("", "ParameterList", tuple(_parameter(v, str(i)) for i, v in enumerate(values or ())))
 
 
 def ParameterDict(parameters: Any = None) -> Module:
-    """``nn.ParameterDict(mapping or pairs)``."""
+    """``nn.ParameterDict(mapping or pairs)``.
+
+    Parameters
+    ----------
+    parameters : mapping of str to tensor, or iterable of (key, tensor) pairs, optional
+        Parameters named by their keys; each value has a ``shape`` tuple.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A value without a known shape.
+    ValueError
+        An element of a sequence that is not a pair (torch's words).
+    """
     return Module(
         "", "ParameterDict", tuple(_parameter(v, str(k)) for k, v in _pairs(parameters or {}, "ParameterDict"))
     )
 
 
 def Module_(*args: Any, **kwargs: Any) -> Module:
-    """``nn.Module()``: an empty module, to which code assigns children."""
+    """``nn.Module()``: an empty module, to which code assigns children.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Ignored.
+
+    Returns
+    -------
+    derive.tree.Module
+    """
     return Module("", "Module")
 
 
 def DataParallel(module: Any, device_ids: Any = None, output_device: Any = None, dim: Any = 0) -> Module:
-    """``nn.DataParallel(module)``: ``module`` as the child ``module`` (state-dict keys ``module.*``)."""
+    """``nn.DataParallel(module)``: ``module`` as the child ``module`` (state-dict keys ``module.*``).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The module replicated.
+    device_ids, output_device : object, optional
+        As ``torch.nn.DataParallel``; ignored (they change no tensor).
+    dim : int, default 0
+        The batch dimension scattered; ignored.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        ``module`` is not a module (torch's words).
+    """
     return Module("", "DataParallel", children=(_module(module, "module"),))
 
 

@@ -44,8 +44,11 @@ class TorchLayer:
 
     Raises
     ------
-    TypeError, ValueError
-        As torch refuses them (a size that is not a positive integer, a flag not a bool, ...).
+    TypeError
+        As torch refuses them: a missing or unexpected argument, a size that is not an integer, a
+        flag not a bool, ...
+    ValueError
+        As torch refuses them: a size below 1, a probability outside [0, 1], ...
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -114,11 +117,19 @@ def layer_class(name: str) -> type[TorchLayer]:
     return _CLASSES[name]
 
 
+#: ``torch.nn.Embedding``: see :class:`TorchLayer`.
 Embedding = layer_class("Embedding")
+#: ``torch.nn.Linear``: see :class:`TorchLayer`.
 Linear = layer_class("Linear")
+#: ``torch.nn.Dropout``: see :class:`TorchLayer`.
 Dropout = layer_class("Dropout")
+#: ``torch.nn.LayerNorm``: see :class:`TorchLayer`.
 LayerNorm = layer_class("LayerNorm")
+#: ``torch.nn.BatchNorm1d``: see :class:`TorchLayer`.
 BatchNorm1d = layer_class("BatchNorm1d")
+#: ``torch.nn.Conv1d``: see :class:`TorchLayer`.
 Conv1d = layer_class("Conv1d")
+#: ``torch.nn.MaxPool1d``: see :class:`TorchLayer`.
 MaxPool1d = layer_class("MaxPool1d")
+#: ``torch.nn.AvgPool1d``: see :class:`TorchLayer`.
 AvgPool1d = layer_class("AvgPool1d")

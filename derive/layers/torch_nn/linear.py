@@ -30,7 +30,28 @@ def _bias(m: Any) -> dict[str, Any]:
 
 
 def Linear(in_features: Any, out_features: Any, bias: Any = True, device: Any = None, dtype: Any = None) -> Module:
-    """``nn.Linear``: ``weight`` (out_features, in_features), ``bias`` (out_features,)."""
+    """``nn.Linear``: ``weight`` (out_features, in_features), ``bias`` (out_features,).
+
+    Parameters
+    ----------
+    in_features, out_features : int or sympy.Expr
+        Input and output width (features), as ``torch.nn.Linear``.
+    bias : bool, default True
+        Whether there is a ``bias``.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored (they change no name or shape).
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A size that is not an integer, or ``bias`` not a bool.
+    ValueError
+        A size below 1.
+    """
     i = validate.size("in_features", in_features)
     o = validate.size("out_features", out_features)
     return linear(i, o, validate.flag("bias", bias)).replace(output_shape=("*", o))
@@ -39,7 +60,28 @@ def Linear(in_features: Any, out_features: Any, bias: Any = True, device: Any = 
 def Bilinear(
     in1_features: Any, in2_features: Any, out_features: Any, bias: Any = True, device: Any = None, dtype: Any = None
 ) -> Module:
-    """``nn.Bilinear``: ``weight`` (out, in1, in2), ``bias`` (out,)."""
+    """``nn.Bilinear``: ``weight`` (out, in1, in2), ``bias`` (out,).
+
+    Parameters
+    ----------
+    in1_features, in2_features, out_features : int or sympy.Expr
+        The two input widths and the output width (features), as ``torch.nn.Bilinear``.
+    bias : bool, default True
+        Whether there is a ``bias``.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored (they change no name or shape).
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A size that is not an integer, or ``bias`` not a bool.
+    ValueError
+        A size below 1.
+    """
     i = validate.size("in1_features", in1_features)
     j = validate.size("in2_features", in2_features)
     o = validate.size("out_features", out_features)
@@ -59,7 +101,34 @@ def Embedding(
     device: Any = None,
     dtype: Any = None,
 ) -> Module:
-    """``nn.Embedding``: ``weight`` (num_embeddings, embedding_dim); torch's ``padding_idx`` check."""
+    """``nn.Embedding``: ``weight`` (num_embeddings, embedding_dim); torch's ``padding_idx`` check.
+
+    Parameters
+    ----------
+    num_embeddings : int or sympy.Expr
+        Rows of the table (the vocabulary size), as ``torch.nn.Embedding``.
+    embedding_dim : int or sympy.Expr
+        Width of each row.
+    padding_idx : int, optional
+        Checked as torch checks it (within ``[-num_embeddings, num_embeddings)``); adds no tensor.
+    max_norm, norm_type, scale_grad_by_freq, sparse : object, optional
+        As ``torch.nn.Embedding``; ignored (they change no name or shape).
+    _weight, _freeze : object, optional
+        torch's initial table and its freezing; ignored (the shape comes from the sizes).
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A size that is not an integer.
+    ValueError
+        A size below 1, or ``padding_idx`` outside the table (torch's words, for int sizes).
+    """
     v = validate.size("num_embeddings", num_embeddings)
     e = validate.size("embedding_dim", embedding_dim)
     _padding_idx(padding_idx, v)
@@ -89,7 +158,36 @@ def EmbeddingBag(
     device: Any = None,
     dtype: Any = None,
 ) -> Module:
-    """``nn.EmbeddingBag``: the table of :func:`Embedding`, reduced per bag."""
+    """``nn.EmbeddingBag``: the table of :func:`Embedding`, reduced per bag.
+
+    Parameters
+    ----------
+    num_embeddings : int or sympy.Expr
+        Rows of the table (the vocabulary size), as ``torch.nn.EmbeddingBag``.
+    embedding_dim : int or sympy.Expr
+        Width of each row.
+    max_norm, norm_type, scale_grad_by_freq, mode, sparse : object, optional
+        As ``torch.nn.EmbeddingBag``; ignored (they change no name or shape).
+    _weight : object, optional
+        torch's initial table; ignored (the shape comes from the sizes).
+    include_last_offset : bool, default False
+        As ``torch.nn.EmbeddingBag``; ignored.
+    padding_idx : int, optional
+        Checked as :func:`Embedding` checks it; adds no tensor.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A size that is not an integer.
+    ValueError
+        A size below 1, or ``padding_idx`` outside the table (for int sizes).
+    """
     v = validate.size("num_embeddings", num_embeddings)
     e = validate.size("embedding_dim", embedding_dim)
     _padding_idx(padding_idx, v)
@@ -97,7 +195,28 @@ def EmbeddingBag(
 
 
 def PReLU(num_parameters: Any = 1, init: Any = 0.25, device: Any = None, dtype: Any = None) -> Module:
-    """``nn.PReLU``: ``weight`` (num_parameters,)."""
+    """``nn.PReLU``: ``weight`` (num_parameters,).
+
+    Parameters
+    ----------
+    num_parameters : int or sympy.Expr, default 1
+        Number of slopes learned (1, or the channels), as ``torch.nn.PReLU``.
+    init : float, default 0.25
+        The slopes' initial value; ignored.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        ``num_parameters`` is not an integer.
+    ValueError
+        ``num_parameters`` below 1.
+    """
     return prelu(validate.size("num_parameters", num_parameters))
 
 
@@ -107,7 +226,27 @@ def Identity(*args: Any, **kwargs: Any) -> Module:
 
 
 def LazyLinear(out_features: Any, bias: Any = True, device: Any = None, dtype: Any = None) -> Module:
-    """``nn.LazyLinear``: refused, its ``in_features`` is set by the first input."""
+    """``nn.LazyLinear``: refused, its ``in_features`` is set by the first input.
+
+    Parameters
+    ----------
+    out_features : int or sympy.Expr
+        As ``torch.nn.LazyLinear``.
+    bias : bool, default True
+        As ``torch.nn.LazyLinear``.
+    device, dtype : object, optional
+        Accepted as torch accepts them.
+
+    Returns
+    -------
+    derive.tree.Module
+        Never: every call is refused.
+
+    Raises
+    ------
+    ValueError
+        Always: ``in_features`` comes from the first input, which code does not show.
+    """
     raise ValueError(
         "LazyLinear takes in_features from its first input, which code does not show; write nn.Linear(in_features, ...)"
     )
@@ -122,7 +261,36 @@ def AdaptiveLogSoftmaxWithLoss(
     device: Any = None,
     dtype: Any = None,
 ) -> Module:
-    """``nn.AdaptiveLogSoftmaxWithLoss``: a head and one two-layer tail per cluster (torch's checks)."""
+    """``nn.AdaptiveLogSoftmaxWithLoss``: a head and one two-layer tail per cluster (torch's checks).
+
+    Parameters
+    ----------
+    in_features : int or sympy.Expr
+        Input width (features), as ``torch.nn.AdaptiveLogSoftmaxWithLoss``.
+    n_classes : int or sympy.Expr
+        Number of classes.
+    cutoffs : list or tuple of int
+        Increasing class indices where the clusters start, each in ``[1, n_classes - 1]``.
+    div_value : float, default 4.0
+        Each tail's hidden width is ``in_features // div_value ** (i + 1)``.
+    head_bias : bool, default False
+        Whether the head has a ``bias``.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A size that is not an integer; ``cutoffs`` not a list or tuple, or holding anything but
+        ints; ``div_value`` not a number; ``head_bias`` not a bool.
+    ValueError
+        A size below 1; ``cutoffs`` empty, unsorted, repeated, not positive, or above
+        ``n_classes - 1`` (torch's words).
+    """
     i = validate.size("in_features", in_features)
     n = validate.size("n_classes", n_classes)
     if not isinstance(cutoffs, (list, tuple)):
@@ -154,7 +322,39 @@ def LinearCrossEntropyLoss(
     label_smoothing: Any = 0.0,
     options: Any = None,
 ) -> Module:
-    """``nn.LinearCrossEntropyLoss``: a ``linear`` (in_features -> num_classes·prod(out_features))."""
+    """``nn.LinearCrossEntropyLoss``: a ``linear`` (in_features -> num_classes·prod(out_features)).
+
+    Parameters
+    ----------
+    in_features : int or sympy.Expr
+        Input width (features), as ``torch.nn.LinearCrossEntropyLoss``.
+    num_classes : int or sympy.Expr
+        Number of classes.
+    out_features : sequence of (int or sympy.Expr), default ()
+        Further output dimensions; the projection's width is ``num_classes * prod(out_features)``.
+    bias : bool, default False
+        Whether the projection has a ``bias``.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored.
+    reduction, ignore_index, options : object, optional
+        As ``torch.nn.LinearCrossEntropyLoss``; ignored (they change no tensor).
+    weight : torch.Tensor, optional
+        The class weights, which torch keeps as the buffer ``weight``; not read here (buffers
+        are never counted).
+    label_smoothing : float, default 0.0
+        Checked as torch checks it (in ``[0, 1]``; torch raises a RuntimeError).
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A size that is not an integer, ``out_features`` not an iterable, or ``bias`` not a bool.
+    ValueError
+        A size below 1, or ``label_smoothing`` outside ``[0, 1]``.
+    """
     i = validate.size("in_features", in_features)
     c = validate.size("num_classes", num_classes)
     extra = [validate.size("out_features", d) for d in out_features]

@@ -61,7 +61,36 @@ def SyncBatchNorm(
     *,
     bias: Any = True,
 ) -> Module:
-    """``nn.SyncBatchNorm``: BatchNorm's tensors, statistics synchronised across processes."""
+    """``nn.SyncBatchNorm``: BatchNorm's tensors, statistics synchronised across processes.
+
+    Parameters
+    ----------
+    num_features : int or sympy.Expr
+        Channels ``C``, as ``torch.nn.SyncBatchNorm``.
+    eps, momentum : float
+        As torch; ignored (they change no tensor).
+    affine : bool, default True
+        ``weight`` and ``bias`` (C,).
+    track_running_stats : bool, default True
+        The buffers ``running_mean``, ``running_var``, ``num_batches_tracked``.
+    process_group : object, optional
+        As torch; ignored.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored (they change no name or shape).
+    bias : bool, default True
+        torch's keyword-only ``bias``: with ``affine``, False leaves ``weight`` alone.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        ``num_features`` is not an integer, or a flag not a bool.
+    ValueError
+        ``num_features`` below 1.
+    """
     return _batch("SyncBatchNorm")(num_features, eps, momentum, affine, track_running_stats, bias=bias)
 
 
@@ -102,7 +131,32 @@ def LayerNorm(
     device: Any = None,
     dtype: Any = None,
 ) -> Module:
-    """``nn.LayerNorm``: ``weight``, ``bias`` of ``normalized_shape`` when ``elementwise_affine``."""
+    """``nn.LayerNorm``: ``weight``, ``bias`` of ``normalized_shape`` when ``elementwise_affine``.
+
+    Parameters
+    ----------
+    normalized_shape : int or sympy.Expr, or list or tuple of them
+        The trailing dimensions normalised (sizes), as ``torch.nn.LayerNorm``.
+    eps : float, default 1e-5
+        As torch; ignored.
+    elementwise_affine : bool, default True
+        Whether there are ``weight`` and ``bias``.
+    bias : bool, default True
+        With ``elementwise_affine``, False leaves ``weight`` alone.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored (they change no name or shape).
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A dimension that is not an integer, or a flag not a bool.
+    ValueError
+        A dimension below 1.
+    """
     shape = _shape(normalized_shape)
     affine = validate.flag("elementwise_affine", elementwise_affine)
     with_bias = validate.flag("bias", bias)
@@ -112,7 +166,30 @@ def LayerNorm(
 def RMSNorm(
     normalized_shape: Any, eps: Any = None, elementwise_affine: Any = True, device: Any = None, dtype: Any = None
 ) -> Module:
-    """``nn.RMSNorm``: ``weight`` of ``normalized_shape`` when ``elementwise_affine``."""
+    """``nn.RMSNorm``: ``weight`` of ``normalized_shape`` when ``elementwise_affine``.
+
+    Parameters
+    ----------
+    normalized_shape : int or sympy.Expr, or list or tuple of them
+        The trailing dimensions normalised (sizes), as ``torch.nn.RMSNorm``.
+    eps : float, optional
+        As torch; ignored.
+    elementwise_affine : bool, default True
+        Whether there is a ``weight``.
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored (they change no name or shape).
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A dimension that is not an integer, or ``elementwise_affine`` not a bool.
+    ValueError
+        A dimension below 1.
+    """
     shape = _shape(normalized_shape)
     return rms_norm(shape, weight=validate.flag("elementwise_affine", elementwise_affine)).replace(
         config={"normalized_shape": shape}
@@ -129,7 +206,34 @@ def GroupNorm(
     *,
     bias: Any = True,
 ) -> Module:
-    """``nn.GroupNorm``: ``weight``, ``bias`` (num_channels,) when affine; torch's divisibility check."""
+    """``nn.GroupNorm``: ``weight``, ``bias`` (num_channels,) when affine; torch's divisibility check.
+
+    Parameters
+    ----------
+    num_groups : int or sympy.Expr
+        Groups the channels are split in, as ``torch.nn.GroupNorm``.
+    num_channels : int or sympy.Expr
+        Channels ``C``.
+    eps : float, default 1e-5
+        As torch; ignored.
+    affine : bool, default True
+        Whether there are ``weight`` and ``bias`` (C,).
+    device, dtype : object, optional
+        Accepted as torch accepts them and ignored (they change no name or shape).
+    bias : bool, default True
+        torch's keyword-only ``bias``: with ``affine``, False leaves ``weight`` alone.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    TypeError
+        A size that is not an integer, or a flag not a bool.
+    ValueError
+        A size below 1, or int sizes where ``num_groups`` does not divide ``num_channels``.
+    """
     g = validate.size("num_groups", num_groups)
     c = validate.size("num_channels", num_channels)
     if type(g) is int and type(c) is int and c % g:

@@ -7,18 +7,19 @@ ranges, lists, tuples, ``zip``/``enumerate``, comprehensions, ``if``/``else`` on
 (both ways read and merged when it does not), f-strings, ``len``/``max``/``min``/``int``/``math``,
 ``functools.partial``, ``copy.deepcopy``. Nothing imported, nothing executed, a step limit against
 runaway loops. The framework's names (``nn.Linear``, ``nn.ModuleList``, ``add_module``) come from
-a :class:`~.frame.Semantics` (:mod:`.torch_semantics` for torch).
+a :class:`~.semantics.Semantics` (:mod:`.torch_semantics` for torch).
 
-Modules: :mod:`.values` (what names hold), :mod:`.frame` (scopes, limits), :mod:`.expressions`,
+Modules: :mod:`.values` (what names hold), :mod:`.frame` (scopes, limits), :mod:`.semantics` (a
+framework's hooks), :mod:`.core` (the shared state), :mod:`.expressions`,
 :mod:`.calls`, :mod:`.statements`, :mod:`.flow` (both ways of an unknown condition),
 :mod:`.builtins`; torch: :mod:`.torch_objects`, :mod:`.torch_tensors`, :mod:`.torch_modules`,
-:mod:`.torch_semantics`, :mod:`.torch_tree`.
+:mod:`.torch_names`, :mod:`.torch_semantics`, :mod:`.torch_tree`.
 """
 
 from __future__ import annotations
 
-from .frame import Semantics
 from .interpreter import Interpreter
+from .semantics import Semantics
 from .values import Refused, Unknown
 
 __all__ = ["Interpreter", "Semantics", "Refused", "Unknown"]

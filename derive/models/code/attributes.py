@@ -1,6 +1,6 @@
 """Attributes: of the code's objects and classes (methods bound, properties read, ``super()``),
 of packages' names (a :class:`~.values.Ref` further down the path), of framework objects (the
-:class:`~.frame.Semantics`) and of Python's own values (:mod:`.methods`).
+:class:`~.semantics.Semantics`) and of Python's own values (:mod:`.methods`).
 """
 
 from __future__ import annotations

@@ -374,6 +374,7 @@ def _wrap(kind: str) -> Any:
     return lambda reader, args, kwargs, node: Wrapped(kind, args[0])
 
 
+#: Python's builtin functions the reader runs, by name (``range``, ``len``, ``isinstance``, ...).
 BUILTINS: dict[str, Builtin] = {
     name: Builtin(name, fn)
     for name, fn in {

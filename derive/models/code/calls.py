@@ -3,7 +3,7 @@
 A function of the code is called with its arguments bound as Python binds them (positional,
 keyword, defaults, ``*args``, ``**kwargs``, keyword-only); a class is instantiated by running its
 ``__init__`` (found along its bases, ``super().__init__(...)`` included) — a class with a framework
-base (``nn.Module``) gets a framework object from the :class:`~.frame.Semantics`, a dataclass its
+base (``nn.Module``) gets a framework object from the :class:`~.semantics.Semantics`, a dataclass its
 fields. ``functools.partial``, bound methods, ``staticmethod``/``classmethod``/``property`` work
 as in Python. A name from a package is the framework's to call; a name neither defined nor
 imported, called, is a module derive does not know.

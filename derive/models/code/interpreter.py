@@ -1,7 +1,7 @@
 """The reader of model code: Python's construction subset, read without running anything.
 
 :class:`Interpreter` joins the three halves (:mod:`.expressions`, :mod:`.calls`,
-:mod:`.statements`) over one :class:`~.frame.Core` state; a :class:`~.frame.Semantics` says what a
+:mod:`.statements`) over one :class:`~.core.Core` state; a :class:`~.semantics.Semantics` says what a
 framework's names mean. Nothing is imported or executed: imports bind names
 (:class:`~.values.Ref`), calls of the code's own functions run their bodies here, and a value
 derive cannot know is an :class:`~.values.Unknown` that makes it refuse where it matters.
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..source import SourceError
-from .frame import Semantics
+from .semantics import Semantics
 from .statements import Statements
 from .values import Refused, UserRaise
 

@@ -36,6 +36,8 @@ def plain_attr(core: Any, value: Any, name: str, node: ast.AST) -> Any:
 
     Parameters
     ----------
+    core : Interpreter
+        The reader (for why a symbolic value is not known).
     value : object
     name : str
     node : ast.AST
@@ -43,6 +45,7 @@ def plain_attr(core: Any, value: Any, name: str, node: ast.AST) -> Any:
     Returns
     -------
     object
+        A :class:`~.values.Builtin` method, the attribute's value, or an :class:`~.values.Unknown`.
     """
     for kind, names in _METHODS.items():
         if isinstance(value, kind) and name in names:

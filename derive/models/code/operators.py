@@ -14,7 +14,8 @@ from typing import Any
 
 import sympy
 
-from .frame import MAX_INT, MAX_ITEMS, Core, source_of
+from .core import Core
+from .frame import MAX_INT, MAX_ITEMS, source_of
 from .values import Ref, Unknown
 
 __all__ = ["Operators", "truth", "is_size", "plain_number", "sympy_value"]
@@ -109,6 +110,22 @@ def truth(value: Any, length: Any = None) -> bool | None:
 
 
 def sympy_value(value: Any) -> Any:
+    """A SymPy integer as a plain int (a list index, a dict key, a result); anything else as it is.
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    object
+
+    Examples
+    --------
+    >>> import sympy
+    >>> sympy_value(sympy.Integer(3)), sympy_value(sympy.Symbol("n"))
+    (3, n)
+    """
     if isinstance(value, sympy.Basic) and value.is_Integer:
         return int(value)
     return value

@@ -27,6 +27,22 @@ class ContainerRules:
     partial: bool
 
     def register(self, core: Any, obj: ModObj, name: str, value: Any, node: ast.AST) -> None:  # pragma: no cover
+        """Register ``value`` as the child ``name`` of ``obj`` (:meth:`.torch_modules.ModuleRules.register`).
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : ModObj
+        name : str
+        value : object
+            A module object, None, or an unknown value that may be a module.
+        node : ast.AST
+
+        Raises
+        ------
+        Refused
+            ``value`` is not a module, or an unknown one (without ``partial``).
+        """
         raise NotImplementedError
 
     # -- containers ----------------------------------------------------------------------------
@@ -45,6 +61,12 @@ class ContainerRules:
         Returns
         -------
         ModObj
+
+        Raises
+        ------
+        Refused
+            An item that is not a module (a tensor for the parameter containers), or items derive
+            cannot list.
         """
         obj = ModObj(name, container=name if name not in ("Module", "DataParallel", "DistributedDataParallel") else "")
         arg_nodes = list(getattr(node, "args", []))
@@ -170,7 +192,22 @@ class ContainerRules:
         return Unknown(source_of(node), f"index {key!r} of {obj.type} is not known", getattr(node, "lineno", 0))
 
     def put_item(self, core: Any, obj: Any, key: Any, value: Any, node: ast.AST) -> None:
-        """``container[key] = value``."""
+        """``container[key] = value``.
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        key : object
+            An index (lists) or a key (dicts).
+        value : object
+        node : ast.AST
+
+        Raises
+        ------
+        Refused
+            ``obj`` is not a container, an index it does not have, or a value it cannot hold.
+        """
         if not isinstance(obj, ModObj) or not obj.container:
             raise core.refuse(node, f"derive does not read assignments to {source_of(node)}")
         if obj.container in ("ModuleDict", "ParameterDict"):
@@ -182,7 +219,15 @@ class ContainerRules:
         self._put(core, obj, entries[key], value, node)
 
     def delitem(self, core: Any, obj: Any, key: Any, node: ast.AST) -> None:
-        """``del container[key]``."""
+        """``del container[key]`` (a list's items numbered again, as torch does).
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        key : object
+        node : ast.AST
+        """
         if isinstance(obj, ModObj):
             table: dict[str, Any] = obj.params if obj.container.startswith("Parameter") else obj.children
             keys = list(table)
@@ -196,20 +241,56 @@ class ContainerRules:
                 table.pop(str(key), None)
 
     def iterate(self, core: Any, obj: Any, node: ast.AST) -> list[Any] | None:
-        """The items of a container (a ModuleDict: its keys)."""
+        """The items of a container (a ModuleDict: its keys).
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        node : ast.AST
+
+        Returns
+        -------
+        list or None
+            None when ``obj`` is not a container.
+        """
         if not isinstance(obj, ModObj) or not obj.container:
             return None
         table = obj.params if obj.container.startswith("Parameter") else obj.children
         return list(table) if obj.container.endswith("Dict") else [v for v in table.values() if v is not None]
 
     def length(self, obj: Any) -> Any:
-        """``len(container)``."""
+        """``len(container)``.
+
+        Parameters
+        ----------
+        obj : object
+
+        Returns
+        -------
+        int or None
+            None when ``obj`` is not a container.
+        """
         if isinstance(obj, ModObj) and obj.container:
             return len(obj.params if obj.container.startswith("Parameter") else obj.children)
         return None
 
     def extend(self, core: Any, obj: Any, value: Any, node: ast.AST) -> None:
-        """``container += iterable``."""
+        """``container += iterable``.
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        value : object
+        node : ast.AST
+
+        Raises
+        ------
+        Refused
+            ``obj`` is not a ``ModuleList``, ``Sequential`` or ``ParameterList``, or items derive
+            cannot list.
+        """
         if isinstance(obj, ModObj) and obj.container in ("ModuleList", "Sequential", "ParameterList"):
             self._container_method(core, obj, "extend", [value], node)
             return

@@ -21,11 +21,40 @@ class TorchMerge:
     """The merge rules, mixed into :class:`~.torch_semantics.TorchSemantics`."""
 
     def has_modules(self, value: Any, seen: set[int]) -> bool:
-        """Modules and parameters count; tensors do not."""
+        """Modules and parameters count; tensors do not.
+
+        Parameters
+        ----------
+        value : object
+        seen : set of int
+            ``id()`` of the values already visited (unused: a torch object is decided by its kind).
+
+        Returns
+        -------
+        bool
+        """
         return isinstance(value, ModObj) or (isinstance(value, ParamObj) and not value.buffer)
 
     def merge(self, merger: Any, a: Any, b: Any) -> Any:
-        """Two module objects agree when their tensors and children do (plain attributes may differ)."""
+        """Two module objects agree when their tensors and children do (plain attributes may differ).
+
+        Parameters
+        ----------
+        merger : Merger
+            The merge under way (:class:`~.flow.Merger`): children and attributes are merged by it.
+        a, b : object
+            The object after the first and after the second way.
+
+        Returns
+        -------
+        object or None
+            ``a``, merged; None when they differ.
+
+        Raises
+        ------
+        Refused
+            Children whose modules or parameters differ (through ``merger``).
+        """
         if isinstance(a, TensorVal) or isinstance(b, TensorVal):
             return a if a == b else None
         if isinstance(a, ParamObj) and isinstance(b, ParamObj):
@@ -55,7 +84,17 @@ class TorchMerge:
         return a
 
     def transplant(self, target: Any, source: Any, back: Any) -> None:
-        """Write a copied module, parameter or tensor back into the original object."""
+        """Write a copied module, parameter or tensor back into the original object.
+
+        Parameters
+        ----------
+        target : object
+            The original object (its identity is kept).
+        source : object
+            The copy the way kept ran on.
+        back : callable
+            Copy -> original, for each value ``source`` refers to.
+        """
         if isinstance(target, ParamObj):
             target.shape, target.trainable, target.buffer = source.shape, source.trainable, source.buffer
             return

@@ -75,6 +75,24 @@ class ModuleRules(ContainerRules):
     _called: dict[int, set[str]]
 
     def unknown_module(self, core: Any, value: Unknown, node: ast.AST) -> ModObj:  # pragma: no cover
+        """A module derive does not know (:meth:`.torch_semantics.TorchSemantics.unknown_module`).
+
+        Parameters
+        ----------
+        core : Interpreter
+        value : Unknown
+        node : ast.AST
+
+        Returns
+        -------
+        ModObj
+            A module not counted (``partial``).
+
+        Raises
+        ------
+        Refused
+            Always, without ``partial``.
+        """
         raise NotImplementedError
 
     # -- registration --------------------------------------------------------------------------
@@ -89,6 +107,12 @@ class ModuleRules(ContainerRules):
         value : object
             A module object, None, or an unknown value that may be a module.
         node : ast.AST
+
+        Raises
+        ------
+        Refused
+            ``value`` is not a module, an unknown module (without ``partial``), or a parameter of
+            unknown shape.
         """
         if isinstance(value, Unknown):
             if value.kind == "parameter":
@@ -110,6 +134,12 @@ class ModuleRules(ContainerRules):
         name : str
         value : object
         node : ast.AST
+
+        Raises
+        ------
+        Refused
+            A value torch refuses for a parameter or child of that name, or a module derive cannot
+            count.
         """
         if not isinstance(obj, ModObj):
             return None
@@ -181,7 +211,15 @@ class ModuleRules(ContainerRules):
         return name in self._called[key]
 
     def delattr(self, core: Any, obj: Any, name: str, node: ast.AST) -> None:
-        """``del module.name``."""
+        """``del module.name``: the parameter, buffer, child or attribute removed.
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        name : str
+        node : ast.AST
+        """
         if isinstance(obj, ModObj):
             obj.remove(name)
             obj.touched()

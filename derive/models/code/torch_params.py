@@ -59,6 +59,11 @@ def normalised(core: Any, path: str, args: list[Any], kwargs: dict[str, Any], no
     Returns
     -------
     ModObj
+
+    Raises
+    ------
+    Refused
+        Not a module with that parameter (or a frozen one), or a ``dim`` derive does not know.
     """
     module = args[0] if args else kwargs.get("module")
     name = args[1] if len(args) > 1 else kwargs.get("name", "weight")

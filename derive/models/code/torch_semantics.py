@@ -18,68 +18,18 @@ from typing import Any
 
 import sympy
 
-from ...engine.constructors import CONSTRUCTORS, lookup
-from .frame import Semantics, source_of
+from ...engine.constructors import lookup
+from .frame import source_of
+from .semantics import Semantics
 from .torch_merge import TorchMerge
 from .torch_modules import ModuleRules
+from .torch_names import EMPTY_BASES, FREE_NAMES, NATIVE, VALUE_PACKAGES, supported, torch_name
 from .torch_objects import CONTAINERS, ModObj, ParamObj, TensorVal, adopt
 from .torch_params import normalised, parameter
 from .torch_tensors import ELEMENTWISE, FACTORIES, broadcast, create, index, tensor_attr
 from .values import Class, Ref, Unknown
 
-__all__ = ["TorchSemantics", "torch_name", "supported"]
-
-_FREE = {"nn": "torch.nn", "torch": "torch", "F": "torch.nn.functional"}
-_NATIVE: tuple[str, ...] = (*CONTAINERS, "Module", "DataParallel", "DistributedDataParallel")
-#: Library bases whose ``__init__`` adds no tensor.
-EMPTY_BASES: tuple[str, ...] = ("torch.nn.Module", "pytorch_lightning.LightningModule", "lightning.LightningModule")
-EMPTY_BASES += ("lightning.pytorch.LightningModule", "pl.LightningModule", "L.LightningModule")
-# Packages whose functions give plain values, never modules (a config read from a file is unknown, not a model).
-_VALUES: tuple[str, ...] = (
-    "json",
-    "yaml",
-    "os",
-    "sys",
-    "pickle",
-    "numpy",
-    "np",
-    "math",
-    "random",
-    "time",
-    "logging",
-    "argparse",
-)
-_VALUES += ("re", "string", "pathlib", "collections", "itertools", "functools", "warnings", "typing", "torch.cuda")
-_VALUES += ("torch.device", "torch.manual_seed", "torch.backends", "torch.distributed", "torch.utils.data")
-
-
-def torch_name(path: str) -> str | None:
-    """The ``torch.nn`` class a dotted path names (``torch.nn.modules.rnn.LSTM`` -> ``"LSTM"``), or None.
-
-    Parameters
-    ----------
-    path : str
-
-    Returns
-    -------
-    str or None
-    """
-    for prefix in ("torch.nn.modules.", "torch.nn.parallel.", "torch.nn.parameter."):
-        if path.startswith(prefix):
-            return path.rsplit(".", 1)[-1]
-    if path.startswith("torch.nn.") and path.count(".") == 2:
-        return path.rsplit(".", 1)[-1]
-    return None
-
-
-def supported() -> list[str]:
-    """Every ``torch.nn`` class the code reader knows.
-
-    Returns
-    -------
-    list of str
-    """
-    return sorted({name for fw, name in CONSTRUCTORS if fw == "torch"} | set(_NATIVE) | {"Parameter"})
+__all__ = ["TorchSemantics"]
 
 
 class TorchSemantics(TorchMerge, ModuleRules, Semantics):
@@ -106,14 +56,23 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
         -------
         Ref or None
         """
-        if name in _FREE:
-            return Ref(_FREE[name])
-        if lookup("torch", name) is not None or name in _NATIVE or name == "Parameter":
+        if name in FREE_NAMES:
+            return Ref(FREE_NAMES[name])
+        if lookup("torch", name) is not None or name in NATIVE or name == "Parameter":
             return Ref(f"torch.nn.{name}")
         return None
 
     def owns(self, value: Any) -> bool:
-        """Whether ``value`` is a torch object of the reader."""
+        """Whether ``value`` is a torch object of the reader (a module, a parameter, a tensor).
+
+        Parameters
+        ----------
+        value : object
+
+        Returns
+        -------
+        bool
+        """
         return isinstance(value, (ModObj, ParamObj, TensorVal))
 
     # -- calls of torch's names ----------------------------------------------------------------
@@ -131,6 +90,12 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
         Returns
         -------
         object
+
+        Raises
+        ------
+        Refused
+            Arguments torch would refuse, ``weight_norm``/``spectral_norm`` of a module derive cannot
+            read, or (without ``partial``) a module handed to a function derive does not read.
         """
         path = ref.path
         written = source_of(node.func)
@@ -142,7 +107,7 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
         if path.rsplit(".", 1)[-1] in ("weight_norm", "spectral_norm") and path.startswith("torch.nn.utils"):
             return normalised(core, path, args, kwargs, node)
         if name is not None:
-            if name in _NATIVE:
+            if name in NATIVE:
                 return self.container(core, name, args, kwargs, node)
             if lookup("torch", name) is not None:
                 return self.construct(core, name, args, kwargs, node)
@@ -165,7 +130,7 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
             return create(numpy, args, {}, node)
         if path.startswith("torch.") and short in ELEMENTWISE and args and isinstance(args[0], (TensorVal, ParamObj)):
             return TensorVal(args[0].shape)
-        if path.startswith(_VALUES) or path.startswith("torch."):
+        if path.startswith(VALUE_PACKAGES) or path.startswith("torch."):
             return Unknown(written, f"{path}(...) is not read by derive", node.lineno)
         self.handed_over(core, written, [*args, *kwargs.values()], node)
         package = path.rsplit(".", 1)[0] if "." in path else path
@@ -267,6 +232,11 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
         Returns
         -------
         None
+
+        Raises
+        ------
+        Refused
+            Arguments torch would refuse, or (without ``partial``) a base derive does not read.
         """
         name = torch_name(base.path)
         if base.path in EMPTY_BASES or name == "Module" or base.path.endswith("LightningModule"):
@@ -290,25 +260,73 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
         return None
 
     def getattr(self, core: Any, obj: Any, name: str, node: ast.AST) -> Any:
-        """An attribute of a module, parameter or tensor (see :class:`~.torch_modules.ModuleRules`)."""
+        """An attribute of a module, parameter or tensor (see :class:`~.torch_modules.ModuleRules`).
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : ModObj, ParamObj or TensorVal
+        name : str
+        node : ast.AST
+
+        Returns
+        -------
+        object
+        """
         if isinstance(obj, (TensorVal, ParamObj)):
             return tensor_attr(obj, name, node)
         return self.module_attr(core, obj, name, node)
 
     def subscript(self, core: Any, obj: Any, key: Any, node: ast.AST) -> Any:
-        """``module[i]``, ``module[key]``, ``tensor[...]``."""
+        """``module[i]``, ``module[key]``, ``tensor[...]``.
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : ModObj, ParamObj or TensorVal
+        key : object
+        node : ast.AST
+
+        Returns
+        -------
+        object
+        """
         if isinstance(obj, (TensorVal, ParamObj)):
             return index(obj, key, node)
         return self.item(core, obj, key, node)
 
     def setitem(self, core: Any, obj: Any, key: Any, value: Any, node: ast.AST) -> None:
-        """``tensor[...] = value`` (an in-place write: no shape changes); ``container[key] = value``."""
+        """``tensor[...] = value`` (an in-place write: no shape changes); ``container[key] = value``.
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : ModObj, ParamObj or TensorVal
+        key, value : object
+        node : ast.AST
+
+        Raises
+        ------
+        Refused
+            ``obj`` is a module but not a container, or an index it does not have.
+        """
         if isinstance(obj, (TensorVal, ParamObj)):
             return None
         return self.put_item(core, obj, key, value, node)
 
     def binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Any:
-        """Tensor arithmetic (shapes broadcast); ``ModuleList + ModuleList``."""
+        """Tensor arithmetic (shapes broadcast); ``ModuleList + ModuleList``.
+
+        Parameters
+        ----------
+        op : ast.operator
+        left, right : object
+        node : ast.AST
+
+        Returns
+        -------
+        TensorVal, ModObj or Unknown
+        """
         if isinstance(left, ModObj) and isinstance(right, ModObj) and isinstance(op, ast.Add):
             return self.joined(left, right, node)
         shapes = [v.shape if isinstance(v, (TensorVal, ParamObj)) else () for v in (left, right)]
@@ -320,7 +338,18 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
         return Unknown(source_of(node), "this arithmetic on tensors is not read", getattr(node, "lineno", 0))
 
     def isinstance_of(self, obj: Any, classinfo: Any) -> bool | None:
-        """``isinstance`` against ``nn.Module``, a ``torch.nn`` class, ``nn.Parameter``, ``torch.Tensor``."""
+        """``isinstance`` against ``nn.Module``, a ``torch.nn`` class, ``nn.Parameter``, ``torch.Tensor``.
+
+        Parameters
+        ----------
+        obj : object
+        classinfo : object
+            A :class:`~.values.Ref` to a torch class, or a class of the code.
+
+        Returns
+        -------
+        bool or None
+        """
         path = getattr(classinfo, "path", None)
         if path is None:
             return False if isinstance(obj, (TensorVal, ParamObj)) else None
@@ -350,6 +379,11 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
         args : list
             Its arguments.
         node : ast.AST
+
+        Raises
+        ------
+        Refused
+            A module among them, without ``partial``.
         """
         for value in args:
             if isinstance(value, ModObj) and value.counted:
@@ -376,6 +410,11 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
         Returns
         -------
         ModObj
+
+        Raises
+        ------
+        Refused
+            Always, without ``partial``.
         """
         shown = value.name.split("(")[0].rsplit(".", 1)[-1] or value.name
         if not self.partial:

@@ -24,6 +24,7 @@ from .values import Builtin, Unknown
 
 __all__ = ["create", "tensor_attr", "broadcast", "index", "FACTORIES", "ELEMENTWISE", "shape_of"]
 
+#: ``torch`` functions that make a new tensor (``torch.zeros``, ``torch.tensor``, ``torch.arange``, ...).
 FACTORIES: tuple[str, ...] = (
     "zeros",
     "ones",

@@ -49,7 +49,15 @@ class Refused(SourceError):
 
 
 class UserRaise(Exception):
-    """The code itself raises here (a ``raise`` statement reached, an ``assert`` that fails)."""
+    """The code itself raises here (a ``raise`` statement reached, an ``assert`` that fails).
+
+    Parameters
+    ----------
+    line : int
+        The line of the ``raise`` or ``assert``.
+    text : str
+        What it raises, as written (shown in the message).
+    """
 
     def __init__(self, line: int, text: str) -> None:
         super().__init__(f"line {line}: the code raises here ({text})")
@@ -58,7 +66,13 @@ class UserRaise(Exception):
 
 
 class Return(Exception):
-    """``return value`` (control flow, not an error)."""
+    """``return value`` (control flow, not an error).
+
+    Parameters
+    ----------
+    value : object
+        The value returned.
+    """
 
     def __init__(self, value: Any) -> None:
         super().__init__()
@@ -376,7 +390,15 @@ MISSING = Unknown("MISSING", "a dataclass field without a default")
 
 
 class SuperProxy:
-    """``super()`` inside a method of ``cls`` running on ``obj``."""
+    """``super()`` inside a method of ``cls`` running on ``obj``.
+
+    Parameters
+    ----------
+    cls : Class
+        The class whose method calls ``super()`` (the lookup starts after it in the MRO).
+    obj : object
+        The instance the method runs on (``self``).
+    """
 
     def __init__(self, cls: Class, obj: Any) -> None:
         self.cls = cls

@@ -1,0 +1,263 @@
+"""The reader's shared state: the frame stack, the step limit, notes and refusals.
+
+The layers of the reader (:mod:`.operators`, :mod:`.expressions`, :mod:`.attributes`,
+:mod:`.calls`, :mod:`.statements`) are mixed over one :class:`Core` in
+:class:`derive.models.code.Interpreter`; the framework's rules come from its
+:class:`~.semantics.Semantics`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any
+
+from .frame import MAX_STEPS, Frame
+from .semantics import Semantics
+from .values import Refused
+
+__all__ = ["Core"]
+
+_PYTHON = frozenset(dir(builtins))
+
+
+class Core:
+    """The reader's shared state and helpers (see :class:`derive.models.code.Interpreter`).
+
+    Parameters
+    ----------
+    semantics : Semantics
+    partial : bool
+        Count what is known and mark the rest instead of refusing.
+    """
+
+    def __init__(self, semantics: Semantics, partial: bool = False) -> None:
+        self.semantics = semantics
+        self.partial = partial
+        self.steps = 0
+        self.calls = 0
+        self.frame = Frame({})
+        self.module_frame = self.frame
+        self.stack: list[Frame] = [self.frame]
+        self.notes: list[str] = []
+        self.line = 0
+        #: SymPy symbol -> why it has no value (a parameter of an uninstantiated class)
+        self.symbol_origins: dict[Any, str] = {}
+
+    def step(self, node: ast.AST) -> None:
+        """Count one statement or expression; refuse past :data:`MAX_STEPS`.
+
+        Parameters
+        ----------
+        node : ast.AST
+
+        Raises
+        ------
+        Refused
+            Too many steps (a loop too long to read).
+        """
+        self.steps += 1
+        line = getattr(node, "lineno", None)
+        if line is not None:
+            self.line = line
+        if self.steps > MAX_STEPS:
+            raise Refused(
+                f"line {self.line}: more than {MAX_STEPS:,} steps to read; derive stops here (a loop too long?)"
+            )
+
+    def refuse(self, node: ast.AST | None, message: str) -> Refused:
+        """A refusal at ``node``'s line (raise it).
+
+        Parameters
+        ----------
+        node : ast.AST or None
+        message : str
+
+        Returns
+        -------
+        Refused
+        """
+        line = getattr(node, "lineno", None) or self.line
+        return Refused(f"line {line}: {message}")
+
+    def note(self, text: str) -> None:
+        """Add a note shown under the report (once).
+
+        Parameters
+        ----------
+        text : str
+        """
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def python_builtin(self, name: str) -> bool:
+        """Whether ``name`` is one of Python's builtins (never a size symbol).
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        bool
+        """
+        return name in _PYTHON
+
+    # -- provided by the layers of the reader (operators, expressions, calls, statements) ----------
+    def eval(self, node: ast.AST) -> Any:  # pragma: no cover
+        """The value of an expression (:class:`~.expressions.Expressions`).
+
+        Parameters
+        ----------
+        node : ast.AST
+            The expression.
+
+        Returns
+        -------
+        object
+
+        Raises
+        ------
+        Refused
+            The code cannot be read (the message names the line).
+        """
+        raise NotImplementedError
+
+    def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:  # pragma: no cover
+        """``func(*args, **kwargs)`` (:class:`~.calls.Calls`).
+
+        Parameters
+        ----------
+        func : object
+            What is called (a code function or class, a builtin, a framework name).
+        args : list
+        kwargs : dict of str to object
+        node : ast.AST
+            The call (for lines and messages).
+
+        Returns
+        -------
+        object
+
+        Raises
+        ------
+        Refused
+            The call cannot be read.
+        """
+        raise NotImplementedError
+
+    def eval_call(self, node: ast.Call) -> Any:  # pragma: no cover
+        """The value of a call expression, its arguments evaluated (:class:`~.calls.Calls`).
+
+        Parameters
+        ----------
+        node : ast.Call
+
+        Returns
+        -------
+        object
+
+        Raises
+        ------
+        Refused
+            The call cannot be read.
+        """
+        raise NotImplementedError
+
+    def assign(self, target: ast.AST, value: Any) -> None:  # pragma: no cover
+        """Bind ``value`` to an assignment target (:class:`~.statements.Statements`).
+
+        Parameters
+        ----------
+        target : ast.AST
+            A name, an attribute, an item, or an unpacking.
+        value : object
+
+        Raises
+        ------
+        Refused
+            A target derive does not read.
+        """
+        raise NotImplementedError
+
+    def set_attr(self, obj: Any, name: str, value: Any, node: ast.AST) -> None:  # pragma: no cover
+        """``obj.name = value`` (:class:`~.statements.Statements`).
+
+        Parameters
+        ----------
+        obj : object
+        name : str
+        value : object
+        node : ast.AST
+
+        Raises
+        ------
+        Refused
+            An assignment the framework's rules refuse.
+        """
+        raise NotImplementedError
+
+    def get_attr(self, value: Any, name: str, node: ast.AST) -> Any:  # pragma: no cover
+        """``value.name`` (:class:`~.attributes.Attributes`).
+
+        Parameters
+        ----------
+        value : object
+        name : str
+        node : ast.AST
+
+        Returns
+        -------
+        object
+        """
+        raise NotImplementedError
+
+    def builtin(self, name: str) -> Any:  # pragma: no cover
+        """The Python builtin ``name`` derive evaluates, or None (:class:`~.calls.Calls`).
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        Builtin or None
+        """
+        raise NotImplementedError
+
+    def exec_block(self, statements: list[ast.stmt]) -> None:  # pragma: no cover
+        """Run statements in the current frame (:class:`~.statements.Statements`).
+
+        Parameters
+        ----------
+        statements : list of ast.stmt
+
+        Raises
+        ------
+        Refused
+            A statement derive does not read, where it matters.
+        """
+        raise NotImplementedError
+
+    def fork_values(self, node: ast.AST, test: Any, a: ast.expr, b: ast.expr) -> Any:  # pragma: no cover
+        """A conditional expression whose test is not known: both values, merged (:class:`~.statements.Statements`).
+
+        Parameters
+        ----------
+        node : ast.AST
+            The conditional expression.
+        test : object
+            The test's value (not known).
+        a, b : ast.expr
+            The value if true, the value if false.
+
+        Returns
+        -------
+        object
+
+        Raises
+        ------
+        Refused
+            Modules or parameters that differ between the two values.
+        """
+        raise NotImplementedError
