@@ -26,11 +26,13 @@ from contextlib import redirect_stderr, redirect_stdout
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
+import live_record
 import pytest
 from cli_frameworks import CITED, RUNNERS, UNORDERED, WORKERS
 
 from derive.cli import main
 from derive.engine.constructors import CONSTRUCTORS
+from docs_src.record import LIBRARIES
 
 #: (framework, line as written, --input-dim or None)
 CASES = [
@@ -216,6 +218,8 @@ def _check(framework: str, text: str, input_dim: int | None) -> None:
     if framework in UNORDERED:
         ours, real = sorted(ours), sorted(real)
     assert ours == real
+    if LIBRARIES.get(framework) and LIBRARIES[framework].packages:  # a block library held live
+        live_record.checked(framework, _called(text))
 
 
 IN_PROCESS = [c for c in CASES if c[0] not in WORKERS]
