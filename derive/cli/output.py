@@ -315,7 +315,7 @@ def count_name(formula: object) -> str:
     >>> count_name(sympy.Symbol("H") * 4), count_name(sympy.Symbol("N") * 4)
     ('N', 'params')
     """
-    letters = getattr(formula, "free_symbols", set())
+    letters: set[Any] = getattr(formula, "free_symbols", set())
     return "params" if any(s.name == "N" for s in letters) else "N"
 
 
