@@ -1,6 +1,12 @@
 """The committed verification record (``docs_src/verification.json``): what the tests checked
-each framework against. The site says "checked against ..." from this record only, so the built
-site is the same on every machine, whatever is installed there."""
+each framework, and each library of the blocks, against. The site says "checked against ..." from
+this record only, so the built site is the same on every machine, whatever is installed there.
+
+The frameworks are :data:`derive.frameworks.FRAMEWORKS`; the libraries the blocks
+(:mod:`derive.blocks`) are held against, or cite, are :data:`LIBRARIES` (recorded under
+``"blocks"``). A live test names either by its key when it counts a case
+(``tests/support/live_record.py``); :func:`verified` finds which.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import importlib.metadata
 import json
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from derive.frameworks.registry import Framework
@@ -16,16 +23,110 @@ from derive.frameworks.registry import Framework
 RECORD = Path(__file__).resolve().parent / "verification.json"
 
 
+@dataclass(frozen=True)
+class Library:
+    """A library the blocks are held against live (``packages``), or cite (``source``).
+
+    Attributes
+    ----------
+    key : str
+        The key the live tests record under (a constructor framework of
+        :mod:`derive.engine.constructors`: ``"transformers"``, ``"mamba_ssm"``, ``"fla"``).
+    title : str
+        For the site's table.
+    packages : tuple of str
+        The distributions whose installed versions the record names (empty: cited).
+    environment : str
+        ``""`` for the test environment, else the checkout's ``.venv-<environment>`` (``"ssm"``).
+    models : tuple of str
+        The ``model_type`` of :data:`derive.blocks.CONFIG_MODELS` it builds (their architectures
+        are classes it may record, with its registered constructors).
+    source : str
+        A cited library's files and lines.
+    """
+
+    key: str
+    title: str
+    packages: tuple[str, ...] = ()
+    environment: str = ""
+    models: tuple[str, ...] = ()
+    source: str = ""
+
+    def classes(self) -> set[str]:
+        """The class names recorded under it: its registered constructors and its models' architectures."""
+        import derive.blocks
+        from derive.engine.constructors import CONSTRUCTORS
+
+        return {name for fw, name in CONSTRUCTORS if fw == self.key} | {
+            derive.blocks.CONFIG_MODELS[m].architecture for m in self.models
+        }
+
+
+def _sources(*texts: str) -> str:
+    return "; ".join(dict.fromkeys(texts))
+
+
+def _libraries() -> dict[str, Library]:
+    from derive.blocks import griffin, rwkv, rwkv6, rwkv7  # importing derive.blocks registers every block
+    from derive.engine.constructors import CONSTRUCTORS
+
+    def cited(key: str) -> str:
+        return _sources(*(c.source for (fw, _), c in CONSTRUCTORS.items() if fw == key))
+
+    found = [
+        Library("transformers", "transformers (Mamba, FalconMamba, Mamba-2, RWKV-4, RecurrentGemma)",
+                ("transformers",), models=("mamba", "falcon_mamba", "mamba2", "rwkv", "recurrent_gemma")),
+        Library("mamba_ssm", "mamba_ssm (Mamba, Mamba-2)", ("mamba-ssm",), "ssm", models=("mamba_ssm",)),
+        Library("fla", "flash-linear-attention (RWKV-6/7, GLA, RetNet, HGRN, DeltaNet)",
+                ("flash-linear-attention", "fla-core"), "ssm", models=("rwkv6", "rwkv7")),
+        Library("s4", "S4D and S4 (state-spaces/s4)", source=cited("s4")),
+        Library("s5", "S5 (lindermanlab/S5)", source=cited("s5")),
+        Library("lru", "LRU (NicolasZucchet/minimal-LRU)", source=cited("lru")),
+        Library("rwkv_blinkdl", "RWKV-4/5/6/7 (BlinkDL/RWKV-LM)",
+                source=_sources(*(m.SOURCE["blinkdl"] for m in (rwkv, rwkv6, rwkv7)))),
+        Library("recurrentgemma", "Griffin / RecurrentGemma (google-deepmind/recurrentgemma)",
+                source=griffin.SOURCE["deepmind"]),
+    ]  # fmt: skip
+    return {library.key: library for library in found}
+
+
+#: The libraries of the blocks, by key: live ones with packages, cited ones with their source.
+LIBRARIES: dict[str, Library] = _libraries()
+
+
+def verified(key: str) -> tuple[str, Framework | Library]:
+    """Where ``key`` is recorded (``"frameworks"`` or ``"blocks"``) and what it is.
+
+    Raises
+    ------
+    KeyError
+        Neither a framework nor a library of the blocks.
+    """
+    from derive.frameworks import FRAMEWORKS
+
+    if key in FRAMEWORKS:
+        return "frameworks", FRAMEWORKS[key]
+    if key in LIBRARIES and LIBRARIES[key].packages:
+        return "blocks", LIBRARIES[key]
+    raise KeyError(f"{key!r} is neither a framework nor a live library of the blocks (docs_src/record.py)")
+
+
 def load() -> dict:
-    """The record: ``{"frameworks": {key: {"packages": {distribution: version}}}}``."""
+    """The record: ``{"frameworks": {key: {"packages": {distribution: version}, ...}}, "blocks": {...}}``."""
     return json.loads(RECORD.read_text(encoding="utf-8"))
 
 
-def status(framework: Framework) -> str:
-    """``"checked against <package> <version> [and ...]"`` from the record, else ``"from source: <files>"``."""
-    entry = load()["frameworks"].get(framework.key)
+def status(held: Framework | Library) -> str:
+    """``"checked against <package> <version> [and ...]"`` from the record, else ``"from source: <files>"``.
+
+    Parameters
+    ----------
+    held : derive.frameworks.registry.Framework or Library
+    """
+    part = "blocks" if isinstance(held, Library) else "frameworks"
+    entry = load().get(part, {}).get(held.key)
     if not entry:
-        return f"from source: {framework.source}"
+        return f"from source: {held.source}"
     return "checked against " + " and ".join(f"{p} {v}" for p, v in sorted(entry["packages"].items()))
 
 
@@ -48,31 +149,38 @@ def package_version(package: str, environment: str = "") -> str:
 def write_cases(cases: Mapping[tuple[str, str], int], today: str | None = None) -> None:
     """Write the live cases of a test run into the record (``DERIVE_UPDATE_RECORD=1``).
 
-    For each framework with cases: its installed package versions, each class with the number
-    of cases compared in the run (classes not exercised by the run keep their earlier entry), the
-    total, and the date of the run (UTC).
+    For each framework or library of the blocks with cases (:func:`verified`): its installed
+    package versions (read in its own environment), each class with the number of cases compared
+    in the run (classes not exercised by the run keep their earlier entry), the total, and the
+    date of the run (UTC).
 
     Parameters
     ----------
-    cases : mapping of (framework key, class name) -> int
-        From ``tests/support/live_record.py``.
+    cases : mapping of (key, class name) -> int
+        From ``tests/support/live_record.py``; a key of :data:`derive.frameworks.FRAMEWORKS` or
+        of :data:`LIBRARIES`.
     today : str or None
         ISO date; None for today's (UTC).
-    """
-    from derive.frameworks import FRAMEWORKS
 
+    Raises
+    ------
+    KeyError
+        A key that is neither.
+    """
     data = load()
     today = today or datetime.datetime.now(datetime.UTC).date().isoformat()
     for key in sorted({k for k, _ in cases}):
-        framework = FRAMEWORKS[key]
-        entry = data["frameworks"].setdefault(key, {})
-        entry["packages"] = {p: package_version(p, framework.environment) for p in sorted(framework.packages)}
+        part, held = verified(key)
+        entry = data.setdefault(part, {}).setdefault(key, {})
+        entry["packages"] = {p: package_version(p, held.environment) for p in sorted(held.packages)}
         cells = dict(entry.get("cells", {}))
         cells.update({cell: n for (k, cell), n in cases.items() if k == key})
         entry["cells"] = dict(sorted(cells.items()))
         entry["cases"] = sum(entry["cells"].values())
         entry["date"] = today
-    data["frameworks"] = dict(sorted(data["frameworks"].items()))
+    for part in ("frameworks", "blocks"):
+        if part in data:
+            data[part] = dict(sorted(data[part].items()))
     RECORD.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
@@ -88,33 +196,32 @@ def rows() -> list[dict]:
     """
     from derive.frameworks import FRAMEWORKS
 
-    data = load()["frameworks"]
+    return _rows(FRAMEWORKS, load()["frameworks"])
+
+
+def block_rows() -> list[dict]:
+    """The site's table of what the blocks were held against: one row per library of :data:`LIBRARIES`.
+
+    Returns
+    -------
+    list of dict
+        As :func:`rows` (``framework`` is the library's key): "live" with the versions, classes
+        and cases of the record's ``"blocks"``; "cited" with ``packages`` the files and lines.
+    """
+    return _rows(LIBRARIES, load().get("blocks", {}))
+
+
+def _rows(registry: Mapping[str, Framework | Library], data: Mapping[str, dict]) -> list[dict]:
     out = []
-    for key, fw in FRAMEWORKS.items():
+    for key, held in registry.items():
         entry = data.get(key)
-        if entry:
-            packages = ", ".join(f"{p} {v}" for p, v in sorted(entry["packages"].items()))
-            out.append(
-                {
-                    "framework": key,
-                    "title": fw.title,
-                    "status": "live",
-                    "packages": packages,
-                    "cells": entry.get("cells", {}),
-                    "cases": entry.get("cases", 0),
-                    "date": entry.get("date", ""),
-                }
-            )
-        else:
-            out.append(
-                {
-                    "framework": key,
-                    "title": fw.title,
-                    "status": "cited",
-                    "packages": fw.source,
-                    "cells": {},
-                    "cases": 0,
-                    "date": "",
-                }
-            )
+        live = {
+            "status": "live",
+            "packages": ", ".join(f"{p} {v}" for p, v in sorted(entry["packages"].items())) if entry else "",
+            "cells": entry.get("cells", {}) if entry else {},
+            "cases": entry.get("cases", 0) if entry else 0,
+            "date": entry.get("date", "") if entry else "",
+        }
+        cited = {"status": "cited", "packages": held.source, "cells": {}, "cases": 0, "date": ""}
+        out.append({"framework": key, "title": held.title, **(live if entry else cited)})
     return out

@@ -24,6 +24,7 @@ __all__ = [
     "constructor_text",
     "constructor_json",
     "constructor_latex",
+    "count_name",
     "tensors_text",
     "report_json",
     "report_latex",
@@ -208,7 +209,7 @@ def constructor_text(info: dict[str, Any], cost_info: dict[str, Any] | None, out
             f"{text(summed['each_upper_layer'])} = {text(info['count'])}"
         )
     values = ", ".join(f"{k}={v}" for k, v in info["values"].items())
-    say(f"formula: N = {info['formula']}" + (f"   ({values})" if values else ""))
+    say(f"formula: {count_name(info['formula'])} = {info['formula']}" + (f"   ({values})" if values else ""))
     for note in info.get("notes", ()):
         say(f"note: {note}")
     if cost_info:
@@ -289,10 +290,33 @@ def constructor_latex(info: dict[str, Any]) -> str:
     count = info["count"]
     formula = sympy.latex(info["formula"])
     values = ", ".join(f"{k} = {v}" for k, v in info["values"].items())
+    name = count_name(info["formula"]).replace("params", r"\text{params}")
     if isinstance(count, int):
         where = rf" \quad ({values})" if values else ""
-        return f"N = {formula} = {latex_number(count)}{where}"
-    return f"N = {formula}"
+        return f"{name} = {formula} = {latex_number(count)}{where}"
+    return f"{name} = {formula}"
+
+
+def count_name(formula: object) -> str:
+    """The name the count goes by in a printed formula: ``N``, or ``params`` where ``N`` is one of
+    the formula's letters (Mamba's ``d_state``, S4's state size).
+
+    Parameters
+    ----------
+    formula : sympy.Expr or int
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import sympy
+    >>> count_name(sympy.Symbol("H") * 4), count_name(sympy.Symbol("N") * 4)
+    ('N', 'params')
+    """
+    letters: set[Any] = getattr(formula, "free_symbols", set())
+    return "params" if any(s.name == "N" for s in letters) else "N"
 
 
 def report_json(report: Report) -> str:

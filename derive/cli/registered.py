@@ -223,6 +223,22 @@ def _formula(made: _Made, total: Any, input_dim: Any, deferred: bool) -> tuple[A
     return formula, dict(sorted(values.items(), key=lambda kv: order[kv[0]]))
 
 
+def _own_formula(module: Module, total: Any) -> tuple[Any, dict[str, Any]] | None:
+    """The closed form the module's producer gives (:attr:`derive.tree.Module.formula`, in the
+    constructor's own letters: ``D``, ``N``, ``K``, ``e`` for ``Mamba``) with its letters' values,
+    or None: no formula, sizes not all ints, or a formula that does not give ``total``."""
+    if module.formula is None or not isinstance(total, int):
+        return None
+    expr = module.formula.expr
+    values = dict(module.formula.values)
+    if expr is None or not isinstance(expr, sympy.Basic) or not expr.free_symbols:
+        return None
+    at = {s: values.get(s.name) for s in expr.free_symbols}
+    if any(not isinstance(v, int) for v in at.values()) or sympy.expand(expr.subs(at) - total) != 0:
+        return None
+    return expr, {k: v for k, v in values.items() if any(s.name == k for s in expr.free_symbols)}
+
+
 def describe_registered(text: str, framework: str, input_dim: Any = None) -> dict[str, Any]:
     """Everything the command line prints for a registered framework's constructor.
 
@@ -254,7 +270,7 @@ def describe_registered(text: str, framework: str, input_dim: Any = None) -> dic
     made = _call(node, framework)
     module, deferred = _module(made, input_dim)
     total = plain(count(module))
-    formula, values = _formula(made, total, input_dim, deferred)
+    formula, values = _own_formula(module, total) or _formula(made, total, input_dim, deferred)
     ignored = [v.source for v in [*made.args, *made.kwargs.values()] if isinstance(v, Opaque)]
     notes = [f"not evaluated (no tensor's shape depends on it): {', '.join(ignored)}"] if ignored else []
     try:

@@ -7,7 +7,9 @@ its file or a live ``mamba_ssm`` ``MambaConfig``), and returns the :class:`~deri
 of the model ``AutoModelForCausalLM.from_config(config)`` (``MambaLMHeadModel(config)``) builds:
 every tensor named as the library names it, the total counting a tied tensor once (as
 ``model.parameters()``), one row per part — embeddings, the layers (one row for all the identical
-copies), the final norm, the head — each with its closed form in the config's own keys as SymPy
+copies; where the layers are built one by one, as RecurrentGemma's pattern of recurrent and
+attention blocks, one row per kind of layer: ``model.layers (RecurrentBlock ×18)``), the final
+norm, the head — each with its closed form in the config's own keys as SymPy
 symbols (``num_hidden_layers`` too), derived only when asked. (The report is made with
 :class:`~derive.models.report.Report` and these rows rather than ``Report.from_module``, whose rows
 list every copy of a repeated layer; ``total``, ``tensors`` and ``partial`` come from the tree alike.)
@@ -216,12 +218,108 @@ class _ConfigRow(Row):
 # --- the report ----------------------------------------------------------------------------------
 
 
-def _parts(module: Module, path: str = "") -> list[tuple[str, Module]]:
-    """The rows: a repeated module (all its copies), a module without children, or its children's rows."""
+@dataclass(frozen=True)
+class _Part:
+    """One row of the report: a part of the model, or the layers of one kind in a list of layers."""
+
+    name: str  # the row's name: the part's path, or "path (kind ×n)"
+    path: str  # where it is: the part's path, or the list's
+    modules: tuple[Module, ...]  # the part, or the layers of the kind
+    kind: tuple[Any, ...] | None = None  # the kind's signature, for a list's layers
+
+
+def _kind(layer: Module) -> tuple[Any, ...]:
+    """What a layer is made of, whatever its sizes: the relative path, type and parameter names of each
+    module that holds parameters (buffers, such as a rotary embedding's, make no kind)."""
+    one = layer.replace(name="", repeat=1, start=0)
+    return tuple(
+        (where, m.type, names)
+        for where, m in named_modules(one, expand=False)
+        if (names := tuple(q.name for q in m.params if not q.buffer))
+    )
+
+
+def _is_layer(module: Module) -> bool:
+    return module.row or module.repeat != 1 or "{k}" in module.name
+
+
+def _parts(module: Module, path: str = "") -> list[_Part]:
+    """The rows: a repeated module (all its copies), a module without children, the layers of a list of
+    layers grouped by kind (:func:`_layer_kinds`), or its children's rows."""
     here = f"{path}.{module.name}" if path and module.name else path or module.name
     if module.repeat != 1 or "{k}" in module.name or not module.children:
-        return [(here, module)]
+        return [_Part(here, here, (module,))]
+    if all(_is_layer(child) for child in module.children):
+        return _layer_kinds(module, here)
     return [row for child in module.children for row in _parts(child, here)]
+
+
+def _layer_kinds(layers: Module, here: str) -> list[_Part]:
+    """One row per kind of layer in a list of layers built one by one (RecurrentGemma's pattern of
+    recurrent and attention blocks): ``model.layers (RecurrentBlock ×18)``; a kind of one layer keeps
+    the layer's path (``rwkv.blocks.0``), a repeated module alone its row (``rwkv.blocks.{k}``)."""
+    kinds: dict[tuple[Any, ...], list[Module]] = {}
+    for child in layers.children:
+        kinds.setdefault(_kind(child), []).append(child)
+    labels = _labels(list(kinds.values()))
+    out = []
+    for (kind, members), label in zip(kinds.items(), labels):
+        first = members[0]
+        if len(members) == 1 and (first.repeat != 1 or "{k}" in first.name):
+            out.append(_Part(f"{here}.{first.name}", f"{here}.{first.name}", (first,)))
+            continue
+        n = sum(int(m.repeat) for m in members)
+        name = f"{here}.{first.name}" if n == 1 else f"{here} ({label} ×{n:,})"
+        out.append(_Part(name, here, tuple(members), kind))
+    return out
+
+
+def _labels(groups: list[list[Module]]) -> list[str]:
+    """Each kind's name: the first module type it has and another kind lacks (the layer's type when
+    none), less the prefix all the names share (``RecurrentGemmaAttention`` -> ``Attention``)."""
+    types = [[m.type for _, m in named_modules(g[0].replace(repeat=1), expand=False)] for g in groups]
+    labels = []
+    for i, own in enumerate(types):
+        others = [set(t) for j, t in enumerate(types) if j != i]
+        labels.append(next((t for t in own if any(t not in o for o in others)), groups[i][0].type))
+    if len(labels) > 1:  # cut the shared prefix at a word: RecurrentGemma|Attention, RecurrentGemma|RecurrentBlock
+        common = os.path.commonprefix(labels)
+        cut = len(common)
+        if not all(len(label) > cut and label[cut].isupper() for label in labels):
+            cut = max((i for i, ch in enumerate(common) if ch.isupper()), default=0)
+        if all(len(label) > cut for label in labels):
+            labels = [label[cut:] for label in labels]
+    return labels
+
+
+def _of_kind(model_type: str, path: str, kind: tuple[Any, ...], config: tuple[tuple[str, Any], ...]) -> Any:
+    """The closed form of the layers of one kind: those of the list at ``path`` of the model built with
+    symbols (a pattern's positions, each repeated a symbolic number of times), summed; None if none."""
+    from ..blocks import config_model
+
+    model = config_model(model_type).build(_thaw(config))
+    for where, module in named_modules(model, expand=False):
+        if where == path:
+            same = [count(child) for child in module.children if _kind(child) == kind]
+            return sum(same[1:], same[0]) if same else None
+    return None
+
+
+def _part_note(part: _Part) -> str:
+    if part.kind is None:
+        return _note(part.modules[0])
+    indices = [k for m in part.modules for k in _indices(m)]
+    if len(indices) == 1:
+        return ""
+    shown = indices if len(indices) <= 8 else [*indices[:4], "…", *indices[-2:]]
+    return f"{len(indices):,} layers, k = {', '.join(shown)}"
+
+
+def _indices(module: Module) -> list[str]:
+    """The layer indices a member of a kind stands for: its name, or each copy's of a repeated one."""
+    if module.repeat == 1 and "{k}" not in module.name:
+        return [module.name]
+    return [str(k) for k in range(module.start, module.start + int(module.repeat))]
 
 
 def _note(module: Module) -> str:
@@ -298,13 +396,17 @@ def explain_config(obj: Any) -> Report:
         formula=Formula(_part, kwargs=(("model_type", model_type), ("path", ""), ("config", frozen)), values=letters)
     )
     rows: list[Row] = []
-    for path, module in _parts(model):
-        recipe = Formula(_part, kwargs=(("model_type", model_type), ("path", path), ("config", frozen)), values=letters)
-        try:
-            tensors = [(f"{path}.{name}", p.shape) for name, p in named_parameters(module.replace(name="", repeat=1))]
-        except ValueError:  # pragma: no cover - a part is never repeated inside
-            tensors = []
-        rows.append(_ConfigRow(path, module.type, count(module), recipe, note=_note(module), tensors=tensors))
+    for part in _parts(model):
+        where = (("model_type", model_type), ("path", part.path))
+        if part.kind is None:
+            recipe = Formula(_part, kwargs=(*where, ("config", frozen)), values=letters)
+            module = part.modules[0]
+            tensors = [(f"{part.path}.{n}", p.shape) for n, p in named_parameters(module.replace(name="", repeat=1))]
+        else:
+            recipe = Formula(_of_kind, kwargs=(*where, ("kind", part.kind), ("config", frozen)), values=letters)
+            tensors = [(f"{part.path}.{n}", p.shape) for m in part.modules for n, p in named_parameters(m)]
+        total = sum(count(m) for m in part.modules[1:]) + count(part.modules[0])
+        rows.append(_ConfigRow(part.name, part.modules[0].type, total, recipe, note=_part_note(part), tensors=tensors))
     framework = "mamba_ssm" if model_type == "mamba_ssm" else "transformers"
     title = f"{entry.architecture} from a {'mamba_ssm' if framework == 'mamba_ssm' else repr(model_type)} config"
     return Report(framework, rows, title, notes=_notes(model_type, config, model), module=model)

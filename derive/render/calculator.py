@@ -27,6 +27,10 @@ checks as :func:`derive.frameworks.stack` does, with its messages; the form disa
 where the class allows one value and ``proj_size`` where it has no projection. ConvLSTM classes
 are listed but refused (the form has no ``kernel_size``). The ``call`` shown is the
 ``frameworks.count(...)`` call giving the same total.
+
+The blocks (issue 20): a second form, ``calc-block-form``, offers Mamba, Mamba-2 and whole Mamba and
+RWKV-4 language models from their sizes (:mod:`derive.render.calculator_blocks`), evaluated the same
+way from their derived closed forms.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from ..engine import validate
 from ..engine.stack import UPPER
 from ..engine.symbols import H, I, P
 from ..frameworks import pytorch as dt
+from . import calculator_blocks as cb
 from . import calculator_keras as ck
 from .calculator_script import DOM, RUNTIME
 from .calculator_tables import FRAMEWORKS, LEFT_OUT, framework_formulas, framework_table
@@ -110,7 +115,8 @@ def javascript(dom: bool = True) -> str:
     Returns
     -------
     str
-        ES5 plus BigInt; defines ``deriveCount(cfg)`` and ``group(bigint)`` on ``globalThis``
+        ES5 plus BigInt; defines ``deriveCount(cfg)``, ``deriveBlock(cfg)`` (the blocks of
+        :mod:`derive.render.calculator_blocks`) and ``deriveGroup(bigint)`` on ``globalThis``
         (``window`` in a page).
     """
     lines = ["var FORMULAS = {"]
@@ -138,13 +144,17 @@ def javascript(dom: bool = True) -> str:
         '  // Keras 3: per class, by "bidirectional|use_bias|merge_mode" -> [layer 0, layer >= 1 or -1].',
         f"  var KERAS = {json.dumps(keras, separators=compact)};",
         "  " + "\n".join(lines),
+        cb.tables_js(),
+        cb.names_js(),
         RUNTIME,
         ck.RUNTIME,
+        cb.RUNTIME,
         "  globalThis.deriveCount = deriveCount;",
+        "  globalThis.deriveBlock = deriveBlock;",
         "  globalThis.deriveGroup = group;",
     ]
     if dom:
-        parts.append(DOM)
+        parts += [cb.DOM, DOM]
     parts.append("})();")
     return "\n".join(parts)
 

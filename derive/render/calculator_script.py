@@ -4,7 +4,8 @@ evaluation of the generated tables, and the binding of the page's form.
 :data:`RUNTIME` defines ``deriveCount(cfg)`` (PyTorch's classes from ``FORMULAS``, the other
 frameworks' from ``POLYS``/``FW``, Keras 3's from ``POLYS``/``KERAS`` through ``deriveKeras`` of
 :mod:`derive.render.calculator_keras`); :data:`DOM` binds the form (element ids in
-:mod:`derive.render.calculator`). ES5 plus BigInt; the tables are printed before them.
+:mod:`derive.render.calculator`) and the blocks' form (``bindBlocks`` of
+:mod:`derive.render.calculator_blocks`). ES5 plus BigInt; the tables are printed before them.
 """
 
 __all__ = ["RUNTIME", "DOM"]
@@ -183,12 +184,13 @@ DOM = r"""
     form.addEventListener("submit", function (e) { e.preventDefault(); update(); });
     update();
   }
+  function bindAll() { bind(); bindBlocks(); }
   var pages = window["document\u0024"];  // Material's page observable (instant navigation), if any
   if (pages && pages.subscribe) {
-    pages.subscribe(function () { bind(); });
+    pages.subscribe(function () { bindAll(); });
   } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", bind);
+    document.addEventListener("DOMContentLoaded", bindAll);
   } else {
-    bind();
+    bindAll();
   }
 """

@@ -555,7 +555,12 @@ def comparison_context() -> dict:
                 ],
             }
         )
-    return {"cases": cases, "frameworks": list(fx.FRAMEWORKS.values()), "verified": record.rows()}
+    return {
+        "cases": cases,
+        "frameworks": list(fx.FRAMEWORKS.values()),
+        "verified": record.rows(),
+        "verified_blocks": record.block_rows(),
+    }
 
 
 COMPARISON_EXAMPLES = tuple(torch_example(c) for c in CASES) + tuple(e for c in CASES for _, e, _ in keras_examples(c))

@@ -12,6 +12,7 @@ import sympy
 import derive.frameworks.pytorch as dt
 from derive.analysis.cost import DTYPE_BYTES, KINDS, cost, step_ops, stored_elements
 from derive.engine.symbols import H, I, L, P
+from derive.render import calculator_blocks as cb
 from derive.render.calculator import CELLS, LEFT_OUT, evaluate, formulas, javascript
 from derive.render.calculator import FRAMEWORKS as CALC_FRAMEWORKS
 from derive.render.calculator_keras import KERAS_MERGE_MODES
@@ -232,6 +233,7 @@ def calculator_context() -> dict:
             }
         )
     return {
+        **blocks_context(),
         "cells": [(k, v[2]) for k, v in CELLS.items()],
         "frameworks": [("keras", KERAS_TITLE), *CALC_FRAMEWORKS.items()],
         "merge_modes": [("None" if m is None else m) for m in KERAS_MERGE_MODES],
@@ -241,6 +243,36 @@ def calculator_context() -> dict:
         "rows": rows,
         "script": javascript(),
         "number": number,
+    }
+
+
+def blocks_context() -> dict:
+    """The blocks' form: the blocks, fields and flags, the default block's answer, each block's closed form."""
+    defaults = {name: default for name, (_, default) in cb.FIELDS.items()}
+    block = cb.BLOCKS[cb.DEFAULT]
+    forms = cb.block_formulas()
+    rows = []
+    for key, b in cb.BLOCKS.items():
+        flags = {name: default for name, _, default in b.flags}
+        bits = "".join("1" if flags[name] else "0" for name, _, _ in b.flags)
+        rows.append(
+            {
+                "title": b.title,
+                "formula": sympy.latex(forms[key][bits]),
+                "flags": ", ".join(f"`{arg}={value}`" for _, arg, value in b.flags) or "—",
+                "rules": "; ".join(cb.RULES[r] for r in b.rules) or "—",
+            }
+        )
+    return {
+        "blocks": [(k, b.title) for k, b in cb.BLOCKS.items()],
+        "block_default": cb.DEFAULT,
+        "block_fields": [(name, label, default) for name, (label, default) in cb.FIELDS.items()],
+        "block_used": {name for name, _ in block.sizes},
+        "block_flags": cb.flag_names(),
+        "block_flags_used": {name for name, _, _ in block.flags},
+        "block_shown": cb.evaluate_block(cb.DEFAULT, {name: defaults[name] for name, _ in block.sizes}),
+        "block_rows": rows,
+        "letters": ", ".join(f"${v}$ = `{k}`" for k, v in cb.LETTERS.items()),
     }
 
 

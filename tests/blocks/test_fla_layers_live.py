@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 import frameworks_live_extra as extra
+import live_record
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -89,6 +90,7 @@ def check(cls: str, kwargs: dict) -> None:
     again = lookup("fla", cls).make(*args, **read_kwargs)
     assert [[n, list(p.shape)] for n, p in named_parameters(again)] == real["params"]
     CASES[cls] += 1
+    live_record.checked("fla", cls)
 
 
 def test_the_defaults_and_recorded_names() -> None:

@@ -6,10 +6,17 @@ given to ``derive`` on the command line: names, shapes, trainable flags and the 
 package's; where the package refuses the line, derive refuses it (exit status 2, one line).
 ``STRICTER`` lines are ones the package accepts but derive refuses by design (an option that adds
 tensors derive does not model), each with the words of its refusal.
+
+The blocks (:mod:`derive.blocks`) are held the same way: mamba_ssm and flash-linear-attention in
+``.venv-ssm``, transformers' configs on the meta device, and the reference code of S4, S5 and the
+LRU (no packages) through the transcriptions in ``tests/support/ssm_reference.py``. Frameworks no
+test can evaluate here are listed in ``CITED`` with the reason, never skipped in silence; every
+block class registered is either a case here or in a cited framework.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import os
@@ -19,11 +26,13 @@ from contextlib import redirect_stderr, redirect_stdout
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
+import live_record
 import pytest
-from cli_frameworks import RUNNERS, UNORDERED, WORKERS
+from cli_frameworks import CITED, RUNNERS, UNORDERED, WORKERS
 
 from derive.cli import main
 from derive.engine.constructors import CONSTRUCTORS
+from docs_src.record import LIBRARIES
 
 #: (framework, line as written, --input-dim or None)
 CASES = [
@@ -105,6 +114,65 @@ CASES = [
     ("tf1", "rnn_cell.BasicRNNCell(5)", 4),
     ("tf1", "tf.compat.v1.nn.rnn_cell.BasicLSTMCell(5, trainable=False)", 3),
     ("tf1", "tf.compat.v1.nn.rnn_cell.LSTMCell(8, num_unit_shards=2)", 3),
+    # the blocks
+    ("mamba_ssm", "Mamba(d_model=18, d_state=16, d_conv=4, expand=2)", None),
+    ("mamba_ssm", "mamba_ssm.Mamba(64, d_state=8, expand=1.5, dt_rank=5, conv_bias=False, bias=True)", None),
+    ("mamba_ssm", "mamba_ssm.modules.mamba_simple.Mamba(25, expand=1.5)", None),
+    ("mamba_ssm", "Mamba(18, dt_init='uniform')", None),
+    ("mamba_ssm", "mamba_ssm.Mamba2(256, headdim=64)", None),
+    ("mamba_ssm", "Mamba2(d_model=64, d_state=16, headdim=16, ngroups=2, D_has_hdim=True, rmsnorm=False)", None),
+    ("mamba_ssm", "Mamba2(64, headdim=16, d_ssm=64, bias=True, conv_bias=False)", None),
+    ("mamba_ssm", "Mamba2(64, headdim=24)", None),
+    ("fla", "GatedLinearAttention(hidden_size=64, num_heads=2)", None),
+    ("fla", "fla.layers.GatedLinearAttention(hidden_size=64, num_heads=4, use_short_conv=True, expand_v=2)", None),
+    ("fla", "MultiScaleRetention(hidden_size=64, num_heads=2)", None),
+    ("fla", "HGRNAttention(hidden_size=32, expand_ratio=2, use_short_conv=True)", None),
+    ("fla", "HGRN2Attention(hidden_size=64, num_heads=2, expand_ratio=16)", None),
+    ("fla", "layers.DeltaNet(hidden_size=64, num_heads=2, use_gate=True)", None),
+    ("fla", "RWKV6Attention(hidden_size=64, num_heads=2)", None),
+    ("fla", "RWKV7Attention(hidden_size=64, head_dim=16)", None),
+    ("fla", "fla.layers.RWKV7Attention(hidden_size=64, head_dim=16, layer_idx=0, num_hidden_layers=2)", None),
+    ("fla", "RWKV6Config(hidden_size=64, num_hidden_layers=2, vocab_size=10, num_heads=2)", None),
+    ("fla", "fla.models.RWKV7Config(hidden_size=64, num_hidden_layers=2, vocab_size=10, head_dim=16)", None),
+    ("transformers", "MambaConfig(hidden_size=16, num_hidden_layers=2, vocab_size=10)", None),
+    (
+        "transformers",
+        "transformers.MambaConfig(hidden_size=24, state_size=8, expand=3, num_hidden_layers=1, vocab_size=7, "
+        "tie_word_embeddings=False, use_bias=True)",
+        None,
+    ),
+    ("transformers", "FalconMambaConfig(hidden_size=16, num_hidden_layers=1, vocab_size=10)", None),
+    (
+        "transformers",
+        "Mamba2Config(hidden_size=64, num_heads=4, head_dim=32, n_groups=2, state_size=16, num_hidden_layers=1, "
+        "vocab_size=10)",
+        None,
+    ),
+    ("transformers", "RwkvConfig(hidden_size=16, num_hidden_layers=2, vocab_size=10)", None),
+    (
+        "transformers",
+        "RecurrentGemmaConfig(hidden_size=16, num_attention_heads=2, num_hidden_layers=3, vocab_size=10, "
+        "intermediate_size=24)",
+        None,
+    ),
+    ("s4", "S4D(64)", None),
+    ("s4", "s4d.S4D(16, d_state=8, lr=0.0)", None),
+    ("s4", "S4Block(64)", None),
+    ("s4", "s4.S4Block(8, mode='diag', d_state=16, channels=2)", None),
+    ("s4", "s4.FFTConv(16, mode='s4d', bidirectional=True)", None),
+    (
+        "s5",
+        "S5SSM(Lambda_re, Lambda_im, V, Vinv, H=8, P=4, C_init='trunc_standard_normal', discretization='zoh', "
+        "dt_min=0.001, dt_max=0.1)",
+        None,
+    ),
+    (
+        "s5",
+        "ssm.S5SSM(Lambda_re, Lambda_im, V, Vinv, 6, 3, 'complex_normal', 'bilinear', 0.001, 0.1, bidirectional=True)",
+        None,
+    ),
+    ("lru", "LRU(16, 8)", None),
+    ("lru", "lru.model.LRU(d_hidden=7, d_model=3, r_min=0.9)", None),
 ]
 
 #: Lines the package accepts and derive refuses by design, with the words of the refusal.
@@ -128,7 +196,8 @@ def derive_rows(framework: str, text: str, input_dim: int | None) -> tuple[int, 
         assert status == 2 and out == "" and err.count("\n") == 1 and err.startswith("derive: error: "), err
         return status, [], err
     data = json.loads(out)
-    rows = [(t["name"], tuple(t["shape"]), t.get("trainable", True)) for t in data["tensors"]]
+    counted = [t for t in data["tensors"] if not t.get("buffer") and not t.get("tied_to")]  # as named_parameters()
+    rows = [(t["name"], tuple(t["shape"]), t.get("trainable", True)) for t in counted]
     assert data["total"] == sum(t["parameters"] for t in data["tensors"]) and data["partial"] is False
     return status, rows, err
 
@@ -149,6 +218,8 @@ def _check(framework: str, text: str, input_dim: int | None) -> None:
     if framework in UNORDERED:
         ours, real = sorted(ours), sorted(real)
     assert ours == real
+    if LIBRARIES.get(framework) and LIBRARIES[framework].packages:  # a block library held live
+        live_record.checked(framework, _called(text))
 
 
 IN_PROCESS = [c for c in CASES if c[0] not in WORKERS]
@@ -175,10 +246,39 @@ def test_stricter_by_design(framework, text, words):
 
 
 def test_every_registered_framework_has_cases():
-    """A framework that registers constructors is exercised here against its package."""
+    """A framework that registers constructors is exercised here against its package, or cited with a reason."""
     registered = {fw for fw, _ in CONSTRUCTORS} - {"torch", "keras"}
-    assert registered <= set(RUNNERS), registered - set(RUNNERS)
-    assert registered <= {fw for fw, _, _ in CASES}
+    assert registered <= set(RUNNERS) | set(CITED), registered - set(RUNNERS) - set(CITED)
+    assert registered - set(CITED) <= {fw for fw, _, _ in CASES}
+    assert not set(CITED) & set(RUNNERS)
+
+
+def _called(text: str) -> str:
+    return ast.unparse(ast.parse(text, mode="eval").body.func).rpartition(".")[2]
+
+
+def test_every_block_class_has_a_case_or_is_cited():
+    """Each class the blocks register (:mod:`derive.blocks`) is written in a case, or its framework is cited."""
+    blocks = {(c.framework, c.name) for c in CONSTRUCTORS.values() if c.make.__module__.startswith("derive.blocks.")}
+    written = {(fw, _called(text)) for fw, text, _ in CASES}
+    assert {(fw, n) for fw, n in blocks if fw not in CITED} <= written, blocks - written
+    for fw in CITED:  # cited: every class names the file and lines it is read from
+        assert all(c.source and any(ch.isdigit() for ch in c.source) for (f, _), c in CONSTRUCTORS.items() if f == fw)
+
+
+def test_block_lines_show_the_blocks_closed_form():
+    """A block's closed form is in its constructor's letters (D, N, K, e for Mamba), never the bare count."""
+    status, out, err = run_cli("Mamba(d_model=18, d_state=16, d_conv=4, expand=2)")
+    assert status == 0, err
+    line = next(x for x in out.splitlines() if x.startswith("formula:"))
+    assert line == (
+        "formula: params = 3*D**2*e + D*K*e + 3*D*N*e + 2*D*e*ceiling(D/16) + 3*D*e   (D=18, N=16, K=4, e=2)"
+    )
+    status, out, err = run_cli("mamba_ssm.Mamba2(256, headdim=64)", "--json")
+    data = json.loads(out)
+    assert data["values"] == {"D": 256, "N": 128, "K": 4, "e": 2, "P": 64, "G": 1}
+    status, out, err = run_cli("LRU(16, 8)", "--latex")
+    assert out.startswith(r"\text{params} = 4 H N + H + 3 N = 568")
 
 
 @pytest.mark.parametrize(
@@ -208,3 +308,20 @@ def test_torch_wins_where_names_are_shared_and_the_option_chooses():
         status, out, err = run_cli("nn.LSTM(32, 128)", "--json", "--framework", framework)
         assert status == 0, err
         assert json.loads(out)["tensors"][0]["name"].endswith(first)
+
+
+def test_a_formula_the_count_does_not_confirm_is_not_shown():
+    """The module's own closed form is shown only if, at its values, it gives the count (else the generic one)."""
+    import sympy
+
+    from derive.cli.registered import _own_formula
+    from derive.tree import Formula, Module, Param
+
+    d = sympy.Symbol("D", integer=True, positive=True)
+    module = Module("", "X", (Param("w", (3,)),), formula=Formula(lambda width: 2 * width, (d,), values=(("D", 3),)))
+    assert _own_formula(module, 6) == (2 * d, {"D": 3})
+    assert _own_formula(module, 7) is None  # disagrees
+    assert _own_formula(module, sympy.Symbol("H") * 2) is None  # symbolic sizes: the generic path
+    constant = module.replace(formula=Formula(lambda: 6))
+    assert _own_formula(constant, 6) is None  # no letters: nothing to show but the count
+    assert _own_formula(module.replace(formula=None), 6) is None

@@ -28,6 +28,7 @@ def hf_model(model_type: str, config: dict) -> dict:
         "total": sum(p.numel() for p in model.parameters()),
         "type": type(model).__name__,
         "config": made,
+        "library": "transformers",
     }
 
 
@@ -55,6 +56,7 @@ def fla(request: dict) -> dict:
         "type": got["type"],
         "attributes": got.get("attributes", {}),
         "g_norm": got.get("g_norm", {}),
+        "library": "fla",
     }
 
 
@@ -64,7 +66,8 @@ def tensors(module: Module) -> list[tuple[str, tuple]]:
 
 
 def same(module: Module, live: dict, buffers: bool = False) -> None:
-    """Assert that ``module`` has exactly the live names, shapes, order and total (and closed form)."""
+    """Assert that ``module`` has exactly the live names, shapes, order and total (and closed form);
+    count the case in the verification record under the live object's library and class."""
     assert tensors(module) == live["parameters"]
     assert count(module) == live["total"]
     if buffers:
@@ -77,3 +80,7 @@ def same(module: Module, live: dict, buffers: bool = False) -> None:
 
             expr = expr.subs({sympy.Symbol(k, integer=True, positive=True): v for k, v in values.items()})
         assert expr == live["total"]
+    if "library" in live:
+        import live_record
+
+        live_record.checked(live["library"], live["type"])

@@ -5,6 +5,12 @@
 object to an input of ``input_dim`` features where the framework makes its weights then, and
 returns ``[(name, shape, trainable)]`` as the package names them — or raises the package's own
 exception. MXNet and TF 1 run in their subprocess workers (``mxnet_worker.py``, ``tf_worker.py``).
+
+The blocks: mamba_ssm and flash-linear-attention evaluate the line in ``.venv-ssm``
+(``mamba_worker.py``, ``fla_worker.py``); transformers' configs build their model on the meta
+device here. The reference code of S4/S4D, S5 and the LRU is no package: their lines are evaluated
+with the transcriptions of ``ssm_reference.py`` (each of the declaring lines, cited there) in their
+place. :data:`CITED` lists the frameworks held by neither, with the reason.
 """
 
 from __future__ import annotations
@@ -143,6 +149,116 @@ def tf1_run(text: str, input_dim: int):
     return [(name, tuple(shape), trainable) for name, shape, trainable in rows]
 
 
+def _worker_rows(name: str, text: str) -> list[tuple[str, tuple, bool]]:
+    from frameworks_live_extra import worker_request
+    from mamba_live import ssm_python
+
+    python = ssm_python()
+    assert python, ".venv-ssm is missing: run scripts/bootstrap --test"
+    got = worker_request(name, python, {"kind": "text", "text": text})
+    return [(n, tuple(shape), True) for n, shape in got.get("tensors", got.get("parameters", []))]
+
+
+def mamba_ssm_run(text: str, input_dim: int | None):
+    """mamba-ssm 2.3.2.post1, built on the meta device in ``.venv-ssm``."""
+    return _worker_rows("mamba", text)
+
+
+def fla_run(text: str, input_dim: int | None):
+    """flash-linear-attention 0.6.0 in ``.venv-ssm``: a layer on the CPU, a config's model on the meta device."""
+    return _worker_rows("fla", text)
+
+
+def transformers_run(text: str, input_dim: int | None):
+    """``AutoModelForCausalLM.from_config`` of the config the line makes, on the meta device."""
+    import torch
+    import transformers
+
+    names = {"transformers": transformers}
+    names.update({n: getattr(transformers, n) for n in TRANSFORMERS_CONFIGS})
+    config = eval(text, names)
+    with torch.device("meta"):
+        model = transformers.AutoModelForCausalLM.from_config(config)
+    return _torch_rows(model)
+
+
+#: The config classes of the transformers models derive builds (``derive.blocks.register_config``).
+TRANSFORMERS_CONFIGS = ("MambaConfig", "FalconMambaConfig", "Mamba2Config", "RwkvConfig", "RecurrentGemmaConfig")
+
+
+def s4_run(text: str, input_dim: int | None):
+    """state-spaces/s4 (e757cef): S4D, S4Block, FFTConv as transcribed in ``ssm_reference.py``, on the meta device."""
+    import types
+
+    import ssm_reference as ref
+    import torch
+
+    names = {"S4D": ref.S4D, "S4Block": ref.S4Block, "FFTConv": ref.FFTConv}
+    names.update(
+        s4d=types.SimpleNamespace(S4D=ref.S4D), s4=types.SimpleNamespace(S4Block=ref.S4Block, FFTConv=ref.FFTConv)
+    )
+    with torch.device("meta"):
+        return _torch_rows(eval(text, names))
+
+
+def _captured(text: str, name: str, signature, scope: dict) -> dict:
+    """The arguments of the line's call of ``name`` bound to ``signature`` (a def with the reference's
+    own), defaults applied; ``scope`` binds the other names of the line (``"{name}"`` stands for the call)."""
+    import inspect
+    import types
+
+    calls = []
+
+    def capture(*args, **kwargs):
+        calls.append(inspect.signature(signature).bind(*args, **kwargs))
+
+    def bind(value):
+        if value == "{name}":
+            return capture
+        if isinstance(value, dict):
+            return types.SimpleNamespace(**{k: bind(v) for k, v in value.items()})
+        return value
+
+    eval(text, {k: bind(v) for k, v in scope.items()})
+    bound = calls[0]
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def _s5ssm(Lambda_re_init, Lambda_im_init, V, Vinv, H, P, C_init, discretization, dt_min, dt_max,
+           conj_sym=True, clip_eigs=False, bidirectional=False, step_rescale=1.0):  # fmt: skip
+    """lindermanlab/S5 ``s5/ssm.py`` 91-108: S5SSM's fields."""
+
+
+def s5_run(text: str, input_dim: int | None):
+    """lindermanlab/S5 (3c18fdb): ``S5SSM`` as transcribed in ``ssm_reference.py`` (Flax, ``jax.eval_shape``),
+    its eigenvalues and eigenvectors sized as ``s5/train.py`` sizes them for ``P``."""
+    import jax.numpy as jnp
+    import ssm_reference as ref
+
+    arrays = dict.fromkeys(("Lambda_re", "Lambda_im", "V", "Vinv"))  # sized below, from P
+    a = _captured(text, "S5SSM", _s5ssm, {"S5SSM": "{name}", "ssm": {"S5SSM": "{name}"}, **arrays})
+    local = 2 * a["P"] if a["conj_sym"] else a["P"]
+    V = jnp.zeros((local, a["P"]), dtype=jnp.complex64)
+    ssm = ref.S5SSM(jnp.zeros(a["P"]), jnp.zeros(a["P"]), V, V.conj().T, a["H"], a["P"], a["C_init"],
+                    a["conj_sym"], a["bidirectional"])  # fmt: skip
+    return [(k, v, True) for k, v in ref.flax_tensors(ssm, jnp.zeros((3, a["H"])))["params"].items()]
+
+
+def _lru(d_hidden, d_model, r_min=0.0, r_max=1.0, max_phase=6.28):
+    """NicolasZucchet/minimal-LRU ``lru/model.py`` 38-47: LRU's fields."""
+
+
+def lru_run(text: str, input_dim: int | None):
+    """NicolasZucchet/minimal-LRU (bbd71b1): ``LRU`` as transcribed in ``ssm_reference.py`` (Flax)."""
+    import jax.numpy as jnp
+    import ssm_reference as ref
+
+    a = _captured(text, "LRU", _lru, {"LRU": "{name}", "model": {"LRU": "{name}"}, "lru": {"model": {"LRU": "{name}"}}})
+    lru = ref.LRU(a["d_hidden"], a["d_model"])
+    return [(k, v, True) for k, v in ref.flax_tensors(lru, jnp.zeros((3, a["d_model"])))["params"].items()]
+
+
 #: framework key -> run(text, input_dim) -> [(name, shape, trainable)] of the real object.
 RUNNERS = {
     "haiku": haiku_run,
@@ -156,11 +272,26 @@ RUNNERS = {
     "xlstm": xlstm_run,
     "mxnet": mxnet_run,
     "tf1": tf1_run,
+    "mamba_ssm": mamba_ssm_run,
+    "fla": fla_run,
+    "transformers": transformers_run,
+    "s4": s4_run,
+    "s5": s5_run,
+    "lru": lru_run,
+}
+
+#: Frameworks whose constructors no test can evaluate here, with the reason: held by citation
+#: (file and lines in each constructor's ``source``), listed rather than skipped.
+CITED = {
+    "recurrentgemma": "google-deepmind/recurrentgemma: its PyPI package (recurrentgemma 1.0.1) pins numpy<2.4 and "
+    "absl-py<2, which the test environment cannot take, and no transcription of it is kept; its layers are "
+    "transformers' RecurrentGemma layers in DeepMind's names (tests/blocks/test_griffin.py holds the model "
+    "against transformers)",
 }
 
 #: Frameworks whose parameters are a dict of dicts with no order of their own (JAX's tree flattening
 #: sorts the keys): compared as sets of (name, shape, trainable).
-UNORDERED = ("flax.linen", "flax.nnx")
+UNORDERED = ("flax.linen", "flax.nnx", "s5", "lru")
 
 #: Frameworks whose runner is a subprocess worker (slow to start).
-WORKERS = ("mxnet", "tf1")
+WORKERS = ("mxnet", "tf1", "mamba_ssm", "fla")

@@ -6,7 +6,10 @@ Protocol: one JSON request per line on stdin; one answer per line on stdout.
 - ``{"kind": "layer", "cls": "RWKV6Attention" | "RWKV7Attention", "kwargs": {...}}``: the layer built
   on the CPU with those keyword arguments;
 - ``{"kind": "model", "model_type": "rwkv6" | "rwkv7", "config": {...}}``:
-  ``AutoModelForCausalLM.from_config(AutoConfig.for_model(model_type, **config))`` on the meta device.
+  ``AutoModelForCausalLM.from_config(AutoConfig.for_model(model_type, **config))`` on the meta device;
+- ``{"kind": "text", "text": "RWKV7Attention(hidden_size=64)"}``: a constructor line as users write it
+  (``fla``, ``layers`` and the classes of ``fla.layers`` and the configs of ``fla.models`` bound): a
+  layer built on the CPU, a config's model as ``"model"`` builds it.
 
 A layer request may list ``"attributes"`` to read off the built object (its constructor's arguments as
 it keeps them). Answer: ``{"ok": {"parameters": [[name, shape], ...], "total": int, "buffers": [[name,
@@ -25,7 +28,9 @@ import warnings
 def build(request: dict) -> dict:
     import torch
 
-    if request["kind"] == "layer":
+    if request["kind"] == "text":
+        module = _text(request["text"])
+    elif request["kind"] == "layer":
         import fla.layers
 
         module = getattr(fla.layers, request["cls"])(**request["kwargs"])
@@ -45,6 +50,24 @@ def build(request: dict) -> dict:
         "buffers": [[n, list(b.shape)] for n, b in module.named_buffers()],
         "type": type(module).__name__,
     }
+
+
+def _text(text: str) -> object:
+    """The layer, or the model of the config, that a line of the CLI test builds (test code: trusted)."""
+    import fla
+    import fla.layers
+    import fla.models
+    import torch
+    from transformers import AutoModelForCausalLM, PretrainedConfig
+
+    names = {"fla": fla, "layers": fla.layers}
+    names.update({n: getattr(fla.layers, n) for n in dir(fla.layers) if n[:1].isupper()})
+    names.update({n: getattr(fla.models, n) for n in dir(fla.models) if n.endswith("Config")})
+    made = eval(text, names)
+    if isinstance(made, PretrainedConfig):
+        with torch.device("meta"):
+            return AutoModelForCausalLM.from_config(made)
+    return made
 
 
 def main() -> None:

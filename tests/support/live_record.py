@@ -1,5 +1,7 @@
 """The verification record's tally (not a test module): which (framework, class) pairs this run
-held against the real package, and in how many cases.
+held against the real package, and in how many cases — the frameworks of
+:data:`derive.frameworks.FRAMEWORKS` and the libraries the blocks are held against
+(:data:`docs_src.record.LIBRARIES`: transformers, mamba_ssm, fla), each under its own key.
 
 A live differential test calls :func:`checked` once per case it compared (names, shapes and count
 read from the real object, never from ``derive``). At the end of a run with
@@ -23,8 +25,9 @@ def checked(framework: str, cell: str) -> None:
     Parameters
     ----------
     framework : str
-        A key of :data:`derive.frameworks.FRAMEWORKS`.
+        A key of :data:`derive.frameworks.FRAMEWORKS` or of :data:`docs_src.record.LIBRARIES` (a
+        live one); the record refuses any other when it is written.
     cell : str
-        The framework's class name.
+        The framework's class name (a block's class, or a model's architecture).
     """
     CASES[(framework, cell)] += 1

@@ -5,7 +5,8 @@ mamba_ssm imports on a CPU only with its CUDA extension stubbed: ``selective_sca
 empty module before the import (no kernel runs: the modules are only built, on the meta device).
 
 Protocol: one JSON request per line on stdin, ``{"kind": "Mamba" | "Mamba2", "kwargs": {...}}`` (the
-block), ``{"kind": "lm", "config": {...}}`` (``MambaLMHeadModel(MambaConfig(**config))``) or
+block), ``{"kind": "text", "text": "Mamba(d_model=18)"}`` (a constructor line as users write it,
+evaluated with ``mamba_ssm``, ``Mamba`` and ``Mamba2`` bound), ``{"kind": "lm", "config": {...}}`` (``MambaLMHeadModel(MambaConfig(**config))``) or
 ``{"kind": "attrs", "cls": "Mamba" | "Mamba2", "kwargs": {...}, "names": [...]}`` (attributes of the
 built block; a tensor as true); one answer per line on stdout: ``{"ok": {"tensors": [[name, shape], ...], "buffers":
 [...], "total": n}}`` (``named_parameters()`` order; ``total`` is ``sum(p.numel() for p in
@@ -24,12 +25,20 @@ def _import() -> dict:
 
     warnings.simplefilter("ignore")
     sys.modules.setdefault("selective_scan_cuda", types.ModuleType("selective_scan_cuda"))
+    import mamba_ssm
     import torch
     from mamba_ssm import Mamba, Mamba2
     from mamba_ssm.models.config_mamba import MambaConfig
     from mamba_ssm.models.mixer_seq_simple import MambaLMHeadModel
 
-    return {"torch": torch, "Mamba": Mamba, "Mamba2": Mamba2, "MambaConfig": MambaConfig, "lm": MambaLMHeadModel}
+    return {
+        "torch": torch,
+        "mamba_ssm": mamba_ssm,
+        "Mamba": Mamba,
+        "Mamba2": Mamba2,
+        "MambaConfig": MambaConfig,
+        "lm": MambaLMHeadModel,
+    }
 
 
 def answer(request: dict, env: dict) -> object:
@@ -40,6 +49,9 @@ def answer(request: dict, env: dict) -> object:
         elif request["kind"] == "attrs":
             block = env[request["cls"]](**request["kwargs"])
             return {name: _attribute(block, name, torch) for name in request["names"]}
+        elif request["kind"] == "text":  # test code's own line (trusted), as the CLI test pastes it
+            names = {k: env[k] for k in ("mamba_ssm", "Mamba", "Mamba2")}
+            module = eval(request["text"], names)
         else:
             module = env[request["kind"]](**request["kwargs"])
     return {
