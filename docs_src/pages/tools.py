@@ -102,6 +102,10 @@ CLI_EXAMPLES = (
     Example("LSTM", (32, 128, 2), (("bidirectional", True),)),
     Example("LSTM", (32, 128, 2)),
     Example("GRU", (10, 20)),
+    Example("LSTM", (64, 128)),  # the runs of model code and --partial
+    Example("LSTM", (8, 16)),
+    Example("Embedding", (1000, 64)),
+    Example("Linear", (128, 5)),
 )
 
 

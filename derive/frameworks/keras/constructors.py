@@ -82,7 +82,8 @@ def remake(layer: Any) -> Any:
 
     Returns
     -------
-    layer of :mod:`derive.keras`
+    KerasLayer
+        The layer of the Keras mirror (:mod:`derive.keras`) with the same configuration.
 
     Raises
     ------

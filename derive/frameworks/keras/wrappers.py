@@ -252,8 +252,9 @@ class TimeDistributed(KerasLayer):
 
     Parameters
     ----------
-    layer : KerasLayer, or a recurrent layer or Bidirectional of :mod:`derive.keras`
-        The layer applied to each (batch, *rest) slice.
+    layer : KerasLayer
+        The layer applied to each (batch, *rest) slice: any layer of the Keras mirror
+        (:mod:`derive.keras`), a recurrent layer or a ``Bidirectional`` included.
     **kwargs
         Layer arguments.
 
