@@ -51,6 +51,9 @@ __all__ = ["RegisteredRules", "ConfigObject", "adopt_tied"]
 
 #: Keyword arguments of ``from_config`` that change no tensor (transformers modeling_utils.py ``_from_config``).
 _FROM_CONFIG_QUIET = frozenset({"torch_dtype", "dtype", "trust_remote_code", "attn_implementation"})
+#: Keyword arguments of a model class that change no tensor (mamba_ssm's ``MambaLMHeadModel``:
+#: mixer_seq_simple.py 216-223).
+_MODEL_QUIET = frozenset({"device", "dtype", "initializer_cfg"})
 #: Packages whose config classes the Auto classes read (fla registers its models with them).
 _AUTO_PACKAGES = frozenset({"transformers", "fla"})
 
@@ -157,7 +160,7 @@ class RegisteredRules:
             return self._for_model(core, args, kwargs, node)
         model = model_class(path)
         if model is not None:
-            return self.from_config(core, model[0], model[1], args, kwargs, node)
+            return self.from_config(core, model[0], model[1], args, kwargs, node, quiet=_MODEL_QUIET)
         found = registered(path)
         if not found:
             return NotImplemented

@@ -1,0 +1,319 @@
+"""Model code that imports the blocks' packages, read by derive and held against the real libraries.
+
+Each file under ``block_files/`` is a model definition as its author writes it, importing
+transformers, mamba_ssm, flash-linear-attention or the state-spaces/s4 repository. Here the files
+and snippets that need only transformers (in this environment, on ``torch.device("meta")``) and
+the s4 repository (not a package: its S4D transcribed from ``models/s4/s4d.py``, cited in
+``tests/support/ssm_reference.py``, stands in for the import) are run, and every tensor name and
+shape of ``named_parameters()``, every buffer and the total must be derive's. mamba_ssm and fla run
+in their own environment: ``test_code_blocks_ssm.py``. What derive cannot know is refused with the
+line and the reason — never a wrong total.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import unittest.mock
+import warnings
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import ssm_reference  # noqa: E402
+
+from derive.models.code.imported import config_class, model_class, registered  # noqa: E402
+from derive.models.source import SourceError  # noqa: E402
+from derive.models.torch_code import explain_torch  # noqa: E402
+from derive.tree import named_buffers  # noqa: E402
+
+FILES = Path(__file__).parent / "block_files"
+
+
+def _s4_modules() -> dict[str, types.ModuleType]:
+    """``models.s4.s4d`` (and the older ``src.models.s4.s4d``) as packages holding the reference S4D."""
+    found = {}
+    for dotted in ("models", "models.s4", "models.s4.s4d", "src", "src.models", "src.models.s4", "src.models.s4.s4d"):
+        found[dotted] = types.ModuleType(dotted)
+    found["models.s4.s4d"].S4D = ssm_reference.S4D
+    found["src.models.s4.s4d"].S4D = ssm_reference.S4D
+    return found
+
+
+def run(text: str, expression: str = "model", filename: str = "<model>"):
+    """Run trusted model code with torch on the meta device; the object ``expression`` names."""
+    module = types.ModuleType("model_file")
+    patched = {"model_file": module, **_s4_modules()}
+    saved = {name: sys.modules.get(name) for name in patched}
+    sys.modules.update(patched)  # (patch.dict would also drop what transformers imports meanwhile)
+    try:
+        with (
+            torch.device("meta"),
+            warnings.catch_warnings(),
+            unittest.mock.patch("builtins.print"),
+            unittest.mock.patch.object(sys, "argv", [filename]),  # argparse reads no argument
+        ):
+            warnings.simplefilter("ignore")
+            exec(compile(text, filename, "exec"), module.__dict__)  # our own test code
+            return eval(expression, module.__dict__)
+    finally:
+        for name, before in saved.items():
+            if before is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = before
+
+
+def check(text: str, expression: str = "model", filename: str = "<model>"):
+    """derive's reading of ``text`` against the object the code builds: names, shapes, buffers, total."""
+    model = run(text, expression, filename)
+    report = explain_torch(text)
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == [
+        (n, tuple(p.shape)) for n, p in model.named_parameters()
+    ]
+    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == [
+        (n, tuple(b.shape)) for n, b in model.named_buffers()
+    ]
+    assert report.total == sum(p.numel() for p in model.parameters())
+    assert not report.partial
+    return report
+
+
+#: files run here -> the title derive gives the model
+ANSWERED = {
+    "hf_mamba_default.py": "MambaForCausalLM",
+    "hf_mamba_classifier.py": "MambaClassifier (nn.Module)",
+    "hf_hybrid_lm.py": "RwkvForCausalLM",
+    "s4d_classifier.py": "S4Model (nn.Module)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERED))
+def test_files_are_answered_exactly(name):
+    text = (FILES / name).read_text()
+    report = check(text, filename=str(FILES / name))
+    assert report.title == ANSWERED[name]
+
+
+def test_hf_mamba_default_counts_the_tied_head_once():
+    text = (FILES / "hf_mamba_default.py").read_text()
+    report = explain_torch(text)
+    assert "lm_head.weight" not in [t["name"] for t in report.tensors]
+    lm_head = run(text).lm_head.weight
+    assert lm_head is run(text, "model.backbone.embeddings.weight") or lm_head.shape == (50280, 768)
+    assert [r["tied_to"] for r in report.to_dict()["tensors"] if r.get("tied_to")] in ([], ["backbone.embeddings.weight"])
+
+
+def test_the_s4_example_as_it_stands_is_refused_at_the_s4d_line():
+    text = (FILES / "s4d_argparse.py").read_text()
+    assert sum(p.numel() for p in run(text, filename="s4d_argparse.py").parameters()) > 0  # torch builds it
+    with pytest.raises(SourceError) as refused:
+        explain_torch(text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "S4D(d_model" in t)
+    assert str(refused.value).startswith(f"line {line}: S4D: its tensors depend on 'min(0.001, args.lr)'")
+    assert "argparse" in str(refused.value)
+
+
+HEAD = "import torch.nn as nn\n"
+#: transformers' construction forms: each snippet is run by transformers and read by derive
+TRANSFORMERS = {
+    "model class": "from transformers import MambaConfig, MambaForCausalLM\n"
+    "model = MambaForCausalLM(MambaConfig(hidden_size=64, num_hidden_layers=2, vocab_size=300))",
+    "keyword config": "from transformers import MambaConfig, MambaModel\n"
+    "model = MambaModel(config=MambaConfig(hidden_size=32, num_hidden_layers=2, vocab_size=50, expand=3))",
+    "module path": "from transformers.models.mamba.modeling_mamba import MambaForCausalLM\n"
+    "from transformers.models.mamba.configuration_mamba import MambaConfig\n"
+    "model = MambaForCausalLM(MambaConfig(hidden_size=48, num_hidden_layers=1, vocab_size=99, tie_word_embeddings=False))",
+    "package import": "import transformers\n"
+    "cfg = transformers.Mamba2Config(hidden_size=64, num_heads=4, head_dim=32, n_groups=2, num_hidden_layers=2, vocab_size=128)\n"
+    "model = transformers.Mamba2ForCausalLM(cfg)",
+    "auto causal lm": "from transformers import AutoModelForCausalLM, FalconMambaConfig\n"
+    "config = FalconMambaConfig(hidden_size=64, num_hidden_layers=2, vocab_size=256)\n"
+    "model = AutoModelForCausalLM.from_config(config, torch_dtype=None)",
+    "auto config": "from transformers import AutoConfig, AutoModel\n"
+    "config = AutoConfig.for_model('rwkv', hidden_size=32, num_hidden_layers=2, vocab_size=77)\n"
+    "model = AutoModel.from_config(config)",
+    "recurrent gemma": "from transformers import RecurrentGemmaConfig, RecurrentGemmaForCausalLM\n"
+    "model = RecurrentGemmaForCausalLM(RecurrentGemmaConfig(hidden_size=64, intermediate_size=96, num_hidden_layers=3,"
+    " num_attention_heads=4, lru_width=64, vocab_size=100))",
+    "inert change": "from transformers import MambaConfig, MambaForCausalLM\n"
+    "config = MambaConfig(hidden_size=32, num_hidden_layers=2, vocab_size=64)\n"
+    "config.use_cache = False\nconfig.layer_norm_epsilon = 1e-6\nmodel = MambaForCausalLM(config)",
+    "sizes read from the config": HEAD + "from transformers import MambaConfig, MambaModel\n"
+    "class Tagger(nn.Module):\n"
+    "    def __init__(self, config, tags=9):\n"
+    "        super().__init__()\n"
+    "        self.mamba = MambaModel(config)\n"
+    "        self.proj = nn.Linear(config.hidden_size * config.expand, tags)\n"
+    "        self.embed_tags = nn.Embedding(tags, config.state_size)\n"
+    "model = Tagger(MambaConfig(hidden_size=40, num_hidden_layers=2, vocab_size=30))",
+    "one model shared": HEAD + "from transformers import MambaConfig, MambaForCausalLM\n"
+    "class Pair(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.a = MambaForCausalLM(MambaConfig(hidden_size=16, num_hidden_layers=1, vocab_size=20))\n"
+    "        self.b = self.a\n"
+    "model = Pair()",
+}
+
+
+@pytest.mark.parametrize("case", sorted(TRANSFORMERS))
+def test_transformers_construction_forms(case):
+    check(TRANSFORMERS[case])
+
+
+#: code derive refuses -> (words of the refusal, line)
+REFUSED = {
+    "a size changed after the config is made": (
+        "from transformers import MambaConfig, MambaForCausalLM\n"
+        "config = MambaConfig(hidden_size=32, num_hidden_layers=2)\n"
+        "config.hidden_size = 64\n"
+        "model = MambaForCausalLM(config)",
+        "hidden_size was set on the MambaConfig after it was made",
+        4,
+    ),
+    "a config from the hub": (
+        "from transformers import AutoConfig, MambaForCausalLM\n"
+        "config = AutoConfig.from_pretrained('state-spaces/mamba-130m-hf')\n"
+        "model = MambaForCausalLM(config)",
+        "from_pretrained loads a checkpoint",
+        3,
+    ),
+    "weights from the hub": (
+        "from transformers import MambaForCausalLM\nmodel = MambaForCausalLM.from_pretrained('state-spaces/mamba-130m-hf')",
+        "from_pretrained loads a checkpoint",
+        2,
+    ),
+    "another model type's config": (
+        "from transformers import Mamba2Config, MambaForCausalLM\nmodel = MambaForCausalLM(Mamba2Config())",
+        "builds a MambaForCausalLM, not from a Mamba2Config",
+        2,
+    ),
+    "a key transformers ignores": (
+        "from transformers import MambaConfig, MambaForCausalLM\nmodel = MambaForCausalLM(MambaConfig(d_model=64))",
+        "config key 'd_model'",
+        2,
+    ),
+    "an unknown size": (
+        "import json\nfrom transformers import MambaConfig, MambaForCausalLM\n"
+        "cfg = json.load(open('config.json'))\n"
+        "model = MambaForCausalLM(MambaConfig(hidden_size=cfg['d'], num_hidden_layers=2))",
+        "cfg['d']",
+        4,
+    ),
+    "an unknown flag of a block": (
+        "import os\nfrom mamba_ssm import Mamba\nmodel = Mamba(d_model=16, conv_bias=os.environ.get('BIAS'))",
+        "conv_bias",
+        3,
+    ),
+    "a package derive does not know": (
+        "from mamba_ssm import Mamba\nfrom zeta.nn import MambaBlock\nmodel = MambaBlock(dim=64, depth=2)",
+        "imported from zeta.nn, which derive does not read",
+        3,
+    ),
+    "fla's own Mamba (not registered)": (
+        "from fla.layers import Mamba\nmodel = Mamba(hidden_size=64)",
+        "imported from fla.layers, which derive does not read",
+        2,
+    ),
+    "a local module named like fla's": (
+        "from layers import GatedLinearAttention\nmodel = GatedLinearAttention(hidden_size=64)",
+        "imported from layers, which derive does not read",
+        2,
+    ),
+    "a relative import": (
+        "from .s4d import S4D\nmodel = S4D(64)",
+        "imported from .s4d, which derive does not read",
+        2,
+    ),
+    "a Flax class in torch code": (
+        "from lru.model import LRU\nmodel = LRU(d_hidden=16, d_model=8)",
+        "is not a PyTorch module",
+        2,
+    ),
+    "Auto from a mamba_ssm config": (
+        "from transformers import AutoModelForCausalLM\nfrom mamba_ssm.models.config_mamba import MambaConfig\n"
+        "model = AutoModelForCausalLM.from_config(MambaConfig(d_model=64, n_layer=2))",
+        "does not build from a MambaConfig",
+        3,
+    ),
+    "other arguments of a model class": (
+        "from transformers import MambaConfig, MambaForCausalLM\nmodel = MambaForCausalLM(MambaConfig(), 3)",
+        "does not read the arguments 3",
+        2,
+    ),
+    "a model class without a config": (
+        "from transformers import MambaForCausalLM\nmodel = MambaForCausalLM()",
+        "no config given",
+        2,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_refusals_name_the_line_and_the_reason(case):
+    text, words, line = REFUSED[case]
+    with pytest.raises(SourceError) as refused:
+        explain_torch(text)
+    assert str(refused.value).startswith(f"line {line}:") and words in str(refused.value), str(refused.value)
+
+
+def test_partial_counts_the_rest_around_an_unknown_package():
+    text = HEAD + (
+        "from transformers import MambaConfig, MambaModel\nfrom zeta.nn import MambaBlock\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.known = MambaModel(MambaConfig(hidden_size=16, num_hidden_layers=1, vocab_size=10))\n"
+        "        self.unknown = MambaBlock(dim=16)\n"
+        "model = Net()"
+    )
+    report = explain_torch(text, partial=True)
+    known = run(
+        "from transformers import MambaConfig, MambaModel\n"
+        "model = MambaModel(MambaConfig(hidden_size=16, num_hidden_layers=1, vocab_size=10))"
+    )
+    assert report.partial and report.total == sum(p.numel() for p in known.parameters())
+
+
+def test_arguments_no_tensor_depends_on_may_be_unknown():
+    """``device=device``, ``dtype=...`` reach the constructor unread; the tensors are those without them."""
+    with_device = explain_torch(
+        "import torch\nfrom mamba_ssm import Mamba\ndevice = torch.device('cuda')\n"
+        "model = Mamba(d_model=24, device=device, dtype=torch.bfloat16)"
+    )
+    plain = explain_torch("from mamba_ssm import Mamba\nmodel = Mamba(d_model=24)")
+    assert with_device.tensors == plain.tensors and with_device.total == plain.total
+
+
+def test_the_registry_paths():
+    assert [c.framework for c in registered("mamba_ssm.Mamba")] == ["mamba_ssm"]
+    assert [c.name for c in registered("mamba_ssm.modules.mamba2.Mamba2")] == ["Mamba2"]
+    assert [c.name for c in registered("fla.layers.gla.GatedLinearAttention")] == ["GatedLinearAttention"]
+    assert [c.name for c in registered("fla.RWKV7Attention")] == ["RWKV7Attention"]
+    assert [c.name for c in registered("models.s4.s4d.S4D")] == [c.name for c in registered("src.models.s4.s4d.S4D")]
+    assert [c.name for c in registered("recurrentgemma.torch.layers.RGLRU")] == ["RGLRU"]
+    assert [c.name for c in registered("recurrentgemma.torch.modules.RecurrentBlock")] == ["RecurrentBlock"]
+    assert registered("recurrentgemma.torch.RGLRU") == [] and registered("layers.RGLRU") == []
+    assert registered("torch.nn.LSTM") == [] and registered("Mamba") == []
+    assert config_class("transformers.models.rwkv.configuration_rwkv.RwkvConfig").model.model_type == "rwkv"
+    assert config_class("fla.models.RWKV7Config").model.model_type == "rwkv7"
+    assert config_class("mamba_ssm.models.config_mamba.MambaConfig").model.model_type == "mamba_ssm"
+    assert model_class("fla.models.rwkv7.modeling_rwkv7.RWKV7Model")[1] == "base"
+    assert model_class("mamba_ssm.MambaLMHeadModel")[1] == "model"
+    assert model_class("somewhere.MambaForCausalLM") is None
+
+
+def test_the_real_packages_define_the_registered_paths():
+    """Every registered module path of transformers' classes is where transformers defines them."""
+    import transformers
+
+    for path in ("transformers.MambaConfig", "transformers.RwkvConfig", "transformers.Mamba2Config"):
+        config = config_class(path)
+        cls = getattr(transformers, config.constructor.name)
+        assert cls.__module__ in config.constructor.module_types
+        model = getattr(transformers, config.model.architecture)
+        assert model_class(f"{model.__module__}.{model.__name__}")[0] is config.model
