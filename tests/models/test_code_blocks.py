@@ -104,7 +104,10 @@ def test_hf_mamba_default_counts_the_tied_head_once():
     assert "lm_head.weight" not in [t["name"] for t in report.tensors]
     lm_head = run(text).lm_head.weight
     assert lm_head is run(text, "model.backbone.embeddings.weight") or lm_head.shape == (50280, 768)
-    assert [r["tied_to"] for r in report.to_dict()["tensors"] if r.get("tied_to")] in ([], ["backbone.embeddings.weight"])
+    assert [r["tied_to"] for r in report.to_dict()["tensors"] if r.get("tied_to")] in (
+        [],
+        ["backbone.embeddings.weight"],
+    )
 
 
 def test_the_s4_example_as_it_stands_is_refused_at_the_s4d_line():
@@ -317,3 +320,161 @@ def test_the_real_packages_define_the_registered_paths():
         assert cls.__module__ in config.constructor.module_types
         model = getattr(transformers, config.model.architecture)
         assert model_class(f"{model.__module__}.{model.__name__}")[0] is config.model
+
+
+TRANSFORMERS_MORE = {
+    "private from_config": "from transformers import RwkvConfig, RwkvForCausalLM\n"
+    "model = RwkvForCausalLM._from_config(RwkvConfig(hidden_size=32, num_hidden_layers=2, vocab_size=40))",
+    "a copied config": "import copy\nfrom transformers import MambaConfig, MambaForCausalLM\n"
+    "base = MambaConfig(hidden_size=32, num_hidden_layers=2, vocab_size=64)\n"
+    "config = copy.deepcopy(base)\nconfig.use_cache = False\nmodel = MambaForCausalLM(config)",
+    "the same value set again": "from transformers import MambaConfig, MambaForCausalLM\n"
+    "config = MambaConfig(hidden_size=32, num_hidden_layers=2, vocab_size=64)\n"
+    "config.hidden_size = 32\nmodel = MambaForCausalLM(config)",
+    "isinstance of a registered class": HEAD + "from transformers import MambaConfig, MambaModel\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.body = MambaModel(MambaConfig(hidden_size=16, num_hidden_layers=1, vocab_size=10))\n"
+    "        self.head = nn.Linear(16, 2) if isinstance(self.body, nn.Module) else None\n"
+    "model = Net()",
+}
+
+
+@pytest.mark.parametrize("case", sorted(TRANSFORMERS_MORE))
+def test_more_transformers_forms(case):
+    check(TRANSFORMERS_MORE[case])
+
+
+def test_a_symbolic_number_of_layers_is_a_closed_form():
+    """An uninstantiated class: its config's sizes are symbols, the total a formula right at every size."""
+    import sympy
+
+    text = HEAD + (
+        "from transformers import MambaConfig, MambaForCausalLM\n"
+        "class LM(nn.Module):\n"
+        "    def __init__(self, n_layers, hidden=32):\n"
+        "        super().__init__()\n"
+        "        config = MambaConfig(hidden_size=hidden, num_hidden_layers=n_layers, vocab_size=100)\n"
+        "        config.use_cache = False\n"
+        "        self.lm = MambaForCausalLM(config)\n"
+    )
+    total = explain_torch(text).total
+    assert isinstance(total, sympy.Expr) and {s.name for s in total.free_symbols} == {"n_layers"}
+    for n in (1, 3):
+        model = run(text + f"model = LM({n})")
+        assert total.subs(dict.fromkeys(total.free_symbols, n)) == sum(p.numel() for p in model.parameters())
+
+
+def test_auto_config_of_a_model_type_derive_does_not_build_is_refused():
+    for model_type, words in (
+        ("llama", "model type 'llama' is not one derive builds"),
+        ("NAME", "its type is not known"),
+    ):
+        text = (
+            "import os\nfrom transformers import AutoConfig, AutoModelForCausalLM\nNAME = os.environ['MODEL']\n"
+            f"config = AutoConfig.for_model({model_type if model_type == 'NAME' else repr(model_type)})\n"
+            "model = AutoModelForCausalLM.from_config(config)"
+        )
+        with pytest.raises(SourceError) as refused:
+            explain_torch(text)
+        assert str(refused.value).startswith("line 5:") and words in str(refused.value), str(refused.value)
+
+
+def test_a_config_changed_to_an_unknown_or_refused_value():
+    head = (
+        "import os\nfrom transformers import MambaConfig, MambaForCausalLM\nconfig = MambaConfig(num_hidden_layers=2)\n"
+    )
+    for change, words in (
+        (
+            "config.vocab_size = int(os.environ['V'])",
+            "vocab_size was set on the MambaConfig after it was made, to a value",
+        ),
+        (
+            "config.d_model = 64",
+            "d_model was set on the MambaConfig after it was made: MambaConfig: config key 'd_model'",
+        ),
+    ):
+        with pytest.raises(SourceError) as refused:
+            explain_torch(head + change + "\nmodel = MambaForCausalLM(config)")
+        assert str(refused.value).startswith("line 5:") and words in str(refused.value), str(refused.value)
+
+
+@pytest.fixture
+def fake_package(monkeypatch):
+    """A package ``fakepkg`` with registered classes, to see what their constructors receive."""
+    from derive import blocks
+    from derive.engine.constructors import CONSTRUCTORS, Constructor
+    from derive.tree import Module, Param
+
+    received = []
+
+    def layer(width, *rest, **options):
+        received.append((width, rest, options))
+        inner = options.get("inner")
+        children = (inner.replace(name="inner"),) if isinstance(inner, Module) else ()
+        return Module("", "Layer", (Param("w", (width, 2)),), children, repeat=options.get("repeat", 1))
+
+    def broken_config(**kwargs):
+        raise TypeError("FakeConfig needs a size")
+
+    entries = {
+        ("fakefw", "Layer"): Constructor("fakefw", "Layer", layer, module_types=("fakepkg.layers", "fakepkg.shared")),
+        ("otherfw", "Layer"): Constructor("otherfw", "Layer", layer, module_types=("fakepkg.shared",)),
+        ("fakefw", "FakeConfig"): Constructor("fakefw", "FakeConfig", broken_config, module_types=("fakepkg.configs",)),
+    }
+
+    def fake_lm(config):
+        return Module("", "FakeForCausalLM", children=(Module("body", "FakeBody", (Param("w", (2, 2)),)),))
+
+    entries[("transformers", "FakeLMConfig")] = Constructor(
+        "transformers",
+        "FakeLMConfig",
+        lambda **kw: fake_lm(kw),
+        module_types=("transformers.models.fake.configuration_fake",),
+    )
+    monkeypatch.setitem(blocks.CONFIG_MODELS, "fake", blocks.ConfigModel("fake", fake_lm, "FakeForCausalLM", ""))
+    for key, value in entries.items():
+        monkeypatch.setitem(CONSTRUCTORS, key, value)
+    return received
+
+
+def test_a_model_without_a_base_model_is_refused(fake_package):
+    text = (
+        "import transformers\nfrom transformers.models.fake.configuration_fake import FakeLMConfig\n"
+        "model = transformers.AutoModel.from_config(FakeLMConfig())"
+    )
+    with pytest.raises(SourceError, match="line 3: transformers.AutoModel.from_config.*does not build a base model of"):
+        explain_torch(text)
+    assert explain_torch(text.replace("AutoModel", "AutoModelForCausalLM")).total == 4
+
+
+def test_what_a_registered_constructor_receives(fake_package):
+    text = HEAD + (
+        "import torch\nfrom fakepkg.layers import Layer\nfrom transformers import MambaConfig\n"
+        "config = MambaConfig(hidden_size=8, num_hidden_layers=1)\n"
+        "model = Layer(3, [1, 2], (3, 4), {'a': 5}, config, device=torch.device('cuda'), inner=nn.Linear(2, 2))"
+    )
+    report = explain_torch(text)
+    (width, rest, options), *_ = fake_package
+    assert width == 3 and rest[:3] == ([1, 2], (3, 4), {"a": 5})
+    assert rest[3]["hidden_size"] == 8 and rest[3]["num_hidden_layers"] == 1  # a config object: its keys
+    assert repr(options["device"]) == "torch.device"  # unread, and not used
+    assert [t["name"] for t in report.tensors] == ["w", "inner.weight", "inner.bias"]
+
+
+def test_a_size_taken_as_is_without_a_value_is_refused(fake_package):
+    for call, words in (("Layer(os.environ['W'])", "os.environ['W']"), ("Layer(2, repeat=os.getpid())", "os.getpid")):
+        with pytest.raises(SourceError) as refused:
+            explain_torch(f"import os\nfrom fakepkg.layers import Layer\nmodel = {call}")
+        message = str(refused.value)
+        assert message.startswith("line 3: Layer: its tensors depend on") and words in message, message
+
+
+def test_a_path_two_packages_register_is_refused(fake_package):
+    with pytest.raises(SourceError, match="registered by fakefw's and otherfw's Layer: derive cannot tell which"):
+        explain_torch("import fakepkg.shared\nmodel = fakepkg.shared.Layer(2)")
+    with pytest.raises(SourceError, match="Layer: its tensors depend on"):
+        explain_torch(
+            "import os\nimport fakepkg.layers\nclass L(fakepkg.layers.Layer):\n    pass\nmodel = L(os.getpid())"
+        )

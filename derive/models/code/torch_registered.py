@@ -44,7 +44,7 @@ from .imported import (
     registered,
     unread_in,
 )
-from .torch_objects import ModObj, ParamObj, adopt
+from .torch_objects import ModObj, adopt
 from .values import Class, Instance, Ref, Refused, Unknown
 
 __all__ = ["RegisteredRules", "ConfigObject", "adopt_tied"]
@@ -338,7 +338,7 @@ class RegisteredRules:
             if key in config.snapshot and _same(config.snapshot[key], value):
                 continue
             changed = f"{key} was set on the {cls} after it was made"
-            if not isinstance(key, str) or _unknown(value):
+            if _unknown(value):
                 raise core.refuse(node, f"{changed}, to a value derive does not know: {_why(core, value, node)}")
             try:
                 rebuilt = self.build_registered(core, config.config.constructor, [], {**config.given, key: value}, node)
@@ -360,19 +360,15 @@ def _packages(config: ConfigClass) -> frozenset[str]:
 def _same(a: Any, b: Any) -> bool:
     if a is b:
         return True
-    if type(a) is not type(b) or isinstance(a, (Unknown, ModObj, ParamObj)):
-        return False
-    try:
-        return bool(a == b)
-    except Exception:  # an object whose comparison derive cannot make
-        return False
+    return (
+        type(a) is type(b) and isinstance(a, (bool, int, float, str, tuple, list, dict, sympy.Basic)) and bool(a == b)
+    )
 
 
-def _tensors(module: Module) -> Any:
-    try:
-        return [(n, p.shape, p.buffer, p.tied_to) for n, p in named_parameters(module, ties=True, buffers=True)]
-    except ValueError:  # a symbolic number of layers: the trees themselves
-        return module.replace(formula=None)
+def _tensors(module: Module) -> tuple[Any, ...]:
+    """What of a tree holds tensors: its nodes' names, types and repeats, and their tensors."""
+    params = tuple((p.name, p.shape, p.trainable, p.buffer, p.tied_to, p.complex) for p in module.params)
+    return (module.name, module.type, module.repeat, module.start, params, tuple(map(_tensors, module.children)))
 
 
 def _unknown(value: Any) -> bool:

@@ -24,7 +24,9 @@ class Block(nn.Module):
                 num_hidden_layers=num_layers,
             )
         self.mlp_norm = nn.RMSNorm(hidden_size, eps=1e-6)
-        self.mlp = nn.Sequential(nn.Linear(hidden_size, 4 * hidden_size), nn.GELU(), nn.Linear(4 * hidden_size, hidden_size))
+        self.mlp = nn.Sequential(
+            nn.Linear(hidden_size, 4 * hidden_size), nn.GELU(), nn.Linear(4 * hidden_size, hidden_size)
+        )
 
 
 class LinearAttentionLM(nn.Module):

@@ -20,4 +20,6 @@ class MambaClassifier(nn.Module):
 config = MambaConfig(vocab_size=8000, hidden_size=256, state_size=8, num_hidden_layers=6, expand=2)
 config.pad_token_id = 0
 model = MambaClassifier(config)
-decoder_config = AutoConfig.for_model("mamba2", hidden_size=128, num_heads=4, head_dim=64, n_groups=2, num_hidden_layers=2, vocab_size=500)
+decoder_config = AutoConfig.for_model(
+    "mamba2", hidden_size=128, num_heads=4, head_dim=64, n_groups=2, num_hidden_layers=2, vocab_size=500
+)

@@ -26,9 +26,7 @@ class MambaLM(nn.Module):
     def __init__(self, vocab_size, d_model=256, n_layers=4, d_state=16, tie_weights=True, device=None):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, d_model)
-        self.layers = nn.ModuleList(
-            [ResidualBlock(d_model, d_state=d_state, layer_idx=i) for i in range(n_layers)]
-        )
+        self.layers = nn.ModuleList([ResidualBlock(d_model, d_state=d_state, layer_idx=i) for i in range(n_layers)])
         self.norm_f = nn.LayerNorm(d_model)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
         if tie_weights:

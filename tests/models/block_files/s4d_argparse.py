@@ -17,9 +17,7 @@ class S4Model(nn.Module):
         self.encoder = nn.Linear(d_input, d_model)
         self.s4_layers = nn.ModuleList()
         for _ in range(n_layers):
-            self.s4_layers.append(
-                S4D(d_model, dropout=dropout, transposed=True, lr=min(0.001, args.lr))
-            )
+            self.s4_layers.append(S4D(d_model, dropout=dropout, transposed=True, lr=min(0.001, args.lr)))
         self.decoder = nn.Linear(d_model, d_output)
 
 

@@ -14,7 +14,6 @@ d_output = 10
 
 
 class S4Model(nn.Module):
-
     def __init__(
         self,
         d_input,
@@ -36,9 +35,7 @@ class S4Model(nn.Module):
         self.norms = nn.ModuleList()
         self.dropouts = nn.ModuleList()
         for _ in range(n_layers):
-            self.s4_layers.append(
-                S4D(d_model, dropout=dropout, transposed=True, lr=min(0.001, args.lr))
-            )
+            self.s4_layers.append(S4D(d_model, dropout=dropout, transposed=True, lr=min(0.001, args.lr)))
             self.norms.append(nn.LayerNorm(d_model))
             self.dropouts.append(dropout_fn(dropout))
 
