@@ -337,6 +337,8 @@ TRANSFORMERS_MORE = {
     "        super().__init__()\n"
     "        self.body = MambaModel(MambaConfig(hidden_size=16, num_hidden_layers=1, vocab_size=10))\n"
     "        self.head = nn.Linear(16, 2) if isinstance(self.body, nn.Module) else None\n"
+    "        self.tail = nn.Linear(16, 3) if isinstance(self.body, MambaModel) else nn.Linear(16, 4)\n"
+    "        self.end = nn.Linear(16, 5) if isinstance(self.body, MambaConfig) else None\n"
     "model = Net()",
 }
 
@@ -478,3 +480,17 @@ def test_a_path_two_packages_register_is_refused(fake_package):
         explain_torch(
             "import os\nimport fakepkg.layers\nclass L(fakepkg.layers.Layer):\n    pass\nmodel = L(os.getpid())"
         )
+
+
+def test_a_huge_number_of_layers_is_counted_not_expanded():
+    """10**12 layers: the total is exact (a line through transformers' totals at 1 and 2 layers), in a moment."""
+    import time
+
+    text = (
+        "from transformers import MambaConfig, MambaForCausalLM\n"
+        "model = MambaForCausalLM(MambaConfig(hidden_size=16, vocab_size=30, num_hidden_layers={}))"
+    )
+    one, two = (sum(p.numel() for p in run(text.format(n)).parameters()) for n in (1, 2))
+    start = time.perf_counter()
+    total = explain_torch(text.format(10**12)).total
+    assert total == one + (two - one) * (10**12 - 1) and time.perf_counter() - start < 10

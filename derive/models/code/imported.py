@@ -49,6 +49,7 @@ __all__ = [
     "unread_in",
     "auto_class",
     "imports_registered",
+    "class_name",
 ]
 
 #: Frameworks whose classes the torch code reader reads as its own (``torch.nn``), not through imports.
@@ -241,6 +242,20 @@ def imports_registered(path: str) -> bool:
     """
     owner = path.rpartition(".")[0]
     return bool(registered(path) or model_class(path) or auto_class(owner) or model_class(owner))
+
+
+def class_name(path: str) -> str | None:
+    """The class name of a registered class or model class a path names (for ``isinstance``), or None.
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    str or None
+    """
+    return path.rpartition(".")[2] if registered(path) or model_class(path) else None
 
 
 class Touched(BaseException):

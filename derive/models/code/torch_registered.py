@@ -30,6 +30,7 @@ import sympy
 from ...blocks import CONFIG_MODELS, ConfigModel
 from ...engine.constructors import Constructor
 from ...tree import Module, named_parameters
+from ...tree.walk import MAX_LISTED
 from .frame import source_of
 from .imported import (
     ConfigClass,
@@ -96,6 +97,8 @@ def adopt_tied(module: Module) -> ModObj:
     -------
     ModObj
     """
+    if _copies(module) > MAX_LISTED:  # kept whole: counted for any number of layers, never expanded
+        return ModObj(module.type, origin=module, frozen=True)
     obj = adopt(module)
     if obj.frozen:
         return obj
@@ -105,6 +108,15 @@ def adopt_tied(module: Module) -> ModObj:
             target_owner, target_leaf = _owner(obj, p.tied_to)
             owner.params[leaf] = target_owner.params[target_leaf]
     return obj
+
+
+def _copies(module: Module) -> int:
+    """How many module objects ``module``'s children expand to (0 past a symbolic repeat)."""
+    total = 0
+    for child in module.children:
+        if type(child.repeat) is int:
+            total += child.repeat * (1 + _copies(child))
+    return total
 
 
 def _owner(obj: ModObj, dotted: str) -> tuple[ModObj, str]:

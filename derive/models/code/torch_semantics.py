@@ -20,7 +20,7 @@ import sympy
 
 from ...engine.constructors import lookup
 from .frame import source_of
-from .imported import registered
+from .imported import class_name, registered
 from .semantics import Semantics
 from .torch_merge import TorchMerge
 from .torch_modules import ModuleRules
@@ -364,7 +364,7 @@ class TorchSemantics(RegisteredRules, TorchMerge, ModuleRules, Semantics):
         path = getattr(classinfo, "path", None)
         if path is None:
             return False if isinstance(obj, (TensorVal, ParamObj)) else None
-        name = torch_name(path) or next((c.name for c in registered(path)), None)
+        name = torch_name(path) or class_name(path)
         if isinstance(obj, ParamObj):
             return path in ("torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter")
         if isinstance(obj, TensorVal):
