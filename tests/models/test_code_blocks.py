@@ -494,3 +494,34 @@ def test_a_huge_number_of_layers_is_counted_not_expanded():
     start = time.perf_counter()
     total = explain_torch(text.format(10**12)).total
     assert total == one + (two - one) * (10**12 - 1) and time.perf_counter() - start < 10
+
+
+def test_a_config_dict_changed_in_place_is_seen():
+    """mamba_ssm's MambaConfig keeps the ssm_cfg dict it is given: a change to it reaches the model."""
+    text = (
+        "from mamba_ssm.models.config_mamba import MambaConfig\nfrom mamba_ssm import MambaLMHeadModel\n"
+        "ssm = {'d_state': 8}\nconfig = MambaConfig(d_model=32, n_layer=1, vocab_size=16, ssm_cfg=ssm)\n"
+        "ssm['d_state'] = 4\nmodel = MambaLMHeadModel(config)"
+    )
+    with pytest.raises(SourceError, match="line 6: ssm_cfg was set on the MambaConfig after it was made"):
+        explain_torch(text)
+    assert explain_torch(text.replace("ssm['d_state'] = 4", "ssm['d_state'] = 8")).total > 0
+
+
+def test_ties_inside_repeated_layers_are_placed():
+    from derive.models.code.torch_registered import adopt_tied
+    from derive.models.code.torch_tree import to_tree
+    from derive.tree import Module, Param, count, named_parameters
+
+    layer = Module("layers.{k}", "Layer", (Param("w", (3, 3)),), repeat=2)
+    tied = Module("", "Net", (Param("v", (3, 3), tied_to="layers.1.w"),), (layer,))
+    tree = to_tree(adopt_tied(tied))
+    # one tensor under two names: listed first where torch's named_parameters() meets it first
+    assert [(n, p.tied_to) for n, p in named_parameters(tree, ties=True)] == [
+        ("v", None),
+        ("layers.0.w", None),
+        ("layers.1.w", "v"),
+    ]
+    assert count(tree) == 18
+    lost = Module("", "Net", (Param("v", (3, 3), tied_to="nowhere.w"),), (layer,))
+    assert count(to_tree(adopt_tied(lost))) == count(lost) == 18

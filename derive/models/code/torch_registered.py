@@ -106,6 +106,8 @@ def adopt_tied(module: Module) -> ModObj:
         if p.tied_to is not None:
             owner, leaf = _owner(obj, name)
             target_owner, target_leaf = _owner(obj, p.tied_to)
+            if target_leaf not in target_owner.params:  # a tie derive cannot place: the tree keeps it
+                return ModObj(module.type, origin=module, frozen=True)
             owner.params[leaf] = target_owner.params[target_leaf]
     return obj
 
@@ -120,12 +122,14 @@ def _copies(module: Module) -> int:
 
 
 def _owner(obj: ModObj, dotted: str) -> tuple[ModObj, str]:
-    *path, leaf = dotted.split(".")
-    for part in path:
-        child = obj.children[part]
-        assert child is not None
-        obj = child
-    return obj, leaf
+    """The module object holding the tensor ``dotted`` names, and the tensor's own name (children of a
+    repeated module are registered under dotted names: ``layers.0``)."""
+    while True:
+        key = next((k for k in sorted(obj.children, key=len, reverse=True) if dotted.startswith(k + ".")), None)
+        child = obj.children.get(key) if key is not None else None
+        if key is None or child is None:
+            return obj, dotted
+        obj, dotted = child, dotted[len(key) + 1 :]
 
 
 class RegisteredRules:
@@ -269,7 +273,7 @@ class RegisteredRules:
         attrs = {**dict(built.config), **kwargs}
         cls = Class(config.constructor.name, [], {}, getattr(node, "lineno", 0))
         made = ConfigObject(cls, attrs, config, dict(kwargs), built)
-        made.snapshot = dict(attrs)
+        made.snapshot = copy.deepcopy(attrs)
         return made
 
     def _for_model(self, core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:

@@ -7,8 +7,9 @@ attribute); ``add_module``, ``register_module``, ``register_parameter``, ``regis
 ``setattr`` do the same. ``nn.Sequential``, ``nn.ModuleList``, ``nn.ModuleDict``,
 ``nn.ParameterList`` and ``nn.ParameterDict`` hold the code's own objects (``append``,
 ``extend``, ``insert``, ``+=``, ``[i] =``, ``*``-unpacked lists). Every other ``torch.nn`` class
-is made by its registered constructor (:mod:`derive.layers.torch_nn`). A name derive does not
-know, registered as a module, is refused by name — or, with ``partial``, a module not counted.
+is made by its registered constructor (:mod:`derive.layers.torch_nn`), an imported registered class
+(``mamba_ssm.Mamba``) by :mod:`.torch_registered`. A name derive does not know, registered as a
+module, is refused by name — or, with ``partial``, a module not counted.
 """
 
 from __future__ import annotations
