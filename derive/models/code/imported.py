@@ -29,13 +29,17 @@ test — raises :class:`Touched`, so that the reader refuses, naming it, instead
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from ... import blocks
 from ...engine.constructors import CONSTRUCTORS, Constructor
 from ...tree import Module
+
+if TYPE_CHECKING:
+    from ...blocks import ConfigModel
 
 __all__ = [
     "registered",
@@ -83,6 +87,11 @@ def homes(constructor: Constructor) -> frozenset[str]:
     return frozenset(constructor.module_types) | frozenset(rooted)
 
 
+def _blocks() -> ModuleType:
+    """:mod:`derive.blocks`, imported when an import is first resolved (it registers the blocks)."""
+    return importlib.import_module("derive.blocks")
+
+
 def registered(path: str) -> list[Constructor]:
     """The registered classes (of frameworks other than torch) an imported dotted path names.
 
@@ -97,6 +106,7 @@ def registered(path: str) -> list[Constructor]:
         Usually one; empty when no registered class lives at ``path``.
     """
     module, _, name = path.rpartition(".")
+    _blocks()
     return [
         c
         for (framework, cls), c in CONSTRUCTORS.items()
@@ -117,7 +127,7 @@ class ConfigClass:
     """
 
     constructor: Constructor
-    model: blocks.ConfigModel
+    model: ConfigModel
 
     @property
     def packages(self) -> frozenset[str]:
@@ -136,9 +146,10 @@ def config_classes() -> list[ConfigClass]:
     -------
     list of ConfigClass
     """
-    key = len(CONSTRUCTORS) + len(blocks.CONFIG_MODELS)
+    models = _blocks().CONFIG_MODELS
+    key = len(CONSTRUCTORS) + len(models)
     if key not in _CONFIGS:
-        by_architecture = {m.architecture: m for m in blocks.CONFIG_MODELS.values()}
+        by_architecture = {m.architecture: m for m in models.values()}
         found = []
         for c in CONSTRUCTORS.values():
             if c.framework in _NATIVE or c.deferred or not c.name.endswith("Config") or not homes(c):
@@ -183,7 +194,7 @@ def base_model_name(architecture: str) -> str | None:
     return architecture.removesuffix("ForCausalLM") + "Model" if architecture.endswith("ForCausalLM") else None
 
 
-def model_class(path: str) -> tuple[blocks.ConfigModel, str] | None:
+def model_class(path: str) -> tuple[ConfigModel, str] | None:
     """The registered model an imported path names, and which part: ``"model"`` (the architecture,
     ``MambaForCausalLM``) or ``"base"`` (``MambaModel``), or None.
 

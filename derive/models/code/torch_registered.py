@@ -23,11 +23,10 @@ from __future__ import annotations
 import ast
 import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from ...blocks import CONFIG_MODELS, ConfigModel
 from ...engine.constructors import Constructor
 from ...tree import Module, named_parameters
 from ...tree.walk import MAX_LISTED
@@ -47,6 +46,9 @@ from .imported import (
 )
 from .torch_objects import ModObj, adopt
 from .values import Class, Instance, Ref, Refused, Unknown
+
+if TYPE_CHECKING:
+    from ...blocks import ConfigModel
 
 __all__ = ["RegisteredRules", "ConfigObject", "adopt_tied"]
 
@@ -278,8 +280,8 @@ class RegisteredRules:
 
     def _for_model(self, core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
         model_type = args[0] if args else kwargs.pop("model_type", None)
-        entry = CONFIG_MODELS.get(model_type) if isinstance(model_type, str) else None
-        config = next((c for c in config_classes() if c.model is entry and _packages(c) & _AUTO_PACKAGES), None)
+        found = [c for c in config_classes() if c.model.model_type == model_type and _packages(c) & _AUTO_PACKAGES]
+        config = found[0] if found and isinstance(model_type, str) else None
         if config is None:
             why = (
                 f"model type {model_type!r} is not one derive builds"
