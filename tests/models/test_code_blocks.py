@@ -525,3 +525,16 @@ def test_ties_inside_repeated_layers_are_placed():
     assert count(tree) == 18
     lost = Module("", "Net", (Param("v", (3, 3), tied_to="nowhere.w"),), (layer,))
     assert count(to_tree(adopt_tied(lost))) == count(lost) == 18
+
+
+def test_a_subclass_with_a_symbolic_number_of_layers_is_refused_not_empty():
+    """(It was counted as 0 parameters: the base's layers were dropped.)"""
+    text = (
+        HEAD
+        + "class MyLSTM(nn.LSTM):\n    def __init__(self, layers):\n        super().__init__(8, 16, num_layers=layers)\n"
+    )
+    with pytest.raises(SourceError, match="line 4: MyLSTM subclasses LSTM with layers derive cannot list one by one"):
+        explain_torch(text)
+    assert explain_torch(text + "model = MyLSTM(2)").total == sum(
+        p.numel() for p in run(text + "model = MyLSTM(2)").parameters()
+    )

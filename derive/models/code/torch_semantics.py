@@ -259,7 +259,7 @@ class TorchSemantics(RegisteredRules, TorchMerge, ModuleRules, Semantics):
             else:
                 made = self.construct(core, str(name), args, kwargs, node)
             if made.frozen:
-                raise core.refuse(node, f"a subclass of {made.type} whose layers derive cannot list one by one")
+                raise core.refuse(node, f"{obj.type} subclasses {made.type} with layers derive cannot list one by one")
             obj.params.update(made.params)
             obj.buffers.update(made.buffers)
             obj.children.update(made.children)
