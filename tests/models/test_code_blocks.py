@@ -538,3 +538,11 @@ def test_a_subclass_with_a_symbolic_number_of_layers_is_refused_not_empty():
     assert explain_torch(text + "model = MyLSTM(2)").total == sum(
         p.numel() for p in run(text + "model = MyLSTM(2)").parameters()
     )
+
+
+def test_every_file_is_listed():
+    """Each file is held against the libraries here or in test_code_blocks_ssm.py (mamba_ssm, fla)."""
+    ssm = {"mamba_lm.py", "hybrid_stack.py", "mamba2_config_dict.py", "mamba_lm_head_model.py", "fla_stack.py"}
+    on_disk = {p.name for p in FILES.glob("*.py")} - {"conftest.py"}
+    assert on_disk == {*ANSWERED, *ssm, "s4d_argparse.py"}
+    assert ssm <= set((Path(__file__).parent / "test_code_blocks_ssm.py").read_text().split('"'))
