@@ -426,7 +426,7 @@ def register_layer(cls: str, build: Any, names: tuple[str, ...]) -> None:
             "fla",
             cls,
             build,
-            prefixes=("", "fla.layers.", "layers.", f"fla.layers.{file}."),
+            prefixes=("", "fla.", "fla.layers.", "layers.", f"fla.layers.{file}."),
             letters={"hidden_size": "D", "num_heads": "H"},
             read=_reader(names),
             module_types=(f"fla.layers.{file}",),

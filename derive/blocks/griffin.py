@@ -371,7 +371,8 @@ register(
         "transformers",
         "RecurrentGemmaConfig",
         config_constructor("RecurrentGemmaConfig", recurrent_gemma_for_causal_lm),
-        prefixes=("", "transformers."),
+        prefixes=("", "transformers.", "transformers.models.recurrent_gemma."),
+        module_types=("transformers.models.recurrent_gemma.configuration_recurrent_gemma",),
         source=SOURCE["transformers"],
     )
 )

@@ -98,5 +98,8 @@ for _name, _make, _letters in (
     ("MLPBlock", lambda width, expanded_width: mlp_block(width, expanded_width, spelling="deepmind", name=""),
      {"width": "D", "expanded_width": "F"}),
 ):  # fmt: skip
-    register(Constructor("recurrentgemma", _name, _deepmind(_make), prefixes=("", "layers.", "modules.", "recurrentgemma.torch."),
-                         letters=_letters, source=SOURCE["deepmind"]))  # fmt: skip
+    _module = "recurrentgemma.torch." + (
+        "layers" if _name == "RGLRU" else "modules"
+    )  # recurrentgemma/torch/__init__.py
+    register(Constructor("recurrentgemma", _name, _deepmind(_make), prefixes=("", "layers.", "modules.", f"{_module}."),
+                         letters=_letters, module_types=(_module,), source=SOURCE["deepmind"]))  # fmt: skip

@@ -436,7 +436,8 @@ for _type, _cls in (("mamba", "MambaConfig"), ("falcon_mamba", "FalconMambaConfi
             "transformers",
             _cls,
             _config_constructor(_type),
-            prefixes=("", "transformers."),
+            prefixes=("", "transformers.", f"transformers.models.{_type}."),
+            module_types=(f"transformers.models.{_type}.configuration_{_type}",),
             source=_HF_SOURCE[_type],
         )
     )

@@ -382,4 +382,13 @@ def _config(*args: Any, **kwargs: Any) -> Module:
     return causal_lm(kwargs)
 
 
-register(Constructor("transformers", "Mamba2Config", _config, prefixes=("", "transformers."), source=_HF_SOURCE))
+register(
+    Constructor(
+        "transformers",
+        "Mamba2Config",
+        _config,
+        prefixes=("", "transformers.", "transformers.models.mamba2."),
+        module_types=("transformers.models.mamba2.configuration_mamba2",),
+        source=_HF_SOURCE,
+    )
+)

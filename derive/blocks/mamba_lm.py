@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..engine.constructors import Constructor, register
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import layer_norm, rms_norm
@@ -171,3 +172,28 @@ def lm_head_model(config: Mapping[str, Any]) -> Module:
         shape["d_intermediate"] = mlp
     shape.update(rms_norm=flags["rms_norm"], tie_embeddings=flags["tie_embeddings"], ssm_cfg=ssm)
     return Module("", "MambaLMHeadModel", children=(backbone, head), config=shape)
+
+
+def _config(*args: Any, **kwargs: Any) -> Module:
+    """``MambaConfig(...)`` of mamba_ssm (a dataclass: its fields in order, or by name): the model
+    ``MambaLMHeadModel`` builds from it."""
+    if len(args) > len(_DEFAULTS):
+        raise TypeError(f"MambaConfig takes {len(_DEFAULTS)} positional arguments but {len(args)} were given")
+    given = dict(zip(_DEFAULTS, args))
+    for key, value in kwargs.items():
+        if key in given:
+            raise TypeError(f"MambaConfig got multiple values for argument {key!r}")
+        given[key] = value
+    return lm_head_model(given)
+
+
+register(
+    Constructor(
+        "mamba_ssm",
+        "MambaConfig",
+        _config,
+        prefixes=("mamba_ssm.models.config_mamba.",),
+        module_types=("mamba_ssm.models.config_mamba",),
+        source="mamba_ssm/models/config_mamba.py 4-18 (mamba-ssm 2.3.2.post1)",
+    )
+)

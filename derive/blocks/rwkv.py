@@ -370,7 +370,8 @@ register(
         "transformers",
         "RwkvConfig",
         config_constructor("RwkvConfig", rwkv_for_causal_lm),
-        prefixes=("", "transformers."),
+        prefixes=("", "transformers.", "transformers.models.rwkv."),
+        module_types=("transformers.models.rwkv.configuration_rwkv",),
         source="transformers 5.23.0 models/rwkv/configuration_rwkv.py 54-71",
     )
 )

@@ -380,7 +380,7 @@ register(
         "fla",
         "RWKV6Attention",
         rwkv6_attention,
-        prefixes=("", "fla.layers.", "fla.layers.rwkv6.", "layers."),
+        prefixes=("", "fla.", "fla.layers.", "fla.layers.rwkv6.", "layers."),
         letters={"hidden_size": "D", "proj_low_rank_dim": "r", "gate_low_rank_dim": "g"},
         read=_read_rwkv6,
         module_types=("fla.layers.rwkv6",),
@@ -393,7 +393,8 @@ register(
         "fla",
         "RWKV6Config",
         config_constructor("RWKV6Config", rwkv6_for_causal_lm),
-        prefixes=("", "fla.models."),
+        prefixes=("", "fla.models.", "fla.models.rwkv6."),
+        module_types=("fla.models.rwkv6.configuration_rwkv6",),
         source=SOURCE,
     )
 )

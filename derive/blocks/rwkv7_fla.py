@@ -291,7 +291,7 @@ register(
         "fla",
         "RWKV7Attention",
         rwkv7_attention,
-        prefixes=("", "fla.layers.", "fla.layers.rwkv7.", "layers."),
+        prefixes=("", "fla.", "fla.layers.", "fla.layers.rwkv7.", "layers."),
         letters={
             "hidden_size": "D",
             "decay_low_rank_dim": "R_w",
@@ -310,7 +310,8 @@ register(
         "fla",
         "RWKV7Config",
         config_constructor("RWKV7Config", rwkv7_for_causal_lm),
-        prefixes=("", "fla.models."),
+        prefixes=("", "fla.models.", "fla.models.rwkv7."),
+        module_types=("fla.models.rwkv7.configuration_rwkv7",),
         source=SOURCE,
     )
 )

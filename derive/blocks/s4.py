@@ -311,7 +311,7 @@ register(
         _make_s4d,
         prefixes=("", "s4d."),
         letters={"d_model": "H", "d_state": "N"},
-        module_types=("models.s4.s4d", "s4d"),
+        module_types=("models.s4.s4d", "src.models.s4.s4d", "s4d"),
         source="state-spaces/s4 models/s4/s4d.py 11-88",
     )
 )

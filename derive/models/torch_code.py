@@ -19,6 +19,8 @@ from typing import Any
 
 import sympy
 
+from ..engine.constructors import lookup
+from .code.imported import imports_registered
 from .code.interpreter import Interpreter
 from .code.torch_names import supported, torch_name
 from .code.torch_objects import ModObj
@@ -79,7 +81,7 @@ class _Program:
                 found = Ref(".".join([base.path, *reversed(parts)]))
         if isinstance(found, Class):
             return "class"
-        if isinstance(found, Ref) and torch_name(found.path) is not None:
+        if isinstance(found, Ref) and (torch_name(found.path) is not None or imports_registered(found.path)):
             return "torch"
         return None
 
@@ -105,7 +107,7 @@ class _Program:
         assert isinstance(value, ModObj)
         if value.cls is not None:
             return f"{value.type} (nn.Module)", value
-        return f"nn.{value.type}", value
+        return (f"nn.{value.type}" if lookup("torch", value.type) else value.type), value
 
     def _top_classes(self) -> list[Class]:
         names = self.reader.module_frame.names

@@ -12,8 +12,10 @@ a :class:`~.semantics.Semantics` (:mod:`.torch_semantics` for torch).
 Modules: :mod:`.values` (what names hold), :mod:`.frame` (scopes, limits), :mod:`.semantics` (a
 framework's hooks), :mod:`.core` (the shared state), :mod:`.expressions`,
 :mod:`.calls`, :mod:`.statements`, :mod:`.flow` (both ways of an unknown condition),
-:mod:`.builtins`; torch: :mod:`.torch_objects`, :mod:`.torch_tensors`, :mod:`.torch_modules`,
-:mod:`.torch_names`, :mod:`.torch_semantics`, :mod:`.torch_tree`.
+:mod:`.builtins`, :mod:`.imported` (an imported name's registered class: ``mamba_ssm.Mamba``);
+torch: :mod:`.torch_objects`, :mod:`.torch_tensors`, :mod:`.torch_modules`, :mod:`.torch_names`,
+:mod:`.torch_semantics`, :mod:`.torch_registered` (the registered classes, configs and models
+called in torch code), :mod:`.torch_tree`.
 """
 
 from __future__ import annotations

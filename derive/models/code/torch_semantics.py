@@ -7,8 +7,9 @@ attribute); ``add_module``, ``register_module``, ``register_parameter``, ``regis
 ``setattr`` do the same. ``nn.Sequential``, ``nn.ModuleList``, ``nn.ModuleDict``,
 ``nn.ParameterList`` and ``nn.ParameterDict`` hold the code's own objects (``append``,
 ``extend``, ``insert``, ``+=``, ``[i] =``, ``*``-unpacked lists). Every other ``torch.nn`` class
-is made by its registered constructor (:mod:`derive.layers.torch_nn`). A name derive does not
-know, registered as a module, is refused by name — or, with ``partial``, a module not counted.
+is made by its registered constructor (:mod:`derive.layers.torch_nn`), an imported registered class
+(``mamba_ssm.Mamba``) by :mod:`.torch_registered`. A name derive does not know, registered as a
+module, is refused by name — or, with ``partial``, a module not counted.
 """
 
 from __future__ import annotations
@@ -20,19 +21,21 @@ import sympy
 
 from ...engine.constructors import lookup
 from .frame import source_of
+from .imported import class_name, registered
 from .semantics import Semantics
 from .torch_merge import TorchMerge
 from .torch_modules import ModuleRules
 from .torch_names import EMPTY_BASES, FREE_NAMES, NATIVE, VALUE_PACKAGES, supported, torch_name
 from .torch_objects import CONTAINERS, ModObj, ParamObj, TensorVal, adopt
 from .torch_params import normalised, parameter
+from .torch_registered import RegisteredRules
 from .torch_tensors import ELEMENTWISE, FACTORIES, broadcast, create, index, tensor_attr
 from .values import Class, Ref, Unknown
 
 __all__ = ["TorchSemantics"]
 
 
-class TorchSemantics(TorchMerge, ModuleRules, Semantics):
+class TorchSemantics(RegisteredRules, TorchMerge, ModuleRules, Semantics):
     """torch's rules for the code reader (see the module docstring).
 
     Parameters
@@ -132,6 +135,9 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
             return TensorVal(args[0].shape)
         if path.startswith(VALUE_PACKAGES) or path.startswith("torch."):
             return Unknown(written, f"{path}(...) is not read by derive", node.lineno)
+        made = self.call_registered(core, ref, args, kwargs, node)
+        if made is not NotImplemented:
+            return made
         self.handed_over(core, written, [*args, *kwargs.values()], node)
         package = path.rsplit(".", 1)[0] if "." in path else path
         return Unknown(written, f"imported from {package}, which derive does not read", node.lineno, "module")
@@ -246,8 +252,14 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
             obj.params.update(made.params)
             obj.children.update(made.children)
             return None
-        if name is not None and lookup("torch", name) is not None:
-            made = self.construct(core, name, args, kwargs, node)
+        found = registered(base.path)
+        if (name is not None and lookup("torch", name) is not None) or len(found) == 1:
+            if found:
+                made = self.construct_registered(core, found[0], args, kwargs, node)
+            else:
+                made = self.construct(core, str(name), args, kwargs, node)
+            if made.frozen:
+                raise core.refuse(node, f"{obj.type} subclasses {made.type} with layers derive cannot list one by one")
             obj.params.update(made.params)
             obj.buffers.update(made.buffers)
             obj.children.update(made.children)
@@ -353,7 +365,7 @@ class TorchSemantics(TorchMerge, ModuleRules, Semantics):
         path = getattr(classinfo, "path", None)
         if path is None:
             return False if isinstance(obj, (TensorVal, ParamObj)) else None
-        name = torch_name(path)
+        name = torch_name(path) or class_name(path)
         if isinstance(obj, ParamObj):
             return path in ("torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter")
         if isinstance(obj, TensorVal):
