@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ..tree import named_parameters
+from ..tree import named_modules, named_parameters
 from .source import clean
 
-__all__ = ["explain_blocks", "template"]
+__all__ = ["explain_blocks", "template", "Template", "normalized"]
 
 #: The keys that count a model's layers (set to a small int in a template).
 LAYER_KEYS = ("num_hidden_layers", "n_layer")
@@ -93,8 +94,33 @@ def _shapes(build: Any, config: Mapping[str, Any]) -> dict[str, tuple]:
     return {normalized(name): tuple(p.shape) for name, p in named_parameters(build(config), ties=True)}
 
 
-def template(model_type: str) -> tuple[dict[str, tuple], dict[str, tuple[str, bool]]] | None:
-    """The shapes of ``model_type``'s tensors in its config's keys, and the tensors a flag adds.
+@dataclass(frozen=True)
+class Template:
+    """A model type's tensors in its config's keys.
+
+    Attributes
+    ----------
+    architecture : str
+        The class its config builds (``"MambaForCausalLM"``).
+    shapes : dict of str to tuple
+        Normalized name -> shape, each dimension a SymPy expression of the config's keys.
+    flags : dict of str to (str, bool)
+        Normalized name of a tensor one bool key adds -> (the key, the value that has it).
+    parts : dict of str to str
+        Class name -> its path in the model (``"MambaModel"`` -> ``"backbone"``).
+    layer_key : str
+        The key that counts the layers.
+    """
+
+    architecture: str
+    shapes: dict[str, tuple]
+    flags: dict[str, tuple[str, bool]]
+    parts: dict[str, str]
+    layer_key: str
+
+
+def template(model_type: str) -> Template | None:
+    """``model_type``'s :class:`Template` (built once), or None when it cannot be built with symbols.
 
     Parameters
     ----------
@@ -102,29 +128,30 @@ def template(model_type: str) -> tuple[dict[str, tuple], dict[str, tuple[str, bo
 
     Returns
     -------
-    (dict, dict) or None
-        Normalized name -> shape (SymPy expressions); normalized name -> (flag, the value that has
-        it) for tensors one bool key adds. None when the model type cannot be built with symbols.
+    Template or None
     """
     if model_type not in _TEMPLATES:
         from ..blocks import config_model
 
-        build = config_model(model_type).build
+        entry = config_model(model_type)
         try:
-            base = {**build({}).config, **FIXED.get(model_type, {})}
+            base = {**entry.build({}).config, **FIXED.get(model_type, {})}
             base.pop("model_type", None)
             symbolic = _symbolized(base, OWN_SYMBOLS.get(model_type, ()))
-            shapes = _shapes(build, symbolic)
+            tree = entry.build(symbolic)
+            shapes = _shapes(entry.build, symbolic)
             flags: dict[str, tuple[str, bool]] = {}
             for key, other in _flipped(symbolic):
                 try:
-                    more = _shapes(build, other)
+                    more = _shapes(entry.build, other)
                 except (TypeError, ValueError):
                     continue
                 value = _get(other, key)
                 flags.update((name, (key, value)) for name in more.keys() - shapes.keys())
                 flags.update((name, (key, not value)) for name in shapes.keys() - more.keys())
-            _TEMPLATES[model_type] = (shapes, flags)
+            parts = {m.type: path for path, m in reversed(list(named_modules(tree, expand=False))) if "{" not in path}
+            layer_key = next((k for k in LAYER_KEYS if k in base), LAYER_KEYS[0])
+            _TEMPLATES[model_type] = Template(entry.architecture, shapes, flags, parts, layer_key)
         except (TypeError, ValueError, ArithmeticError):  # no symbolic build: not explained by key
             _TEMPLATES[model_type] = None
     return _TEMPLATES[model_type]
@@ -163,7 +190,7 @@ def _solve(equations: list[tuple[Any, int]]) -> dict[Any, Any]:
 
 
 def _differences(
-    shapes: Mapping[str, tuple], found: Mapping[str, tuple[Shape, Shape]]
+    shapes: Mapping[str, tuple], found: Mapping[str, tuple[Shape, Shape]], prefix: str = ""
 ) -> list[tuple[str, Any, Any, str]]:
     """(key or expression, checkpoint value, model value, first tensor showing it) for each difference."""
     import sympy
@@ -171,7 +198,7 @@ def _differences(
     rows = [
         (sympy.sympify(dim), c, m, name)
         for name, (ckpt, model) in found.items()
-        for dim, c, m in zip(shapes[normalized(name)], ckpt, model, strict=True)
+        for dim, c, m in zip(shapes[normalized(prefix + name)], ckpt, model, strict=True)
     ]
     first: dict[Any, str] = {}
     for dim, _, _, name in rows:
@@ -195,14 +222,14 @@ def _differences(
     return out
 
 
-def _consistent(shapes: Mapping[str, tuple], found: Mapping[str, tuple[Shape, Shape]]) -> bool:
+def _consistent(shapes: Mapping[str, tuple], found: Mapping[str, tuple[Shape, Shape]], prefix: str = "") -> bool:
     """Whether each side's shapes are one config's: the ranks agree and no equation contradicts another."""
     import sympy
 
     for side in (0, 1):
         equations = []
         for name, pair in found.items():
-            dims = shapes[normalized(name)]
+            dims = shapes[normalized(prefix + name)]
             if len(dims) != len(pair[side]):
                 return False
             equations += list(zip(dims, pair[side], strict=True))
@@ -220,43 +247,47 @@ def _telling(name: str) -> bool:
     return "#" in name or name.split(".", 1)[0] not in GENERIC
 
 
-def _candidates(names: list[str], found: Mapping[str, tuple[Shape, Shape]] | None = None) -> list[str]:
-    """The model types whose templates have these names (and, given shapes, fit both sides)."""
+#: A candidate: the template, and the path of the module whose state dict the error is about.
+Candidate = tuple[Template, str]
+
+
+def _candidates(
+    names: list[str], owner: str, found: Mapping[str, tuple[Shape, Shape]] | None = None
+) -> list[Candidate]:
+    """The templates that have these names (and, given shapes, fit both sides), the one whose class
+    (or part: ``MambaModel``) ``owner`` is first; the names then lie under that part's path."""
     from ..blocks import CONFIG_MODELS
 
-    wanted = {normalized(n) for n in names}
-    if not any(map(_telling, wanted)):
-        return []
-    out: list[str] = []
+    out: list[Candidate] = []
     for model_type in CONFIG_MODELS:
         built = template(model_type)
-        if built is None or not wanted <= built[0].keys() | built[1].keys():
+        if built is None or any(built.shapes == other.shapes for other, _ in out):  # FalconMamba's are Mamba's
             continue
-        if any(template(other) == built for other in out):  # the same tensors (FalconMamba's are Mamba's)
+        path = built.parts.get(owner, "")
+        prefix = f"{path}." if path else ""
+        wanted = {normalized(prefix + n) for n in names}
+        if not any(map(_telling, wanted)) or not wanted <= built.shapes.keys() | built.flags.keys():
             continue
-        if found is None or (wanted <= built[0].keys() and _consistent(built[0], found)):
-            out.append(model_type)
-    return out
+        if found is None or (wanted <= built.shapes.keys() and _consistent(built.shapes, found, prefix)):
+            out.append((built, prefix))
+    return sorted(out, key=lambda c: owner not in c[0].parts)
 
 
-def _mismatch_lines(found: Mapping[str, tuple[Shape, Shape]]) -> list[str]:
-    from ..blocks import CONFIG_MODELS
-
-    candidates = _candidates(list(found), found)
+def _mismatch_lines(found: Mapping[str, tuple[Shape, Shape]], owner: str) -> list[str]:
+    candidates = _candidates(list(found), owner, found)
     if not candidates:
         return []
-    main, *others = candidates
-    shapes = template(main)[0]  # type: ignore[index]
+    (main, prefix), *others = candidates
     aliases: dict[tuple[Any, Any], list[str]] = {}
-    for other in others:
-        for key, c, m, _ in _differences(template(other)[0], found):  # type: ignore[index]
-            aliases.setdefault((c, m), []).append(f"{CONFIG_MODELS[other].architecture}: {_shown(key)}")
+    for other, other_prefix in others:
+        for key, c, m, _ in _differences(other.shapes, found, other_prefix):
+            aliases.setdefault((c, m), []).append(f"{other.architecture}: {_shown(key)}")
     lines = []
-    for key, c, m, name in _differences(shapes, found):
+    for key, c, m, name in _differences(main.shapes, found, prefix):
         alias = [a.replace(f": {_shown(key)}", "") for a in aliases.get((c, m), [])]
         also = f" (also {'; '.join(dict.fromkeys(alias))})" if alias else ""
         what = f"{key}={c}, your model {m}" if key.isidentifier() else f"{_shown(key)} = {c}, your model {m}"
-        lines.append(f"{CONFIG_MODELS[main].architecture}: checkpoint has {what}{also} — from {clean(name, 80)}")
+        lines.append(f"{main.architecture}: checkpoint has {what}{also} — from {clean(name, 80)}")
     return lines
 
 
@@ -270,36 +301,29 @@ def _layer(name: str) -> int | None:
     return int(found.group()[1:]) if found else None
 
 
-def _key_lines(missing: list[str], unexpected: list[str]) -> tuple[list[str], set[str]]:
+def _key_lines(missing: list[str], unexpected: list[str], owner: str) -> tuple[list[str], set[str]]:
     """Layers beyond the other side's, and flags that add a tensor, from missing and unexpected keys."""
-    from ..blocks import CONFIG_MODELS
-
-    candidates = _candidates(missing + unexpected)
+    candidates = _candidates(missing + unexpected, owner)
     if not candidates:
         return [], set()
-    main = candidates[0]
-    _, flags = template(main)  # type: ignore[misc]
-    architecture = CONFIG_MODELS[main].architecture
-    from ..blocks import config_model
-
-    layer_key = next((k for k in LAYER_KEYS if k in config_model(main).build({}).config), LAYER_KEYS[0])
+    main, prefix = candidates[0]
     lines, done = [], set()
     for keys, ckpt in ((unexpected, True), (missing, False)):
-        whole = {_layer(k) for k in keys if _layer(k) is not None and normalized(k) not in flags}
+        whole = {_layer(k) for k in keys if _layer(k) is not None and normalized(prefix + k) not in main.flags}
         layered = [k for k in keys if _layer(k) in whole]  # whole layers, their flagged tensors too
         if layered:
             low = min(_layer(k) or 0 for k in layered)
             high = max(_layer(k) or 0 for k in layered) + 1
             counts = (high, low) if ckpt else (low, high)
             lines.append(
-                f"{architecture}: checkpoint has {layer_key}={counts[0]}, your model {counts[1]} — "
+                f"{main.architecture}: checkpoint has {main.layer_key}={counts[0]}, your model {counts[1]} — "
                 f"{'the checkpoint has' if ckpt else 'your model has'} layers {low:,} … {high - 1:,} "
                 f"({clean(layered[0], 80)}, ...)"
             )
             done |= set(layered)
         shown: set[str] = set()
         for name in keys:
-            flag = flags.get(normalized(name))
+            flag = main.flags.get(normalized(prefix + name))
             if flag is None or name in done:
                 continue
             key, value = flag
@@ -307,12 +331,12 @@ def _key_lines(missing: list[str], unexpected: list[str]) -> tuple[list[str], se
             if key not in shown:
                 shown.add(key)
                 c, m = (value, not value) if ckpt else (not value, value)
-                lines.append(f"{architecture}: checkpoint has {key}={c}, your model {m} — from {clean(name, 80)}")
+                lines.append(f"{main.architecture}: checkpoint has {key}={c}, your model {m} — from {clean(name, 80)}")
     return lines, done
 
 
 def explain_blocks(
-    found: Mapping[str, tuple[Shape, Shape]], missing: list[str], unexpected: list[str]
+    found: Mapping[str, tuple[Shape, Shape]], missing: list[str], unexpected: list[str], owner: str = ""
 ) -> tuple[list[str], set[str]]:
     """Lines naming the config keys that differ, and the tensor names they explain.
 
@@ -323,13 +347,16 @@ def explain_blocks(
     missing, unexpected : list of str
         The keys ``load_state_dict`` reports missing (the model has, the checkpoint lacks) and
         unexpected (the checkpoint has, the model lacks).
+    owner : str, optional
+        The class the error names ("Error(s) in loading state_dict for MambaLMHeadModel"): its
+        model (or the part of one it is) is preferred, and the names are read under that part.
 
     Returns
     -------
     (list of str, set of str)
         Empty when no block model has these tensor names.
     """
-    lines = _mismatch_lines(found) if found else []
+    lines = _mismatch_lines(found, owner) if found else []
     explained = set(found) if lines else set()
-    more, done = _key_lines(missing, unexpected) if (missing or unexpected) else ([], set())
+    more, done = _key_lines(missing, unexpected, owner) if (missing or unexpected) else ([], set())
     return lines + more, explained | done

@@ -73,10 +73,11 @@ def explain_block_state(
     except (TypeError, ValueError) as error:
         why = f"its inferred config is refused ({clean(str(error), 200)})"
     else:
-        expected = {name: p.shape for name, p in named_parameters(tree)}
-        tied = {name: p.tied_to for name, p in named_parameters(tree, ties=True) if p.tied_to}
-        given = {name: shape for name, shape in shapes.items() if name not in ties}
-        why = difference(given, expected, "in the tensors", "in the model")
+        listed = list(named_parameters(tree, ties=True))
+        tied = {name: p.tied_to for name, p in listed if p.tied_to}
+        # a tied tensor may be saved once (transformers, safetensors) or under both names (torch.save)
+        expected = {name: p.shape for name, p in listed if name in shapes or not p.tied_to}
+        why = difference(shapes, expected, "in the tensors", "in the model")
         wrong = [name for name, first in ties.items() if tied.get(name) != first]
         if not why and wrong:
             why = f"{clean(wrong[0], 80)} shares {clean(ties[wrong[0]], 80)}'s storage, which the model does not tie"
