@@ -30,7 +30,7 @@ from ..tree import Module, named_modules, named_parameters
 from .report import Report
 from .source import SourceError, clean
 
-__all__ = ["explain_pretrained", "live_block", "registered_for", "config_of", "difference"]
+__all__ = ["explain_pretrained", "live_block", "registered_for", "config_of", "difference", "unshown_notes"]
 
 _INDEX: dict[tuple[str, str], Constructor] = {}
 _INDEXED = [-1]
@@ -165,12 +165,12 @@ def _from_config(obj: Any) -> tuple[str, str, Module] | str | None:
     try:
         tree = entry.build(data)
     except (TypeError, ValueError) as error:
-        return f"{cls}: its config is not one derive maps ({clean(str(error), 200)}); counted from its tensors"
+        return f"its config is not one derive maps ({clean(str(error), 200)}); counted from its tensors"
     part = _part(tree, type(obj).__name__)
     if part is None:
         return (
-            f"{cls}: derive builds {entry.architecture} from a {model_type!r} config, and no part of it is a "
-            f"{cls}; counted from its tensors"
+            f"derive builds {entry.architecture} from a {model_type!r} config, and no part of it is a {cls}; "
+            "counted from its tensors"
         )
     return model_type, part[0], part[1]
 
@@ -179,7 +179,7 @@ def _checked(obj: Any, module: Module, how: str) -> str:
     """Why ``module`` does not stand for the live ``obj`` ("" when every tensor is the same)."""
     differs = difference(_live(obj), _derived(module))
     if differs:
-        return f"{clean(type(obj).__name__, 60)}: {how} differs from the live tensors ({differs}); counted from its tensors"
+        return f"{how} differs from the live tensors ({differs}); counted from its tensors"
     return ""
 
 
@@ -268,13 +268,15 @@ def live_block(module: Any, name: str, path: str, seen: dict[int, str]) -> Modul
         made, why, note = found[2], _checked(module, found[2], "the model its config builds"), "derived from its config"
     else:
         constructor = registered_for(cls)
-        if constructor is None or constructor.read is None:
+        if constructor is None:
             return None
+        read = constructor.read
+        assert read is not None  # registered_for gives only constructors with a read
         try:
-            args, kwargs = constructor.read(module)
+            args, kwargs = read(module)
             made = constructor.make(*args, **kwargs)
         except (TypeError, ValueError, AttributeError, KeyError) as error:
-            return f"{kind}: its arguments could not be read back ({clean(str(error), 160)}); counted from its tensors"
+            return f"its arguments could not be read back ({clean(str(error), 160)}); counted from its tensors"
         if not isinstance(made, Module):
             return None
         why = _checked(module, made, f"{constructor.framework} {constructor.name} of its arguments")
@@ -284,7 +286,7 @@ def live_block(module: Any, name: str, path: str, seen: dict[int, str]) -> Modul
     params = dict(module.named_parameters())
     prefix = f"{path}." if path else ""
     if any(id(p) in seen for p in params.values()):  # shares a tensor with a module read before
-        return f"{kind}: shares a tensor with another module; counted from its tensors"
+        return "it shares a tensor with another module; counted from its tensors"
     for key, p in params.items():
         seen.setdefault(id(p), prefix + key)
     frozen = [key for key, p in params.items() if not p.requires_grad]
@@ -294,3 +296,23 @@ def live_block(module: Any, name: str, path: str, seen: dict[int, str]) -> Modul
             "; ".join(filter(None, (note, _frozen_note(frozen)))),
         )
     return made.replace(name=name, type=kind, row=True, note=note)
+
+
+def unshown_notes(tree: Module) -> list[str]:
+    """The notes of modules that are no row of a table (a block read from its children's tensors
+    because its derivation differs: the reason), as report notes (``path (Class): note``).
+
+    Parameters
+    ----------
+    tree : derive.tree.Module
+        A live object's tree (:func:`derive.models.live_torch.torch_tree`).
+
+    Returns
+    -------
+    list of str
+    """
+    out = []
+    for path, module in named_modules(tree, expand=False):
+        if module.note and module.children and not module.row and not any(p.counted for p in module.params):
+            out.append(f"{clean(path, 80) + ' ' if path else ''}({module.type}): {module.note}")
+    return out

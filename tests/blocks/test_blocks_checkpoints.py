@@ -95,6 +95,8 @@ def check_files(model_type: str, config: dict, tmp_path) -> None:
     ("model_type", "config"),
     [
         ("mamba", {"vocab_size": 60, "hidden_size": 16, "num_hidden_layers": 2, "state_size": 4, "expand": 3}),
+        ("mamba", {"vocab_size": 60, "hidden_size": 16, "num_hidden_layers": 1, "intermediate_size": 20,
+                   "tie_word_embeddings": False, "use_conv_bias": False}),
         ("recurrent_gemma", {"vocab_size": 60, "hidden_size": 16, "num_hidden_layers": 3, "num_attention_heads": 2,
                              "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 33}),
     ],
@@ -194,3 +196,31 @@ def test_mamba2_shapes_no_config_gives() -> None:
         "backbone.layers.0.mixer.in_proj.weight": (rows[0] - 1, 16),
     }
     assert any("is not expand × hidden_size and num_heads × head_dim" in n for n in whole(uneven).notes)
+
+
+def test_mamba_ssm_names_whose_shapes_give_no_config() -> None:
+    # a Mamba-2 mixer under mamba_ssm's names (backbone.embedding): the refusals of its reader
+    model = blocks_configs.cpu(
+        "mamba2",
+        {"vocab_size": 30, "hidden_size": 16, "num_hidden_layers": 1, "num_heads": 4, "head_dim": 8, "n_groups": 1},
+    )
+    shapes = {
+        k.replace("backbone.embeddings.", "backbone.embedding."): tuple(v.shape) for k, v in model.state_dict().items()
+    }
+    rows = shapes["backbone.layers.0.mixer.in_proj.weight"]
+    wide = {
+        **shapes,
+        "backbone.layers.0.mixer.out_proj.weight": (16, 33),
+        "backbone.layers.0.mixer.in_proj.weight": (rows[0] + 2, 16),
+    }
+    assert any("is not expand × d_model (Mamba2 takes an int)" in n for n in whole(wide).notes)
+    heads = {
+        **shapes,
+        "backbone.layers.0.mixer.A_log": (6,),
+        "backbone.layers.0.mixer.in_proj.weight": (rows[0] + 2, 16),
+    }
+    assert any("A_log has 6 heads: they do not divide the SSM width" in n for n in whole(heads).notes)
+    # not a block model at all: read as any state dict, without a note
+    assert (
+        whole({"rnn.weight_ih_l0": (8, 3), "rnn.weight_hh_l0": (8, 2)}).notes[0].startswith("dropout and batch_first")
+    )

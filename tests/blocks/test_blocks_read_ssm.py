@@ -134,6 +134,7 @@ def test_live_models_are_derived_from_their_configs(cls: str, kwargs: dict) -> N
     "config",
     [
         {"d_model": 24, "n_layer": 2, "vocab_size": 101},
+        {"d_model": 24, "n_layer": 1, "vocab_size": 101, "pad_vocab_size_multiple": 1},
         {"d_model": 24, "n_layer": 3, "vocab_size": 96, "tie_embeddings": False, "rms_norm": False,
          "ssm_cfg": {"d_state": 4, "d_conv": 3, "expand": 3, "dt_rank": 5, "bias": True, "conv_bias": False}},
         {"d_model": 32, "n_layer": 2, "vocab_size": 64, "d_intermediate": 40,

@@ -36,6 +36,8 @@ def configs(draw: st.DrawFn) -> tuple[str, dict]:
                   "use_conv_bias": draw(st.booleans())}  # fmt: skip
         if draw(st.booleans()):
             config["time_step_rank"] = draw(st.integers(1, 6))
+        if draw(st.booleans()):  # an inner width of its own (transformers reads it over expand)
+            config["intermediate_size"] = draw(st.integers(1, 60))
     elif model_type == "mamba2":
         heads, head_dim, expand = draw(st.integers(1, 6)), draw(st.integers(2, 12)), draw(st.sampled_from([1, 2]))
         d = heads * head_dim // expand if (heads * head_dim) % expand == 0 else heads * head_dim
