@@ -7,7 +7,8 @@ config; the config reader (:data:`derive.blocks.CONFIG_MODELS`) rebuilds the mod
 every parameter it makes is among the tensors with the same shape, and every tensor is one of them
 (a tensor saved twice must be the tie the model has), is the report the config's: rows per part,
 closed forms in the config's keys, and notes naming the inferred config and what the shapes cannot
-tell. A tied head absent from the file (transformers saves a tied tensor once) is said to be so.
+tell. A tied head absent from the file (transformers saves a tied tensor once) or saved twice
+(``torch.save``) is said to be so, in place of the general note on ties.
 Otherwise the tensors are read as any state dict's, with a note saying why the config was not used.
 
 >>> explain_block_state({"rwkv.embeddings.weight": (100, 32), "rwkv.blocks.0.attention.time_decay": (32,)}, {})
@@ -38,9 +39,7 @@ def _name(model_type: str) -> str:
     return CONFIG_MODELS[model_type].architecture
 
 
-def explain_block_state(
-    shapes: Mapping[str, tuple], ties: Mapping[str, str], notes: list[str] | None = None
-) -> Report | str | None:
+def explain_block_state(shapes: Mapping[str, tuple], ties: Mapping[str, str]) -> Report | str | None:
     """The report of a block model's whole state dict, from the config its shapes give.
 
     Parameters
@@ -49,8 +48,6 @@ def explain_block_state(
         Every tensor's name and shape.
     ties : mapping of str to str
         Name -> the earlier name whose storage it shares (a tied tensor saved twice).
-    notes : list of str, optional
-        The caller's notes, kept after derive's.
 
     Returns
     -------
@@ -99,6 +96,5 @@ def explain_block_state(
             )
     added.append(f"the {architecture} rebuilt from this config has exactly these tensors (every name and shape)")
     report.notes[:0] = added
-    report.notes += list(notes or [])
     report.title = f"{architecture} from its tensors (config inferred)"
     return report

@@ -239,7 +239,7 @@ def explain_state_dict(
     if complete:
         from .block_infer import explain_block_state
 
-        inferred = explain_block_state(shapes, ties, notes)
+        inferred = explain_block_state(shapes, ties)
         if isinstance(inferred, Report):
             return inferred
         block = inferred or ""
