@@ -167,6 +167,7 @@ def _solve(equations: list[tuple[Any, int]]) -> dict[Any, Any]:
     """The symbols fixed by ``expr == value`` equations, solving one unknown at a time."""
     import sympy
 
+    equations = list(dict.fromkeys(equations))  # every layer gives the same equations once
     known: dict[Any, Any] = {}
     changed = True
     while changed:
@@ -195,11 +196,11 @@ def _differences(
     """(key or expression, checkpoint value, model value, first tensor showing it) for each difference."""
     import sympy
 
-    rows = [
-        (sympy.sympify(dim), c, m, name)
-        for name, (ckpt, model) in found.items()
-        for dim, c, m in zip(shapes[normalized(prefix + name)], ckpt, model, strict=True)
-    ]
+    unique: dict[tuple[Any, int, int], str] = {}  # every layer gives the same equations: each once
+    for name, (checkpoint, mine) in found.items():
+        for dim, c, m in zip(shapes[normalized(prefix + name)], checkpoint, mine, strict=True):
+            unique.setdefault((dim, c, m), name)
+    rows = [(sympy.sympify(dim), c, m, name) for (dim, c, m), name in unique.items()]
     first: dict[Any, str] = {}
     for dim, _, _, name in rows:
         for symbol in dim.free_symbols:
@@ -234,7 +235,7 @@ def _consistent(shapes: Mapping[str, tuple], found: Mapping[str, tuple[Shape, Sh
                 return False
             equations += list(zip(dims, pair[side], strict=True))
         known = _solve(equations)
-        for dim, value in equations:
+        for dim, value in dict.fromkeys(equations):
             rest = sympy.sympify(dim).subs(known)
             if not rest.free_symbols and rest != value:
                 return False

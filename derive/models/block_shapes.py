@@ -99,8 +99,8 @@ def layer_count(shapes: Shapes, prefix: str) -> int:
     pattern = re.compile(re.escape(prefix) + r"(\d+)\.")
     found = {int(m[1]) for m in map(pattern.match, shapes) if m}
     if found != set(range(len(found))):
-        missing = sorted(set(range(max(found) + 1)) - found)[:3]
-        raise Unreadable(f"{prefix}{missing[0]} is missing (layers are numbered 0 … {max(found)})")
+        missing = next(i for i in range(len(found) + 1) if i not in found)
+        raise Unreadable(f"{prefix}{missing} is missing (layers are numbered 0 … {max(found)})")
     return len(found)
 
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 import derive
 from derive.models.state_dict import explain_state_dict
 
-PROPERTY = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPERTY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 #: The architecture derive names for each model type (FalconMamba saves Mamba's tensors).
 NAMED = {**blocks_configs.CLASSES, "falcon_mamba": "MambaForCausalLM"}
 #: Keys whose value the shapes fix, by model type (n_groups and state_size: only their product).

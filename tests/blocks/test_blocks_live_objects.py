@@ -20,7 +20,7 @@ from hypothesis import given, settings
 import derive
 
 CLASSES = blocks_configs.CLASSES
-PROPERTY = settings(max_examples=25, deadline=None)
+PROPERTY = settings(max_examples=40, deadline=None)
 
 
 def listed(report: derive.models.Report) -> list[tuple[str, tuple]]:
