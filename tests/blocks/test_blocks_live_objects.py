@@ -241,3 +241,12 @@ def test_configs_of_other_kinds() -> None:
     )
     wrapped.config = {"model_type": "rwkv"}  # a mapping is not a config object
     assert derive.explain(wrapped).notes == []
+
+
+def test_an_rwkv7_config_as_a_live_config_gives_it() -> None:
+    # fla's RWKV7Config.to_dict() lists value_dim per layer: the closed form keeps those numbers
+    config = {"model_type": "rwkv7", "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 100, "head_dim": 16}
+    plain, listed = derive.explain(config), derive.explain({**config, "value_dim": [64, 64]})
+    assert listed.total == plain.total
+    closed_forms_hold(listed)
+    assert listed.to_dict()["total"] == plain.total
