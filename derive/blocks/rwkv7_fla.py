@@ -129,7 +129,7 @@ def _initialisable(
         )
     if not affine:
         raise ValueError("RWKV7Attention(layer_idx=...) initialises g_norm.weight: elementwise_affine must be true")
-    if layer_idx != 0 and v != d:
+    if layer_idx != 0 and is_int(v) and is_int(d) and v != d:  # a closed form may give one as a letter
         raise ValueError(
             f"RWKV7Attention(layer_idx={layer_idx}) fills v_lora's bias ({v}) with a vector of hidden_size ({d}): "
             "value_dim must equal hidden_size beyond layer 0"

@@ -158,6 +158,16 @@ def _state_dict(text: str) -> list[str]:
         (missing if match["kind"].startswith("Missing") else unexpected).extend(keys)
     found = {m["name"]: (_dims(m["ckpt"]), _dims(m["model"])) for m in _MISMATCH.finditer(text)}
     lines, missing, unexpected = _prefixes(missing, unexpected)
+    # --- block models' tensors: the config keys that differ (derive.models.block_errors) ---
+    from .block_errors import explain_blocks
+
+    owner = re.search(r"Error\(s\) in loading state_dict for (\w+)", text)
+    not_recurrent = {n: s for n, s in found.items() if _split(n)[1] is None}
+    blocks, explained = explain_blocks(not_recurrent, missing, unexpected, owner[1] if owner else "")
+    lines += blocks
+    found = {n: s for n, s in found.items() if n not in explained}
+    missing, unexpected = [k for k in missing if k not in explained], [k for k in unexpected if k not in explained]
+    # ---
     weight_hh: dict[str, dict] = {}
     for name, shapes in found.items():
         module, key = _split(name)

@@ -266,6 +266,13 @@ class _Reader:
         if _uninitialized(module):  # a Lazy* module before its first forward: no shapes yet
             note = "not initialized (a lazy module before its first forward): not counted"
             return Module(name, clean(cls.__name__, 60), counted=False, note=note)
+        # --- third-party blocks and pretrained models, derived whole (derive.models.live_blocks) ---
+        from .live_blocks import live_block
+
+        block = live_block(module, name, path, self.seen)
+        if isinstance(block, Module):
+            return block
+        # ---
         params = self.own(module, path)
         try:
             derived = _derived(module)
@@ -291,6 +298,8 @@ class _Reader:
             note = f"{NUMERIC} (its tensors are not those of {kind}'s arguments)"
         if tied:
             note = f"{note}; {tied}" if note else tied
+        if block:  # why the block derivation was not used
+            note = f"{note}; {block}" if note else block
         return Module(name, kind, params, children, note=note)
 
 

@@ -43,9 +43,19 @@ def explain_object(obj: Any) -> Report:
         return explain_keras_object(obj)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.nn.Module):
+        # --- a pretrained model derived from its config (derive.models.live_blocks) ---
+        from .live_blocks import explain_pretrained, unshown_notes
+
+        pretrained = explain_pretrained(obj)
+        if isinstance(pretrained, Report):
+            return pretrained
+        # ---
         from .live_torch import torch_tree
 
-        return Report.from_module(torch_tree(obj), "torch", f"{clean(type(obj).__name__, 60)} (nn.Module)")
+        tree = torch_tree(obj)
+        report = Report.from_module(tree, "torch", f"{clean(type(obj).__name__, 60)} (nn.Module)")
+        report.notes += unshown_notes(tree)  # why a block or model was read from its tensors
+        return report
     raise TypeError(
         f"explain() takes model code, a path, a state dict or a torch/Keras model; got {type(obj).__name__}"
     )

@@ -234,8 +234,20 @@ def explain_state_dict(
         dtypes = {k: str(v.dtype) for k, v in state.items() if hasattr(v, "dtype")}
     if ties is None:
         ties = storage_ties(state)
+    # --- a block model's checkpoint: its config inferred from the shapes (derive.models.block_infer) ---
+    block = ""
+    if complete:
+        from .block_infer import explain_block_state
+
+        inferred = explain_block_state(shapes, ties)
+        if isinstance(inferred, Report):
+            return inferred
+        block = inferred or ""
+    # ---
     tree, found, found_notes = state_tree(shapes, complete, dtypes, ties)
-    report = Report.from_module(tree, framework, title, None, [*(notes or []), *found_notes])
+    report = Report.from_module(
+        tree, framework, title, None, [*(notes or []), *([block] if block else []), *found_notes]
+    )
     by_name = {(r.prefix.rstrip(".") or tree.type): r for r in found}
     for row in report.rows:
         rec = by_name.get(row.name)
