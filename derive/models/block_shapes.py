@@ -124,7 +124,20 @@ def _groups(gn: int, state_default: int) -> tuple[int, int, str]:
 
 
 def mamba_hf(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
-    """``MambaForCausalLM`` (FalconMamba saves the same tensors)."""
+    """``MambaForCausalLM`` (FalconMamba saves the same tensors).
+
+    Parameters
+    ----------
+    shapes : mapping of str -> tuple of int
+        The checkpoint's tensors, by name.
+    ties : mapping of str -> str
+        Tensor name -> the name it shares its storage with.
+
+    Returns
+    -------
+    Inferred or None
+        The inferred config, or None when the tensors are not this model's.
+    """
     if "backbone.embeddings.weight" not in shapes or "backbone.layers.0.mixer.x_proj.weight" not in shapes:
         return None
     m = "backbone.layers.0.mixer."
@@ -174,7 +187,25 @@ def _mamba2_sizes(shapes: Shapes, m: str) -> dict[str, int]:
 
 
 def mamba2_hf(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
-    """``Mamba2ForCausalLM``."""
+    """``Mamba2ForCausalLM``.
+
+    Parameters
+    ----------
+    shapes : mapping of str -> tuple of int
+        The checkpoint's tensors, by name.
+    ties : mapping of str -> str
+        Tensor name -> the name it shares its storage with.
+
+    Returns
+    -------
+    Inferred or None
+        The inferred config, or None when the tensors are not this model's.
+
+    Raises
+    ------
+    Unreadable
+        The tensors are this model's but do not give its config (the message says why).
+    """
     if "backbone.embeddings.weight" not in shapes or "backbone.layers.0.mixer.dt_bias" not in shapes:
         return None
     m = "backbone.layers.0.mixer."
@@ -203,7 +234,20 @@ def mamba2_hf(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
 
 
 def rwkv_hf(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
-    """``RwkvForCausalLM`` (RWKV-4)."""
+    """``RwkvForCausalLM`` (RWKV-4).
+
+    Parameters
+    ----------
+    shapes : mapping of str -> tuple of int
+        The checkpoint's tensors, by name.
+    ties : mapping of str -> str
+        Tensor name -> the name it shares its storage with.
+
+    Returns
+    -------
+    Inferred or None
+        The inferred config, or None when the tensors are not this model's.
+    """
     if "rwkv.embeddings.weight" not in shapes or "rwkv.blocks.0.attention.time_decay" not in shapes:
         return None
     vocab, d = _shape(shapes, "rwkv.embeddings.weight", 2)
@@ -225,7 +269,25 @@ def _period(kinds: list[str]) -> list[str]:
 
 
 def recurrent_gemma_hf(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
-    """``RecurrentGemmaForCausalLM``: the block pattern from which layers hold an RG-LRU."""
+    """``RecurrentGemmaForCausalLM``: the block pattern from which layers hold an RG-LRU.
+
+    Parameters
+    ----------
+    shapes : mapping of str -> tuple of int
+        The checkpoint's tensors, by name.
+    ties : mapping of str -> str
+        Tensor name -> the name it shares its storage with.
+
+    Returns
+    -------
+    Inferred or None
+        The inferred config, or None when the tensors are not this model's.
+
+    Raises
+    ------
+    Unreadable
+        The tensors are this model's but do not give its config (the message says why).
+    """
     if "model.embed_tokens.weight" not in shapes or "model.layers.0.temporal_pre_norm.weight" not in shapes:
         return None
     vocab, d = _shape(shapes, "model.embed_tokens.weight", 2)
@@ -268,7 +330,25 @@ def recurrent_gemma_hf(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | No
 
 
 def mamba_ssm_lm(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
-    """mamba_ssm's ``MambaLMHeadModel`` (``backbone.embedding``; Mamba or Mamba-2 mixers)."""
+    """mamba_ssm's ``MambaLMHeadModel`` (``backbone.embedding``; Mamba or Mamba-2 mixers).
+
+    Parameters
+    ----------
+    shapes : mapping of str -> tuple of int
+        The checkpoint's tensors, by name.
+    ties : mapping of str -> str
+        Tensor name -> the name it shares its storage with.
+
+    Returns
+    -------
+    Inferred or None
+        The inferred config, or None when the tensors are not this model's.
+
+    Raises
+    ------
+    Unreadable
+        The tensors are this model's but do not give its config (the message says why).
+    """
     if "backbone.embedding.weight" not in shapes or "backbone.layers.0.mixer.A_log" not in shapes:
         return None
     m = "backbone.layers.0.mixer."

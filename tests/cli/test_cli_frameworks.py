@@ -123,6 +123,11 @@ CASES = [
     ("mamba_ssm", "Mamba2(d_model=64, d_state=16, headdim=16, ngroups=2, D_has_hdim=True, rmsnorm=False)", None),
     ("mamba_ssm", "Mamba2(64, headdim=16, d_ssm=64, bias=True, conv_bias=False)", None),
     ("mamba_ssm", "Mamba2(64, headdim=24)", None),
+    (
+        "mamba_ssm",
+        "mamba_ssm.models.config_mamba.MambaConfig(d_model=64, n_layer=2, vocab_size=100, pad_vocab_size_multiple=8)",
+        None,
+    ),
     ("fla", "GatedLinearAttention(hidden_size=64, num_heads=2)", None),
     ("fla", "fla.layers.GatedLinearAttention(hidden_size=64, num_heads=4, use_short_conv=True, expand_v=2)", None),
     ("fla", "MultiScaleRetention(hidden_size=64, num_heads=2)", None),

@@ -52,6 +52,8 @@ def answer(request: dict, env: dict) -> object:
         elif request["kind"] == "text":  # test code's own line (trusted), as the CLI test pastes it
             names = {k: env[k] for k in ("mamba_ssm", "Mamba", "Mamba2")}
             module = eval(request["text"], names)
+            if isinstance(module, env["MambaConfig"]):  # a config line: the model mamba_ssm builds from it
+                module = env["lm"](module)
         else:
             module = env[request["kind"]](**request["kwargs"])
     return {

@@ -65,6 +65,15 @@ _AUTO_PACKAGES = frozenset({"transformers", "fla"})
 class ConfigObject(Instance):
     """A registered config class's object (``MambaConfig(hidden_size=256)``) as the code holds it.
 
+    Parameters
+    ----------
+    cls : Class
+        Its class, as the code's values hold classes.
+    attrs : dict
+        Its attributes (the config's fields and values).
+    config, given, built, snapshot
+        As the attributes below.
+
     Attributes
     ----------
     config : ConfigClass
