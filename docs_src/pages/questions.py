@@ -26,6 +26,8 @@ __all__ = ["seed_000", "seed_001", "seed_002", "seed_003", "QUESTION_PAGES", "DE
 
 #: The running answer to seed 002, shown verbatim on its page (read at build time).
 DECOMPOSITION_TEST = Path(__file__).resolve().parents[2] / "tests" / "engine" / "test_decomposition.py"
+#: The helpers it imports (shared with other tests): the stack split into single-layer modules, run by hand.
+DECOMPOSITION_HELPERS = Path(__file__).resolve().parents[2] / "tests" / "support" / "torch_split.py"
 
 # ----------------------------------------------------------------------------- seed 000
 
@@ -194,6 +196,8 @@ def seed_002() -> dict:
         "h0_shape": f"({int(stack.num_layers) * stack.wiring.num_directions}, N, {int(stack.output_size)})",
         "test_source": DECOMPOSITION_TEST.read_text(encoding="utf-8"),
         "test_path": "tests/engine/test_decomposition.py",
+        "helpers_source": DECOMPOSITION_HELPERS.read_text(encoding="utf-8"),
+        "helpers_path": "tests/support/torch_split.py",
         "symbolic_width": dt.RNN(I, H, L, bidirectional=True).layer_input_size(1),
     }
 
