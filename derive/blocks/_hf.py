@@ -20,6 +20,8 @@ from typing import Any
 
 from ..layers.linear import linear
 from ..tree import Dim, Module, Param
+from . import _keys
+from ._keys import _symbolic
 
 __all__ = ["GENERIC", "resolve", "size", "flag", "symbolic", "positive", "strict_int", "time_step_rank", "lm_head"]
 
@@ -156,12 +158,8 @@ def resolve(
     return resolved
 
 
-def _symbolic(value: Any) -> bool:
-    return bool(getattr(value, "free_symbols", None))
-
-
 def size(config: Mapping[str, Any], key: str, minimum: int = 1) -> Any:
-    """``config[key]`` as a size: an int of at least ``minimum``, or a SymPy expression.
+    """``config[key]`` (resolved, see :func:`resolve`) as a size; the rule is :func:`derive.blocks._keys.size`.
 
     Parameters
     ----------
@@ -178,18 +176,11 @@ def size(config: Mapping[str, Any], key: str, minimum: int = 1) -> Any:
     ValueError
         Anything else (a float, a bool, a string, a smaller int), naming the key.
     """
-    value = config[key]
-    if _symbolic(value):
-        return value
-    if getattr(value, "is_Integer", False):
-        value = int(value)
-    if type(value) is not int or value < minimum:
-        raise ValueError(f"config key {key!r} must be an int >= {minimum}, got {value!r}")
-    return value
+    return _keys.size(config, key, None, minimum=minimum)
 
 
 def flag(config: Mapping[str, Any], key: str) -> bool:
-    """``config[key]`` as a bool.
+    """``config[key]`` (resolved) as a bool; the rule is :func:`derive.blocks._keys.flag`.
 
     Parameters
     ----------
@@ -205,10 +196,7 @@ def flag(config: Mapping[str, Any], key: str) -> bool:
     ValueError
         Not a bool, naming the key.
     """
-    value = config[key]
-    if not isinstance(value, bool):
-        raise ValueError(f"config key {key!r} must be true or false, got {value!r}")
-    return value
+    return _keys.flag(config, key, None)  # type: ignore[arg-type]  # resolved: never None
 
 
 def symbolic(value: Any) -> bool:

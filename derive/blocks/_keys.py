@@ -54,7 +54,8 @@ def value(config: Mapping[str, Any], key: str, default: Any) -> Any:
 
 
 def _symbolic(x: object) -> bool:
-    return type(x).__module__.startswith("sympy")
+    """Whether ``x`` is a SymPy expression with symbols (a size of a closed form; a SymPy integer is a number)."""
+    return bool(getattr(x, "free_symbols", None))
 
 
 def size(config: Mapping[str, Any], key: str, default: Any, *, minimum: int = 1) -> Dim:
@@ -83,6 +84,10 @@ def size(config: Mapping[str, Any], key: str, default: Any, *, minimum: int = 1)
     (768, 4096)
     """
     got = value(config, key, default)
+    if getattr(got, "is_Integer", False):
+        got = int(got)
+    elif getattr(got, "is_number", False):  # a SymPy Rational or Float
+        raise ValueError(f"config key {key!r} must be an integer size, got {got}")
     if _symbolic(got):
         if getattr(got, "is_integer", None) is False:
             raise ValueError(f"config key {key!r} must be an integer size, got {got}")
