@@ -29,6 +29,7 @@ from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import batch_norm, group_norm, layer_norm, rms_norm
 from ..tree import Formula, Module, Param, closed_form, count, named_buffers, named_parameters
+from .live_blocks import live_block
 from .source import clean
 from .torch_recurrent import TORCH_RECURRENT, recurrent_module
 
@@ -267,8 +268,6 @@ class _Reader:
             note = "not initialized (a lazy module before its first forward): not counted"
             return Module(name, clean(cls.__name__, 60), counted=False, note=note)
         # --- third-party blocks and pretrained models, derived whole (derive.models.live_blocks) ---
-        from .live_blocks import live_block
-
         block = live_block(module, name, path, self.seen)
         if isinstance(block, Module):
             return block

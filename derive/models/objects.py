@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .live_blocks import explain_pretrained, unshown_notes
 from .report import Report
 from .source import clean
 
@@ -44,8 +45,6 @@ def explain_object(obj: Any) -> Report:
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.nn.Module):
         # --- a pretrained model derived from its config (derive.models.live_blocks) ---
-        from .live_blocks import explain_pretrained, unshown_notes
-
         pretrained = explain_pretrained(obj)
         if isinstance(pretrained, Report):
             return pretrained

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "examples" / "derive.ipynb"
 BENCHMARK = ROOT / "benchmarks" / "results.json"
 BENCHMARK_EXPLAIN = ROOT / "benchmarks" / "results_explain.json"
+BENCHMARK_CONFIGS = BENCHMARK_EXPLAIN.with_name("results_configs.json")
 
 # --- the notebook ---------------------------------------------------------------------------------
 
@@ -288,10 +289,11 @@ BENCHMARK_EXAMPLES = (Example("LSTM", (1024, 2048), (("num_layers", 2), ("bidire
 
 
 def benchmark_context() -> dict:
-    """The committed benchmark results (benchmarks/results.json, benchmarks/results_explain.json)."""
+    """The committed benchmark results (benchmarks/results.json, results_explain.json, results_configs.json)."""
     data = json.loads(BENCHMARK.read_text(encoding="utf-8"))
     explain = json.loads(BENCHMARK_EXPLAIN.read_text(encoding="utf-8"))
-    return {"b": data, "e": explain}
+    configs = json.loads(BENCHMARK_CONFIGS.read_text(encoding="utf-8"))
+    return {"b": data, "e": explain, "c": configs}
 
 
 ORDER = 60

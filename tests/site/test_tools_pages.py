@@ -160,3 +160,17 @@ def test_parallel_rendering_is_the_same_as_in_process(monkeypatch, pages):
     monkeypatch.setenv("DERIVE_RENDER_WORKERS", "1")
     serial = site.render_pages(ROOT / "templates")
     assert list(serial) == list(pages) and serial == pages
+
+
+def test_benchmark_page_shows_the_config_results(pages):
+    """The config benchmark's committed numbers, each on the page, and the same totals as transformers'."""
+    import json
+
+    page = pages["tools/benchmark.md"]
+    results = json.loads(tools.BENCHMARK_CONFIGS.read_text(encoding="utf-8"))
+    assert results["rows"]
+    for row in results["rows"]:
+        assert f"| `{row['config']}` | {row['parameters']:,} |" in page
+        assert f"{row['ratio']:,.0f}" in page
+    mamba = next(r for r in results["rows"] if r["config"].startswith("mamba-2.8b"))
+    assert mamba["parameters"] == 2_768_345_600  # as the maintainer quotes it (state-spaces/mamba#48), held live in tests/blocks

@@ -10,6 +10,7 @@ same call with each size argument written as an int replaced by its letter (``Li
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -171,12 +172,21 @@ class Rebuild:
 Slots = Callable[[tuple[Any, ...], dict[str, Any]], Mapping[str, tuple[str, Any]]]
 
 
+@functools.lru_cache(maxsize=1024)
+def _signature(raw: Callable[..., Module]) -> inspect.Signature:
+    """The raw make's signature, read once (a 1,000-layer model calls the same make 1,000 times)."""
+    return inspect.signature(raw)
+
+
+@functools.lru_cache(maxsize=256)
+def _letter(letter: str) -> Any:
+    return size_symbols(letter)[0]
+
+
 def _slots(raw: Callable[..., Module], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, tuple[str, Any]]:
     """Argument name -> ("arg", index) or ("kw", key), from the raw make's signature."""
     names = [
-        p.name
-        for p in inspect.signature(raw).parameters.values()
-        if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
+        p.name for p in _signature(raw).parameters.values() if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
     ]
     where: dict[str, tuple[str, Any]] = {n: ("arg", k) for k, n in enumerate(names[: len(args)])}
     for key in kwargs:
@@ -220,7 +230,7 @@ def formula(
         value = new_args[slot] if kind == "arg" else new_kwargs[slot]
         if type(value) is not int or fixed.get(argument, object()) == value:
             continue
-        symbol = size_symbols(letter)[0]
+        symbol = _letter(letter)
         if kind == "arg":
             new_args[slot] = symbol
         else:
@@ -236,7 +246,7 @@ def formula(
 
 def _config(raw: Callable[..., Module], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     try:
-        bound = inspect.signature(raw).bind(*args, **kwargs)
+        bound = _signature(raw).bind(*args, **kwargs)
     except TypeError:  # a catch-all signature bound by the make itself
         return {}
     bound.apply_defaults()
@@ -284,12 +294,22 @@ def define(
     letters = MappingProxyType(dict(letters or {}))
     fixed = dict(fixed or {})
 
+    made: dict[Any, Module] = {}
+
     def make(*args: Any, **kwargs: Any) -> Module:
+        key = _call_key(args, kwargs)
+        if key is not None and key in made:  # the same call again (a tree is immutable): the same module
+            return made[key]
         module = raw(*args, **kwargs)
         config = {**_config(raw, args, kwargs), **module.config}
-        return module.replace(
+        result = module.replace(
             formula=formula(raw, args, kwargs, letters, fixed, slots), config=MappingProxyType(config)
         )
+        if key is not None:
+            if len(made) >= 4096:
+                made.clear()
+            made[key] = result
+        return result
 
     make.__name__ = name
     make.__qualname__ = f"{name}.__init__"
@@ -300,3 +320,13 @@ def define(
         return known
     module = module_type or source.removesuffix(".py").replace("/", ".")
     return register(Constructor("torch", name, make, PREFIXES, letters, read, (module,), source=source))
+
+
+def _call_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A key naming a call by its arguments and their types (None when one is unhashable)."""
+    key = (tuple((type(a), a) for a in args), tuple(sorted((k, type(v), v) for k, v in kwargs.items())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
