@@ -103,7 +103,8 @@ class Template:
     architecture : str
         The class its config builds (``"MambaForCausalLM"``).
     shapes : dict of str to tuple
-        Normalized name -> shape, each dimension a SymPy expression of the config's keys.
+        Normalized name -> shape, each dimension a SymPy expression of the config's keys: every tensor
+        the defaults build, and each one a flipped bool key adds (``in_proj.bias`` under ``use_bias``).
     flags : dict of str to (str, bool)
         Normalized name of a tensor one bool key adds -> (the key, the value that has it).
     parts : dict of str to str
@@ -141,6 +142,7 @@ def template(model_type: str) -> Template | None:
             tree = entry.build(symbolic)
             shapes = _shapes(entry.build, symbolic)
             flags: dict[str, tuple[str, bool]] = {}
+            flagged: dict[str, tuple] = {}  # a tensor a flag adds has its shape too (both sides may have it)
             for key, other in _flipped(symbolic):
                 try:
                     more = _shapes(entry.build, other)
@@ -148,10 +150,11 @@ def template(model_type: str) -> Template | None:
                     continue
                 value = _get(other, key)
                 flags.update((name, (key, value)) for name in more.keys() - shapes.keys())
+                flagged.update((name, more[name]) for name in more.keys() - shapes.keys())
                 flags.update((name, (key, not value)) for name in shapes.keys() - more.keys())
             parts = {m.type: path for path, m in reversed(list(named_modules(tree, expand=False))) if "{" not in path}
             layer_key = next((k for k in LAYER_KEYS if k in base), LAYER_KEYS[0])
-            _TEMPLATES[model_type] = Template(entry.architecture, shapes, flags, parts, layer_key)
+            _TEMPLATES[model_type] = Template(entry.architecture, {**flagged, **shapes}, flags, parts, layer_key)
         except (TypeError, ValueError, ArithmeticError):  # no symbolic build: not explained by key
             _TEMPLATES[model_type] = None
     return _TEMPLATES[model_type]

@@ -53,6 +53,8 @@ GEMMA = {"vocab_size": 50, "hidden_size": 16, "num_hidden_layers": 3, "num_atten
         ("mamba", MAMBA, {"time_step_rank": 3}, "time_step_rank"),
         ("mamba", MAMBA, {"vocab_size": 64}, "vocab_size"),
         ("mamba", MAMBA, {"hidden_size": 24}, "hidden_size"),
+        # a tensor only a flag adds (in_proj.bias under use_bias), on both sides and of another size
+        ("mamba", {**MAMBA, "use_bias": True}, {"hidden_size": 24}, "hidden_size"),
         ("mamba", MAMBA, {"num_hidden_layers": 3}, "num_hidden_layers"),
         ("mamba", {**MAMBA, "num_hidden_layers": 3}, {"num_hidden_layers": 1}, "num_hidden_layers"),
         ("mamba", MAMBA, {"use_bias": True}, "use_bias"),
