@@ -1,0 +1,372 @@
+"""What Keras' names mean to the code reader: layers, ``Input``, ``Sequential``, ``Model``, tensors.
+
+A call of a Keras layer class makes a :class:`~.keras_objects.KLayer` (:mod:`.keras_construct`);
+calling it on tensors builds it (:mod:`.keras_apply`); ``keras.Input`` makes a symbolic tensor;
+``Sequential([...])`` and ``model.add`` a Sequential, ``keras.Model(inputs, outputs)`` a
+functional model (its layers found from the graph, :mod:`.keras_graph`); a class of the code with
+a Keras base (``keras.layers.Layer``, ``keras.Model``, a Keras layer) makes a layer whose
+``__init__``, ``build`` and ``call`` are the code's. Operations on tensors give shapes
+(:mod:`.keras_ops`). A name derive does not know, used as a layer, is refused by name — or, with
+``partial``, a layer not counted.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ...engine.constructors import CONSTRUCTORS, lookup
+from .frame import Semantics, source_of
+from .interpreter import Interpreter
+from .keras_apply import apply, tensors_in
+from .keras_construct import ALIASES, OP_AREAS, VALUE_AREAS, keras_api, make_input, make_layer, session, unknown_layer
+from .keras_graph import flat_tensors, functional_layers
+from .keras_layer_api import layer_attr, make_weight, set_layer_attr, start_sequential, tensor_attr
+from .keras_merge import KerasMerge
+from .keras_objects import KLayer, KTensor, KWeight, Session, snake
+from .keras_ops import binop, call_op, subscript
+from .values import Class, Ref, Unknown
+
+__all__ = ["KerasSemantics", "KerasInterpreter", "supported", "keras_class"]
+
+_FREE = {
+    "keras": "keras",
+    "layers": "keras.layers",
+    "tf": "tensorflow",
+    "K": "keras.backend",
+    "ops": "keras.ops",
+    "models": "keras.models",
+}
+_TOP = {"Sequential": "keras.Sequential", "Model": "keras.Model", "Input": "keras.Input"}
+#: Keras' bases of a layer class of the code (the rest are Keras' own layers, subclassed).
+_BASES = frozenset({"Layer", "layers.Layer", "engine.base_layer.Layer", "layers.Wrapper"})
+_MODELS = frozenset({"Model", "models.Model", "Functional"})
+#: Keyword arguments ``Layer.__init__`` takes (``keras/src/layers/layer.py``).
+_LAYER_KWARGS = frozenset(
+    [
+        "name",
+        "dtype",
+        "trainable",
+        "autocast",
+        "input_dim",
+        "input_shape",
+        "batch_input_shape",
+        "batch_size",
+        "weights",
+        "activity_regularizer",
+        "dynamic",
+        "input_length",
+    ]
+)
+
+
+def supported() -> list[str]:
+    """Every Keras name the code reader knows.
+
+    Returns
+    -------
+    list of str
+    """
+    return sorted({name for fw, name in CONSTRUCTORS if fw == "keras"} | {"Input", "Sequential", "Model"})
+
+
+def keras_class(path: str) -> str | None:
+    """The Keras layer class a dotted path names (an alias resolved), when the mirror knows it.
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    str or None
+    """
+    api = keras_api(path)
+    if api is None:
+        return None
+    area, _, name = api.rpartition(".")
+    name = ALIASES.get(name, name)
+    return name if area in ("", "layers") and lookup("keras", name) is not None else None
+
+
+class KerasSemantics(KerasMerge, Semantics):
+    """Keras 3's rules for the code reader (see the module docstring).
+
+    Parameters
+    ----------
+    partial : bool
+        A layer derive does not know is not counted instead of refused.
+    """
+
+    def __init__(self, partial: bool = False) -> None:
+        self.partial = partial
+        #: the name scopes open (name, layer), innermost last
+        self.scopes: list[tuple[str, KLayer]] = []
+        #: how deep in layers' calls (0: the top level, where calls are the graph's nodes)
+        self.depth = 0
+        #: the reader (set by :class:`KerasInterpreter`), for the hooks that are not given it
+        self.reader: Any = None
+
+    def free_name(self, name: str) -> Any:
+        """``keras``, ``layers``, ``tf``, ``K``, ``ops`` and Keras' class names in a snippet without imports."""
+        if name in _FREE:
+            return Ref(_FREE[name])
+        if name in _TOP:
+            return Ref(_TOP[name])
+        if lookup("keras", ALIASES.get(name, name)) is not None or name == "InputLayer":
+            return Ref(f"keras.layers.{name}")
+        return None
+
+    def owns(self, value: Any) -> bool:
+        """Layers, tensors, weights and Keras' state."""
+        return isinstance(value, (KLayer, KTensor, KWeight, Session))
+
+    # -- calls of Keras' names -----------------------------------------------------------------
+    def call_ref(self, core: Any, ref: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        """``layers.Dense(...)``, ``keras.Input(...)``, ``Sequential(...)``, ``keras.Model(...)``, ``ops.add(...)``.
+
+        Parameters
+        ----------
+        core : Interpreter
+        ref : Ref
+        args : list
+        kwargs : dict
+        node : ast.Call
+
+        Returns
+        -------
+        object
+        """
+        path = ref.path
+        written = source_of(node.func)
+        api = keras_api(path)
+        line = getattr(node, "lineno", 0)
+        if api is None:
+            if path.startswith(("tensorflow.", "numpy.", "torch.")):
+                made = call_op(core, path, args, kwargs, node)
+                return Unknown(written, f"{path}(...) is not read by derive", line) if made is NotImplemented else made
+            self.handed_over(core, written, [*args, *kwargs.values()], node)
+            package = path.rsplit(".", 1)[0] if "." in path else path
+            return Unknown(written, f"imported from {package}, which derive does not read", line, "module")
+        area, _, name = api.rpartition(".")
+        name = ALIASES.get(name, name)
+        if area in ("", "models") and name == "Sequential":
+            return self._sequential(core, args, kwargs, node)
+        if area in ("", "models") and name in ("Model", "Functional"):
+            return self._functional(core, args, kwargs, node)
+        if area in ("", "layers") and name in ("Input", "InputLayer"):
+            return make_input(core, args, kwargs, node, layer=name == "InputLayer")
+        if area in ("", "layers") and lookup("keras", name) is not None:
+            return make_layer(core, name, args, kwargs, node)
+        if area in ("", "layers") and name == "Lambda":
+            return self._lambda(core, args, kwargs, node)
+        if area == "" and name == "Variable":
+            return self._variable(core, args, kwargs, node)
+        if area.split(".")[0] in OP_AREAS or area == "" and name[:1].islower():
+            made = call_op(core, path, args, kwargs, node)
+            return Unknown(written, f"{path}(...) is not read by derive", line) if made is NotImplemented else made
+        if area in VALUE_AREAS or area.split(".")[0] in VALUE_AREAS:
+            return Unknown(written, f"{path}(...) is not read by derive", line)
+        return Unknown(written, "unknown name", line, "module")
+
+    def _sequential(self, core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> KLayer:
+        from .keras_construct import _name
+
+        model = KLayer("Sequential", "", "sequential", line=getattr(node, "lineno", 0))
+        items = args[0] if args else kwargs.get("layers")
+        model.name = _name(core, kwargs.get("name", args[2] if len(args) > 2 else None), "sequential", node)
+        start_sequential(core, model, items, node)
+        return model
+
+    def _functional(self, core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> KLayer:
+        from .keras_construct import _name
+
+        inputs = args[0] if args else kwargs.get("inputs")
+        outputs = args[1] if len(args) > 1 else kwargs.get("outputs")
+        if inputs is None or outputs is None:
+            raise core.refuse(node, "Model(inputs, outputs) needs both")
+        for part, what in ((inputs, "inputs"), (outputs, "outputs")):
+            for leaf in flat_tensors(part):
+                if not isinstance(leaf, KTensor):
+                    why = leaf.reason() if isinstance(leaf, Unknown) else f"{source_of(node, 80)}"
+                    raise core.refuse(node, f"the {what} of Model are not tensors derive has read: {why}")
+                if leaf.full is None and what == "outputs" and not core.partial:
+                    raise core.refuse(node, f"the outputs of Model are not known: {leaf.why}")
+        model = KLayer("Functional", "", "functional", built=True, inputs=inputs, outputs=outputs)
+        model.name = _name(core, kwargs.get("name"), "functional", node)
+        model.line = getattr(node, "lineno", 0)
+        found = functional_layers(flat_tensors(inputs), flat_tensors(outputs))
+        model.layers = [layer for layer in found if layer.kind != "input"]
+        model.output = outputs
+        return model
+
+    def _lambda(self, core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> KLayer:
+        from .keras_construct import _name
+
+        layer = KLayer("Lambda", _name(core, kwargs.get("name"), "lambda", node), "custom")
+        layer.attrs["<function>"] = args[0] if args else kwargs.get("function")
+        layer.line = getattr(node, "lineno", 0)
+        return layer
+
+    def _variable(self, core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> KWeight:
+        initial = args[0] if args else kwargs.get("initializer")
+        shape = kwargs.get("shape", args[1] if len(args) > 1 else None)
+        if shape is None and isinstance(initial, KTensor):
+            shape = initial.full
+        holder = KLayer("Variable")
+        made = make_weight(core, holder, [], {**kwargs, "shape": shape}, node)
+        prefix = "/".join(n for n, _ in self.scopes)
+        made.path = f"{prefix}/{made.name}" if prefix else made.name
+        return made
+
+    def call_object(self, core: Any, obj: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        """A layer called on tensors (built the first time)."""
+        if isinstance(obj, KLayer):
+            if obj.kind == "custom" and obj.type == "Lambda" and obj.cls is None:
+                return self._call_lambda(core, obj, args, kwargs, node)
+            return apply(core, obj, args, kwargs, node)
+        return self.unknown(node, "calling a tensor is not read")
+
+    def _call_lambda(self, core: Any, layer: KLayer, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        function = layer.attrs.get("<function>")
+        self.depth += 1
+        try:
+            out = core.call(function, list(args[:1]), {}, node)
+        finally:
+            self.depth -= 1
+        layer.built = True
+        if not isinstance(out, (KTensor, list, tuple)):
+            out = KTensor(None, why=f"the output of {layer.name}: {getattr(out, 'why', 'not read')}")
+        if self.depth == 0:
+            from .keras_apply import _outputs
+            from .keras_objects import KNode
+
+            out = _outputs(out, KNode(layer, tensors_in([args, kwargs])), [0])
+            session(core).applied.append(layer)
+        layer.output = layer.output if layer.output is not None else out
+        layer.path = layer.path or layer.name
+        return out
+
+    # -- objects of the code's classes ---------------------------------------------------------
+    def new_object(self, core: Any, cls: Class, node: ast.AST) -> Any:
+        """A layer for a class with a Keras base (``keras.layers.Layer``, ``keras.Model``, a Keras layer)."""
+        for base in cls.mro():
+            if not isinstance(base, Ref):
+                continue
+            api = keras_api(base.path)
+            if api is None:
+                continue
+            if api in _MODELS or api.endswith(".Model"):
+                return KLayer(cls.name, "", "model", cls=cls, line=cls.line)
+            if api in _BASES or api.endswith(".Layer") or keras_class(base.path) is not None:
+                return KLayer(cls.name, "", "custom", cls=cls, line=cls.line)
+        return None
+
+    def init_base(self, core: Any, obj: Any, base: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+        """``super().__init__(...)`` reaching Keras: the layer's name (given, or automatic from its class)."""
+        from .keras_construct import _name
+
+        if not isinstance(obj, KLayer):
+            return None
+        made = keras_class(base.path)
+        if made is not None and made not in ("Layer",):
+            own = make_layer(core, made, args, {**kwargs, "name": kwargs.get("name", "<own>")}, node)
+            obj.mirror, obj.type = own.mirror, obj.type
+            obj.name = obj.name or _name(core, kwargs.get("name"), snake(obj.type), node)
+            obj.mirror.name = obj.name
+            obj.kind = "layer"
+            return None
+        if obj.kind == "model" and (args or "inputs" in kwargs):
+            functional = self._functional(core, args, kwargs, node)
+            obj.kind, obj.inputs, obj.outputs, obj.layers = (
+                "functional",
+                functional.inputs,
+                functional.outputs,
+                functional.layers,
+            )
+            obj.built, obj.output = True, functional.output
+        unexpected = sorted(set(kwargs) - _LAYER_KWARGS - {"inputs", "outputs"})
+        if unexpected:
+            raise core.refuse(node, f"Unrecognized keyword arguments passed to {obj.type}: {unexpected}")
+        if not obj.name:
+            obj.name = _name(core, kwargs.get("name"), snake(obj.type), node)
+        return None
+
+    # -- attributes, items, arithmetic ---------------------------------------------------------
+    def getattr(self, core: Any, obj: Any, name: str, node: ast.AST) -> Any:
+        """An attribute of a layer, tensor or weight."""
+        if isinstance(obj, KLayer):
+            return layer_attr(core, obj, name, node)
+        if isinstance(obj, (KTensor, KWeight)):
+            return tensor_attr(core, obj, name, node)
+        return self.unknown(node, f"{name} of Keras' state is not read")
+
+    def setattr(self, core: Any, obj: Any, name: str, value: Any, node: ast.AST) -> None:
+        """``layer.name = value`` (tracked as Keras tracks it)."""
+        if isinstance(obj, KLayer):
+            set_layer_attr(core, obj, name, value, node)
+
+    def subscript(self, core: Any, obj: Any, key: Any, node: ast.AST) -> Any:
+        """``tensor[...]``."""
+        if isinstance(obj, (KTensor, KWeight)):
+            return subscript(core, obj, key, node)
+        return self.unknown(node, "indexing a layer is not read")
+
+    def setitem(self, core: Any, obj: Any, key: Any, value: Any, node: ast.AST) -> None:
+        """``tensor[...] = value`` (Keras tensors are immutable): refused."""
+        raise core.refuse(node, f"derive does not read assignments to {source_of(node)}")
+
+    def binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Any:
+        """Arithmetic on tensors and weights (shapes broadcast)."""
+        if isinstance(left, (KTensor, KWeight)) or isinstance(right, (KTensor, KWeight)):
+            return binop(self.reader, op, left, right, node)
+        return self.unknown(node, "arithmetic on layers is not read")
+
+    def isinstance_of(self, obj: Any, classinfo: Any) -> bool | None:
+        """``isinstance`` against Keras' classes (a layer, a model, a tensor)."""
+        path = getattr(classinfo, "path", None)
+        api = None if path is None else keras_api(path)
+        if isinstance(obj, KLayer):
+            if isinstance(classinfo, Class):
+                return obj.cls is not None and classinfo in obj.cls.mro()
+            if api is None:
+                return False if path is not None else None
+            name = api.rsplit(".", 1)[-1]
+            if name == "Layer":
+                return True
+            if name == "Model":
+                return obj.kind in ("model", "sequential", "functional")
+            return name in (obj.type, obj.type.split("(")[0])
+        if isinstance(obj, (KTensor, KWeight)):
+            return path is not None and path.rsplit(".", 1)[-1] in ("Tensor", "KerasTensor", "Variable")
+        return None
+
+    def handed_over(self, core: Any, callee: str, args: list[Any], node: ast.AST) -> None:
+        """A Sequential handed to a function derive does not read may get layers added: refused."""
+        for value in args:
+            if isinstance(value, KLayer) and value.kind == "sequential":
+                raise core.refuse(
+                    node, f"{callee}(...) is not read by derive and receives {value.name}, which it may add layers to"
+                )
+
+
+class KerasInterpreter(Interpreter):
+    """The reader with Keras' semantics: a name derive does not know, called on tensors, is a layer
+    it cannot count (refused, or with ``partial`` a layer not counted).
+
+    Parameters
+    ----------
+    partial : bool
+    """
+
+    def __init__(self, partial: bool = False) -> None:
+        semantics = KerasSemantics(partial)
+        super().__init__(semantics, partial)
+        semantics.reader = self
+        self.module_frame.names["__name__"] = "__main__"
+
+    def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+        """As the reader calls, with an unknown callable on tensors read as a layer derive does not know."""
+        if isinstance(func, Unknown) and func.kind == "module" and tensors_in([args, kwargs]):
+            return apply(self, unknown_layer(self, func, node), args, kwargs, node)
+        return super().call(func, args, kwargs, node)
