@@ -75,7 +75,7 @@ def strip_config(call: Call) -> None:
     if target is None:
         return
     params = set(inspect.signature(target.__init__).parameters)
-    allowed = params | set(getattr(target, "ALLOWED", ())) | {"name"}
+    allowed = params | set(getattr(target, "ALLOWED", ())) | set(getattr(target, "ARGUMENTS", ())) | {"name"}
     for key in list(call.kwargs):
         if key not in allowed or key in CONFIG_ONLY:
             del call.kwargs[key]

@@ -217,6 +217,8 @@ def build_mirror(core: Any, layer: KLayer, shape: Any, node: ast.AST) -> tuple[A
             core.semantics.depth -= 1
     if not layer.built:
         layer.module, layer.path, layer.built = module.replace(name=layer.name), path, True
+        for prefix in getattr(layer.mirror, "BUILD_NAMES", ()):  # layers its build names automatically
+            session(core).auto_name(prefix)
     elif layer.module is not None and _weights(layer.module) != _weights(module):
         raise core.refuse(
             node, f"{layer.name} is called on an input of another width than when it was built; Keras refuses it"
