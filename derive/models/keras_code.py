@@ -120,7 +120,7 @@ def _sequential(reader: KerasInterpreter, model: KLayer, input_dim: Any) -> Repo
             except Refused as refused:
                 raise SourceError(str(refused)) from None
     assert shape is not None
-    tree, listed = model_tree(reader, None, model.layers, model.path or model.name, "Sequential")
+    tree, listed = model_tree(reader, None, model.layers, "Sequential")
     title = f"Keras Sequential, input {(None, *shape)}" if shape[:1] != (Ellipsis,) else "Keras Sequential"
     return Report("keras", model_rows(tree, listed), clean(title), shape, reader.notes, module=tree)
 
@@ -132,7 +132,7 @@ def _bare(reader: KerasInterpreter, layer: KLayer, input_dim: Any) -> Report:
         apply(reader, layer, [KTensor((None, *shape))], {}, ast.Pass(lineno=layer.line))
     except Refused as refused:
         raise SourceError(str(refused)) from None
-    tree, listed = model_tree(reader, None, [layer], "", "Sequential")
+    tree, listed = model_tree(reader, None, [layer], "Sequential")
     title = f"Keras Sequential, input {(None, *shape)}" if shape[:1] != (Ellipsis,) else "Keras Sequential"
     return Report("keras", model_rows(tree, listed), clean(title), shape, reader.notes, module=tree)
 
@@ -145,7 +145,7 @@ def _subclassed(reader: KerasInterpreter, model: KLayer) -> Report:
             f"line {model.line}: {model.type} is never called on an input in the code, so its layers' weights are "
             f"not known; call it once, e.g. model(keras.Input(shape=...))"
         )
-    tree, listed = model_tree(reader, model, list(model.tracked), model.path, model.type)
+    tree, listed = model_tree(reader, model, list(model.tracked), model.type)
     return Report(
         "keras", model_rows(tree, listed), clean(f"{model.type} (keras.Model)"), None, reader.notes, module=tree
     )
@@ -237,7 +237,7 @@ def _report(reader: KerasInterpreter, program: _Program, input_dim: Any) -> Repo
         if applied:
             if input_dim is not None:
                 raise SourceError("input_dim does not apply to a functional model: its Input(shape=...) gives it")
-            tree, listed = model_tree(reader, None, applied, "", "Model")
+            tree, listed = model_tree(reader, None, applied, "Model")
             return Report("keras", model_rows(tree, listed), "Keras model", None, reader.notes, module=tree)
         made = _uninstantiated(reader)
         if made is None:
@@ -251,7 +251,7 @@ def _report(reader: KerasInterpreter, program: _Program, input_dim: Any) -> Repo
     if input_dim is not None:
         raise SourceError("input_dim does not apply to a functional model: its Input(shape=...) gives it")
     if model.kind == "functional":
-        tree, listed = model_tree(reader, None, model.layers, "", "Functional")
+        tree, listed = model_tree(reader, None, model.layers, "Functional")
         title = "Keras functional model"
         return Report("keras", model_rows(tree, listed), title, None, reader.notes, module=tree)
     return _subclassed(reader, model)

@@ -221,8 +221,9 @@ def make_layer(core: Any, name: str, args: list[Any], kwargs: dict[str, Any], no
     """
     constructor = lookup("keras", name)
     assert constructor is not None
-    given = {k: v for k, v in kwargs.items() if k in KERAS_INPUT_KWARGS}
-    plain = {k: _mirror_of(core, v, node) for k, v in kwargs.items() if k not in KERAS_INPUT_KWARGS}
+    reads = KERAS_INPUT_KWARGS if name != "Embedding" else tuple(k for k in KERAS_INPUT_KWARGS if k != "input_dim")
+    given = {k: v for k, v in kwargs.items() if k in reads}
+    plain = {k: _mirror_of(core, v, node) for k, v in kwargs.items() if k not in reads}
     plain.pop("name", None)
     inner = args[0] if args else kwargs.get("layer")
     if isinstance(inner, KLayer) and name in ("Bidirectional", "TimeDistributed"):

@@ -360,7 +360,28 @@ def _split(core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) ->
     return [KTensor(piece, made, i) for i in range(parts)]
 
 
+def _range(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """The shape of ``arange`` / ``linspace`` / ``eye``, or None."""
+    if name == "arange":
+        given = dict(zip(("start", "stop", "step"), args), **kwargs)
+        start, stop, step = given.get("start", 0), given.get("stop"), given.get("step", 1)
+        if stop is None:
+            start, stop = 0, start
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step)) and step:
+            return (len(range(start, stop, step)),)
+        return None
+    if name == "linspace":
+        count = kwargs.get("num", args[2] if len(args) > 2 else 50)
+        return (count,) if isinstance(count, int) else None
+    rows = kwargs.get("N", args[0] if args else None)
+    cols = kwargs.get("M", args[1] if len(args) > 1 else None)
+    return (rows, rows if cols is None else cols) if isinstance(rows, int) else None
+
+
 def _factory(name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    if name in ("arange", "linspace", "eye"):
+        made = _range(name, args, kwargs)
+        return KTensor(made) if made is not None else Unknown(source_of(node), f"{name} of sizes derive does not know")
     shape = kwargs.get("shape", kwargs.get("size", args[0] if args else None))
     if name in ("rand", "randn") and args:
         shape = tuple(args)
@@ -368,7 +389,7 @@ def _factory(name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) 
         shape = kwargs["size"]
     if isinstance(shape, int):
         shape = (shape,)
-    if not isinstance(shape, (tuple, list)) or not all(isinstance(d, (int, sympy.Expr)) for d in shape):
+    if not isinstance(shape, (tuple, list)) or not all(d is None or isinstance(d, (int, sympy.Expr)) for d in shape):
         return Unknown(source_of(node), "an array of a shape derive does not know", getattr(node, "lineno", 0))
     return KTensor(tuple(shape))
 

@@ -37,6 +37,11 @@ _FREE = {
     "ops": "keras.ops",
     "models": "keras.models",
 }
+#: ``keras.layers``' functions that make a merging layer and call it (``layers.add([x, y])``).
+_HELPERS = {
+    name.lower(): name
+    for name in ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot")
+}
 _TOP = {"Sequential": "keras.Sequential", "Model": "keras.Model", "Input": "keras.Input"}
 #: Keras' bases of a layer class of the code (the rest are Keras' own layers, subclassed).
 _BASES = frozenset({"Layer", "layers.Layer", "engine.base_layer.Layer", "layers.Wrapper"})
@@ -158,6 +163,12 @@ class KerasSemantics(KerasMerge, Semantics):
             return make_input(core, args, kwargs, node, layer=name == "InputLayer")
         if area in ("", "layers") and lookup("keras", name) is not None:
             return make_layer(core, name, args, kwargs, node)
+        if area == "layers" and name in _HELPERS:  # keras.layers.add([x, y]): the layer made and called
+            inputs = args[0] if args else kwargs.get("inputs")
+            made = make_layer(
+                core, _HELPERS[name], list(args[1:]), {k: v for k, v in kwargs.items() if k != "inputs"}, node
+            )
+            return apply(core, made, [inputs], {}, node)
         if area in ("", "layers") and name == "Lambda":
             return self._lambda(core, args, kwargs, node)
         if area == "" and name == "Variable":
@@ -190,8 +201,6 @@ class KerasSemantics(KerasMerge, Semantics):
                 if not isinstance(leaf, KTensor):
                     why = leaf.reason() if isinstance(leaf, Unknown) else f"{source_of(node, 80)}"
                     raise core.refuse(node, f"the {what} of Model are not tensors derive has read: {why}")
-                if leaf.full is None and what == "outputs" and not core.partial:
-                    raise core.refuse(node, f"the outputs of Model are not known: {leaf.why}")
         model = KLayer("Functional", "", "functional", built=True, inputs=inputs, outputs=outputs)
         model.name = _name(core, kwargs.get("name"), "functional", node)
         model.line = getattr(node, "lineno", 0)

@@ -50,16 +50,15 @@ def output_shape(value: Any) -> Any:
     return None
 
 
-def _own(core: Any, layer: KLayer, seen: set[int]) -> tuple[Param, ...]:
-    """A layer's own weights (trainable first, as ``Layer.weights``), named below its path."""
+def _own(core: Any, layer: KLayer, seen: set[int], base: str | None = None) -> tuple[Param, ...]:
+    """A layer's own weights (trainable first, as ``Layer.weights``), named below ``base`` (its path)."""
+    base = (layer.path or "") if base is None else base
     params = []
     for weight in [w for w in layer.weights if w.trainable] + [w for w in layer.weights if not w.trainable]:
         if id(weight) in seen:
             continue
         seen.add(id(weight))
-        params.append(
-            Param(_relative(core, weight.path, layer.path or "", weight.name), weight.shape, weight.trainable)
-        )
+        params.append(Param(_relative(core, weight.path, base, weight.name), weight.shape, weight.trainable))
     return tuple(params)
 
 
@@ -111,9 +110,11 @@ def layer_module(core: Any, layer: KLayer, parent: str, seen: set[int] | None = 
 
 
 def model_tree(
-    core: Any, model: KLayer | None, layers: list[KLayer], name: str, type: str
+    core: Any, model: KLayer | None, layers: list[KLayer], type: str
 ) -> tuple[Module, list[tuple[KLayer, Module]]]:
-    """The model's module: its own weights, then its layers' modules (``name`` prefixes their paths).
+    """The model's module: its own weights, then its layers' modules, each named by its whole path
+    (a Sequential's layers ``sequential/dense``; a model built before, held by a subclassed model,
+    keeps the paths it was built with, as in Keras).
 
     Parameters
     ----------
@@ -122,8 +123,6 @@ def model_tree(
         A subclassed model (its own weights), or None.
     layers : list of KLayer
         Its layers, in ``model.layers`` order.
-    name : str
-        The model's path ("" for a functional model, whose layers are built at the top).
     type : str
 
     Returns
@@ -135,12 +134,12 @@ def model_tree(
     params: tuple[Param, ...] = ()
     if model is not None:
         seen.add(id(model))
-        params = _own(core, model, seen)
+        params = _own(core, model, seen, "")
     listed = []
     for layer in layers:
         if id(layer) not in seen:
-            listed.append((layer, layer_module(core, layer, name, seen)))
-    return Module(name, type, params, tuple(m for _, m in listed), sep="/"), listed
+            listed.append((layer, layer_module(core, layer, "", seen)))
+    return Module("", type, params, tuple(m for _, m in listed), sep="/"), listed
 
 
 def model_rows(tree: Module, listed: list[tuple[KLayer, Module]]) -> list[Row]:
@@ -162,13 +161,7 @@ def model_rows(tree: Module, listed: list[tuple[KLayer, Module]]) -> list[Row]:
     if tree.params:
         own = [p for p in tree.params if p.counted]
         out.append(
-            Row(
-                tree.name or tree.type,
-                tree.type,
-                tree.own_count,
-                note="its own weights",
-                tensors=[(f"{tree.name}/{p.name}" if tree.name else p.name, p.shape) for p in own],
-            )
+            Row(tree.type, tree.type, tree.own_count, note="its own weights", tensors=[(p.name, p.shape) for p in own])
         )
     for layer, module in listed:
         for row in rows(module.replace(name=layer.name)):
