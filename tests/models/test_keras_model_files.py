@@ -45,9 +45,15 @@ ANSWERED = {
     "convlstm_forecaster.py": "model",
     "deepspeech2.py": "model",
     "timeseries_groupnorm.py": "model",
+    "siamese.py": "siamese",
+    "stock_lstm.py": "regressor",
 }
 #: file -> (the code on the line refused, words of the refusal)
-REFUSED: dict[str, tuple[str, str]] = {}
+REFUSED = {
+    "config_from_file.py": ("layers.Embedding(", "cfg['vocab_size']"),
+    "unknown_condition.py": ("if USE_ATTENTION:", "`USE_ATTENTION`"),
+    "external_crf.py": ("outputs = crf(x)", "'CRF' may be a layer, and derive cannot count it"),
+}
 
 
 def _importer():

@@ -31,7 +31,7 @@ from .values import Class
 __all__ = ["KLayer", "KTensor", "KNode", "KOp", "KWeight", "Session", "Tracked", "TrackedDict", "SESSION", "snake"]
 
 #: The name under which the :class:`Session` lives in the module's scope (not a Python name).
-SESSION = "<keras session>"
+SESSION = "the layers made so far"
 
 
 @dataclass

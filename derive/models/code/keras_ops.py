@@ -18,6 +18,7 @@ from typing import Any
 import sympy
 
 from .frame import source_of
+from .keras_arrays import factory, index
 from .keras_objects import KNode, KOp, KTensor, KWeight
 from .values import Unknown
 
@@ -128,6 +129,8 @@ _TF = {
     "clip_by_value": "clip",
     "math.truediv": "true_divide",
 }
+#: ``keras.backend``'s constants (``keras/src/backend/config.py`` defaults).
+_CONSTANTS = {"epsilon": 1e-7, "floatx": "float32", "image_data_format": "channels_last", "backend": "torch"}
 _FACTORIES = frozenset(
     ["zeros", "ones", "empty", "full", "rand", "randn", "random", "normal", "uniform", "truncated_normal"]
 )
@@ -331,6 +334,8 @@ def call_op(core: Any, path: str, args: list[Any], kwargs: dict[str, Any], node:
     object
     """
     name = _named(path)
+    if name in _CONSTANTS and not args and "backend" in path:
+        return _CONSTANTS[name]
     operands = [*args, *kwargs.values()]
     flat = [v for a in operands for v in (a if isinstance(a, (list, tuple)) else [a])]
     if name in ("shape", "int_shape") and args and is_tensor(args[0]):
@@ -339,7 +344,7 @@ def call_op(core: Any, path: str, args: list[Any], kwargs: dict[str, Any], node:
         return full_of(args[0])
     if not any(is_tensor(v) for v in flat):
         if name in _FACTORIES or name in ("arange", "eye", "linspace", "normal", "uniform"):
-            return _factory(name, args, kwargs, node)
+            return factory(name, args, kwargs, node)
         return NotImplemented
     shape = _shape_result(name, args, {**kwargs, "_backend": "backend" in path})
     if name == "split" and args and isinstance(full_of(args[0]), tuple):
@@ -358,40 +363,6 @@ def _split(core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) ->
     made = _node(core, "split", [args[0]])
     piece = (*full[:axis], full[axis] // parts, *full[axis + 1 :])
     return [KTensor(piece, made, i) for i in range(parts)]
-
-
-def _range(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """The shape of ``arange`` / ``linspace`` / ``eye``, or None."""
-    if name == "arange":
-        given = dict(zip(("start", "stop", "step"), args), **kwargs)
-        start, stop, step = given.get("start", 0), given.get("stop"), given.get("step", 1)
-        if stop is None:
-            start, stop = 0, start
-        if all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop, step)) and step:
-            return (len(range(start, stop, step)),)
-        return None
-    if name == "linspace":
-        count = kwargs.get("num", args[2] if len(args) > 2 else 50)
-        return (count,) if isinstance(count, int) else None
-    rows = kwargs.get("N", args[0] if args else None)
-    cols = kwargs.get("M", args[1] if len(args) > 1 else None)
-    return (rows, rows if cols is None else cols) if isinstance(rows, int) else None
-
-
-def _factory(name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
-    if name in ("arange", "linspace", "eye"):
-        made = _range(name, args, kwargs)
-        return KTensor(made) if made is not None else Unknown(source_of(node), f"{name} of sizes derive does not know")
-    shape = kwargs.get("shape", kwargs.get("size", args[0] if args else None))
-    if name in ("rand", "randn") and args:
-        shape = tuple(args)
-    if name in ("normal", "uniform") and "size" in kwargs:
-        shape = kwargs["size"]
-    if isinstance(shape, int):
-        shape = (shape,)
-    if not isinstance(shape, (tuple, list)) or not all(d is None or isinstance(d, (int, sympy.Expr)) for d in shape):
-        return Unknown(source_of(node), "an array of a shape derive does not know", getattr(node, "lineno", 0))
-    return KTensor(tuple(shape))
 
 
 def binop(core: Any, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Any:
@@ -434,32 +405,6 @@ def subscript(core: Any, value: Any, key: Any, node: ast.AST) -> Any:
     keys = key if isinstance(key, tuple) else (key,)
     shape: tuple[Any, ...] | None = None
     if full is not None and all(isinstance(k, (int, slice)) or k is None or k is Ellipsis for k in keys):
-        shape = _index(full, keys)
+        shape = index(full, keys)
     why = "" if shape is not None else f"derive does not read the shape of {source_of(node, 60)}"
     return KTensor(shape, _node(core, "get_item", [value]), why=why)
-
-
-def _index(full: tuple[Any, ...], keys: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    if sum(k is Ellipsis for k in keys) > 1:
-        return None
-    used = sum(1 for k in keys if k is not None and k is not Ellipsis)
-    if used > len(full):
-        return None
-    if Ellipsis in keys:
-        at = keys.index(Ellipsis)
-        keys = keys[:at] + (slice(None),) * (len(full) - used) + keys[at + 1 :]
-    keys = keys + (slice(None),) * (len(full) - sum(1 for k in keys if k is not None))
-    out: list[Any] = []
-    dims = iter(full)
-    for key in keys:
-        if key is None:
-            out.append(1)
-            continue
-        size = next(dims)
-        if isinstance(key, int):
-            continue
-        if size is None or not isinstance(size, int):
-            out.append(None if size is None or key != slice(None) else size)
-        else:
-            out.append(len(range(size)[key]))
-    return tuple(out)

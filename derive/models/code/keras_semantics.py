@@ -214,6 +214,7 @@ class KerasSemantics(KerasMerge, Semantics):
 
         layer = KLayer("Lambda", _name(core, kwargs.get("name"), "lambda", node), "custom")
         layer.attrs["<function>"] = args[0] if args else kwargs.get("function")
+        layer.attrs["<output_shape>"] = kwargs.get("output_shape", args[1] if len(args) > 1 else None)
         layer.line = getattr(node, "lineno", 0)
         return layer
 
@@ -244,6 +245,11 @@ class KerasSemantics(KerasMerge, Semantics):
         finally:
             self.depth -= 1
         layer.built = True
+        given = layer.attrs.get("<output_shape>")
+        if (
+            not isinstance(out, (KTensor, list, tuple)) or isinstance(out, KTensor) and out.full is None
+        ) and isinstance(given, (tuple, list)):
+            out = KTensor((None, *given))  # Lambda(output_shape=...): what Keras takes the output to be
         if not isinstance(out, (KTensor, list, tuple)):
             out = KTensor(None, why=f"the output of {layer.name}: {getattr(out, 'why', 'not read')}")
         if self.depth == 0:
