@@ -24,18 +24,17 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..frameworks.keras.recurrent_base import Recurrent
 from .code.keras_apply import apply, build_sequential
 from .code.keras_objects import KLayer, KTensor
 from .code.keras_semantics import KerasInterpreter, supported
 from .code.keras_tree import model_rows, model_tree
 from .code.values import Class, Function, Ref, Refused, Unknown, UserRaise
-from .keras_nodes import Node, Tensor
+from .keras_nodes import Node, _start
 from .keras_program import KerasProgram
 from .report import Report
 from .source import SourceError, clean, parse_module
 
-__all__ = ["explain_keras", "SUPPORTED", "KerasProgram", "Node", "Tensor"]
+__all__ = ["explain_keras", "SUPPORTED", "KerasProgram", "Node"]
 
 #: Every Keras name the code reader knows.
 SUPPORTED = tuple(supported())
@@ -60,49 +59,6 @@ class _Program:
             self.models.append((name, value))
         elif isinstance(value, KLayer) and value.kind == "layer" and isinstance(statement, ast.Expr):
             self.bare.append(value)
-
-
-def _features(layer: KLayer, shape: tuple) -> Any:
-    if isinstance(layer.mirror, Recurrent):
-        return layer.mirror.features(shape)
-    if getattr(layer.mirror, "data_format", None) == "channels_first":
-        return shape[0]
-    return shape[-1] if shape else None
-
-
-def _start(layers: list[KLayer], shape: tuple | None, input_dim: Any, notes: list[str]) -> tuple:
-    """The input shape (no batch axis) a Sequential is built on: the code's, or one ``input_dim`` gives."""
-    first = layers[0]
-    embedding = first.type == "Embedding"
-    if embedding and input_dim is not None:
-        raise SourceError(
-            f"input_dim={input_dim} does not apply: the model starts with an Embedding, whose input is token ids"
-        )
-    if shape is not None:
-        if input_dim is not None and _features(first, shape) != input_dim:
-            raise SourceError(
-                f"input_dim={input_dim} contradicts the code: its input shape {(None, *shape)} gives "
-                f"{first.name} {_features(first, shape)} input features"
-            )
-        return shape
-    if input_dim is not None:
-        mirror = first.mirror
-        if isinstance(mirror, Recurrent):
-            rank = mirror.input_rank - 1
-            if mirror.data_format == "channels_first":
-                return (None, input_dim) + (None,) * (rank - 2)
-            return (None,) * (rank - 1) + (input_dim,)
-        return (Ellipsis, input_dim)
-    if embedding:
-        notes.append(
-            "no input shape given: the Embedding's input is taken as (batch, time) token ids; "
-            "the counts do not depend on it"
-        )
-        return (None,)
-    raise SourceError(
-        f"--input-dim is required, or the input shape in the code: write input_shape=(T, F) on the first layer "
-        f"({first.name}), start with Input(shape=(T, F)), or give --input-dim"
-    )
 
 
 def _sequential(reader: KerasInterpreter, model: KLayer, input_dim: Any) -> Report:
@@ -251,7 +207,7 @@ def _report(reader: KerasInterpreter, program: _Program, input_dim: Any) -> Repo
     if input_dim is not None:
         raise SourceError("input_dim does not apply to a functional model: its Input(shape=...) gives it")
     if model.kind == "functional":
-        tree, listed = model_tree(reader, None, model.layers, "Functional")
+        tree, listed = model_tree(reader, None, [m for m in model.layers if m.kind != "input"], "Functional")
         title = "Keras functional model"
         return Report("keras", model_rows(tree, listed), title, None, reader.notes, module=tree)
     return _subclassed(reader, model)

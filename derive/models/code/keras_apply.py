@@ -139,6 +139,8 @@ def apply(core: Any, layer: KLayer, args: list[Any], kwargs: dict[str, Any], nod
         out = _sequential_call(core, layer, args, kwargs, node)
     elif layer.kind == "functional":
         out = _functional_call(core, layer, args, kwargs, node)
+    elif layer.kind == "lambda":
+        out = _lambda_call(core, layer, args, node)
     else:
         out = _code_call(core, layer, args, kwargs, node)
     if semantics.depth == 0:
@@ -297,6 +299,24 @@ def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     return value
+
+
+def _lambda_call(core: Any, layer: KLayer, args: list[Any], node: ast.AST) -> Any:
+    """``Lambda(function, output_shape=None)`` called: the function run on the input (no weights)."""
+    with scope(core, layer) as path:
+        core.semantics.depth += 1
+        try:
+            out = core.call(layer.attrs.get("<function>"), list(args[:1]), {}, node)
+        finally:
+            core.semantics.depth -= 1
+    layer.built, layer.path = True, layer.path or path
+    given = layer.attrs.get("<output_shape>")
+    unknown = not isinstance(out, (KTensor, list, tuple)) or (isinstance(out, KTensor) and out.full is None)
+    if unknown and isinstance(given, (tuple, list)):
+        return KTensor((_batch(args[:1]), *given))  # Lambda(output_shape=...): what Keras takes the output to be
+    if not isinstance(out, (KTensor, list, tuple)):
+        return KTensor(None, why=f"the output of {layer.name}: {getattr(out, 'why', 'not read')}")
+    return out
 
 
 def _method(layer: KLayer, name: str) -> Function | None:

@@ -86,6 +86,8 @@ def layer_attr(core: Any, layer: KLayer, name: str, node: ast.AST) -> Any:
     """
     if name in layer.attrs:
         return layer.attrs[name]
+    if name == "build":  # Keras wraps a class's build (its name scope, built once)
+        return Builtin("build", lambda reader, args, kwargs, n: _build(reader, layer, args, kwargs, n))
     if layer.cls is not None:
         if name == "__class__":
             return layer.cls

@@ -26,6 +26,12 @@ def _same_shape(a: Any, b: Any) -> bool:
     )
 
 
+def _weights(module: Any) -> list[tuple[str, tuple[Any, ...], bool]]:
+    from ...tree import named_parameters
+
+    return [(n, tuple(p.shape), p.trainable) for n, p in named_parameters(module)]
+
+
 def _made_by(tensor: KTensor) -> str:
     return "" if tensor.node is None else getattr(tensor.node.operation, "name", "")
 
@@ -62,7 +68,9 @@ class KerasMerge:
             b.cls,
         ):
             return None
-        if a.module is not b.module and (a.module is None or b.module is None or a.module != b.module):
+        if a.module is not b.module and (
+            a.module is None or b.module is None or _weights(a.module) != _weights(b.module)
+        ):
             return None
         for table in ("weights", "tracked", "layers"):
             mine, theirs = getattr(a, table), getattr(b, table)

@@ -147,7 +147,7 @@ class KLayer:
         Its class name (the mirror's, the code's, ``Sequential``, ``Functional``).
     name : str
         Keras' name (given, or automatic at construction).
-    kind : {"layer", "custom", "model", "sequential", "functional", "input", "unknown"}
+    kind : {"layer", "custom", "model", "sequential", "functional", "lambda", "input", "unknown"}
     cls : Class or None
         The code's class.
     mirror : object
@@ -227,9 +227,20 @@ class KLayer:
             for item in value.values():
                 self.track(item, seen)
 
+    def untrack(self, value: Any) -> None:
+        """Stop tracking ``value`` (a layer removed from a tracked list or dict).
+
+        Parameters
+        ----------
+        value : object
+        """
+        self.tracked[:] = [t for t in self.tracked if t is not value]
+
 
 class Tracked(list[Any]):
-    """A list held by a layer's attribute: the layers appended to it are tracked by the layer."""
+    """A list held by a layer's attribute, as Keras' ``TrackedList``: ``append``, ``insert`` and
+    ``extend`` track the layers they add; ``remove``, ``pop``, ``clear`` and ``del`` untrack; an item
+    assigned (``blocks[0] = layer``) is not tracked (``keras/src/utils/tracking.py``)."""
 
     owner: KLayer | None = None
 
@@ -237,33 +248,54 @@ class Tracked(list[Any]):
         if self.owner is not None:
             self.owner.track(list(items))
 
-    def append(self, item: Any) -> None:
+    def _untrack(self, items: Any) -> None:
+        if self.owner is not None:
+            for item in items:
+                self.owner.untrack(item)
+
+    def append(self, item: Any) -> None:  # noqa: D102
         super().append(item)
         self._track([item])
 
-    def extend(self, items: Any) -> None:
+    def extend(self, items: Any) -> None:  # noqa: D102
         items = list(items)
         super().extend(items)
         self._track(items)
 
-    def insert(self, index: Any, item: Any) -> None:
+    def insert(self, index: Any, item: Any) -> None:  # noqa: D102
         super().insert(index, item)
         self._track([item])
 
-    def __setitem__(self, index: Any, item: Any) -> None:
-        super().__setitem__(index, item)
-        self._track(item if isinstance(index, slice) else [item])
+    def remove(self, item: Any) -> None:  # noqa: D102
+        super().remove(item)
+        self._untrack([item])
+
+    def pop(self, index: Any = -1) -> Any:  # noqa: D102
+        item = super().pop(index)
+        self._untrack([item])
+        return item
+
+    def clear(self) -> None:  # noqa: D102
+        items = list(self)
+        super().clear()
+        self._untrack(items)
+
+    def __delitem__(self, index: Any) -> None:
+        items = self[index] if isinstance(index, slice) else [self[index]]
+        super().__delitem__(index)
+        self._untrack(items)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tracked:
         new = Tracked()
         memo[id(self)] = new
-        new.extend(copy.deepcopy(list(self), memo))
+        list.extend(new, copy.deepcopy(list(self), memo))
         new.owner = copy.deepcopy(self.owner, memo)
         return new
 
 
 class TrackedDict(dict[Any, Any]):
-    """A dict held by a layer's attribute: the layers stored in it later are tracked by the layer."""
+    """A dict held by a layer's attribute, as Keras' ``TrackedDict``: ``d[key] = layer`` and ``update``
+    track; ``pop``, ``popitem`` and ``clear`` untrack; ``setdefault`` does not track (Keras' does not)."""
 
     owner: KLayer | None = None
 
@@ -272,14 +304,15 @@ class TrackedDict(dict[Any, Any]):
         if self.owner is not None:
             self.owner.track(item)
 
-    def update(self, *args: Any, **kwargs: Any) -> None:
+    def update(self, *args: Any, **kwargs: Any) -> None:  # noqa: D102
         for key, item in dict(*args, **kwargs).items():
             self[key] = item
 
-    def setdefault(self, key: Any, default: Any = None) -> Any:
-        if key not in self:
-            self[key] = default
-        return self[key]
+    def pop(self, key: Any, *default: Any) -> Any:  # noqa: D102
+        item = super().pop(key, *default)
+        if self.owner is not None:
+            self.owner.untrack(item)
+        return item
 
     def __deepcopy__(self, memo: dict[int, Any]) -> TrackedDict:
         new = TrackedDict()

@@ -205,14 +205,14 @@ class KerasSemantics(KerasMerge, Semantics):
         model.name = _name(core, kwargs.get("name"), "functional", node)
         model.line = getattr(node, "lineno", 0)
         found = functional_layers(flat_tensors(inputs), flat_tensors(outputs))
-        model.layers = [layer for layer in found if layer.kind != "input"]
+        model.layers = found  # InputLayers included, as Keras lists them
         model.output = outputs
         return model
 
     def _lambda(self, core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> KLayer:
         from .keras_construct import _name
 
-        layer = KLayer("Lambda", _name(core, kwargs.get("name"), "lambda", node), "custom")
+        layer = KLayer("Lambda", _name(core, kwargs.get("name"), "lambda", node), "lambda")
         layer.attrs["<function>"] = args[0] if args else kwargs.get("function")
         layer.attrs["<output_shape>"] = kwargs.get("output_shape", args[1] if len(args) > 1 else None)
         layer.line = getattr(node, "lineno", 0)
@@ -232,35 +232,8 @@ class KerasSemantics(KerasMerge, Semantics):
     def call_object(self, core: Any, obj: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
         """A layer called on tensors (built the first time)."""
         if isinstance(obj, KLayer):
-            if obj.kind == "custom" and obj.type == "Lambda" and obj.cls is None:
-                return self._call_lambda(core, obj, args, kwargs, node)
             return apply(core, obj, args, kwargs, node)
         return self.unknown(node, "calling a tensor is not read")
-
-    def _call_lambda(self, core: Any, layer: KLayer, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
-        function = layer.attrs.get("<function>")
-        self.depth += 1
-        try:
-            out = core.call(function, list(args[:1]), {}, node)
-        finally:
-            self.depth -= 1
-        layer.built = True
-        given = layer.attrs.get("<output_shape>")
-        if (
-            not isinstance(out, (KTensor, list, tuple)) or isinstance(out, KTensor) and out.full is None
-        ) and isinstance(given, (tuple, list)):
-            out = KTensor((None, *given))  # Lambda(output_shape=...): what Keras takes the output to be
-        if not isinstance(out, (KTensor, list, tuple)):
-            out = KTensor(None, why=f"the output of {layer.name}: {getattr(out, 'why', 'not read')}")
-        if self.depth == 0:
-            from .keras_apply import _outputs
-            from .keras_objects import KNode
-
-            out = _outputs(out, KNode(layer, tensors_in([args, kwargs])), [0])
-            session(core).applied.append(layer)
-        layer.output = layer.output if layer.output is not None else out
-        layer.path = layer.path or layer.name
-        return out
 
     # -- objects of the code's classes ---------------------------------------------------------
     def new_object(self, core: Any, cls: Class, node: ast.AST) -> Any:

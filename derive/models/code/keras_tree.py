@@ -89,7 +89,8 @@ def layer_module(core: Any, layer: KLayer, parent: str, seen: set[int] | None = 
     if layer.kind == "unknown" or not layer.counted:
         return Module(layer.name, layer.type, sep="/", counted=False, note=layer.note or "not counted", row=True)
     if layer.kind == "functional":
-        children = tuple(layer_module(core, sub, parent, seen) for sub in layer.layers if id(sub) not in seen)
+        subs = [sub for sub in layer.layers if sub.kind != "input" and id(sub) not in seen]
+        children = tuple(layer_module(core, sub, parent, seen) for sub in subs)
         module = Module("", "Functional", children=children, sep="/", row=True, output_shape=shown)
         return module.replace(formula=Formula(the_count, (count(module),)))
     if not layer.built or layer.path is None:
