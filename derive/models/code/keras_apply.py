@@ -21,7 +21,7 @@ from .keras_construct import session
 from .keras_objects import KLayer, KNode, KTensor
 from .values import Function, Unknown
 
-__all__ = ["apply", "build_sequential", "Inner", "shape_of", "tensors_in", "scope"]
+__all__ = ["apply", "build_sequential", "Inner", "shape_of", "tensors_in", "scope", "same_layer"]
 
 
 @contextmanager
@@ -39,7 +39,7 @@ def scope(core: Any, layer: KLayer) -> Iterator[str]:
         The path of the scope (``"sequential/dense"``).
     """
     stack = core.semantics.scopes
-    opened = not stack or stack[-1][1] is not layer
+    opened = not stack or not same_layer(stack[-1][1], layer)
     if opened:
         stack.append((layer.name, layer))
     try:
@@ -47,6 +47,20 @@ def scope(core: Any, layer: KLayer) -> Iterator[str]:
     finally:
         if opened:
             stack.pop()
+
+
+def same_layer(a: KLayer, b: KLayer) -> bool:
+    """The same layer: the same object, or its copy on one way of an unknown condition.
+
+    Parameters
+    ----------
+    a, b : KLayer
+
+    Returns
+    -------
+    bool
+    """
+    return a is b or (a.name == b.name and a.type == b.type and a.cls is b.cls)
 
 
 def tensors_in(value: Any, out: list[KTensor] | None = None) -> list[KTensor]:

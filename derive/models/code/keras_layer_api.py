@@ -16,7 +16,7 @@ from typing import Any
 import sympy
 
 from .frame import source_of
-from .keras_apply import apply, build_arguments, build_mirror, build_sequential, scope
+from .keras_apply import apply, build_arguments, build_mirror, build_sequential, same_layer, scope
 from .keras_construct import describe, session, unknown_layer
 from .keras_objects import KLayer, KTensor, KWeight, tracked
 from .values import Builtin, Function, Unknown
@@ -176,7 +176,7 @@ def make_weight(core: Any, layer: KLayer, args: list[Any], kwargs: dict[str, Any
     name = session(core).auto_name("variable") if name is None else str(name)
     trainable = kwargs.get("trainable", True) is not False
     stack = core.semantics.scopes
-    parts = [n for n, _ in stack] + ([] if stack and stack[-1][1] is layer else [layer.name])
+    parts = [n for n, _ in stack] + ([] if stack and same_layer(stack[-1][1], layer) else [layer.name])
     weight = KWeight(name, shape, trainable, "/".join([*parts, name]))
     layer.weights.append(weight)
     return weight

@@ -253,29 +253,29 @@ class Tracked(list[Any]):
             for item in items:
                 self.owner.untrack(item)
 
-    def append(self, item: Any) -> None:  # noqa: D102
+    def append(self, item: Any) -> None:
         super().append(item)
         self._track([item])
 
-    def extend(self, items: Any) -> None:  # noqa: D102
+    def extend(self, items: Any) -> None:
         items = list(items)
         super().extend(items)
         self._track(items)
 
-    def insert(self, index: Any, item: Any) -> None:  # noqa: D102
+    def insert(self, index: Any, item: Any) -> None:
         super().insert(index, item)
         self._track([item])
 
-    def remove(self, item: Any) -> None:  # noqa: D102
+    def remove(self, item: Any) -> None:
         super().remove(item)
         self._untrack([item])
 
-    def pop(self, index: Any = -1) -> Any:  # noqa: D102
+    def pop(self, index: Any = -1) -> Any:
         item = super().pop(index)
         self._untrack([item])
         return item
 
-    def clear(self) -> None:  # noqa: D102
+    def clear(self) -> None:
         items = list(self)
         super().clear()
         self._untrack(items)
@@ -304,11 +304,11 @@ class TrackedDict(dict[Any, Any]):
         if self.owner is not None:
             self.owner.track(item)
 
-    def update(self, *args: Any, **kwargs: Any) -> None:  # noqa: D102
+    def update(self, *args: Any, **kwargs: Any) -> None:
         for key, item in dict(*args, **kwargs).items():
             self[key] = item
 
-    def pop(self, key: Any, *default: Any) -> Any:  # noqa: D102
+    def pop(self, key: Any, *default: Any) -> Any:
         item = super().pop(key, *default)
         if self.owner is not None:
             self.owner.untrack(item)

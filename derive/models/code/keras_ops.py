@@ -35,87 +35,18 @@ OPERATORS = {
     ast.Pow: "power",
     ast.MatMult: "matmul",
 }
-_UNARY = frozenset(
-    [
-        "relu",
-        "relu6",
-        "sigmoid",
-        "tanh",
-        "gelu",
-        "silu",
-        "swish",
-        "elu",
-        "selu",
-        "softplus",
-        "softsign",
-        "leaky_relu",
-        "hard_sigmoid",
-        "hard_silu",
-        "hard_swish",
-        "mish",
-        "exp",
-        "log",
-        "log1p",
-        "sqrt",
-        "rsqrt",
-        "square",
-        "abs",
-        "negative",
-        "sign",
-        "sin",
-        "cos",
-        "erf",
-        "floor",
-        "ceil",
-        "round",
-        "cast",
-        "stop_gradient",
-        "convert_to_tensor",
-        "identity",
-        "dropout",
-        "l2_normalize",
-        "normalize",
-        "ones_like",
-        "zeros_like",
-        "clip",
-        "clip_by_value",
-        "softmax",
-        "log_softmax",
-        "linear",
-        "exponential",
-        "tanh_shrink",
-        "celu",
-        "glu",
-        "sparse_plus",
-        "squareplus",
-        "reciprocal",
-        "logical_not",
-        "isnan",
-        "isfinite",
-        "nan_to_num",
-        "real",
-        "imag",
-        "conj",
-    ]
+_UNARY_NAMES = (
+    "relu relu6 sigmoid tanh gelu silu swish elu selu softplus softsign leaky_relu hard_sigmoid hard_silu "
+    "hard_swish mish exp log log1p sqrt rsqrt square abs negative sign sin cos erf floor ceil round cast "
+    "stop_gradient convert_to_tensor identity dropout l2_normalize normalize ones_like zeros_like clip "
+    "clip_by_value softmax log_softmax linear exponential tanh_shrink celu sparse_plus squareplus "
+    "reciprocal logical_not isnan isfinite nan_to_num real imag conj flip roll sort cumsum cumprod tril "
+    "triu log_sigmoid sparsemax hard_tanh hard_shrink soft_shrink threshold"
 )
-_BINARY = frozenset(
-    [
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "true_divide",
-        "maximum",
-        "minimum",
-        "power",
-        "where",
-        "mod",
-        "floor_divide",
-    ]
-)
-_REDUCE = frozenset(
-    ["mean", "sum", "max", "min", "prod", "std", "var", "logsumexp", "any", "all", "argmax", "argmin", "norm"]
-)
+_UNARY = frozenset(_UNARY_NAMES.split())
+_BINARY_NAMES = "add subtract multiply divide true_divide maximum minimum power where mod floor_divide"
+_BINARY = frozenset(_BINARY_NAMES.split())
+_REDUCE = frozenset(["mean", "sum", "max", "min", "prod", "std", "var", "logsumexp", "any", "all", "argmax", "argmin"])
 _TF = {
     "reduce_mean": "mean",
     "reduce_sum": "sum",
@@ -273,8 +204,6 @@ def _moved(name: str, first: tuple[Any, ...], args: list[Any], kwargs: dict[str,
     if name == "one_hot":
         depth = kwargs.get("num_classes", kwargs.get("depth", second))
         return None if not isinstance(depth, int) else (*first, depth)
-    if name == "flatten":
-        return (first[0], _product(first[1:]))
     return None
 
 
@@ -298,6 +227,14 @@ def _shape_result(name: str, args: list[Any], kwargs: dict[str, Any]) -> tuple[A
     if name in _REDUCE:
         return _reduced(first, args, kwargs)
     return _moved(name, first, args, kwargs)
+
+
+def _why(operands: list[Any], node: ast.AST) -> str:
+    """Why an operation's shape is not known: an operand's unknown shape first (the first cause)."""
+    for value in operands:
+        if isinstance(value, KTensor) and value.full is None and value.why:
+            return value.why
+    return f"derive does not read the shape of {source_of(node, 60)}"
 
 
 def _named(path: str) -> str:
@@ -349,7 +286,7 @@ def call_op(core: Any, path: str, args: list[Any], kwargs: dict[str, Any], node:
     shape = _shape_result(name, args, {**kwargs, "_backend": "backend" in path})
     if name == "split" and args and isinstance(full_of(args[0]), tuple):
         return _split(core, args, kwargs, node)
-    why = "" if shape is not None else f"derive does not read the shape of {source_of(node, 60)}"
+    why = "" if shape is not None else _why(flat, node)
     return KTensor(shape, _node(core, name, flat), why=why)
 
 
@@ -383,7 +320,7 @@ def binop(core: Any, op: ast.operator, left: Any, right: Any, node: ast.AST) -> 
     if name is None:
         return Unknown(source_of(node), "this operator on tensors is not read", getattr(node, "lineno", 0))
     shape = _shape_result(name, [left, right], {})
-    why = "" if shape is not None else f"derive does not read the shape of {source_of(node, 60)}"
+    why = "" if shape is not None else _why([left, right], node)
     return KTensor(shape, _node(core, name, [left, right]), why=why)
 
 
@@ -406,5 +343,5 @@ def subscript(core: Any, value: Any, key: Any, node: ast.AST) -> Any:
     shape: tuple[Any, ...] | None = None
     if full is not None and all(isinstance(k, (int, slice)) or k is None or k is Ellipsis for k in keys):
         shape = index(full, keys)
-    why = "" if shape is not None else f"derive does not read the shape of {source_of(node, 60)}"
+    why = "" if shape is not None else _why([value], node)
     return KTensor(shape, _node(core, "get_item", [value]), why=why)

@@ -19,7 +19,7 @@ from ...engine.constructors import CONSTRUCTORS, lookup
 from .frame import Semantics, source_of
 from .interpreter import Interpreter
 from .keras_apply import apply, tensors_in
-from .keras_construct import ALIASES, OP_AREAS, VALUE_AREAS, keras_api, make_input, make_layer, session, unknown_layer
+from .keras_construct import ALIASES, OP_AREAS, VALUE_AREAS, keras_api, make_input, make_layer, unknown_layer
 from .keras_graph import flat_tensors, functional_layers
 from .keras_layer_api import layer_attr, make_weight, set_layer_attr, start_sequential, tensor_attr
 from .keras_merge import KerasMerge
