@@ -7,10 +7,10 @@ max(k', s) - k' by default (``"valid"``), n·s (``"same"``): ``keras/src/backend
 ``base_depthwise_conv.py`` (``kernel`` (*k, C, D), ``bias`` (C·D,)) and ``base_separable_conv.py``
 (``depthwise_kernel`` (*k, C, D), ``pointwise_kernel`` (1, ..., C·D, F), ``bias`` (F,)) (Keras 3.15).
 
->>> module, shape = Conv2DTranspose(4, 3, strides=2, padding="same").build((5, 5, 3))
+>>> module, shape = VARIANTS["Conv2DTranspose"](4, 3, strides=2, padding="same").build((5, 5, 3))
 >>> [(p.name, p.shape) for p in module.params], shape
 ([('kernel', (3, 3, 4, 3)), ('bias', (4,))], (10, 10, 4))
->>> SeparableConv1D(5, 3, depth_multiplier=2).build((8, 3))[0].count
+>>> VARIANTS["SeparableConv1D"](5, 3, depth_multiplier=2).build((8, 3))[0].count
 53
 """
 

@@ -252,8 +252,12 @@ for _rank in (1, 2, 3):
             _name = _pattern.format(how=_how, rank=_rank)
             POOLING[_name] = _kind(_base, _name, _rank)
 
+#: ``keras.layers.MaxPooling1D(pool_size=2, strides=None, padding="valid")`` (see :class:`Pooling`).
 MaxPooling1D = POOLING["MaxPooling1D"]
+#: ``keras.layers.AveragePooling1D(pool_size=2, strides=None, padding="valid")`` (see :class:`Pooling`).
 AveragePooling1D = POOLING["AveragePooling1D"]
+#: ``keras.layers.GlobalMaxPooling1D(data_format=None, keepdims=False)`` (see :class:`GlobalPooling`).
 GlobalMaxPooling1D = POOLING["GlobalMaxPooling1D"]
+#: ``keras.layers.GlobalAveragePooling1D(data_format=None, keepdims=False)`` (see :class:`GlobalPooling`).
 GlobalAveragePooling1D = POOLING["GlobalAveragePooling1D"]
 __all__ += ["MaxPooling1D", "AveragePooling1D", "GlobalMaxPooling1D", "GlobalAveragePooling1D"]

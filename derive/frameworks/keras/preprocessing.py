@@ -10,7 +10,8 @@ it (``vocabulary=[...]``, ``max_tokens`` with ``pad_to_max_tokens``, ``num_token
 ``Normalization`` without ``mean``/``variance`` has ``mean`` and ``variance`` of the kept axes and
 a scalar ``count``, all non-trainable (``count_params()`` counts them).
 
->>> Resizing(8, 6).build((4, 4, 3))[1], CategoryEncoding(10, output_mode="one_hot").build((1,))[1]
+>>> resizing, encoding = PREPROCESSING["Resizing"], PREPROCESSING["CategoryEncoding"]
+>>> resizing(8, 6).build((4, 4, 3))[1], encoding(10, output_mode="one_hot").build((1,))[1]
 ((8, 6, 3), (10,))
 >>> [(p.name, p.shape, p.trainable) for p in Normalization().build((5, 3))[0].params]
 [('mean', (3,), False), ('variance', (3,), False), ('count', (), False)]

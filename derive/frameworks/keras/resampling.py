@@ -6,8 +6,10 @@ Sources: ``keras/src/layers/reshaping/cropping{1,2,3}d.py``, ``zero_padding{1,2,
 spatial axis, a tuple of n ints each axis on both sides, a tuple of n pairs each side; up-sampling
 repeats each spatial axis ``size`` times.
 
->>> Cropping1D((1, 2)).build((10, 3))[1], ZeroPadding2D(1).build((4, 5, 3))[1], UpSampling2D(2).build((4, 5, 3))[1]
-((7, 3), (6, 7, 3), (8, 10, 3))
+>>> [RESAMPLING[n](a).build(s)[1] for n, a, s in [("Cropping1D", (1, 2), (10, 3)), ("ZeroPadding2D", 1, (4, 5, 3))]]
+[(7, 3), (6, 7, 3)]
+>>> RESAMPLING["UpSampling2D"](2).build((4, 5, 3))[1]
+(8, 10, 3)
 >>> Permute((2, 1)).build((10, 3))[1]
 (3, 10)
 """

@@ -9,7 +9,7 @@ Keras does); none has a weight. Sources: ``keras/src/layers/regularization/*.py`
 ``activations/*.py``, ``core/identity.py``, ``core/masking.py``,
 ``normalization/unit_normalization.py``, ``preprocessing/image_preprocessing/*.py`` (Keras 3.15).
 
->>> LeakyReLU(0.2).build((5, 3))[1], Dropout(0.5).build((7,))[0].count
+>>> STATELESS["LeakyReLU"](0.2).build((5, 3))[1], STATELESS["Dropout"](0.5).build((7,))[0].count
 ((5, 3), 0)
 """
 

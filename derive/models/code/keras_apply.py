@@ -440,6 +440,11 @@ class Inner:
         Returns
         -------
         (derive.tree.Module, tuple)
+
+        Raises
+        ------
+        ValueError
+            The wrapped layer's output is not known.
         """
         from .keras_tree import layer_module
 

@@ -35,6 +35,20 @@ def _range(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
 
 
 def factory(name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """An array made from a shape (``zeros``, ``ones``, ``rand``, ``normal(size=)``, ``arange``, ...).
+
+    Parameters
+    ----------
+    name : str
+        The function's name.
+    args, kwargs : list, dict
+    node : ast.AST
+
+    Returns
+    -------
+    KTensor or Unknown
+        Its shape (the first axis taken as the batch axis where it feeds a layer, as Keras takes it).
+    """
     if name in ("arange", "linspace", "eye"):
         made = _range(name, args, kwargs)
         return KTensor(made) if made is not None else Unknown(source_of(node), f"{name} of sizes derive does not know")

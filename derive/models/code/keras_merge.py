@@ -40,11 +40,31 @@ class KerasMerge:
     """The merge rules, mixed into :class:`~.keras_semantics.KerasSemantics`."""
 
     def has_modules(self, value: Any, seen: set[int]) -> bool:
-        """Layers, weights, tensors (they hold the graph) and Keras' state count."""
+        """Layers, weights, tensors (they hold the graph) and Keras' state count.
+
+        Parameters
+        ----------
+        value : object
+        seen : set of int
+
+        Returns
+        -------
+        bool
+        """
         return isinstance(value, (KLayer, KTensor, KWeight, Session))
 
     def merge(self, merger: Any, a: Any, b: Any) -> Any:
-        """One object for ``a`` and ``b`` (the two ways' copies), or None when they differ."""
+        """One object for ``a`` and ``b`` (the two ways' copies), or None when they differ.
+
+        Parameters
+        ----------
+        merger : Merger
+        a, b : object
+
+        Returns
+        -------
+        object or None
+        """
         if isinstance(a, Session) and isinstance(b, Session):
             if a.uids != b.uids or len(a.applied) != len(b.applied):
                 return None
@@ -81,7 +101,17 @@ class KerasMerge:
         return a
 
     def transplant(self, target: Any, source: Any, back: Any) -> None:
-        """Write a copied layer, tensor, weight or state back into the original object."""
+        """Write a copied layer, tensor, weight or state back into the original object.
+
+        Parameters
+        ----------
+        target : object
+            The original.
+        source : object
+            Its copy, as one way left it.
+        back : callable
+            Maps a copied object to its original.
+        """
         if isinstance(target, Session):
             target.uids = dict(source.uids)
             target.applied = [back(v) for v in source.applied]

@@ -86,7 +86,13 @@ class KWeight:
 @dataclass(eq=False)
 class KOp:
     """An operation (``keras.ops``) applied at the top level of functional code: a node of the graph,
-    not a layer (named as Keras names it: ``add``, ``get_item``)."""
+    not a layer (named as Keras names it: ``add``, ``get_item``).
+
+    Attributes
+    ----------
+    name : str
+    type : str
+    """
 
     name: str
     type: str = "Operation"
@@ -254,28 +260,64 @@ class Tracked(list[Any]):
                 self.owner.untrack(item)
 
     def append(self, item: Any) -> None:
+        """``list.append``, the layer tracked.
+
+        Parameters
+        ----------
+        item : object
+        """
         super().append(item)
         self._track([item])
 
     def extend(self, items: Any) -> None:
+        """``list.extend``, the layers tracked.
+
+        Parameters
+        ----------
+        items : iterable
+        """
         items = list(items)
         super().extend(items)
         self._track(items)
 
     def insert(self, index: Any, item: Any) -> None:
+        """``list.insert``, the layer tracked.
+
+        Parameters
+        ----------
+        index : int
+        item : object
+        """
         super().insert(index, item)
         self._track([item])
 
     def remove(self, item: Any) -> None:
+        """``list.remove``, the layer untracked.
+
+        Parameters
+        ----------
+        item : object
+        """
         super().remove(item)
         self._untrack([item])
 
     def pop(self, index: Any = -1) -> Any:
+        """``list.pop``, the layer untracked.
+
+        Parameters
+        ----------
+        index : int
+
+        Returns
+        -------
+        object
+        """
         item = super().pop(index)
         self._untrack([item])
         return item
 
     def clear(self) -> None:
+        """``list.clear``, the layers untracked."""
         items = list(self)
         super().clear()
         self._untrack(items)
@@ -305,10 +347,21 @@ class TrackedDict(dict[Any, Any]):
             self.owner.track(item)
 
     def update(self, *args: Any, **kwargs: Any) -> None:
+        """``dict.update``, the layers tracked."""
         for key, item in dict(*args, **kwargs).items():
             self[key] = item
 
     def pop(self, key: Any, *default: Any) -> Any:
+        """``dict.pop``, the layer untracked.
+
+        Parameters
+        ----------
+        key : object
+
+        Returns
+        -------
+        object
+        """
         item = super().pop(key, *default)
         if self.owner is not None:
             self.owner.untrack(item)

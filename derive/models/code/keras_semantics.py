@@ -33,7 +33,6 @@ _FREE = {
     "keras": "keras",
     "layers": "keras.layers",
     "tf": "tensorflow",
-    "K": "keras.backend",
     "ops": "keras.ops",
     "models": "keras.models",
 }
@@ -113,7 +112,16 @@ class KerasSemantics(KerasMerge, Semantics):
         self.reader: Any = None
 
     def free_name(self, name: str) -> Any:
-        """``keras``, ``layers``, ``tf``, ``K``, ``ops`` and Keras' class names in a snippet without imports."""
+        """``keras``, ``layers``, ``tf``, ``ops``, ``models`` and Keras' class names in a snippet without imports.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        Ref or None
+        """
         if name in _FREE:
             return Ref(_FREE[name])
         if name in _TOP:
@@ -123,7 +131,16 @@ class KerasSemantics(KerasMerge, Semantics):
         return None
 
     def owns(self, value: Any) -> bool:
-        """Layers, tensors, weights and Keras' state."""
+        """Layers, tensors, weights and Keras' state.
+
+        Parameters
+        ----------
+        value : object
+
+        Returns
+        -------
+        bool
+        """
         return isinstance(value, (KLayer, KTensor, KWeight, Session))
 
     # -- calls of Keras' names -----------------------------------------------------------------
@@ -230,14 +247,38 @@ class KerasSemantics(KerasMerge, Semantics):
         return made
 
     def call_object(self, core: Any, obj: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
-        """A layer called on tensors (built the first time)."""
+        """A layer called on tensors (built the first time).
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        args : list
+        kwargs : dict
+        node : ast.Call
+
+        Returns
+        -------
+        object
+        """
         if isinstance(obj, KLayer):
             return apply(core, obj, args, kwargs, node)
         return self.unknown(node, "calling a tensor is not read")
 
     # -- objects of the code's classes ---------------------------------------------------------
     def new_object(self, core: Any, cls: Class, node: ast.AST) -> Any:
-        """A layer for a class with a Keras base (``keras.layers.Layer``, ``keras.Model``, a Keras layer)."""
+        """A layer for a class with a Keras base (``keras.layers.Layer``, ``keras.Model``, a Keras layer).
+
+        Parameters
+        ----------
+        core : Interpreter
+        cls : Class
+        node : ast.AST
+
+        Returns
+        -------
+        KLayer or None
+        """
         for base in cls.mro():
             if not isinstance(base, Ref):
                 continue
@@ -251,7 +292,26 @@ class KerasSemantics(KerasMerge, Semantics):
         return None
 
     def init_base(self, core: Any, obj: Any, base: Ref, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
-        """``super().__init__(...)`` reaching Keras: the layer's name (given, or automatic from its class)."""
+        """``super().__init__(...)`` reaching Keras: the layer's name (given, or automatic from its class).
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        base : Ref
+        args : list
+        kwargs : dict
+        node : ast.AST
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        Refused
+            A keyword ``Layer.__init__`` does not take.
+        """
         from .keras_construct import _name
 
         if not isinstance(obj, KLayer):
@@ -282,7 +342,19 @@ class KerasSemantics(KerasMerge, Semantics):
 
     # -- attributes, items, arithmetic ---------------------------------------------------------
     def getattr(self, core: Any, obj: Any, name: str, node: ast.AST) -> Any:
-        """An attribute of a layer, tensor or weight."""
+        """An attribute of a layer, tensor or weight.
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        name : str
+        node : ast.AST
+
+        Returns
+        -------
+        object
+        """
         if isinstance(obj, KLayer):
             return layer_attr(core, obj, name, node)
         if isinstance(obj, (KTensor, KWeight)):
@@ -290,28 +362,84 @@ class KerasSemantics(KerasMerge, Semantics):
         return self.unknown(node, f"{name} of Keras' state is not read")
 
     def setattr(self, core: Any, obj: Any, name: str, value: Any, node: ast.AST) -> None:
-        """``layer.name = value`` (tracked as Keras tracks it)."""
+        """``layer.name = value`` (tracked as Keras tracks it).
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        name : str
+        value : object
+        node : ast.AST
+        """
         if isinstance(obj, KLayer):
             set_layer_attr(core, obj, name, value, node)
 
     def subscript(self, core: Any, obj: Any, key: Any, node: ast.AST) -> Any:
-        """``tensor[...]``."""
+        """``tensor[...]``.
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        key : object
+        node : ast.AST
+
+        Returns
+        -------
+        object
+        """
         if isinstance(obj, (KTensor, KWeight)):
             return subscript(core, obj, key, node)
         return self.unknown(node, "indexing a layer is not read")
 
     def setitem(self, core: Any, obj: Any, key: Any, value: Any, node: ast.AST) -> None:
-        """``tensor[...] = value`` (Keras tensors are immutable): refused."""
+        """``tensor[...] = value`` (Keras tensors are immutable): refused.
+
+        Parameters
+        ----------
+        core : Interpreter
+        obj : object
+        key : object
+        value : object
+        node : ast.AST
+
+        Raises
+        ------
+        Refused
+            Always (Keras tensors are immutable).
+        """
         raise core.refuse(node, f"derive does not read assignments to {source_of(node)}")
 
     def binop(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Any:
-        """Arithmetic on tensors and weights (shapes broadcast)."""
+        """Arithmetic on tensors and weights (shapes broadcast).
+
+        Parameters
+        ----------
+        op : ast.operator
+        left, right : object
+        node : ast.AST
+
+        Returns
+        -------
+        object
+        """
         if isinstance(left, (KTensor, KWeight)) or isinstance(right, (KTensor, KWeight)):
             return binop(self.reader, op, left, right, node)
         return self.unknown(node, "arithmetic on layers is not read")
 
     def isinstance_of(self, obj: Any, classinfo: Any) -> bool | None:
-        """``isinstance`` against Keras' classes (a layer, a model, a tensor)."""
+        """``isinstance`` against Keras' classes (a layer, a model, a tensor).
+
+        Parameters
+        ----------
+        obj : object
+        classinfo : object
+
+        Returns
+        -------
+        bool or None
+        """
         path = getattr(classinfo, "path", None)
         api = None if path is None else keras_api(path)
         if isinstance(obj, KLayer):
@@ -330,7 +458,21 @@ class KerasSemantics(KerasMerge, Semantics):
         return None
 
     def handed_over(self, core: Any, callee: str, args: list[Any], node: ast.AST) -> None:
-        """A Sequential handed to a function derive does not read may get layers added: refused."""
+        """A Sequential handed to a function derive does not read may get layers added: refused.
+
+        Parameters
+        ----------
+        core : Interpreter
+        callee : str
+            The function as written.
+        args : list
+        node : ast.AST
+
+        Raises
+        ------
+        Refused
+            A Sequential among ``args``.
+        """
         for value in args:
             if isinstance(value, KLayer) and value.kind == "sequential":
                 raise core.refuse(
@@ -354,7 +496,19 @@ class KerasInterpreter(Interpreter):
         self.module_frame.names["__name__"] = "__main__"
 
     def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
-        """As the reader calls, with an unknown callable on tensors read as a layer derive does not know."""
+        """As the reader calls, with an unknown callable on tensors read as a layer derive does not know.
+
+        Parameters
+        ----------
+        func : object
+        args : list
+        kwargs : dict
+        node : ast.AST
+
+        Returns
+        -------
+        object
+        """
         if isinstance(func, Unknown) and func.kind == "module" and tensors_in([args, kwargs]):
             return apply(self, unknown_layer(self, func, node), args, kwargs, node)
         return super().call(func, args, kwargs, node)
