@@ -106,8 +106,8 @@ def layer_module(core: Any, layer: KLayer, parent: str, seen: set[int] | None = 
     mirror: tuple[Module, ...] = ()
     if layer.module is not None:  # a class of the code over a layer of the mirror: its weights are the layer's own
         mirror = (layer.module.replace(name=""),)
-    subs = tuple(layer_module(core, sub, layer.path, seen) for sub in layer.tracked if id(sub) not in seen)
-    return Module(name, layer.type, params, mirror + subs, sep="/", row=True, output_shape=shown)
+    held = tuple(layer_module(core, sub, layer.path, seen) for sub in layer.tracked if id(sub) not in seen)
+    return Module(name, layer.type, params, mirror + held, sep="/", row=True, output_shape=shown)
 
 
 def model_tree(
