@@ -148,6 +148,11 @@ def apply(core: Any, layer: KLayer, args: list[Any], kwargs: dict[str, Any], nod
     if layer.kind == "unknown":
         out: Any = KTensor(None, why=f"the output of {layer.name}, an unknown layer")
     elif layer.kind == "layer":
+        if layer.cls is not None and (_method(layer, "build") or _method(layer, "call")):
+            raise core.refuse(
+                node, f"{layer.type} subclasses keras.layers.{type(layer.mirror).__name__} and "
+                "overrides build() or call(): derive does not read what it changes"
+            )
         out = _mirror_call(core, layer, args, kwargs, node)
     elif layer.kind == "sequential":
         out = _sequential_call(core, layer, args, kwargs, node)
@@ -378,8 +383,6 @@ def build_arguments(build: Function, args: list[Any], kwargs: dict[str, Any], ca
 def _code_call(core: Any, layer: KLayer, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     call = _method(layer, "call")
     if call is None:
-        if layer.mirror is not None:  # a code class over a layer of the mirror, without its own call
-            return _mirror_call(core, layer, args, kwargs, node)
         raise core.refuse(node, f"{layer.type} has no call() method derive can read")
     semantics = core.semantics
     with scope(core, layer) as path:
@@ -390,25 +393,39 @@ def _code_call(core: Any, layer: KLayer, args: list[Any], kwargs: dict[str, Any]
                 build = _method(layer, "build")
                 if build is not None:
                     core.call_function(build, [layer], build_arguments(build, args, kwargs, call), node)
-                elif layer.mirror is not None:
-                    shape_of(core, layer, args[0] if args else None, node)
                 layer.built = True
             result = core.call_function(call, [layer, *args], kwargs, node)
         finally:
             semantics.depth -= 1
-    if not tensors_in(result) and not isinstance(result, KTensor):
-        shape = _computed_shape(core, layer, args, node)
-        why = result.reason() if isinstance(result, Unknown) else f"{layer.type}.call returns {type(result).__name__}"
-        return KTensor(shape, why=why) if shape is not None else KTensor(None, why=f"the output of {layer.name}: {why}")
-    return result
+    found = tensors_in(result)
+    if found and all(t.full is not None for t in found):
+        return result
+    shape = _computed_shape(core, layer, args, node)  # the output derive could not follow: the class says it
+    if shape is not None:
+        return KTensor(shape)
+    if found:
+        return result
+    why = result.reason() if isinstance(result, Unknown) else f"{layer.type}.call returns {type(result).__name__}"
+    return KTensor(None, why=f"the output of {layer.name}: {why}")
+
+
+def _fulls(value: Any) -> Any:
+    """A tensor's full shape, a list of them for a list (None where one is not known)."""
+    if isinstance(value, KTensor):
+        return value.full
+    if isinstance(value, (list, tuple)) and value:
+        shapes = [_fulls(v) for v in value]
+        return None if any(s is None for s in shapes) else shapes
+    return None
 
 
 def _computed_shape(core: Any, layer: KLayer, args: list[Any], node: ast.AST) -> Any:
     """``compute_output_shape(input_shape)`` of the code's class, when it has one."""
     method = _method(layer, "compute_output_shape")
-    if method is None or not args or not isinstance(args[0], KTensor):
+    given = _fulls(args[0]) if args else None
+    if method is None or given is None:
         return None
-    shape = core.call_function(method, [layer, args[0].full], {}, node)
+    shape = core.call_function(method, [layer, given], {}, node)
     return tuple(shape) if isinstance(shape, (tuple, list)) and not any(isinstance(d, Unknown) for d in shape) else None
 
 

@@ -114,8 +114,8 @@ def layer_attr(core: Any, layer: KLayer, name: str, node: ast.AST) -> Any:
     method = _method(core, layer, name)
     if method is not None:
         return method
-    if layer.mirror is not None and not name.startswith("_"):
-        value = getattr(layer.mirror, name, None)
+    if layer.mirror is not None and not name.startswith("_") and hasattr(layer.mirror, name):
+        value = getattr(layer.mirror, name)
         if isinstance(value, _PLAIN):
             return value
     return Unknown(source_of(node), f"{layer.type} has no attribute {name!r} derive knows", line)
@@ -124,11 +124,9 @@ def layer_attr(core: Any, layer: KLayer, name: str, node: ast.AST) -> Any:
 def _method(core: Any, layer: KLayer, name: str) -> Builtin | None:
     if name == "add" and layer.kind == "sequential":
         return Builtin("add", lambda reader, args, kwargs, n: sequential_add(reader, layer, args, kwargs, n))
-    if name == "build":
-        return Builtin("build", lambda reader, args, kwargs, n: _build(reader, layer, args, kwargs, n))
     if name in ("add_weight", "add_variable"):
         return Builtin(name, lambda reader, args, kwargs, n: make_weight(reader, layer, args, kwargs, n))
-    if name == "__call__" or (name == "call" and layer.cls is None):
+    if name == "__call__":
         return Builtin(name, lambda reader, args, kwargs, n: apply(reader, layer, args, kwargs, n))
     if name == "get_layer":
         return Builtin(name, lambda reader, args, kwargs, n: _get_layer(reader, layer, args, kwargs, n))
