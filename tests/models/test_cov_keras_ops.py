@@ -88,7 +88,7 @@ UNREAD = {
 
 @pytest.mark.parametrize(("operation", "words"), UNREAD.values(), ids=UNREAD.keys())
 def test_an_operation_derive_does_not_read(operation, words):
-    code = f"import os\nfrom keras import ops\nimport tensorflow as tf\nn = int(os.environ['N'])\nx = Input((4, 6))\n"
+    code = "import os\nfrom keras import ops\nimport tensorflow as tf\nn = int(os.environ['N'])\nx = Input((4, 6))\n"
     code += f"y = {operation}\nmodel = Model(x, Dense(2)(y))"
     with pytest.raises(SourceError, match=re.escape(words)):
         explain(code, framework="keras")
