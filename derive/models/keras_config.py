@@ -14,14 +14,10 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from ..engine.symbols import plain
-from ..tree import Formula, Module, Param
+from ..tree import Module
 from .source import Call, SourceError
 
-__all__ = ["config_call", "strip_config", "node_module", "NON_TRAINABLE", "CONFIG_ONLY"]
-
-#: Keras weights created with ``trainable=False`` (counted by ``count_params()``).
-NON_TRAINABLE = ("moving_mean", "moving_variance")
+__all__ = ["config_call", "strip_config", "node_module", "CONFIG_ONLY"]
 #: Config entries that are not constructor arguments of derive's layer classes.
 CONFIG_ONLY = frozenset({"dtype", "trainable", "seed", "time_major", "implementation", "zero_output_for_mask"})
 
@@ -75,7 +71,7 @@ def strip_config(call: Call) -> None:
     if target is None:
         return
     params = set(inspect.signature(target.__init__).parameters)
-    allowed = params | set(getattr(target, "ALLOWED", ())) | {"name"}
+    allowed = params | set(getattr(target, "ALLOWED", ())) | set(getattr(target, "ARGUMENTS", ())) | {"name"}
     for key in list(call.kwargs):
         if key not in allowed or key in CONFIG_ONLY:
             del call.kwargs[key]
@@ -86,25 +82,12 @@ def strip_config(call: Call) -> None:
         call.args = [call.kwargs.pop("layer")]
 
 
-def _given(expr: Any) -> Any:
-    """A closed form computed already (a :class:`Formula` builder)."""
-    return expr
-
-
-def _relative(name: str, layer: str) -> str:
-    """A weight's path below its layer (``lstm/lstm_cell/kernel`` -> ``lstm_cell/kernel``)."""
-    parts = name.split("/")
-    if layer in parts[:-1]:
-        return "/".join(parts[parts.index(layer) + 1 :])
-    return name
-
-
 def node_module(node: Any) -> Module:
     """A built layer of a Keras program as a tree node: its weights below its name, its closed form.
 
     Parameters
     ----------
-    node : derive.models.keras_code.Node
+    node : derive.models.keras_nodes.Node
 
     Returns
     -------
@@ -112,27 +95,6 @@ def node_module(node: Any) -> Module:
         ``sep="/"``; not counted (:attr:`derive.tree.Module.counted` False) when the layer could
         not be built (an unknown layer, or one after it).
     """
-    if hasattr(node, "module"):  # the Keras mirror builds the layer's own tree (derive.frameworks.keras)
-        if node.module is None:
-            return Module(node.name, node.type, sep="/", counted=False, note=node.error or "not built: not counted")
-        return node.module.replace(name=node.name, type=node.type, note=node.error or node.module.note, row=True)
-    if node.weights is None:
+    if node.module is None:
         return Module(node.name, node.type, sep="/", counted=False, note=node.error or "not built: not counted")
-    params = tuple(
-        Param(
-            _relative(name, node.name),
-            tuple(plain(d) for d in shape),
-            trainable=not name.endswith(NON_TRAINABLE),
-        )
-        for name, shape in node.weights
-    )
-    formula = None
-    try:
-        expr, values = node.layer.formula(node.input_shape)
-    except (TypeError, ValueError, AttributeError):
-        pass
-    else:
-        formula = Formula(_given, (expr,), (), tuple(values.items()))
-    out = node.output_shape
-    shown = [(None, *s) for s in out] if isinstance(out, list) else (None, *out)
-    return Module(node.name, node.type, params, sep="/", formula=formula, note=node.error, output_shape=shown, row=True)
+    return node.module.replace(name=node.name, type=node.type, note=node.error or node.module.note, row=True)

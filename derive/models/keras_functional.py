@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..tree import Module
-from .keras_code import KerasProgram, Node, _start
 from .keras_config import config_call, node_module, strip_config
+from .keras_nodes import Node, _start
+from .keras_program import KerasProgram
 from .report import Report
 from .source import SourceError, clean
 

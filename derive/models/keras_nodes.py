@@ -1,24 +1,24 @@
-"""The layers and tensors of a Keras model read from code or a config, and their rows.
+"""The layers of a Keras model read from a config (and the input shape a Sequential is built on).
 
 A :class:`Node` is a layer as the model names it, with the module (:class:`derive.tree.Module`)
-its first build gave; a :class:`Tensor` a value of the functional API. The rows of a model are
-the rows of its layers' modules (:func:`derive.models.report.rows`), one per layer.
+its first build gave (:mod:`derive.models.keras_program`); :class:`Unknown` a layer derive does
+not know (not counted); :class:`SequentialLayer` a Sequential used as a layer; :func:`_start` the
+input shape of a Sequential, from the code or config, ``input_dim``, or an Embedding's token ids
+(shared with the code reader, :mod:`derive.models.keras_code`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..frameworks.keras.base import snake, the_count
-from ..frameworks.keras.core import InputLayer
 from ..frameworks.keras.layer import KerasLayer
 from ..frameworks.keras.recurrent_base import Recurrent
 from ..tree import Formula, Module, count
-from .report import Row, rows
 from .source import Call, SourceError, clean
 
-__all__ = ["Node", "Tensor", "Unknown", "SequentialLayer"]
+__all__ = ["Node", "Unknown", "SequentialLayer"]
 
 
 class Unknown(KerasLayer):
@@ -115,49 +115,13 @@ class Node:
     error: str = ""
 
 
-@dataclass(eq=False)
-class Tensor:
-    """A symbolic tensor of the functional API: shape (no batch axis), producer, inputs.
-
-    Parameters
-    ----------
-    shape : Any
-        Without the batch axis.
-    node : Node or None
-        The layer that produced it (``None`` for an ``Input``).
-    inputs : list of Tensor, optional
-        The model inputs it depends on.
-    """
-
-    shape: Any
-    node: Node | None
-    inputs: list[Tensor] = field(default_factory=list)
+def _mirror(node: Any) -> Any:
+    """The mirror's layer of a config's :class:`Node` or of a code's layer (``mirror``)."""
+    return node.mirror if hasattr(node, "mirror") else node.layer
 
 
-def _declared(node: Node) -> tuple | None:
-    """The input shape a layer's own arguments give (Keras 2 and 3 spellings), or None."""
-    calls = [node.call]
-    inner = node.call.args[0] if node.call.args else node.call.kwargs.get("layer")
-    if isinstance(inner, Call):
-        calls.append(inner)
-    for call in calls:
-        kwargs = call.kwargs
-        if isinstance(kwargs.get("batch_input_shape"), (tuple, list)):
-            return tuple(kwargs["batch_input_shape"][1:])
-        if isinstance(kwargs.get("input_shape"), (tuple, list)):
-            return tuple(kwargs["input_shape"])
-        if kwargs.get("input_dim") is not None:
-            if isinstance(node.layer, Recurrent):
-                return (kwargs.get("input_length"), kwargs["input_dim"])
-            if call.name != "Embedding":
-                return (kwargs["input_dim"],)
-        if call.name == "Embedding" and kwargs.get("input_length") is not None:
-            return (kwargs["input_length"],)
-    return None
-
-
-def _features(node: Node, shape: tuple) -> Any:
-    layer = node.layer
+def _features(node: Any, shape: tuple) -> Any:
+    layer = _mirror(node)
     if isinstance(layer, Recurrent):
         return layer.features(shape)
     if getattr(layer, "data_format", None) == "channels_first":
@@ -165,7 +129,9 @@ def _features(node: Node, shape: tuple) -> Any:
     return shape[-1] if shape else None
 
 
-def _start(nodes: list[Node], shape: tuple | None, input_dim: Any, notes: list[str]) -> tuple:
+def _start(nodes: list[Any], shape: tuple | None, input_dim: Any, notes: list[str]) -> tuple:
+    """The input shape (no batch axis) a Sequential is built on: the code's (checked against
+    ``input_dim``), one ``input_dim`` gives, or token ids for an Embedding; else refused."""
     first = nodes[0]
     if shape is not None:
         if input_dim is not None:
@@ -182,7 +148,7 @@ def _start(nodes: list[Node], shape: tuple | None, input_dim: Any, notes: list[s
                 )
         return shape
     if input_dim is not None:
-        layer = first.layer
+        layer = _mirror(first)
         if first.type == "Embedding":
             raise SourceError(
                 f"input_dim={input_dim} does not apply: the model starts with an Embedding, whose input is token ids"
@@ -203,51 +169,3 @@ def _start(nodes: list[Node], shape: tuple | None, input_dim: Any, notes: list[s
         f"--input-dim is required, or the input shape in the code: write input_shape=(T, F) on the first layer "
         f"({first.name}), start with Input(shape=(T, F)), or give --input-dim"
     )
-
-
-def _module(node: Node) -> Module:
-    """A layer's module as its row shows it: named as the layer; not counted when not built."""
-    if node.module is None:
-        return Module(node.name, node.type, counted=False, note=node.error or "not built")
-    return node.module.replace(name=node.name, note=node.error)
-
-
-def _rows(nodes: list[Node], partial: bool) -> list[Row]:
-    """One row per layer (no InputLayer), built from its module, typed as written (``Bidirectional(LSTM)``)."""
-    out = []
-    for node in nodes:
-        if isinstance(node.layer, InputLayer):
-            continue
-        for row in rows(_module(node)):
-            row.type = node.type
-            out.append(row)
-    return out
-
-
-def _tree(nodes: list[Node], name: str, type: str) -> Module:
-    """The model's module: its layers' modules as children (``name`` prefixes their weights' paths)."""
-    layers = tuple(_module(node) for node in nodes if not isinstance(node.layer, InputLayer))
-    return Module(name, type, children=layers, sep="/")
-
-
-def _flat(value: Any) -> list:
-    """The items of nested lists (a model's outputs), in order."""
-    if not isinstance(value, list):
-        return [value]
-    return [item for part in value for item in _flat(part)]
-
-
-def _reachable(outputs: Any) -> set[int]:
-    seen: set[int] = set()
-    stack = list(outputs) if isinstance(outputs, list) else [outputs]
-    while stack:
-        tensor = stack.pop()
-        if isinstance(tensor, list):
-            stack.extend(tensor)
-            continue
-        if not isinstance(tensor, Tensor) or tensor.node is None:
-            continue
-        if id(tensor.node) not in seen:
-            seen.add(id(tensor.node))
-        stack.extend(tensor.inputs)
-    return seen

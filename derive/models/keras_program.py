@@ -1,14 +1,14 @@
-"""Reading a Keras model's code: statements, layers by variable, the functional graph, builds.
+"""Keras layers made from their configs: the layer factory of the config and live-object readers.
 
-The code is read with :mod:`ast` (:mod:`derive.models.source`), never run. :class:`KerasProgram`
-keeps the layers, tensors and models each statement makes, names layers as a fresh Keras session
-does (``lstm``, ``lstm_1``, ...) and builds each on its input shape (the first build fixes its
-weights, as in Keras).
+A model's config (``get_config()``, a ``.keras`` file's ``config.json``) and a live layer's config
+are read into :class:`~derive.models.source.Call` s (:mod:`derive.models.keras_config`);
+:class:`KerasProgram` makes each layer of the Keras mirror from its call, names it as a fresh
+Keras session does (``lstm``, ``lstm_1``, ...) and builds it on its input shape (the first build
+fixes its weights, as in Keras). Model *code* is read by :mod:`derive.models.keras_code`.
 """
 
 from __future__ import annotations
 
-import ast
 from collections import defaultdict
 from typing import Any
 
@@ -17,29 +17,17 @@ from ..frameworks.keras.base import snake
 from ..frameworks.keras.constructors import KERAS_INPUT_KWARGS, KERAS_LAYERS, KERAS_RECURRENT
 from ..frameworks.keras.core import InputLayer
 from ..frameworks.keras.layer import KerasLayer
-from .keras_nodes import Node, SequentialLayer, Tensor, Unknown, _flat
-from .source import Call, Opaque, Reader, SourceError, clean, dotted
+from .keras_nodes import Node, SequentialLayer, Unknown
+from .source import Call, Opaque, SourceError, clean
 
 __all__ = ["KerasProgram", "SUPPORTED"]
 
 #: Every name a Keras model may use.
 SUPPORTED = tuple(sorted({*KERAS_LAYERS, *KERAS_RECURRENT, "Input", "Sequential", "Model"}))
-_IGNORED_METHODS = {
-    "compile",
-    "fit",
-    "summary",
-    "evaluate",
-    "predict",
-    "save",
-    "load_weights",
-    "count_params",
-    "save_weights",
-    "get_config",
-}
 
 
 class KerasProgram:
-    """Reads the statements of a snippet, keeping layers, tensors and models by variable name.
+    """Makes and builds the layers of a config, naming them as Keras does.
 
     Parameters
     ----------
@@ -49,12 +37,7 @@ class KerasProgram:
 
     def __init__(self, partial: bool = False) -> None:
         self.partial = partial
-        self.reader = Reader()
         self.uids: dict[str, int] = defaultdict(int)
-        self.vars: dict[str, Any] = {}
-        self.sequentials: list[dict] = []
-        self.models: list[tuple[str | None, Any, Any]] = []
-        self.loose: list[Node] = []
         self.notes: list[str] = []
 
     # -- layers --------------------------------------------------------------------------------
@@ -184,209 +167,6 @@ class KerasProgram:
         if not isinstance(items, (list, tuple)) or not all(isinstance(i, Call) for i in items):
             raise SourceError(f"line {call.line}: Sequential takes a list of layer constructors")
         return [self.node(item) for item in items]
-
-    # -- statements ----------------------------------------------------------------------------
-    def run(self, body: list[ast.stmt]) -> None:
-        """Read the statements in order (function bodies included, their parameters as symbols).
-
-        Parameters
-        ----------
-        body : list of ast.stmt
-
-        Raises
-        ------
-        SourceError
-            Control flow that builds layers, subclassed models, unknown layers.
-        """
-        for statement in body:
-            if isinstance(statement, (ast.Import, ast.ImportFrom, ast.Pass, ast.Return, ast.Global)):
-                continue
-            if isinstance(statement, ast.FunctionDef):
-                self.run(statement.body)
-            elif isinstance(statement, ast.ClassDef):
-                raise SourceError(
-                    f"line {statement.lineno}: a subclassed Keras model is not read from code; "
-                    "build it and pass the object to derive.explain"
-                )
-            elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-                self.assign(statement.targets[0], statement.value)
-            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-                self.assign(statement.target, statement.value)
-            elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-                self.expression(statement.value)
-            elif isinstance(statement, (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.AugAssign)):
-                if any(isinstance(n, ast.Call) for n in ast.walk(statement)):
-                    raise SourceError(
-                        f"line {statement.lineno}: a {type(statement).__name__.lower()} statement "
-                        "that may build layers is not read; write the layers out"
-                    )
-
-    def assign(self, target: ast.expr, value: ast.expr) -> None:
-        """``name = ...``: a size, a layer, a tensor, a model.
-
-        Parameters
-        ----------
-        target : ast.expr
-        value : ast.expr
-        """
-        result = self.evaluate(value)
-        if isinstance(target, ast.Name):
-            if isinstance(result, (int, float)) or hasattr(result, "free_symbols"):
-                self.reader.env[target.id] = result
-            elif result is not None:
-                self.vars[target.id] = result
-                if isinstance(result, dict) and result.get("kind") == "sequential":
-                    result["var"] = target.id
-                if isinstance(result, tuple) and result and result[0] == "model":
-                    self.models.append((target.id, result[1], result[2]))
-        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(result, list):
-            names = [t.id if isinstance(t, ast.Name) else None for t in target.elts]
-            if len(names) == len(result):
-                for name, item in zip(names, result):
-                    if name is not None:
-                        self.vars[name] = item
-
-    def expression(self, node: ast.Call) -> None:
-        """A call statement: ``model.add(...)``, ``model.build(...)``, or a bare model/layer.
-
-        Parameters
-        ----------
-        node : ast.Call
-
-        Raises
-        ------
-        SourceError
-            A call derive does not read (named in the message, with its line).
-        """
-        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-            owner = self.vars.get(node.func.value.id)
-            method = node.func.attr
-            if isinstance(owner, dict) and owner.get("kind") == "sequential":
-                if method == "add" and node.args:
-                    made = self.reader.value(node.args[0])
-                    if not isinstance(made, Call):
-                        raise SourceError(f"line {node.lineno}: model.add takes a layer constructor")
-                    owner["nodes"].append(self.node(made))
-                elif method == "build" and node.args:
-                    shape = self.reader.value(node.args[0])
-                    if isinstance(shape, (tuple, list)) and shape:
-                        owner["build"] = tuple(shape[1:])
-                return
-            if method in _IGNORED_METHODS:
-                return
-        result = self.evaluate(node)
-        if isinstance(result, dict) and result.get("kind") == "sequential":
-            pass
-        elif isinstance(result, Node):
-            self.sequentials.append(
-                {"kind": "sequential", "nodes": [result], "call": result.call, "build": None, "name": ""}
-            )
-
-    def evaluate(self, node: ast.expr) -> Any:
-        """The value of a right-hand side.
-
-        Parameters
-        ----------
-        node : ast.expr
-
-        Returns
-        -------
-        Any
-            A size, a Node (unapplied layer), a Tensor or list of them, a sequential dict,
-            ``("model", inputs, outputs)``, or None.
-
-        Raises
-        ------
-        SourceError
-            An expression derive does not evaluate (named in the message, with its line).
-        """
-        if isinstance(node, ast.Call) and (
-            isinstance(node.func, ast.Call)
-            or (isinstance(node.func, ast.Name) and isinstance(self.vars.get(node.func.id), (Node, dict)))
-        ):
-            return self.apply(node)
-        if isinstance(node, ast.Name) and node.id in self.vars:
-            return self.vars[node.id]
-        if isinstance(node, (ast.List, ast.Tuple)) and any(
-            (isinstance(e, ast.Name) and e.id in self.vars)
-            or (isinstance(e, ast.Call) and isinstance(e.func, ast.Call))
-            for e in node.elts
-        ):
-            return [self.evaluate(e) for e in node.elts]
-        if not isinstance(node, ast.Call):
-            value = self.reader.value(node)
-            return value if isinstance(value, (int, float)) or hasattr(value, "free_symbols") else None
-        name = dotted(node.func)
-        base = name.rsplit(".", 1)[-1] if name else ""
-        if base in ("Model", "Functional"):
-            inputs = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "inputs"), None)
-            outputs = (
-                node.args[1]
-                if len(node.args) > 1
-                else next((k.value for k in node.keywords if k.arg == "outputs"), None)
-            )
-            if inputs is None or outputs is None:
-                raise SourceError(f"line {node.lineno}: Model(inputs, outputs) needs both")
-            made = self.evaluate(outputs)
-            if not all(isinstance(t, Tensor) for t in _flat(made)):
-                raise SourceError(f"line {node.lineno}: the outputs of Model are not tensors derive has read")
-            return ("model", self.evaluate(inputs), made)
-        call = self.reader.value(node)
-        if not isinstance(call, Call):
-            return None
-        if call.name == "Sequential":
-            nodes = self.sequential_nodes(call)
-            given = call.kwargs.get("name")
-            name = given if isinstance(given, str) else self.unique("sequential")
-            model = {"kind": "sequential", "nodes": nodes, "call": call, "build": None, "name": name}
-            self.sequentials.append(model)
-            return model
-        if call.name == "Input":
-            made = self.node(call)
-            return Tensor(made.layer.shape, None)
-        if name is not None and (base in SUPPORTED or base[:1].isupper()):
-            return self.node(call)
-        return None
-
-    def apply(self, node: ast.Call) -> Any:
-        """``Layer(...)(x)`` or ``layer(x)``: build the layer on its inputs; the output tensor(s).
-
-        Parameters
-        ----------
-        node : ast.Call
-
-        Returns
-        -------
-        Tensor or list of Tensor
-
-        Raises
-        ------
-        SourceError
-            A layer applied to something other than a tensor, or that cannot be built on it.
-        """
-        if isinstance(node.func, ast.Call):
-            layer = self.evaluate(node.func)
-        else:  # a name of a layer or a Sequential (evaluate sends only these here)
-            layer = self.vars.get(node.func.id) if isinstance(node.func, ast.Name) else None
-        if isinstance(layer, dict):
-            name = layer.get("name") or self.unique("sequential")
-            layer = Node(SequentialLayer(layer["nodes"], name), layer["call"], name, "Sequential")
-        if not isinstance(layer, Node) or not node.args:
-            raise SourceError(f"line {node.lineno}: cannot read this layer call")
-        inputs = self.evaluate(node.args[0])
-        flat = inputs if isinstance(inputs, list) else [inputs]
-        if not all(isinstance(t, Tensor) for t in flat):
-            raise SourceError(f"line {node.lineno}: the input of {layer.name} is not a tensor derive has read")
-        shape = [t.shape for t in flat] if isinstance(inputs, list) else inputs.shape
-        out = self.build(layer, shape)
-        self.loose.append(layer)
-        sources = list(flat)
-        for keyword in node.keywords:
-            extra = self.evaluate(keyword.value) if isinstance(keyword.value, (ast.Name, ast.List, ast.Tuple)) else None
-            sources += [t for t in (extra if isinstance(extra, list) else [extra]) if isinstance(t, Tensor)]
-        if isinstance(out, list):
-            return [Tensor(s, layer, sources) for s in out]
-        return Tensor(out, layer, sources)
 
     def build(self, layer: Node, shape: Any) -> Any:
         """Build a layer on an input shape; the first build fixes its weights.

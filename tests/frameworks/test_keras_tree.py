@@ -270,7 +270,7 @@ def test_every_keras_class_is_registered_as_users_write_it():
     assert find("tf.compat.v1.keras.layers.CuDNNLSTM") == [lookup("keras", "CuDNNLSTM")]
     assert find("nn.LSTM", "keras") == []
     with pytest.raises(ValueError, match="not a Keras class derive knows"):
-        remake(kl.GaussianNoise(0.1))
+        remake(kl.EinsumDense("ab,bc->ac", output_shape=4))
 
 
 @pytest.mark.slow

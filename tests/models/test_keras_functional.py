@@ -104,13 +104,14 @@ def test_generated_functional_models(spec):
 
 def test_unknown_layer_falls_back_to_keras_numbers():
     x = keras.Input((5, 3))
-    m = keras.Model(x, kl.Dense(2)(kl.GaussianNoise(0.1)(kl.LSTM(4, return_sequences=True)(x))))
+    noise = kl.EinsumDense("abc,cd->abd", output_shape=(5, 3), bias_axes="d")
+    m = keras.Model(x, kl.Dense(2)(noise(kl.LSTM(4, return_sequences=True)(x))))
     report = explain(m)
     assert report.total == m.count_params()
     assert [(r.name, r.params) for r in report.rows] == real_rows(m)
     rows = {r.type: r for r in report.rows}
-    # GaussianNoise (no weights) is counted from its weights; the layers around it are derived.
-    assert rows["GaussianNoise"].formula is None and rows["Dense"].formula is not None and not report.partial
+    # EinsumDense (unknown to derive) is counted from its weights; the layers around it are derived.
+    assert rows["EinsumDense"].formula is None and rows["Dense"].formula is not None and not report.partial
 
 
 class Scale(kl.Layer):

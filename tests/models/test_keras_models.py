@@ -107,8 +107,8 @@ encoder_model = Model(encoder_inputs, [state_h, state_c])
 
 
 def test_unknown_layer_refused_then_partial():
-    code = "Sequential([Input((10, 4)), LSTM(8, return_sequences=True), MultiHeadAttention(2, 4), Dense(1)])"
-    with pytest.raises(SourceError, match=r"line 1: unknown name 'MultiHeadAttention'; supported: .*LSTM"):
+    code = "Sequential([Input((10, 4)), LSTM(8, return_sequences=True), CRF(4), Dense(1)])"
+    with pytest.raises(SourceError, match=r"line 1: unknown name 'CRF'; supported: .*LSTM"):
         explain(code)
     report = explain(code, partial=True)
     assert report.rows[0].params == keras.Sequential([keras.Input((10, 4)), kl.LSTM(8)]).count_params()

@@ -13,7 +13,7 @@ from keras import layers as kl
 
 from derive.models import explain
 
-__all__ = ["PRELUDE", "run_real", "agree", "refused_by_keras"]
+__all__ = ["PRELUDE", "run_real", "agree", "refused_by_keras", "built", "same_as_keras"]
 
 PRELUDE = {
     "keras": keras,
@@ -77,3 +77,29 @@ def refused_by_keras(code: str) -> None:
     except (ValueError, TypeError, IndexError):
         return
     raise AssertionError(f"Keras accepted: {code}")
+
+
+def built(code: str, expression: str = "model"):
+    """The object ``expression`` names after ``code`` ran in real Keras 3, in a fresh session."""
+    keras.backend.clear_session()
+    namespace = dict(PRELUDE, __name__="__main__")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(code, namespace)  # the test's own code
+        return eval(expression, namespace)
+
+
+def same_as_keras(code: str, expression: str = "model", **options):
+    """derive's report of ``code`` equals real Keras' model: every weight path and shape, every layer's
+    name and count, the total. Returns the report."""
+    report = explain(code, framework="keras", **options)
+    real = built(code, expression)
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == [(w.path, tuple(w.shape)) for w in real.weights]
+    assert report.total == real.count_params()
+    layers = [layer for layer in real.layers if not isinstance(layer, kl.InputLayer)]
+    assert [(r.name, r.params) for r in report.rows if r.note != "its own weights"] == [
+        (layer.name, layer.count_params() if layer.built else 0)
+        for layer in layers  # never called: no weights
+    ]
+    assert not report.partial
+    return report

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...engine.constructors import Constructor, lookup, register
+from .catalogue import CATALOGUE, MODULES
 from .cells import GRUCell, LSTMCell, SimpleRNNCell
 from .conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from .convolutional import Conv1D, Conv2D, Conv3D
@@ -37,32 +38,35 @@ __all__ = ["KERAS_LAYERS", "KERAS_RECURRENT", "KERAS_INPUT_KWARGS", "PREFIXES", 
 
 #: Every non-recurrent Keras class a model may use, by name.
 KERAS_LAYERS: dict[str, Any] = {
-    cls.__name__: cls
-    for cls in (
-        InputLayer,
-        Dense,
-        Embedding,
-        Conv1D,
-        Conv2D,
-        Conv3D,
-        LayerNormalization,
-        BatchNormalization,
-        Attention,
-        Flatten,
-        Reshape,
-        RepeatVector,
-        TimeDistributed,
-        Concatenate,
-        Add,
-        Dropout,
-        SpatialDropout1D,
-        Masking,
-        Activation,
-        MaxPooling1D,
-        AveragePooling1D,
-        GlobalAveragePooling1D,
-        GlobalMaxPooling1D,
-    )
+    **CATALOGUE,
+    **{
+        cls.__name__: cls
+        for cls in (
+            InputLayer,
+            Dense,
+            Embedding,
+            Conv1D,
+            Conv2D,
+            Conv3D,
+            LayerNormalization,
+            BatchNormalization,
+            Attention,
+            Flatten,
+            Reshape,
+            RepeatVector,
+            TimeDistributed,
+            Concatenate,
+            Add,
+            Dropout,
+            SpatialDropout1D,
+            Masking,
+            Activation,
+            MaxPooling1D,
+            AveragePooling1D,
+            GlobalAveragePooling1D,
+            GlobalMaxPooling1D,
+        )
+    },
 }
 #: ``keras.layers`` recurrent layers a model's code may use (``Bidirectional`` last, wrapping the others).
 KERAS_RECURRENT = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "Bidirectional")
@@ -100,7 +104,7 @@ def remake(layer: Any) -> Any:
 def _reader(cls: type) -> Callable[[Any], tuple[tuple[Any, ...], dict[str, Any]]]:
     """Read the config entries ``cls`` takes (its signature, its accepted keywords, ``name``)."""
     accepted = {p for p in inspect.signature(cls).parameters if p not in ("args", "kwargs")}
-    accepted |= set(getattr(cls, "ALLOWED", ())) | {"name"}
+    accepted |= set(getattr(cls, "ALLOWED", ())) | set(getattr(cls, "ARGUMENTS", ())) | {"name"}
 
     def read(layer: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
         return (), {k: v for k, v in layer.get_config().items() if k in accepted}
@@ -280,6 +284,23 @@ for _name, (_cls, _k3, _k2, _source, _letters) in _CLASSES.items():
             module_types=(f"keras.src.layers.{_k3}", f"tf_keras.src.{_k2}"),
             deferred=True,
             source=_K3 + _source + " (Keras 3.15)",
+        )
+    )
+
+_LETTERS = {"filters": "F"}
+for _name, _module in MODULES.items():
+    _cls = CATALOGUE[_name]
+    register(
+        Constructor(
+            framework="keras",
+            name=_name,
+            make=_cls,
+            prefixes=PREFIXES,
+            letters=_LETTERS if "filters" in inspect.signature(_cls).parameters else {},
+            read=_reader(_cls),
+            module_types=(f"keras.src.layers.{_module}",),
+            deferred=True,
+            source=_K3 + _module.replace(".", "/") + ".py (Keras 3.15)",
         )
     )
 

@@ -113,7 +113,7 @@ class Conv(KerasLayer):
         self.strides = _tuple(strides, self.rank, "strides")
         self.dilation_rate = _tuple(dilation_rate, self.rank, "dilation_rate")
         self.padding = padding.lower() if isinstance(padding, str) else padding
-        if self.padding not in ("valid", "same", "causal"):
+        if self.padding not in ("valid", "same", "causal") or (self.padding == "causal" and self.rank != 1):
             raise ValueError(
                 f"The `padding` argument must be one of 'valid', 'same' (or 'causal' for Conv1D). "
                 f"Received: padding={padding}"
@@ -124,7 +124,8 @@ class Conv(KerasLayer):
 
     def _build(self, input_shape: Any) -> tuple[Module, Any]:
         """Kernel and bias; output with the spatial axes convolved (Keras' messages for a shape
-        that does not fit: wrong rank, unknown channels, channels not divisible by ``groups``)."""
+        that does not fit: wrong rank, unknown channels, channels not divisible by ``groups``, an
+        output size of zero or less)."""
         first = self.data_format == "channels_first"
         if input_shape and input_shape[0] is Ellipsis:
             if first:
@@ -146,6 +147,20 @@ class Conv(KerasLayer):
                 f"The number of input channels must be evenly divisible by the number of groups. "
                 f"Received groups={self.groups}, but the input has {channels} channels."
             )
+        module, filters = self._weights(channels)
+        if spatial is None:
+            return module, (Ellipsis, filters)
+        out = tuple(self._length(n, i) for i, n in enumerate(spatial))
+        for size in out:
+            if isinstance(size, int) and size <= 0:
+                raise ValueError(
+                    f"Computed output size would be zero or negative. Received `inputs shape={(None, *input_shape)}`, "
+                    f"`kernel_size={self.kernel_size}`, `strides={self.strides}`, `padding={self.padding}`."
+                )
+        return module, ((filters, *out) if first else (*out, filters))
+
+    def _weights(self, channels: Any) -> tuple[Module, Any]:
+        """The weights for ``channels`` input channels, and the output channels."""
         module = conv(
             channels,
             self.filters,
@@ -155,13 +170,11 @@ class Conv(KerasLayer):
             name=self.name,
             spelling="keras",
         )
-        if spatial is None:
-            return module, (Ellipsis, self.filters)
-        out = tuple(
-            conv_length(n, k, s, self.padding, d)
-            for n, k, s, d in zip(spatial, self.kernel_size, self.strides, self.dilation_rate)
-        )
-        return module, ((self.filters, *out) if first else (*out, self.filters))
+        return module, self.filters
+
+    def _length(self, length: Any, axis: int) -> Any:
+        """The output size of spatial axis ``axis`` of size ``length``."""
+        return conv_length(length, self.kernel_size[axis], self.strides[axis], self.padding, self.dilation_rate[axis])
 
     def recipe(self, input_shape: Any, module: Module) -> Formula:
         """Closed form F(K·C/g + 1), K the kernel's size, with the letters' values.

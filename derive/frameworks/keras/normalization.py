@@ -15,10 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...layers.norm import batch_norm, layer_norm
-from ...tree import Module
+from ...tree import Module, Param
 from .layer import KerasLayer, last_axis
 
-__all__ = ["Normalization", "LayerNormalization", "BatchNormalization"]
+__all__ = ["Normalization", "LayerNormalization", "BatchNormalization", "GroupNormalization", "RMSNormalization"]
 
 
 class Normalization(KerasLayer):
@@ -150,3 +150,86 @@ class BatchNormalization(Normalization):
         renorm = self.kwargs.get("renorm") is True
         module = batch_norm(size, center=self.center, scale=self.scale, renorm=renorm, name=self.name, spelling="keras")
         return module, input_shape
+
+
+class GroupNormalization(Normalization):
+    """``keras.layers.GroupNormalization(groups=32, axis=-1, epsilon=1e-3, center=True, scale=True)``.
+
+    ``gamma`` and ``beta`` (C,), C the size of ``axis``, which ``groups`` must divide
+    (``keras/src/layers/normalization/group_normalization.py``; ``groups=-1``: one per channel).
+
+    Parameters
+    ----------
+    groups : int, default 32
+    axis : int, default -1
+    epsilon : float
+        Ignored.
+    center, scale : bool, default True
+    **kwargs
+        Initialisers, regularisers, constraints, ignored.
+
+    Raises
+    ------
+    TypeError
+        ``axis`` not one int.
+    """
+
+    default_name = "group_normalization"
+
+    def __init__(
+        self,
+        groups: Any = 32,
+        axis: Any = -1,
+        epsilon: Any = 1e-3,
+        center: Any = True,
+        scale: Any = True,
+        **kwargs: Any,
+    ) -> None:
+        self._keep({})
+        self._common(kwargs)
+        self._axis(axis, center, scale)
+        self.groups = groups
+
+    def _build(self, input_shape: Any) -> tuple[Module, Any]:
+        """``gamma``, ``beta`` (C,); output: the input's shape (Keras' messages for groups that do not fit)."""
+        size = self._size_of_axis(input_shape)
+        groups = size if self.groups == -1 else self.groups
+        if isinstance(size, int) and isinstance(groups, int):
+            if size < groups:
+                raise ValueError(f"Number of groups ({groups}) cannot be more than the number of channels ({size}).")
+            if size % groups:
+                raise ValueError(f"Number of groups ({groups}) must be a multiple of the number of channels ({size}).")
+        module = layer_norm((size,), weight=self.scale, bias=self.center, name=self.name, spelling="keras")
+        return module.replace(type="GroupNormalization"), input_shape
+
+
+class RMSNormalization(Normalization):
+    """``keras.layers.RMSNormalization(axis=-1, epsilon=1e-6)``: ``scale`` (C,).
+
+    Source: ``keras/src/layers/normalization/rms_normalization.py`` (Keras 3.15).
+
+    Parameters
+    ----------
+    axis : int, default -1
+    epsilon : float
+        Ignored.
+    **kwargs
+        Layer arguments.
+
+    Raises
+    ------
+    TypeError
+        ``axis`` not one int.
+    """
+
+    default_name = "rms_normalization"
+
+    def __init__(self, axis: Any = -1, epsilon: Any = 1e-6, **kwargs: Any) -> None:
+        self._keep({})
+        self._common(kwargs)
+        self._axis(axis, True, True)
+
+    def _build(self, input_shape: Any) -> tuple[Module, Any]:
+        """``scale`` (C,); output: the input's shape."""
+        size = self._size_of_axis(input_shape)
+        return Module(self.name, "RMSNormalization", (Param("scale", (size,)),), sep="/"), input_shape

@@ -16,8 +16,8 @@ import sympy
 
 from ...engine.symbols import as_expr, plain
 from ...tree import Formula, Module
-from .base import snake
 from .layer import KerasLayer
+from .stateless import STATELESS, Stateless
 
 __all__ = [
     "Stateless",
@@ -54,33 +54,14 @@ class _Targeted(KerasLayer):
         return None
 
 
-class Stateless(KerasLayer):
-    """No weights; the output shape is the input's."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._keep({})
-        extra = {k: v for k, v in kwargs.items() if k not in self.ARGUMENTS}
-        self._common(extra)
-        self.args, self.options = args, kwargs
-
-    ARGUMENTS: frozenset[str] = frozenset()
-
-
-def _stateless(name: str, arguments: str, doc: str) -> type[KerasLayer]:
-    return type(
-        name, (Stateless,), {"__doc__": doc, "default_name": snake(name), "ARGUMENTS": frozenset(arguments.split())}
-    )
-
-
-#: ``keras.layers.Dropout(rate, noise_shape=None, seed=None)``: no weights, the output shaped as the
-#: input (a :class:`Stateless` layer; a keyword other than these and Keras' layer arguments raises TypeError).
-Dropout = _stateless("Dropout", "rate noise_shape seed", "``keras.layers.Dropout``: no weights.")
-#: ``keras.layers.SpatialDropout1D(rate, seed=None)``: no weights, the output shaped as the input (as :data:`Dropout`).
-SpatialDropout1D = _stateless("SpatialDropout1D", "rate seed", "``keras.layers.SpatialDropout1D``: no weights.")
-#: ``keras.layers.Masking(mask_value=0.0)``: no weights, the output shaped as the input (as :data:`Dropout`).
-Masking = _stateless("Masking", "mask_value", "``keras.layers.Masking``: no weights.")
-#: ``keras.layers.Activation(activation)``: no weights, the output shaped as the input (as :data:`Dropout`).
-Activation = _stateless("Activation", "activation", "``keras.layers.Activation``: no weights.")
+#: ``keras.layers.Dropout(rate, noise_shape=None, seed=None)``: no weights (:mod:`.stateless`).
+Dropout = STATELESS["Dropout"]
+#: ``keras.layers.SpatialDropout1D(rate, seed=None)``: no weights (:mod:`.stateless`).
+SpatialDropout1D = STATELESS["SpatialDropout1D"]
+#: ``keras.layers.Masking(mask_value=0.0)``: no weights (:mod:`.stateless`).
+Masking = STATELESS["Masking"]
+#: ``keras.layers.Activation(activation)``: no weights (:mod:`.stateless`).
+Activation = STATELESS["Activation"]
 
 
 class Flatten(KerasLayer):
