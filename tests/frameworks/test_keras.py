@@ -226,7 +226,7 @@ def test_reversed_roles_are_accepted():
 
 
 def test_default_names_are_keras_names():
-    keras.backend.clear_session()
+    keras.backend.clear_session(free_memory=False)
     for make in (
         lambda m: m.Bidirectional(m.LSTM(128)),
         lambda m: m.ConvLSTM2D(2, 3),
@@ -235,7 +235,7 @@ def test_default_names_are_keras_names():
         lambda m: m.ConvLSTM1D(1, 2),
         lambda m: m.ConvLSTM3D(1, 1),
     ):
-        keras.backend.clear_session()
+        keras.backend.clear_session(free_memory=False)
         layer = make(kl)
         shape = (
             (2, 28)
@@ -408,7 +408,7 @@ def test_rnn_of_cells_exact_paths_in_a_fresh_session():
         lambda m: m.RNN(m.StackedRNNCells([m.SimpleRNNCell(2), m.SimpleRNNCell(3, name="top")])),
         lambda m: m.RNN(m.LSTMCell(4)),
     ):
-        keras.backend.clear_session()
+        keras.backend.clear_session(free_memory=False)
         layer = make(kl)
         layer(keras.Input((3, 4)))
         assert weights(dk.tensors(make(dk), 4), strip=False) == weights(layer.weights, strip=False)

@@ -27,7 +27,7 @@ from derive.tree import count, named_parameters  # noqa: E402
 
 def live(text: str, shape):
     """(count_params, weights, output shape(s), layer) of ``text`` built in a fresh Keras session."""
-    keras.backend.clear_session()
+    keras.backend.clear_session(free_memory=False)
     layer = eval(text, dict(vars(kl)))  # the test's own text
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

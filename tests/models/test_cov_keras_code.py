@@ -126,7 +126,7 @@ LIST_OUTPUTS = {
 def test_list_outputs_agree_with_keras(layer, shape):
     """Layers returning lists: every output's shape as Keras gives it."""
     report = explain(f"x = Input({shape})\nouts = {layer}(x)")
-    keras.backend.clear_session()
+    keras.backend.clear_session(free_memory=False)
     outs = eval(layer, dict(PRELUDE))(keras.Input(shape))  # the test's own code
     assert report.rows[0].output_shape == [tuple(o.shape) for o in outs]
 

@@ -23,7 +23,7 @@ def rows(m) -> list[tuple[str, int]]:
 
 def with_op(steps: int = 4, features: int = 3, units: int = 2):
     """A layer applied to the output of a keras.ops operation (kept in the config, not in model.layers)."""
-    keras.backend.clear_session()  # names as in a fresh session: multiply, lstm, dense
+    keras.backend.clear_session(free_memory=False)  # names as in a fresh session: multiply, lstm, dense
     x = keras.Input((steps, features))
     y = keras.ops.multiply(x, 2.0)
     return keras.Model(x, kl.Dense(units)(kl.LSTM(units, return_sequences=True)(y)))

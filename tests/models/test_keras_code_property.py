@@ -57,7 +57,7 @@ def _code(style: str, spec) -> str:
 
 
 def _real(code: str):
-    keras.backend.clear_session()
+    keras.backend.clear_session(free_memory=False)
     namespace: dict = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -75,7 +75,7 @@ def _importer():
 def build(name: str, expression: str):
     """Run the file with Keras 3 in a fresh session and give back the object ``expression`` names."""
     text = (FILES / name).read_text()
-    keras.backend.clear_session()
+    keras.backend.clear_session(free_memory=False)
     namespace = {
         "__name__": "__main__",
         "__builtins__": {**vars(builtins), "__import__": _importer(), "print": lambda *a, **k: None},

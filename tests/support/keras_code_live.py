@@ -51,7 +51,7 @@ def agree(code: str, sizes: dict | None = None, **options) -> None:
         return int(count.subs({symbol: sizes[symbol.name] for symbol in count.free_symbols}))
 
     report = explain(code, **options)
-    keras.backend.clear_session()  # layer names restart at lstm, dense, ... as in a fresh session
+    keras.backend.clear_session(free_memory=False)  # layer names restart at lstm, dense, ... as in a fresh session
     real = run_real(code)
     real_layers = [layer for layer in real.layers if not isinstance(layer, kl.InputLayer)]
     assert [r.name for r in report.rows] == [layer.name for layer in real_layers]
@@ -81,7 +81,7 @@ def refused_by_keras(code: str) -> None:
 
 def built(code: str, expression: str = "model"):
     """The object ``expression`` names after ``code`` ran in real Keras 3, in a fresh session."""
-    keras.backend.clear_session()
+    keras.backend.clear_session(free_memory=False)
     namespace = dict(PRELUDE, __name__="__main__")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
