@@ -23,7 +23,14 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 from sitebuild import ROOT, build_site
+
+# Property tests draw new examples on each developer's run; CI (.ci/run sets HYPOTHESIS_PROFILE=ci)
+# draws the same ones every time, so that its result is reproducible: ``HYPOTHESIS_PROFILE=ci
+# ./scripts/test ...`` runs exactly what CI ran.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # Subprocess workers, run by another Python (.venv-mxnet's, TensorFlow's process): not importable here.
 collect_ignore = ["support/mxnet_worker.py", "support/tf_worker.py"]

@@ -15,7 +15,12 @@ framework's hooks), :mod:`.core` (the shared state), :mod:`.expressions`,
 :mod:`.builtins`, :mod:`.imported` (an imported name's registered class: ``mamba_ssm.Mamba``);
 torch: :mod:`.torch_objects`, :mod:`.torch_tensors`, :mod:`.torch_modules`, :mod:`.torch_names`,
 :mod:`.torch_semantics`, :mod:`.torch_registered` (the registered classes, configs and models
-called in torch code), :mod:`.torch_tree`.
+called in torch code), :mod:`.torch_tree`; Keras: :mod:`.keras_objects` (layers, tensors, weights
+as the code makes them), :mod:`.keras_construct` (a layer from its constructor line),
+:mod:`.keras_apply` (a layer called on tensors, built), :mod:`.keras_layer_api` (``build``,
+``add_weight``, attributes), :mod:`.keras_models` (``Sequential``, ``Model``, ``Lambda``,
+``Variable``), :mod:`.keras_ops` and :mod:`.keras_arrays` (``keras.ops`` shapes),
+:mod:`.keras_graph`, :mod:`.keras_merge`, :mod:`.keras_tree`, :mod:`.keras_semantics`.
 """
 
 from __future__ import annotations
