@@ -204,12 +204,12 @@ def _search(view: Visit, query: str) -> list[str]:
     page = view.goto("index.html")
     box = page.locator("input.md-search__input")
     box.click()
-    box.press_sequentially(query, delay=10)
+    # One query, the whole one: Material searches on each keyup (distinct values only), so the text is
+    # filled (no keyup) and one key is pressed. Typed key by key, each prefix was a query of its own and
+    # a slow machine could read an earlier prefix's answer (CI once did, for "pip install derive-rnn").
+    box.fill(query)
+    box.press("End")
     page.locator(".md-search-result__item").first.wait_for(state="visible", timeout=TIMEOUT_MS)
-    page.wait_for_function(
-        "(q) => document.querySelector('input.md-search__input').value === q", arg=query, timeout=TIMEOUT_MS
-    )
-    page.wait_for_timeout(300)  # the worker answers each keystroke: let the last answer land
     return page.evaluate(FIRST_HITS)
 
 

@@ -201,18 +201,14 @@ class Permute(KerasLayer):
         return self._empty(), tuple(input_shape[d - 1] for d in self.dims)
 
 
+def _kind(base: type, name: str, rank: int) -> type:
+    doc = f"``keras.layers.{name}``: no weights (see :class:`{base.__name__}`)."
+    return type(name, (base,), {"rank": rank, "default_name": snake(name), "__doc__": doc, "__module__": __name__})
+
+
 #: Every cropping, padding and up-sampling layer, by Keras' class name.
 RESAMPLING: dict[str, type] = {
-    f"{kind}{rank}D": type(
-        f"{kind}{rank}D",
-        (base,),
-        {
-            "rank": rank,
-            "default_name": snake(f"{kind}{rank}D"),
-            "__doc__": f"``keras.layers.{kind}{rank}D``: no weights (see :class:`{base.__name__}`).",
-            "__module__": __name__,
-        },
-    )
+    f"{kind}{rank}D": _kind(base, f"{kind}{rank}D", rank)
     for kind, base in (("Cropping", Cropping), ("ZeroPadding", ZeroPadding), ("UpSampling", UpSampling))
     for rank in (1, 2, 3)
 }
