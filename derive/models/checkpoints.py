@@ -131,7 +131,7 @@ def _saved_names(config: dict) -> list[str]:
     """The group of each layer (but the inputs) in ``model.weights.h5``: its class in snake case,
     numbered within the model (``lstm``, ``dense``, ``dense_1``), as ``keras/src/saving/saving_lib.py``
     (``_save_container_state``) names them."""
-    from .base import snake
+    from ..frameworks.keras.base import snake
 
     inner = config.get("config", config)
     used: dict[str, int] = {}

@@ -150,6 +150,32 @@ LAYERS = [
     ("IntegerLookup(vocabulary=[1, 2, 3], output_mode='multi_hot', num_oov_indices=2)", (4,)),
     ("MelSpectrogram()", (1000,)),
     ("MelSpectrogram(num_mel_bins=64, sequence_stride=256)", (2048,)),
+    # the output modes' shapes (keras/src/layers/preprocessing/index_lookup.py, category_encoding.py)
+    ("PReLU(shared_axes=[1])", (None, 3)),
+    ("IntegerLookup(vocabulary=[1, 2, 3], output_mode='one_hot')", (4, 1)),
+    ("IntegerLookup(vocabulary=[1, 2, 3], output_mode='count', pad_to_max_tokens=True, max_tokens=10)", (4,)),
+    ("IntegerLookup(vocabulary=[1, 2, 3], mask_token=0, output_mode='multi_hot')", (4,)),
+    ("IntegerLookup(output_mode='multi_hot', max_tokens=10)", (4,)),
+    ("Hashing(num_bins=5, output_mode='one_hot')", (1,)),
+    ("Hashing(num_bins=5, output_mode='count')", (3,)),
+    ("HashedCrossing(num_bins=5)", [(1,), (1,)]),
+    ("HashedCrossing(num_bins=5, output_mode='one_hot')", [(1,), (1,)]),
+    ("CategoryEncoding(10, output_mode='one_hot')", (3, 1)),
+    ("CategoryEncoding(10, output_mode='one_hot')", (3, 2)),
+    ("Discretization(bin_boundaries=[0.0, 1.0], output_mode='one_hot')", (3, 1)),
+    ("Discretization(num_bins=4, output_mode='count')", (3, 2)),
+    ("Discretization(bin_boundaries=[0.0], output_mode='multi_hot')", (3,)),
+    ("MelSpectrogram(sequence_stride=100)", (None,)),
+    ("Normalization(axis=None)", (4, 3)),
+    ("Normalization(axis=(1, 2))", (4, 3)),
+    ("Normalization(mean=0.0, variance=1.0)", (4, 3)),
+    # positional arguments in each class's own order; special tokens leading a vocabulary
+    ("CenterCrop(4, 6, 'channels_first')", (3, 8, 8)),
+    ("RandomCrop(4, 6, 1, 'channels_first')", (3, 8, 8)),
+    ("IntegerLookup(None, 1, None, -1, [1, 2, 3], 'int64', None, False, 'one_hot')", (4, 1)),
+    ("IntegerLookup(vocabulary=[-1, 1, 2, 3], output_mode='multi_hot')", (4,)),
+    ("IntegerLookup(vocabulary=[0, -1, 7, 8], mask_token=0)", (4,)),
+    ("IntegerLookup(vocabulary=[5, 6], num_oov_indices=3, output_mode='count')", (4,)),
 ]
 
 
@@ -196,6 +222,9 @@ REFUSED_LIKE_KERAS = [
     ("Subtract()", [(5, 3), (5, 3), (5, 3)], "should be called on exactly 2 inputs"),
     ("Multiply()", [(5, 3), (4, 3)], "Inputs have incompatible shapes"),
     ("Dot(axes=1)", [(4,), (5,)], "Incompatible input shapes"),
+    ("PReLU()", (None, 3), "alpha of shape"),
+    ("Normalization(axis=3)", (4, 3), "All `axis` values must be in the range"),
+    ("Normalization(axis=1)", (None, 3), "must have a known shape"),
 ]
 
 
@@ -205,6 +234,45 @@ def test_refused_like_keras(text, shape, words):
         ours(text, shape)
     with pytest.raises(ValueError):
         live(text, shape)
+
+
+def test_refused_where_keras_fails():
+    """Where Keras' build fails with another error than derive's (or builds what derive does not read)."""
+    with pytest.raises(ValueError, match="do not fit an input of rank 3"):
+        ours("PReLU(shared_axes=[3])", (5, 3))
+    with pytest.raises(IndexError):
+        live("PReLU(shared_axes=[3])", (5, 3))
+    # Keras reads a 3-D input as one image (its batch axis the height), and a 5-D one as it will
+    for text, shape, keras_out in (
+        ("Resizing(6, 5)", (8, 3), (6, 5, 3)),
+        ("CenterCrop(4, 6)", (8, 3), (4, 6, 3)),
+        ("Resizing(6, 5)", (2, 8, 8, 3), (6, 5, 8, 8, 3)),
+    ):
+        assert live(text, shape)[2] == keras_out
+        with pytest.raises(ValueError, match="expects a batch of images"):
+            ours(text, shape)
+    # a vocabulary Keras refuses
+    for text in (
+        "IntegerLookup(vocabulary=[0, -1, 7, 8], mask_token=0, output_mode='multi_hot')",
+        "IntegerLookup(vocabulary=[1, 2, 2], output_mode='count')",
+    ):
+        with pytest.raises(ValueError):
+            live(text, (4,))
+        with pytest.raises(ValueError, match="Keras refuses it"):
+            ours(text, (4,))
+    with pytest.raises(ValueError, match="the input shape is unknown"):
+        ours("PReLU()", (..., 3))
+    with pytest.raises(ValueError, match="the input shape is unknown"):
+        ours("CategoryEncoding(10)", (..., 3))
+    # a mode derive does not read, which Keras builds
+    live("IntegerLookup(vocabulary=[1, 2], output_mode='tf_idf', idf_weights=[0.1, 0.2])", (4,))
+    with pytest.raises(ValueError, match="output_mode='tf_idf' is not read by derive"):
+        ours("IntegerLookup(vocabulary=[1, 2], output_mode='tf_idf', idf_weights=[0.1, 0.2])", (4,))
+    # arguments as Keras takes them: too many positional ones refused by both
+    with pytest.raises(TypeError):
+        kl.CategoryEncoding(10, "one_hot", False, 1)
+    with pytest.raises(TypeError, match="takes 3 positional arguments"):
+        KERAS_LAYERS["CategoryEncoding"](10, "one_hot", False, 1)
 
 
 def test_causal_padding_is_for_conv1d_only():

@@ -464,7 +464,8 @@ def test_live_module_with_own_parameters_and_unknown_children():
 
 
 def test_base_helpers_agree_with_torch():
-    from derive.models.base import conv_length, remembered
+    from derive.layers.conv import conv_length
+    from derive.tree import closed_form as remembered
 
     calls = []
     assert remembered(["unhashable"], lambda: calls.append(1) or 7) == 7

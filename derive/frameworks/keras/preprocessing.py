@@ -42,16 +42,20 @@ class Shaped(KerasLayer):
         More positional arguments than Keras takes; a keyword it does not take.
     """
 
+    #: The constructor's arguments in Keras' order (positional ones are read in it).
     ARGUMENTS: tuple[str, ...] = ()
+    #: More of its arguments, taken by keyword only here (they come after ``name`` in Keras' order).
+    KEYWORDS: tuple[str, ...] = ()
     DEFAULTS: dict[str, Any] = {}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._keep({})
         if len(args) > len(self.ARGUMENTS):
             raise TypeError(f"{type(self).__name__} takes {len(self.ARGUMENTS)} positional arguments")
+        own = (*self.ARGUMENTS, *self.KEYWORDS)
         self.options = {**self.DEFAULTS, **dict(zip(self.ARGUMENTS, args))}
-        self.options.update({k: v for k, v in kwargs.items() if k in self.ARGUMENTS})
-        self._common({k: v for k, v in kwargs.items() if k not in self.ARGUMENTS})
+        self.options.update({k: v for k, v in kwargs.items() if k in own})
+        self._common({k: v for k, v in kwargs.items() if k not in own})
 
     def _shape(self, full: tuple[Any, ...]) -> tuple[Any, ...]:  # pragma: no cover  (each kind defines it)
         raise NotImplementedError
@@ -75,6 +79,8 @@ def _encoded(full: tuple[Any, ...], mode: Any, depth: Any) -> tuple[Any, ...]:
 
 
 class _Lookup(Shaped):
+    """``StringLookup``'s arguments (``keras/src/layers/preprocessing/string_lookup.py``)."""
+
     ARGUMENTS: tuple[str, ...] = (
         "max_tokens",
         "num_oov_indices",
@@ -87,21 +93,30 @@ class _Lookup(Shaped):
         "pad_to_max_tokens",
         "sparse",
         "encoding",
-        "salt",
-        "vocabulary_dtype",
-        "oov_method",
     )
-    DEFAULTS = {"num_oov_indices": 1, "output_mode": "int"}
+    KEYWORDS: tuple[str, ...] = ("salt",)
+    DEFAULTS: dict[str, Any] = {"num_oov_indices": 1, "output_mode": "int", "oov_token": "[UNK]"}
 
     def _depth(self) -> Any:
         given = self.options
         if given.get("pad_to_max_tokens") and isinstance(given.get("max_tokens"), int):
             return given["max_tokens"]
         vocabulary = given.get("vocabulary")
-        if isinstance(vocabulary, (list, tuple)):
-            oov = given.get("num_oov_indices", 1)
-            return len(vocabulary) + (oov if isinstance(oov, int) else 0) + (given.get("mask_token") is not None)
-        return None
+        oov = given.get("num_oov_indices", 1)
+        if not isinstance(vocabulary, (list, tuple)) or not isinstance(oov, int):
+            return None
+        # IndexLookup.set_vocabulary and _token_start_index (keras/src/layers/preprocessing/
+        # index_lookup.py): the mask token has an index only in "int" mode; special tokens leading the
+        # vocabulary in that order are not counted twice.
+        mask = int(given.get("mask_token") is not None and given.get("output_mode") == "int")
+        special = [given.get("mask_token")] * mask + [given.get("oov_token")] * oov
+        tokens = vocabulary[mask + oov :] if list(vocabulary[: mask + oov]) == special else vocabulary
+        if len(set(tokens)) != len(tokens) or (given.get("mask_token") is not None and given["mask_token"] in tokens):
+            raise ValueError(
+                f"{self.name}: the vocabulary repeats a token or holds the mask token elsewhere than first "
+                "(Keras refuses it)"
+            )
+        return len(tokens) + mask + oov
 
     def _shape(self, full: tuple[Any, ...]) -> tuple[Any, ...]:
         if self.options.get("output_mode") == "tf_idf":
@@ -109,7 +124,30 @@ class _Lookup(Shaped):
         return _encoded(full, self.options.get("output_mode"), self._depth())
 
 
+class _IntegerLookup(_Lookup):
+    """``IntegerLookup``'s arguments (``keras/src/layers/preprocessing/integer_lookup.py``)."""
+
+    ARGUMENTS: tuple[str, ...] = (
+        "max_tokens",
+        "num_oov_indices",
+        "mask_token",
+        "oov_token",
+        "vocabulary",
+        "vocabulary_dtype",
+        "idf_weights",
+        "invert",
+        "output_mode",
+        "sparse",
+        "pad_to_max_tokens",
+        "oov_method",
+        "salt",
+    )
+    KEYWORDS: tuple[str, ...] = ()
+    DEFAULTS: dict[str, Any] = {"num_oov_indices": 1, "output_mode": "int", "oov_token": -1}
+
+
 class _TextVectorization(_Lookup):
+    KEYWORDS: tuple[str, ...] = ()
     ARGUMENTS: tuple[str, ...] = (
         "max_tokens",
         "standardize",
@@ -124,7 +162,13 @@ class _TextVectorization(_Lookup):
         "ragged",
         "encoding",
     )
-    DEFAULTS = {"output_mode": "int", "split": "whitespace", "num_oov_indices": 1, "mask_token": ""}
+    DEFAULTS = {
+        "output_mode": "int",
+        "split": "whitespace",
+        "num_oov_indices": 1,
+        "mask_token": "",
+        "oov_token": "[UNK]",
+    }
 
     def _shape(self, full: tuple[Any, ...]) -> tuple[Any, ...]:
         if self.options.get("output_mode", "int") == "int":
@@ -169,7 +213,9 @@ class _Discretization(Shaped):
 
 
 class _Image(Shaped):
-    ARGUMENTS = (
+    """``Resizing``'s arguments (``keras/src/layers/preprocessing/image_preprocessing/resizing.py``)."""
+
+    ARGUMENTS: tuple[str, ...] = (
         "height",
         "width",
         "interpolation",
@@ -179,16 +225,26 @@ class _Image(Shaped):
         "fill_value",
         "antialias",
         "data_format",
-        "seed",
     )
 
     def _shape(self, full: tuple[Any, ...]) -> tuple[Any, ...]:
-        if len(full) not in (3, 4):
-            raise ValueError(f"{self.name}: expects images (height, width, channels), got {full}")
+        if len(full) != 4:  # Keras reads a 3-D input as one image, its batch axis as the height
+            raise ValueError(
+                f"{self.name}: expects a batch of images (batch, height, width, channels) and derive reads "
+                f"no other rank; got {full}"
+            )
         out = list(full)
-        at = (1 if len(full) == 4 else 0) + (self.options.get("data_format") == "channels_first")
+        at = 1 + (self.options.get("data_format") == "channels_first")
         out[at], out[at + 1] = self.options.get("height"), self.options.get("width")
         return tuple(out)
+
+
+class _CenterCrop(_Image):
+    ARGUMENTS: tuple[str, ...] = ("height", "width", "data_format")
+
+
+class _RandomCrop(_Image):
+    ARGUMENTS: tuple[str, ...] = ("height", "width", "seed", "data_format")
 
 
 class _Crossing(Shaped):
@@ -297,14 +353,14 @@ def _kind(base: type, name: str) -> type:
 #: Every preprocessing layer without weights that changes the shape, by Keras' class name.
 PREPROCESSING: dict[str, type] = {
     "StringLookup": _kind(_Lookup, "StringLookup"),
-    "IntegerLookup": _kind(_Lookup, "IntegerLookup"),
+    "IntegerLookup": _kind(_IntegerLookup, "IntegerLookup"),
     "TextVectorization": _kind(_TextVectorization, "TextVectorization"),
     "Hashing": _kind(_Hashing, "Hashing"),
     "HashedCrossing": _kind(_Crossing, "HashedCrossing"),
     "CategoryEncoding": _kind(_CategoryEncoding, "CategoryEncoding"),
     "Discretization": _kind(_Discretization, "Discretization"),
     "Resizing": _kind(_Image, "Resizing"),
-    "CenterCrop": _kind(_Image, "CenterCrop"),
-    "RandomCrop": _kind(_Image, "RandomCrop"),
+    "CenterCrop": _kind(_CenterCrop, "CenterCrop"),
+    "RandomCrop": _kind(_RandomCrop, "RandomCrop"),
     "MelSpectrogram": _kind(_Mel, "MelSpectrogram"),
 }
