@@ -16,7 +16,7 @@ framework's hooks), :mod:`.core` (the shared state), :mod:`.expressions`,
 torch: :mod:`.torch_objects`, :mod:`.torch_tensors`, :mod:`.torch_modules`, :mod:`.torch_names`,
 :mod:`.torch_semantics`, :mod:`.torch_registered` (the registered classes, configs and models
 called in torch code), :mod:`.torch_tree`; Keras: :mod:`.keras_objects` (layers, tensors, weights
-as the code makes them), :mod:`.keras_construct` (a layer from its constructor line),
+as the code makes them), :mod:`.keras_construct` (a layer from its constructor line), :mod:`.keras_inner` (one inside a wrapper),
 :mod:`.keras_apply` (a layer called on tensors, built), :mod:`.keras_layer_api` (``build``,
 ``add_weight``, attributes), :mod:`.keras_models` (``Sequential``, ``Model``, ``Lambda``,
 ``Variable``), :mod:`.keras_ops` and :mod:`.keras_arrays` (``keras.ops`` shapes),

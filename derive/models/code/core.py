@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from abc import ABC, abstractmethod
 from typing import Any
 
 from .frame import MAX_STEPS, Frame
@@ -21,7 +22,7 @@ __all__ = ["Core"]
 _PYTHON = frozenset(dir(builtins))
 
 
-class Core:
+class Core(ABC):
     """The reader's shared state and helpers (see :class:`derive.models.code.Interpreter`).
 
     Parameters
@@ -104,7 +105,8 @@ class Core:
         return name in _PYTHON
 
     # -- provided by the layers of the reader (operators, expressions, calls, statements) ----------
-    def eval(self, node: ast.AST) -> Any:  # pragma: no cover
+    @abstractmethod
+    def eval(self, node: ast.AST) -> Any:
         """The value of an expression (:class:`~.expressions.Expressions`).
 
         Parameters
@@ -121,9 +123,9 @@ class Core:
         Refused
             The code cannot be read (the message names the line).
         """
-        raise NotImplementedError
 
-    def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:  # pragma: no cover
+    @abstractmethod
+    def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
         """``func(*args, **kwargs)`` (:class:`~.calls.Calls`).
 
         Parameters
@@ -144,9 +146,9 @@ class Core:
         Refused
             The call cannot be read.
         """
-        raise NotImplementedError
 
-    def eval_call(self, node: ast.Call) -> Any:  # pragma: no cover
+    @abstractmethod
+    def eval_call(self, node: ast.Call) -> Any:
         """The value of a call expression, its arguments evaluated (:class:`~.calls.Calls`).
 
         Parameters
@@ -162,9 +164,9 @@ class Core:
         Refused
             The call cannot be read.
         """
-        raise NotImplementedError
 
-    def assign(self, target: ast.AST, value: Any) -> None:  # pragma: no cover
+    @abstractmethod
+    def assign(self, target: ast.AST, value: Any) -> None:
         """Bind ``value`` to an assignment target (:class:`~.statements.Statements`).
 
         Parameters
@@ -178,9 +180,9 @@ class Core:
         Refused
             A target derive does not read.
         """
-        raise NotImplementedError
 
-    def set_attr(self, obj: Any, name: str, value: Any, node: ast.AST) -> None:  # pragma: no cover
+    @abstractmethod
+    def set_attr(self, obj: Any, name: str, value: Any, node: ast.AST) -> None:
         """``obj.name = value`` (:class:`~.statements.Statements`).
 
         Parameters
@@ -195,9 +197,9 @@ class Core:
         Refused
             An assignment the framework's rules refuse.
         """
-        raise NotImplementedError
 
-    def get_attr(self, value: Any, name: str, node: ast.AST) -> Any:  # pragma: no cover
+    @abstractmethod
+    def get_attr(self, value: Any, name: str, node: ast.AST) -> Any:
         """``value.name`` (:class:`~.attributes.Attributes`).
 
         Parameters
@@ -210,9 +212,9 @@ class Core:
         -------
         object
         """
-        raise NotImplementedError
 
-    def builtin(self, name: str) -> Any:  # pragma: no cover
+    @abstractmethod
+    def builtin(self, name: str) -> Any:
         """The Python builtin ``name`` derive evaluates, or None (:class:`~.calls.Calls`).
 
         Parameters
@@ -223,9 +225,9 @@ class Core:
         -------
         Builtin or None
         """
-        raise NotImplementedError
 
-    def exec_block(self, statements: list[ast.stmt]) -> None:  # pragma: no cover
+    @abstractmethod
+    def exec_block(self, statements: list[ast.stmt]) -> None:
         """Run statements in the current frame (:class:`~.statements.Statements`).
 
         Parameters
@@ -237,9 +239,9 @@ class Core:
         Refused
             A statement derive does not read, where it matters.
         """
-        raise NotImplementedError
 
-    def fork_values(self, node: ast.AST, test: Any, a: ast.expr, b: ast.expr) -> Any:  # pragma: no cover
+    @abstractmethod
+    def fork_values(self, node: ast.AST, test: Any, a: ast.expr, b: ast.expr) -> Any:
         """A conditional expression whose test is not known: both values, merged (:class:`~.statements.Statements`).
 
         Parameters
@@ -260,4 +262,3 @@ class Core:
         Refused
             Modules or parameters that differ between the two values.
         """
-        raise NotImplementedError

@@ -22,8 +22,8 @@ from ...frameworks import keras as _mirror  # noqa: F401  (registers the Keras c
 from ...frameworks.keras.constructors import KERAS_INPUT_KWARGS
 from ...frameworks.keras.recurrent_base import Recurrent
 from .frame import source_of
+from .keras_inner import Inner
 from .keras_objects import SESSION, KLayer, KNode, KTensor, Session, snake
-from .keras_tree import layer_module
 from .values import Unknown
 
 __all__ = [
@@ -36,8 +36,8 @@ __all__ = [
     "OP_AREAS",
     "declared_input",
     "supported",
+    "layer_name",
     "keras_class",
-    "Inner",
 ]
 
 #: Where Keras lives in a dotted path (``tf.keras.layers.LSTM``, ``tf_keras.layers.LSTM``).
@@ -145,7 +145,25 @@ def session(core: Any) -> Session:
     return found
 
 
-def _name(core: Any, given: Any, prefix: str, node: ast.AST) -> str:
+def layer_name(core: Any, given: Any, prefix: str, node: ast.AST) -> str:
+    """A layer's or model's name: ``given``, or Keras' next automatic one from ``prefix`` (``dense_1``).
+
+    Parameters
+    ----------
+    core : Interpreter
+    given : object
+    prefix : str
+    node : ast.AST
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    Refused
+        A name that is not a string or holds ``/`` (Keras' message).
+    """
     if given is None:
         return session(core).auto_name(prefix)
     if not isinstance(given, str) or "/" in given:
@@ -242,7 +260,7 @@ def make_layer(core: Any, name: str, args: list[Any], kwargs: dict[str, Any], no
         if unknown is not None:
             message += f" — {core.why_unknown(unknown, node)}"
         raise core.refuse(node, f"{name}: {message}") from None
-    layer = KLayer(name, _name(core, kwargs.get("name"), snake(name), node), "layer", mirror=mirror)
+    layer = KLayer(name, layer_name(core, kwargs.get("name"), snake(name), node), "layer", mirror=mirror)
     layer.line = getattr(node, "lineno", 0)
     mirror.name = layer.name
     if isinstance(inner, KLayer) and name in ("Bidirectional", "TimeDistributed"):
@@ -296,7 +314,7 @@ def make_input(core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST
     for size in full:
         if isinstance(size, Unknown):
             raise core.refuse(node, f"the input shape is not known: {size.reason()}")
-    made = KLayer("InputLayer", _name(core, bound.get("name"), "input_layer", node), "input", built=True)
+    made = KLayer("InputLayer", layer_name(core, bound.get("name"), "input_layer", node), "input", built=True)
     made.input_full = full
     made.line = getattr(node, "lineno", 0)
     if layer:
@@ -389,48 +407,3 @@ def supported() -> list[str]:
     list of str
     """
     return sorted({name for fw, name in CONSTRUCTORS if fw == "keras"} | {"Input", "Sequential", "Model"})
-
-
-class Inner:
-    """A layer of the code inside a wrapper of the mirror (``TimeDistributed(block)``): built through the reader.
-
-    Parameters
-    ----------
-    core : Interpreter
-    layer : KLayer
-    node : ast.AST
-    """
-
-    def __init__(self, core: Any, layer: KLayer, node: ast.AST) -> None:
-        self.core, self.layer, self.node = core, layer, node
-
-    @property
-    def name(self) -> str:
-        """The wrapped layer's name."""
-        return self.layer.name
-
-    def build(self, input_shape: Any) -> tuple[Any, Any]:
-        """The wrapped layer called on ``input_shape`` (no batch axis): its module and output shape.
-
-        Parameters
-        ----------
-        input_shape : tuple
-
-        Returns
-        -------
-        (derive.tree.Module, tuple)
-
-        Raises
-        ------
-        ValueError
-            The wrapped layer's output is not known.
-        """
-        # applied as the code's semantics apply a layer called on tensors (keras_apply, a floor above)
-        out = self.core.semantics.call_object(self.core, self.layer, [KTensor((None, *input_shape))], {}, self.node)
-        if not isinstance(out, KTensor) or out.full is None:
-            raise ValueError(f"the output of {self.layer.name} inside a wrapper is not known")
-        parent = "/".join(name for name, _ in self.core.semantics.scopes)
-        return layer_module(self.core, self.layer, parent), out.shape
-
-    def __repr__(self) -> str:
-        return f"{self.layer.type}(...)"

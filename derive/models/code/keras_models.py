@@ -9,7 +9,7 @@ import ast
 from typing import Any
 
 from .frame import source_of
-from .keras_construct import _name
+from .keras_construct import layer_name
 from .keras_graph import flat_tensors, functional_layers
 from .keras_layer_api import make_weight, start_sequential
 from .keras_objects import KLayer, KTensor, KWeight
@@ -39,7 +39,7 @@ def make_sequential(core: Any, args: list[Any], kwargs: dict[str, Any], node: as
     """
     model = KLayer("Sequential", "", "sequential", line=getattr(node, "lineno", 0))
     items = args[0] if args else kwargs.get("layers")
-    model.name = _name(core, kwargs.get("name", args[2] if len(args) > 2 else None), "sequential", node)
+    model.name = layer_name(core, kwargs.get("name", args[2] if len(args) > 2 else None), "sequential", node)
     start_sequential(core, model, items, node)
     return model
 
@@ -78,7 +78,7 @@ def make_functional(core: Any, args: list[Any], kwargs: dict[str, Any], node: as
                 why = leaf.reason() if isinstance(leaf, Unknown) else f"{source_of(node, 80)}"
                 raise core.refuse(node, f"the {what} of Model are not tensors derive has read: {why}")
     model = KLayer("Functional", "", "functional", built=True, inputs=inputs, outputs=outputs)
-    model.name = _name(core, kwargs.get("name"), "functional", node)
+    model.name = layer_name(core, kwargs.get("name"), "functional", node)
     model.line = getattr(node, "lineno", 0)
     found = functional_layers(flat_tensors(inputs), flat_tensors(outputs))
     model.layers = found  # InputLayers included, as Keras lists them
@@ -105,7 +105,7 @@ def make_lambda(core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Ca
     KLayer
         The layer (kind ``"lambda"``).
     """
-    layer = KLayer("Lambda", _name(core, kwargs.get("name"), "lambda", node), "lambda")
+    layer = KLayer("Lambda", layer_name(core, kwargs.get("name"), "lambda", node), "lambda")
     layer.attrs["<function>"] = args[0] if args else kwargs.get("function")
     layer.attrs["<output_shape>"] = kwargs.get("output_shape", args[1] if len(args) > 1 else None)
     layer.line = getattr(node, "lineno", 0)

@@ -25,6 +25,7 @@ from .keras_construct import (
     VALUE_AREAS,
     keras_api,
     keras_class,
+    layer_name,
     make_input,
     make_layer,
     unknown_layer,
@@ -244,15 +245,13 @@ class KerasSemantics(KerasMerge, Semantics):
         Refused
             A keyword ``Layer.__init__`` does not take.
         """
-        from .keras_construct import _name
-
         if not isinstance(obj, KLayer):
             return None
         made = keras_class(base.path)
         if made is not None and made not in ("Layer",):
             own = make_layer(core, made, args, {**kwargs, "name": kwargs.get("name", "<own>")}, node)
             obj.mirror, obj.type = own.mirror, obj.type
-            obj.name = obj.name or _name(core, kwargs.get("name"), snake(obj.type), node)
+            obj.name = obj.name or layer_name(core, kwargs.get("name"), snake(obj.type), node)
             obj.mirror.name = obj.name
             obj.kind = "layer"
             return None
@@ -269,7 +268,7 @@ class KerasSemantics(KerasMerge, Semantics):
         if unexpected:
             raise core.refuse(node, f"Unrecognized keyword arguments passed to {obj.type}: {unexpected}")
         if not obj.name:
-            obj.name = _name(core, kwargs.get("name"), snake(obj.type), node)
+            obj.name = layer_name(core, kwargs.get("name"), snake(obj.type), node)
         return None
 
     # -- attributes, items, arithmetic ---------------------------------------------------------
