@@ -31,12 +31,14 @@ A module that stands for ``repeat`` identical copies (a symbolic number of layer
 
 from __future__ import annotations
 
-from .nodes import Dim, Formula, Module, Param, closed_form, count, is_partial, numel
+from .nodes import Dim, Formula, Module, Param, State, closed_form, count, is_partial, numel
+from .usage import active, cache_elements, named_states
 from .walk import MAX_LISTED, named_buffers, named_modules, named_parameters, uncounted
 
 __all__ = [
     "Dim",
     "Param",
+    "State",
     "Module",
     "Formula",
     "count",
@@ -48,4 +50,7 @@ __all__ = [
     "uncounted",
     "MAX_LISTED",
     "closed_form",
+    "active",
+    "cache_elements",
+    "named_states",
 ]

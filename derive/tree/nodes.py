@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Dim", "Param", "Module", "Formula", "closed_form", "count", "numel", "is_partial"]
+__all__ = ["Dim", "Param", "State", "Module", "Formula", "closed_form", "count", "numel", "is_partial"]
 
 #: A size: an int, or a SymPy expression (any dimension may be symbolic).
 Dim = Any
@@ -101,6 +101,68 @@ class Param:
     def counted(self) -> bool:
         """Whether it adds to the total: a parameter that is neither a buffer nor a tie."""
         return not self.buffer and self.tied_to is None
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A tensor a module keeps in the inference cache while it generates (a KV cache's keys, a
+    recurrent layer's state), per batch of sequences.
+
+    Attributes
+    ----------
+    name : str
+        As the framework's cache names it (transformers: ``"keys"``, ``"values"``,
+        ``"conv_states"``, ``"recurrent_states"``; an LSTM: ``"h"``, ``"c"``).
+    shape : tuple of int, sympy.Expr or str
+        The tensor's shape in the framework's layout; the strings ``"batch"`` and ``"tokens"``
+        mark the batch axis and the cached-token axis (a KV cache's length), filled in by
+        :meth:`elements`. A state without ``"tokens"`` is constant in the sequence length.
+    dtype : str or None
+        None: the model's dtype; else the dtype the framework always keeps it in (``"float32"``
+        for RWKV's and RecurrentGemma's states in transformers, ``"int64"`` for a counter).
+    window : int, sympy.Expr or None
+        The most tokens kept (a sliding-window layer keeps ``window - 1``); None: every token.
+    """
+
+    name: str
+    shape: tuple[Any, ...]
+    dtype: str | None = None
+    window: Dim | None = None
+
+    @property
+    def per_token(self) -> bool:
+        """Whether it grows with the sequence (has a ``"tokens"`` axis)."""
+        return "tokens" in self.shape
+
+    def elements(self, batch: Dim, tokens: Dim) -> Dim:
+        """Entries held after ``tokens`` tokens of ``batch`` sequences (int for ints, else SymPy).
+
+        Parameters
+        ----------
+        batch, tokens : int or sympy.Expr
+
+        Returns
+        -------
+        int or sympy.Expr
+            Units: tensor entries (multiply by the dtype's size for bytes).
+
+        Examples
+        --------
+        >>> State("keys", ("batch", 8, "tokens", 128)).elements(2, 10)
+        20480
+        >>> State("keys", ("batch", 8, "tokens", 128), window=4095).elements(1, 10_000)
+        4193280
+        """
+        kept: Any = tokens
+        if self.window is not None:
+            if _is_int(tokens) and _is_int(self.window):
+                kept = min(tokens, self.window)
+            else:
+                import sympy
+
+                kept = sympy.Min(tokens, self.window)
+        dims = [batch if d == "batch" else kept if d == "tokens" else d for d in self.shape]
+        return numel(tuple(dims))
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +274,15 @@ class Module:
     row : bool
         Shown as one row of a per-layer table although it has children (Keras ``Bidirectional``,
         ``TimeDistributed``: one layer for the user).
+    cache : tuple of State
+        What it keeps in the inference cache per batch of sequences (an attention layer's keys
+        and values, a recurrent mixer's states); each copy of a repeated module keeps its own.
+        A module whose parameters are tied to another's (Zamba's shared block) still keeps its
+        own cache at every place it is invoked.
+    routed : (top_k, num_experts) or None
+        The module holds ``num_experts`` routed experts of which a token visits ``top_k``
+        (transformers' fused ``experts``): a token uses ``top_k / num_experts`` of its
+        parameters (:func:`derive.tree.active`).
     """
 
     name: str
@@ -227,6 +298,8 @@ class Module:
     note: str = ""
     output_shape: Any = None
     row: bool = False
+    cache: tuple[State, ...] = ()
+    routed: tuple[Dim, Dim] | None = None
 
     def replace(self, **changes: Any) -> Module:
         """A copy with ``changes`` (``name``, ``children``, ...).
