@@ -22,6 +22,10 @@ from typing import Any
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
+# Imports Paddle (with JAX, Flax, Equinox) while this module is collected, before Keras 3 loads
+# TensorFlow: Paddle imported after TensorFlow crashes the interpreter (see cli_frameworks.py).
+import cli_frameworks  # noqa: E402
+
 #: (name, shape) of one counted parameter, as the framework names it.
 Row = tuple[str, tuple[int, ...]]
 
@@ -180,16 +184,12 @@ def tf1_truth(truth: dict) -> Truth:
 
 
 def mxnet_truth(truth: dict) -> Truth:
-    from cli_frameworks import mxnet_run
-
-    rows = [(n, s) for n, s, _ in mxnet_run(truth["text"], truth["input_size"])]
+    rows = [(n, s) for n, s, _ in cli_frameworks.mxnet_run(truth["text"], truth["input_size"])]
     return Truth(rows, total_of(rows))
 
 
 def runner_truth(truth: dict) -> Truth:
-    from cli_frameworks import RUNNERS
-
-    rows = [(n, s) for n, s, _ in RUNNERS[truth["framework"]](truth["text"], truth.get("input_dim"))]
+    rows = [(n, s) for n, s, _ in cli_frameworks.RUNNERS[truth["framework"]](truth["text"], truth.get("input_dim"))]
     return Truth(rows, total_of(rows))
 
 
