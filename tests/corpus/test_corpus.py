@@ -182,6 +182,17 @@ def _check_error(q: Question, truth: corpus_truth.Truth, answer: Answer) -> None
         for key, (theirs, ours) in differs.items():
             assert f"{key}={theirs}, your model {ours}" in answer.text, (key, theirs, ours, answer.text)
         return
+    if q.truth["kind"] == "transformers_error":  # the config values the two models differ in
+        torch_lines = corpus_truth.error_lines(truth.error)
+        for line in corpus_truth.error_lines(q.input):
+            assert line in torch_lines, f"transformers' model does not say: {line}"
+        assert answer.status == 0, answer.text
+        checkpoint, model = (c.to_dict() for c in truth.sides)
+        differs = {k: (checkpoint[k], model[k]) for k in q.truth["compare"] if checkpoint[k] != model[k]}
+        assert differs
+        for key, (theirs, ours) in differs.items():
+            assert f"{key}={theirs}, your model {ours}" in answer.text, (key, theirs, ours, answer.text)
+        return
     want, found, shape = re.search(
         r"expected ndim=(\d+), found ndim=(\d+)\. Full shape received: (\([^)]*\))", truth.error
     ).groups()
@@ -199,6 +210,13 @@ def test_question(q: Question, tmp_path: Path) -> None:
     answer = ask(q, the_input(q, truth, tmp_path))
     if truth.error:
         _check_error(q, truth, answer)
+        return
+    if truth.cited:
+        if truth.rows:  # the asker's keys are that block's, as the framework names them
+            keys = {k.rpartition(q.truth["prefix"])[2] for k in re.findall(r'"([^"]+)"', q.input)}
+            if keys != {name for name, _ in truth.rows}:
+                raise RuntimeError(f"the framework's block has {truth.rows}, the question {sorted(keys)}")
+        assert answer.status == 0 and re.search(truth.cited, answer.text), answer.text
         return
     assert answer.status == 0, answer.text
     assert answer.total == truth.total, f"derive says {answer.total}, {q.framework} {truth.total}"
@@ -228,3 +246,13 @@ def test_every_question_is_well_formed() -> None:
 def test_the_corpus_spans_every_form_and_interface() -> None:
     assert {q.form for q in QUESTIONS} == set(FORMS)
     assert {q.interface for q in QUESTIONS} == set(INTERFACES)
+
+
+def test_a_long_list_of_keys_says_how_many_it_leaves_out() -> None:
+    """A question's 16 missing keys: derive shows six and says how many more (it once cut the list silently)."""
+    (q,) = [q for q in QUESTIONS if q.id == "mamba2-keys-missing-in-llama"]
+    keys = re.findall(r'"([^"]+)"', q.input)
+    status, out, _ = ask_cli(["--explain-error", q.input])
+    shown = [k for k in keys if k in out]
+    assert status == 0 and len(keys) == 16 and len(shown) == 6
+    assert out.rstrip().endswith(f"and {len(keys) - len(shown)} more"), out

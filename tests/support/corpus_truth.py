@@ -35,13 +35,16 @@ class Truth:
     """A framework's answer: its parameters (``rows``, each shared tensor once) and their total;
     ``obj`` the built object (torch module, Keras model) for questions about a live object;
     ``error`` the framework's own message where it refuses (or, for a checkpoint's error, raises);
-    ``sides`` the checkpoint's and the model's modules of a ``load_state_dict`` error."""
+    ``sides`` the checkpoint's and the model's modules (or configs) of a ``load_state_dict`` error;
+    ``cited`` what derive must say where no package of the framework can run here (a pattern; the
+    truth's ``source`` cites the file that defines it)."""
 
     rows: list[Row] = field(default_factory=list)
     total: int = 0
     obj: Any = None
     error: str = ""
     sides: tuple[Any, Any] | None = None
+    cited: str = ""
 
 
 def _torch_rows(module: Any) -> list[Row]:
@@ -128,6 +131,35 @@ def torch_error(truth: dict) -> Truth:
     except RuntimeError as error:
         return Truth(error=str(error), sides=(checkpoint, model))
     raise RuntimeError("torch loaded the checkpoint: the question's error does not arise")
+
+
+def transformers_error(truth: dict) -> Truth:
+    """``load_state_dict`` of a transformers model built from ``truth["checkpoint"]``'s config into one
+    built from ``truth["model"]``'s (both on the meta device): torch's message, and the two configs."""
+    import hf_live
+
+    checkpoint = hf_live.build(truth["model_type"], truth["checkpoint"])
+    model = hf_live.build(truth["model_type"], truth["model"])
+    try:
+        model.load_state_dict(checkpoint.state_dict())
+    except RuntimeError as error:
+        return Truth(error=str(error), sides=(checkpoint.config, model.config))
+    raise RuntimeError("transformers loaded the checkpoint: the question's error does not arise")
+
+
+def cited(truth: dict) -> Truth:
+    """No package of the framework runs here: what derive must say, from the cited source."""
+    return Truth(cited=truth["expect"])
+
+
+def keys_truth(truth: dict) -> Truth:
+    """The parameter names of one block of a transformers model (``truth["module"]``, built on the meta
+    device from ``truth["config"]``): the keys that block's architecture has, and the name derive
+    must give it (``truth["expect"]``)."""
+    import hf_live
+
+    block = hf_live.build(truth["model_type"], truth.get("config", {})).get_submodule(truth["module"])
+    return Truth(_torch_rows(block), sum(p.numel() for p in block.parameters()), block, cited=truth["expect"])
 
 
 def _keras_rows(model: Any) -> list[Row]:
@@ -243,6 +275,9 @@ def total_of(rows: list[Row]) -> int:
 BUILDERS = {
     "torch": torch_truth,
     "torch_error": torch_error,
+    "transformers_error": transformers_error,
+    "cited": cited,
+    "keys": keys_truth,
     "keras": keras_truth,
     "keras_error": keras_error,
     "keras2": keras2_truth,
