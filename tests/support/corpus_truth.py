@@ -24,7 +24,7 @@ os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
 # Imports Paddle (with JAX, Flax, Equinox) while this module is collected, before Keras 3 loads
 # TensorFlow: Paddle imported after TensorFlow crashes the interpreter (see cli_frameworks.py).
-import cli_frameworks  # noqa: E402
+import cli_frameworks
 
 #: (name, shape) of one counted parameter, as the framework names it.
 Row = tuple[str, tuple[int, ...]]
