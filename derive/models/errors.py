@@ -193,7 +193,8 @@ def _state_dict(text: str) -> list[str]:
                 if (k, lay, r) not in explained
             ]
         if plain:
-            lines.append(f"keys that {side}: " + ", ".join(clean(k, 60) for k in plain[:6]))
+            more = f" and {len(plain) - 6:,} more" if len(plain) > 6 else ""  # never a silent cut
+            lines.append(f"keys that {side}: " + ", ".join(clean(k, 60) for k in plain[:6]) + more)
     if found:
         proj = {m for m, key in done if key == "proj_size"}
         lines += _mismatches({n: s for n, s in found.items() if _split(n)[0] not in proj or _split(n)[1] is None}, done)

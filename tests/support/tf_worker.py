@@ -18,6 +18,11 @@ for ``CuDNNLSTM``/``CuDNNGRU`` and with ``"compat_v1": true``).
 (``tf``, ``rnn_cell`` in scope; test text, trusted) under ``dynamic_rnn``: ``[[name, shape,
 trainable], ...]``.
 ``{"kind": "signature", "cls": cls}`` — the constructor's parameters of ``tf.compat.v1.keras.layers.<cls>``.
+``{"kind": "tf1_code", "code": ..., "input_size": I}`` — TF 1 code as its users wrote it (``tf`` is
+``tf.compat.v1``, ``rnn_cell`` its cells; test text, trusted) that leaves a cell in ``cell``, run under
+``dynamic_rnn``: ``[[name, shape, trainable], ...]``.
+``{"kind": "keras2_code", "code": ...}`` — Keras 2 code (``tf_keras``; ``tensorflow.keras`` is
+``tf_keras`` here) that leaves a model in ``model``: ``[[name, shape, trainable], ...]`` of its weights.
 """
 
 from __future__ import annotations
@@ -82,6 +87,31 @@ def tf1_text(request: dict) -> list:
         return [[v.op.name, v.shape.as_list(), v.op.name in trained] for v in v1.global_variables()]
 
 
+def tf1_code(request: dict) -> list:
+    """The variables of the cell ``request["code"]`` leaves in ``cell``, applied by ``dynamic_rnn``."""
+    graph = tf.Graph()
+    with graph.as_default():
+        scope = {"tf": v1, "rnn_cell": rc}
+        exec(request["code"], scope)
+        x = v1.placeholder(tf.float32, [2, 3, request["input_size"]])
+        v1.nn.dynamic_rnn(scope["cell"], x, dtype=tf.float32)
+        trained = {v.op.name for v in v1.trainable_variables()}
+        return [[v.op.name, v.shape.as_list(), v.op.name in trained] for v in v1.global_variables()]
+
+
+def keras2_code(request: dict) -> list:
+    """The weights of the model ``request["code"]`` leaves in ``model`` (Keras 2, a fresh session)."""
+    import tf_keras as k
+
+    k.backend.clear_session()
+    with tf.Graph().as_default():
+        scope: dict = {}
+        exec(request["code"], scope)
+        model = scope["model"]
+        trained = {id(w) for w in model.trainable_weights}
+        return [[w.name.removesuffix(":0"), w.shape.as_list(), id(w) in trained] for w in model.weights]
+
+
 def keras2(request: dict) -> list:
     """A Keras 2 (tf_keras) ``Sequential`` of ``request["layers"]`` ([cls, units, options]), each
     wrapped in ``Bidirectional`` if asked, in a fresh session (so names count from 0)."""
@@ -114,9 +144,14 @@ def main() -> None:
         request = json.loads(line)
         try:
             answer = {
-                "ok": {"tf1": tf1, "tf1_text": tf1_text, "keras2": keras2, "signature": signature}[request["kind"]](
-                    request
-                )
+                "ok": {
+                    "tf1": tf1,
+                    "tf1_text": tf1_text,
+                    "tf1_code": tf1_code,
+                    "keras2": keras2,
+                    "keras2_code": keras2_code,
+                    "signature": signature,
+                }[request["kind"]](request)
             }
         except Exception as error:  # reported to the test, which fails with it
             answer = {"error": f"{type(error).__name__}: {error}"}

@@ -1,0 +1,258 @@
+"""The corpus of real questions (``docs_src/corpus/questions.toml``), each answered as its asker would ask.
+
+Every question is put to derive through the interface its asker would reach for first — the command
+line (``derive.cli.main(argv)`` in-process, or ``python -m derive`` in a subprocess) or
+``derive.explain(...)`` in a notebook — with the input exactly as the asker had it: a constructor
+line, model code, a model file, a live object, a checkpoint, an ONNX file, a ``config.json`` or an
+error message. The answer is compared with the real framework's, built in the test
+(``tests/support/corpus_truth.py``): the total and every tensor's shape (and name where derive
+names tensors as that framework does), the arguments a ``load_state_dict`` error differs in, or a
+refusal where the framework refuses. Questions derive cannot answer today are ``xfail(strict=True)``
+with the reason (issue 26), so that they fail the day they are answered, and are moved.
+
+Questions whose answer needs TensorFlow's or MXNet's worker are ``slow`` (``tests/conftest.py``
+marks a case slow by its framework key: :attr:`Question.key`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import corpus_truth
+import pytest
+
+import derive
+from derive.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+QUESTIONS_FILE = ROOT / "docs_src" / "corpus" / "questions.toml"
+FORMS = ("constructor", "code", "file", "live", "checkpoint", "onnx", "config", "error")
+INTERFACES = ("cli", "subprocess", "explain")
+#: Truth kinds whose parameters derive names as the framework does (torch's named_parameters(),
+#: transformers', mamba_ssm's): compared by name and shape; the others by shape and total.
+NAMED = ("torch", "transformers", "mamba_ssm", "xlstm")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of the corpus (see the data file's header for the fields)."""
+
+    id: str
+    url: str
+    title: str
+    framework: str
+    form: str
+    interface: str
+    input: str
+    truth: dict
+    options: tuple[str, ...] = ()
+    note: str = ""
+    xfail: str = ""
+
+    @property
+    def key(self) -> str:
+        """The framework key ``tests/conftest.py`` reads to mark the case slow (a worker's framework)."""
+        return self.framework if self.truth["kind"] in corpus_truth.WORKER_KINDS else "corpus"
+
+
+def load() -> list[Question]:
+    data = tomllib.loads(QUESTIONS_FILE.read_text(encoding="utf-8"))
+    return [Question(**{**q, "options": tuple(q.get("options", ()))}) for q in data["question"]]
+
+
+QUESTIONS = load()
+
+
+def _param(q: Question) -> Any:
+    # raises=AssertionError: an xfail is derive's answer differing, never a truth that failed to build
+    marks = [pytest.mark.xfail(strict=True, raises=AssertionError, reason=q.xfail)] if q.xfail else []
+    return pytest.param(q, id=q.id, marks=marks)
+
+
+# --------------------------------------------------------------------------- asking derive
+
+
+@dataclass
+class Answer:
+    status: int
+    total: Any = None
+    tensors: list[tuple[str, tuple[int, ...]]] | None = None
+    text: str = ""
+
+
+def _options(options: tuple[str, ...]) -> dict[str, Any]:
+    """The keyword arguments of ``derive.explain`` the CLI options say."""
+    kwargs: dict[str, Any] = {}
+    args = iter(options)
+    for option in args:
+        if option == "--keras":
+            kwargs["framework"] = "keras"
+        elif option == "--framework":
+            kwargs["framework"] = next(args)
+        elif option == "--input-dim":
+            kwargs["input_dim"] = int(next(args))
+        else:
+            raise AssertionError(f"no explain() argument for {option}")
+    return kwargs
+
+
+def _from_json(status: int, out: str, err: str) -> Answer:
+    if status != 0:
+        return Answer(status, text=err)
+    data = json.loads(out)
+    counted = [t for t in data["tensors"] if not t.get("buffer") and not t.get("tied_to")]
+    tensors = [(t["name"], tuple(t["shape"])) for t in counted]
+    return Answer(status, data["total"], tensors, out)
+
+
+def ask_cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(argv)
+    return status, out.getvalue(), err.getvalue()
+
+
+def ask_subprocess(argv: list[str]) -> tuple[int, str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "derive", *argv], capture_output=True, text=True, env=env, timeout=300)
+    return done.returncode, done.stdout, done.stderr
+
+
+def the_input(q: Question, truth: corpus_truth.Truth, tmp_path: Path) -> Any:
+    """What the asker hands derive: the text, a file written as theirs was, or the live object."""
+    if q.form == "live":
+        return truth.obj
+    if q.form == "file":
+        path = tmp_path / "model.py"
+        path.write_text(q.input.lstrip("\n"), encoding="utf-8")
+        return path
+    if q.form == "config":
+        path = tmp_path / "config.json"
+        path.write_text(q.input, encoding="utf-8")
+        return path
+    if q.form in ("checkpoint", "onnx"):
+        path = corpus_truth.write_torch_file(q.truth, tmp_path, q.input)
+        if q.form == "onnx":  # the file holds torch's weights in ONNX's layout: its initializers
+            truth.rows = corpus_truth.onnx_rows(path)
+            if corpus_truth.total_of(truth.rows) != truth.total:
+                raise RuntimeError(f"{path.name}: ONNX holds {truth.rows}, torch {truth.total} parameters")
+        return path
+    return q.input.strip("\n") if q.form == "error" else q.input.strip()
+
+
+def ask(q: Question, given: Any) -> Answer:
+    """derive's answer through the question's interface."""
+    if q.interface == "explain":
+        try:
+            report = derive.explain(given if not isinstance(given, Path) else str(given), **_options(q.options))
+        except (ValueError, TypeError, LookupError, OSError, SyntaxError) as error:
+            return Answer(2, text=str(error))
+        tensors = [(t["name"], tuple(t["shape"])) for t in report.tensors]
+        return Answer(0, report.total, tensors, str(report))
+    run = ask_subprocess if q.interface == "subprocess" else ask_cli
+    if q.form == "error":
+        status, out, err = run(["--explain-error", given])
+        return Answer(status, text=out + err)
+    status, out, err = run([str(given), *q.options, "--json"])
+    return _from_json(status, out, err)
+
+
+# --------------------------------------------------------------------------- the test
+
+
+def _check_error(q: Question, truth: corpus_truth.Truth, answer: Answer) -> None:
+    if q.truth["kind"] == "torch_error":  # the asker's lines are torch's; derive names what differs
+        torch_lines = corpus_truth.error_lines(truth.error)
+        for line in corpus_truth.error_lines(q.input):
+            assert line in torch_lines, f"torch does not say: {line}"
+        assert answer.status == 0, answer.text
+        checkpoint, model = (corpus_truth.torch_arguments(s.get_submodule(q.truth["at"])) for s in truth.sides)
+        differs = {k: (checkpoint[k], model[k]) for k in checkpoint if checkpoint[k] != model[k]}
+        assert differs
+        for key, (theirs, ours) in differs.items():
+            assert f"{key}={theirs}, your model {ours}" in answer.text, (key, theirs, ours, answer.text)
+        return
+    if q.truth["kind"] == "transformers_error":  # the config values the two models differ in
+        torch_lines = corpus_truth.error_lines(truth.error)
+        for line in corpus_truth.error_lines(q.input):
+            assert line in torch_lines, f"transformers' model does not say: {line}"
+        assert answer.status == 0, answer.text
+        checkpoint, model = (c.to_dict() for c in truth.sides)
+        differs = {k: (checkpoint[k], model[k]) for k in q.truth["compare"] if checkpoint[k] != model[k]}
+        assert differs
+        for key, (theirs, ours) in differs.items():
+            assert f"{key}={theirs}, your model {ours}" in answer.text, (key, theirs, ours, answer.text)
+        return
+    want, found, shape = re.search(
+        r"expected ndim=(\d+), found ndim=(\d+)\. Full shape received: (\([^)]*\))", truth.error
+    ).groups()
+    if q.form == "error":  # derive explains Keras's message: the ranks (and the shape) Keras gives
+        assert answer.status == 0 and not answer.text.startswith("not recognised"), answer.text
+        assert f"ndim={want}" in answer.text and f"ndim={found}" in answer.text, answer.text
+        assert "Full shape received" not in q.input or f"ndim={found} {shape}" in answer.text, answer.text
+    else:  # Keras refuses the model: so does derive, saying why
+        assert answer.status == 2 and answer.text.strip(), answer.text
+
+
+@pytest.mark.parametrize("q", [_param(q) for q in QUESTIONS])
+def test_question(q: Question, tmp_path: Path) -> None:
+    truth = corpus_truth.build(q.truth)
+    answer = ask(q, the_input(q, truth, tmp_path))
+    if truth.error:
+        _check_error(q, truth, answer)
+        return
+    if truth.cited:
+        if truth.rows:  # the asker's keys are that block's, as the framework names them
+            keys = {k.rpartition(q.truth["prefix"])[2] for k in re.findall(r'"([^"]+)"', q.input)}
+            if keys != {name for name, _ in truth.rows}:
+                raise RuntimeError(f"the framework's block has {truth.rows}, the question {sorted(keys)}")
+        assert answer.status == 0 and re.search(truth.cited, answer.text), answer.text
+        return
+    assert answer.status == 0, answer.text
+    assert answer.total == truth.total, f"derive says {answer.total}, {q.framework} {truth.total}"
+    if q.truth.get("total_only"):
+        return
+    assert answer.tensors is not None
+    if q.truth["kind"] in NAMED and q.form not in ("onnx", "checkpoint"):
+        assert answer.tensors == truth.rows
+    else:
+        assert sorted(s for _, s in answer.tensors) == sorted(s for _, s in truth.rows)
+
+
+# --------------------------------------------------------------------------- the corpus itself
+
+
+def test_every_question_is_well_formed() -> None:
+    ids = [q.id for q in QUESTIONS]
+    assert len(ids) == len(set(ids))
+    for q in QUESTIONS:
+        assert re.fullmatch(r"[a-z0-9-]+", q.id) and q.url.startswith("https://"), q.id
+        assert q.form in FORMS and q.interface in INTERFACES, q.id
+        assert q.truth["kind"] in corpus_truth.BUILDERS, q.id
+        assert q.input.strip() and q.title.strip(), q.id
+        assert not q.xfail or q.xfail.startswith("issue 26: "), q.id
+
+
+def test_the_corpus_spans_every_form_and_interface() -> None:
+    assert {q.form for q in QUESTIONS} == set(FORMS)
+    assert {q.interface for q in QUESTIONS} == set(INTERFACES)
+
+
+def test_a_long_list_of_keys_says_how_many_it_leaves_out() -> None:
+    """A question's 16 missing keys: derive shows six and says how many more (it once cut the list silently)."""
+    (q,) = [q for q in QUESTIONS if q.id == "mamba2-keys-missing-in-llama"]
+    keys = re.findall(r'"([^"]+)"', q.input)
+    status, out, _ = ask_cli(["--explain-error", q.input])
+    shown = [k for k in keys if k in out]
+    assert status == 0 and len(keys) == 16 and len(shown) == 6
+    assert out.rstrip().endswith(f"and {len(keys) - len(shown)} more"), out
