@@ -128,12 +128,38 @@ def _declared_width(call: _Call, obj: Any) -> tuple[Any, list[str]]:
     return width, notes
 
 
-def _keras_version(call: _Call, version: str | None) -> tuple[_Call, list[str]]:
-    """``call`` with the defaults of Keras ``version`` applied, and the notes to print."""
+def _v1_layers(top: ast.expr) -> bool:
+    """Whether the line's changed-default classes (GRU, GRUCell) are written ``tf.compat.v1.keras.layers.``
+    (TF 2's v1 layers: Keras 2's defaults before 2.4); refused where some are and some are not."""
+    from ..frameworks.keras.constructors import V1_PREFIX
+    from ..frameworks.keras.versions import DEFAULT_CHANGES
+
+    changed = {name for change in DEFAULT_CHANGES for name in change.layers}
+    written = [dotted(n.func) or "" for n in ast.walk(top) if isinstance(n, ast.Call)]
+    written = [w for w in written if w.rsplit(".", 1)[-1] in changed]
+    v1 = [w.startswith(V1_PREFIX) for w in written]
+    if any(v1) and not all(v1):
+        raise InputError(
+            f"{', '.join(written)}: {V1_PREFIX}GRU (reset_after=False) and Keras 3's GRU (reset_after=True) in one "
+            "line; write one of them, or give reset_after="
+        )
+    return bool(v1) and all(v1)
+
+
+def _keras_version(call: _Call, version: str | None, v1: bool = False) -> tuple[_Call, list[str]]:
+    """``call`` with the defaults of Keras ``version`` applied (with ``v1``, no version asked:
+    ``tf.compat.v1.keras.layers``' defaults), and the notes to print."""
     from ..frameworks import keras as dk
 
     notes = []
     old = sorted(_names(call) & set(dk.KERAS2_ONLY))
+    if version is None and v1:
+        defaults, _ = dk.version_defaults("2.3")
+        notes.append(
+            "tf.compat.v1.keras.layers: TF 2's v1 layers, GRU reset_after=False "
+            "(tf_keras/src/layers/rnn/gru_v1.py; tf.keras.layers.GRU and Keras 3: reset_after=True)"
+        )
+        call = _with_defaults(call, defaults)
     if version is None:
         if old:
             notes.append(
@@ -222,7 +248,7 @@ def describe(
     call = parse(text, keras)
     notes: list[str] = []
     if keras:
-        call, notes = _keras_version(call, keras_version)
+        call, notes = _keras_version(call, keras_version, _v1_layers(top))
     try:
         if keras:
             from ..frameworks import keras as dk
