@@ -4,11 +4,14 @@ One line that is a call (``nn.LSTM(32, 128)``, ``hk.LSTM(128)``,
 ``tf.compat.v1.nn.dynamic_rnn(LSTMCell(48), inputs)``) is decided by :func:`line_framework`: the
 frameworks with a class written that way (:func:`candidates`: the torch and Keras recurrent
 classes the strict constructor parser reads, then every class registered in
-:mod:`derive.engine.constructors`), the one asked for, and, where torch and Keras both name the
-class (``LSTM``, ``GRU``), the arguments: a keyword torch's class does not take
+:mod:`derive.engine.constructors`), the one asked for, and, where several name the class alike
+(``LSTM``: torch and Keras), the arguments: a keyword torch's class does not take
 (``input_shape=``, ``return_sequences=``, ``units=``) or a single size (Keras' ``units``; torch's
-classes take ``input_size`` and ``hidden_size``) is Keras'. Several lines, or a line that is no
-constructor, are model code: :func:`detect` reads the names it uses.
+classes take ``input_size`` and ``hidden_size``) is not torch's. Several lines, or a line that is no
+constructor, are model code: :func:`detect` reads the names it uses. Where several frameworks write
+a class alike, the one whose class takes the arguments is chosen (``nn.LSTMCell(features=128)``
+is Flax linen's), torch's where its class does; two others alike are refused, naming
+``--framework``.
 
 >>> line_framework(ast.parse("GRU(16, input_dim=4)", mode="eval").body, None)
 ('constructor', 'keras')
@@ -151,15 +154,52 @@ def _is_code(call: ast.Call, framework: str) -> bool:
     return False
 
 
-def _keras_arguments(call: ast.Call) -> bool:
-    """Whether the arguments of a class torch and Keras both name are Keras': a keyword torch's
-    class does not take, or one size alone (torch's classes need ``input_size`` and ``hidden_size``)."""
-    keywords = {k.arg for k in call.keywords}
-    if None in keywords:
+def _fits(framework: str, name: str, call: ast.Call) -> bool:
+    """Whether ``framework``'s class written ``name`` takes the call's arguments (their number and
+    keywords; values are not read): torch's recurrent classes need ``input_size`` and ``hidden_size``
+    and take only :data:`TORCH_KEYWORDS`; a Keras class its own keywords and a layer's
+    (:data:`derive.frameworks.keras.base.KERAS_COMMON`); a registered class its signature."""
+    import inspect
+
+    keywords = [k.arg for k in call.keywords]
+    if None in keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return True  # **kwargs, *args: the arguments are not known
+    if is_legacy(framework, name) and framework == "torch":
+        given = len(call.args) + len({"input_size", "hidden_size"} & set(keywords))
+        return set(keywords) <= TORCH_KEYWORDS and given >= 2
+    if is_legacy(framework, name):
+        from ..frameworks import keras as dk
+        from ..frameworks.keras.base import KERAS_COMMON, RNN_KWARGS
+
+        make = getattr(dk, name.rsplit(".", 1)[-1])
+        own = {p for p, v in inspect.signature(make).parameters.items() if v.kind is not v.VAR_KEYWORD}
+        if set(keywords) - own - KERAS_COMMON - RNN_KWARGS - {"activity_regularizer"}:
+            return False
+        target: object = make
+    else:
+        found = find(name, framework)
+        if not found:
+            return False
+        target = found[0].make
+    try:
+        inspect.signature(target).bind(*call.args, **dict.fromkeys(keywords))  # type: ignore[arg-type]
+    except TypeError:
         return False
-    if keywords - TORCH_KEYWORDS:
-        return True
-    return len(call.args) == 1 and "hidden_size" not in keywords
+    return True
+
+
+def _chosen(name: str, found: list[str], call: ast.Call) -> str:
+    """The framework of a class several name alike: torch's where its class takes the arguments,
+    else the one framework whose class does (Keras' where several do), else refused."""
+    fitting = [fw for fw in found if _fits(fw, name, call)]
+    if "torch" in fitting or (len(found) > 1 and not fitting and "torch" in found):
+        return "torch"  # torch's refusal of the arguments names what it takes
+    if len(fitting) == 1 or (len(found) == 1 and not fitting):
+        return (fitting or found)[0]
+    if "keras" in fitting and set(fitting) <= {"keras", "torch"}:
+        return "keras"
+    choices = " or ".join(f"--framework {fw}" for fw in (fitting or found))
+    raise SourceError(f"{name} is a class of {', '.join(fitting or found)}: say which with {choices}")
 
 
 def line_framework(node: ast.expr, asked: str | None) -> tuple[str, str | None]:
@@ -205,13 +245,8 @@ def line_framework(node: ast.expr, asked: str | None) -> tuple[str, str | None]:
     elif not found:
         _known_elsewhere(name, node)
         return "code", None
-    elif "torch" in found and "keras" in found and _keras_arguments(node):
-        chosen = "keras"
-    elif "torch" in found or len(found) == 1:
-        chosen = "torch" if "torch" in found else found[0]
     else:
-        choices = " or ".join(f"--framework {fw}" for fw in found)
-        raise SourceError(f"{name} is a class of {', '.join(found)}: say which with {choices}")
+        chosen = _chosen(name, found, node)
     if chosen in CODE_READERS and _is_code(node, chosen):
         return "code", asked
     return "constructor", chosen

@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import types
 import warnings
 
 os.environ["TF_USE_LEGACY_KERAS"] = "1"
@@ -110,7 +111,17 @@ def tf1_line(request: dict) -> list:
     with graph.as_default():
         x = v1.placeholder(tf.float32, [2, 3, request["input_size"]])
         inputs = tf.unstack(x, axis=1) if "static_" in request["text"] else x
-        scope = {"tf": v1 if request.get("compat") else tf, "rnn_cell": rc, "rnn": rc, "inputs": inputs, "x": inputs}
+        # ``rnn``: TF 1's ``from tensorflow.contrib import rnn`` — the rnn_cell classes and
+        # static_rnn / static_bidirectional_rnn (tensorflow/contrib/rnn/__init__.py, TF 1.15)
+        contrib = types.SimpleNamespace(**{n: getattr(rc, n) for n in _TF1_NAMES})
+        contrib.static_rnn, contrib.static_bidirectional_rnn = v1.nn.static_rnn, v1.nn.static_bidirectional_rnn
+        scope = {
+            "tf": v1 if request.get("compat") else tf,
+            "rnn_cell": rc,
+            "rnn": contrib,
+            "inputs": inputs,
+            "x": inputs,
+        }
         scope.update({n: getattr(rc, n) for n in _TF1_NAMES})
         scope.update({n: getattr(v1.nn, n) for n in _TF1_FUNCTIONS})
         made = eval(request["text"], scope)
