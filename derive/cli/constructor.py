@@ -195,7 +195,8 @@ def describe(
     keras : bool
         Read it as Keras 3's (as ``framework="keras"``).
     input_dim : int or None
-        The last dimension of the layer's input: required for Keras layers and for the classes of
+        The last dimension of the layer's input: required for Keras layers that do not give their
+        own input (``input_shape=``, ``input_dim=``, ``batch_input_shape=``) and for the classes of
         other frameworks that make their weights when first applied (Haiku, Flax linen, TF1 cells).
     keras_version : str or None
         Keras only: apply the constructor defaults of that Keras version (one of
