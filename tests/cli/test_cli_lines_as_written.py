@@ -218,6 +218,8 @@ LINES = [
     Line("haiku", "hk.VanillaRNN(64)", _in(16), 16),
     Line("haiku", "hk.LSTM(hidden_size=128, name='encoder')", _in(32), 32),
     Line("haiku", "haiku.GRU(16)", _in(8), 8),
+    Line("haiku", "hk.DeepRNN([hk.LSTM(128), jax.nn.relu, hk.LSTM(64)])", _in(32), 32),
+    Line("haiku", "hk.DeepRNN([hk.GRU(64), hk.GRU(64), hk.VanillaRNN(8, name='out')])", _in(16), 16),
     Line("haiku", "hk.Conv2DLSTM(input_shape=(8, 8), output_channels=16, kernel_shape=3)", _in(4), 4),
     # MLX (``import mlx.nn as nn``: nn.LSTM is torch's first, --framework mlx says which)
     Line("mlx", "nn.LSTM(32, 128)", ("--framework", "mlx")),
@@ -253,6 +255,8 @@ REFUSED = [
     ("rnn.LSTMCell(12)", _in(5), "rnn.LSTMCell is a class of mxnet, tf1: say which with --framework mxnet or"),
     ("LSTMCell(48)", _in(5), "LSTMCell is a class of keras, tf1: say which with --framework keras or --framework tf1"),
     ("LSTM(64, input_shape=(8,))", (), "expected ndim=3, found ndim=2"),
+    ("hk.DeepRNN([hk.LSTM(128), hk.Linear(10)])", _in(5), "hk.Linear(10) is not a Haiku core derive knows"),
+    ("hk.DeepRNN([])", _in(5), "layers must be a non-empty list of cores and functions"),
     ("tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(48), x, scope=vs)", _in(5), "scope: give the variable scope's name"),
     (
         "tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(n) for n in sizes])",
