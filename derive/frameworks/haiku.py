@@ -199,6 +199,8 @@ class Core(Deferred):
 
     Attributes
     ----------
+    make : callable
+        ``make(input_width) -> Module`` (:class:`Deferred`).
     name : str
         Its module name (``"lstm"``, or the ``name`` given).
     output : int or sympy.Expr

@@ -77,6 +77,7 @@ TORCH_KEYWORDS = frozenset(
 KERAS_LAYERS = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "CuDNNLSTM", "CuDNNGRU")
 #: Keras cells: only inside ``RNN(...)`` or ``StackedRNNCells([...])``.
 KERAS_CELLS = ("SimpleRNNCell", "LSTMCell", "GRUCell")
+#: Keras wrappers of those layers and cells.
 KERAS_WRAPPERS = ("Bidirectional", "Sequential", "RNN", "StackedRNNCells")
 _KERAS_ALL = KERAS_LAYERS + KERAS_CELLS + KERAS_WRAPPERS
 

@@ -113,6 +113,9 @@ class CellModule(Module):
     note : str
     output_shape : object
     row : bool
+    cache : tuple of State
+    routed : (int, int) or None
+        As :class:`derive.tree.Module`'s.
 
     Attributes
     ----------
