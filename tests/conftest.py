@@ -57,6 +57,7 @@ WORKER_FRAMEWORKS = frozenset({"tf1", "keras2", "tf.keras", "mxnet"})
 SLOW_TESTS = (
     "tests/cli/test_cli_frameworks.py::test_line_as_written_matches_the_package",
     "tests/cli/test_cli_frameworks.py::test_line_as_written_matches_the_package_in_its_worker",
+    "tests/cli/test_cli_lines_as_written.py::test_line_as_its_users_write_it",
     "tests/site/test_frameworks_site.py::test_framework_page_example",
     "tests/site/test_frameworks_site.py::test_symbolic_tables_substituted_equal_live",
     "tests/site/test_frameworks_site.py::test_closed_forms_on_pages_equal_live",

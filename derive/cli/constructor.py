@@ -42,12 +42,124 @@ def _names(call: _Call) -> set[str]:
     return found
 
 
-def _keras_version(call: _Call, version: str | None) -> tuple[_Call, list[str]]:
-    """``call`` with the defaults of Keras ``version`` applied, and the notes to print."""
+def _without_inputs(call: _Call) -> _Call:
+    """A copy of ``call`` without the input arguments (:data:`derive.keras.KERAS_INPUT_KWARGS`),
+    nested calls included: they give the model's input, not the layer's weights."""
+    from ..frameworks.keras import KERAS_INPUT_KWARGS
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, _Call):
+            return _without_inputs(value)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    kwargs = {k: walk(v) for k, v in call.kwargs.items() if k not in KERAS_INPUT_KWARGS}
+    return _Call(call.name, [walk(a) for a in call.args], kwargs)
+
+
+def _first(call: _Call, obj: Any) -> tuple[_Call, Any]:
+    """The call and mirror layer that read the input: a ``Sequential``'s first layer, else ``call``."""
+    if call.name != "Sequential":
+        return call, obj
+    layers = call.args[0] if call.args else call.kwargs.get("layers")
+    if not isinstance(layers, list) or not layers or not isinstance(layers[0], _Call):
+        return call, obj
+    return layers[0], obj.layers[0]
+
+
+def _declared_width(call: _Call, obj: Any) -> tuple[Any, list[str]]:
+    """The input width a Keras constructor's own input arguments give, and the notes to print.
+
+    Keras 3 reads ``input_shape=`` and ``input_dim=`` on any layer (``keras/src/layers/layer.py``,
+    ``Layer.__init__``: a warning, and a ``Sequential`` built on them); Keras 2 also read
+    ``batch_input_shape=``, ``batch_size=`` and, for its recurrent layers, ``input_length=``
+    (``keras/engine/base_layer.py``, ``keras/layers/recurrent.py``), which Keras 3 refuses. Keras 2
+    read a wrapped layer's (``Bidirectional(LSTM(64, input_shape=(10, 8)))``); Keras 3 only the
+    wrapper's. The width is the features axis of that shape (:meth:`Recurrent.features`: the
+    channels of a ConvLSTM with ``data_format="channels_first"``), after the rank check Keras makes.
+    """
+    from ..frameworks.keras.constructors import KERAS_INPUT_KWARGS, declared_input
+
+    owner, mirror = _first(call, obj)
+    given = {k: v for k, v in owner.kwargs.items() if k in KERAS_INPUT_KWARGS}
+    notes = []
+    if not given and owner.name == "Bidirectional":
+        inner = owner.args[0] if owner.args else owner.kwargs.get("layer")
+        if isinstance(inner, _Call):
+            given = {k: v for k, v in inner.kwargs.items() if k in KERAS_INPUT_KWARGS}
+            if given:
+                notes.append(
+                    f"the input shape is read from the wrapped {inner.name} as Keras 2 reads it; Keras 3 reads it "
+                    f"only from the wrapper: write {owner.name}({inner.name}(...), {', '.join(given)}=...)"
+                )
+    full = declared_input(given, mirror, owner.name)
+    if full is None:
+        if given:
+            raise InputError(
+                f"{owner.name}: {', '.join(given)} gives no input shape (give input_shape=(steps, features))"
+            )
+        return None, []
+    shape = tuple(full[1:])
+    try:
+        mirror.build(shape)  # the rank Keras checks when it builds the layer
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{owner.name}: input shape {full}: {error}") from None
+    width = mirror.features(shape)
+    if width is None:
+        raise InputError(f"{owner.name}: the input shape {full} has no features axis")
+    if "input_dim" in given and "input_shape" in given and given["input_shape"][-1:] != (given["input_dim"],):
+        raise InputError(
+            f"{owner.name}: input_dim={given['input_dim']} and input_shape={given['input_shape']} disagree "
+            "(Keras 3 reads input_dim, Keras 2 input_shape): give one"
+        )
+    if "input_dim" in given and len(full) == 3 and not {"input_shape", "batch_input_shape"} & set(given):
+        notes.append(
+            f"input_dim={given['input_dim']}: the features per step, as Keras 2 reads it; Keras 3 reads it as "
+            f"input_shape=({given['input_dim']},) and refuses that in a Sequential (expected ndim=3): write "
+            f"input_shape=(None, {given['input_dim']})"
+        )
+    old = [k for k in given if k in ("batch_input_shape", "input_length", "batch_size")]
+    if old:
+        notes.append(
+            f"{', '.join(old)}: Keras 2's spelling (Keras 3 refuses it: 'Unrecognized keyword arguments'); "
+            "the weights are the same"
+        )
+    return width, notes
+
+
+def _v1_layers(top: ast.expr) -> bool:
+    """Whether the line's changed-default classes (GRU, GRUCell) are written ``tf.compat.v1.keras.layers.``
+    (TF 2's v1 layers: Keras 2's defaults before 2.4); refused where some are and some are not."""
+    from ..frameworks.keras.constructors import V1_PREFIX
+    from ..frameworks.keras.versions import DEFAULT_CHANGES
+
+    changed = {name for change in DEFAULT_CHANGES for name in change.layers}
+    written = [dotted(n.func) or "" for n in ast.walk(top) if isinstance(n, ast.Call)]
+    written = [w for w in written if w.rsplit(".", 1)[-1] in changed]
+    v1 = [w.startswith(V1_PREFIX) for w in written]
+    if any(v1) and not all(v1):
+        raise InputError(
+            f"{', '.join(written)}: {V1_PREFIX}GRU (reset_after=False) and Keras 3's GRU (reset_after=True) in one "
+            "line; write one of them, or give reset_after="
+        )
+    return bool(v1) and all(v1)
+
+
+def _keras_version(call: _Call, version: str | None, v1: bool = False) -> tuple[_Call, list[str]]:
+    """``call`` with the defaults of Keras ``version`` applied (with ``v1``, no version asked:
+    ``tf.compat.v1.keras.layers``' defaults), and the notes to print."""
     from ..frameworks import keras as dk
 
     notes = []
     old = sorted(_names(call) & set(dk.KERAS2_ONLY))
+    if version is None and v1:
+        defaults, _ = dk.version_defaults("2.3")
+        notes.append(
+            "tf.compat.v1.keras.layers: TF 2's v1 layers, GRU reset_after=False "
+            "(tf_keras/src/layers/rnn/gru_v1.py; tf.keras.layers.GRU and Keras 3: reset_after=True)"
+        )
+        call = _with_defaults(call, defaults)
     if version is None:
         if old:
             notes.append(
@@ -83,7 +195,8 @@ def describe(
     keras : bool
         Read it as Keras 3's (as ``framework="keras"``).
     input_dim : int or None
-        The last dimension of the layer's input: required for Keras layers and for the classes of
+        The last dimension of the layer's input: required for Keras layers that do not give their
+        own input (``input_shape=``, ``input_dim=``, ``batch_input_shape=``) and for the classes of
         other frameworks that make their weights when first applied (Haiku, Flax linen, TF1 cells).
     keras_version : str or None
         Keras only: apply the constructor defaults of that Keras version (one of
@@ -136,18 +249,26 @@ def describe(
     call = parse(text, keras)
     notes: list[str] = []
     if keras:
-        call, notes = _keras_version(call, keras_version)
+        call, notes = _keras_version(call, keras_version, _v1_layers(top))
     try:
         if keras:
-            if input_dim is None:
-                raise InputError("--input-dim is required for Keras layers (the features per time step)")
             from ..frameworks import keras as dk
 
-            obj = instantiate(call, True)
+            obj = instantiate(_without_inputs(call), True)
+            declared, read_notes = _declared_width(call, obj)
+            if declared is not None and input_dim is not None and declared != input_dim:
+                raise InputError(f"--input-dim {input_dim} and the layer's own input shape ({declared}) disagree")
+            if input_dim is None and declared is None:
+                raise InputError(
+                    "--input-dim is required for Keras layers (the features per time step), or write the "
+                    "layer's input_shape=(steps, features)"
+                )
+            input_dim = declared if input_dim is None else input_dim
+            notes += read_notes
             weights = dk.tensors(obj, input_dim)
             count = dk.count(obj, input_dim)
             rows = [(w.path, tuple(plain(d) for d in w.shape), plain(w.numel)) for w in weights]
-            formula, values = keras_formula(call, input_dim, count)
+            formula, values = keras_formula(_without_inputs(call), input_dim, count)
         else:
             if input_dim is not None:
                 raise InputError(

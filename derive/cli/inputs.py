@@ -5,9 +5,11 @@ exists is a file (code, checkpoint or config, read by :func:`derive.models.expla
 several lines is model code; one line is parsed as one Python expression (never evaluated) and
 is a *constructor* when it is a call of a class registered for a framework
 (:mod:`derive.engine.constructors`, plus the torch and Keras recurrent classes of
-:mod:`derive.cli.parse`) whose arguments are literals, and *model code* otherwise. A class that
-several frameworks name alike is torch's unless a framework is asked for (``--framework``,
-``--keras``); two other frameworks alike are refused, naming the option that chooses.
+:mod:`derive.cli.parse`) whose arguments are literals, and *model code* otherwise — decided by
+:func:`derive.models.pasted.line_framework`, the rule :func:`derive.explain` follows too. A class
+that several frameworks name alike is torch's unless a framework is asked for (``--framework``,
+``--keras``) or its arguments are Keras' (``GRU(16, input_dim=4)``); two other frameworks alike
+are refused, naming the option that chooses.
 
 >>> classify("nn.LSTM(32, 128)", None), classify("nn.LSTM(32, 128)", "mlx")
 (('constructor', 'torch'), ('constructor', 'mlx'))
@@ -19,37 +21,24 @@ several frameworks name alike is torch's unless a framework is asked for (``--fr
 
 from __future__ import annotations
 
-import ast
 import os
 import sys
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.constructors import find, frameworks
-from .parse import (
-    KERAS_CELLS,
-    KERAS_LAYERS,
-    KERAS_PREFIXES,
-    KERAS_WRAPPERS,
-    SYMBOLS,
-    TORCH_CLASSES,
-    TORCH_PREFIXES,
-    InputError,
-    dotted,
-    parse_text,
-)
+from ..engine.constructors import frameworks
+from ..models.pasted import CODE_READERS, candidates, is_legacy, line_framework, load_registries
+from ..models.source import SourceError
+from .parse import InputError, parse_text
 
 __all__ = ["Input", "decide", "classify", "candidates", "load_registries", "is_legacy", "CODE_READERS", "MAX_STDIN"]
 
-#: Frameworks whose model code :func:`derive.models.explain_code` reads.
-CODE_READERS = ("torch", "keras")
 #: Most characters of model code read from stdin (a model file is far shorter).
 MAX_STDIN = 300_000
 #: Most characters of an error message read from stdin.
 MAX_MESSAGE = 200_000
 #: File names read as files even when they do not exist (then refused as missing, not read as code).
 PATH_SUFFIXES = (".py", ".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx", ".json", ".h5")
-_KERAS_ALL = KERAS_LAYERS + KERAS_CELLS + KERAS_WRAPPERS
 
 
 @dataclass(frozen=True)
@@ -71,72 +60,9 @@ class Input:
     framework: str | None
 
 
-def load_registries() -> None:
-    """Import the packages whose modules register constructors (framework mirrors, blocks)."""
-    import derive.blocks
-    import derive.frameworks  # noqa: F401
-
-
-def is_legacy(framework: str, name: str) -> bool:
-    """Whether ``name`` is one of the torch or Keras recurrent classes read by :mod:`derive.cli.parse`.
-
-    Parameters
-    ----------
-    framework : str
-    name : str
-        A dotted name as written (``"nn.LSTM"``, ``"layers.Bidirectional"``).
-
-    Returns
-    -------
-    bool
-    """
-    base = name.rsplit(".", 1)[-1]
-    prefix = name[: len(name) - len(base)]
-    if framework == "torch":
-        return prefix in TORCH_PREFIXES and base in TORCH_CLASSES
-    return framework == "keras" and prefix in KERAS_PREFIXES and base in _KERAS_ALL
-
-
-def candidates(name: str) -> list[str]:
-    """The frameworks with a class written ``name`` (``"nn.LSTM"``), torch and Keras first.
-
-    Parameters
-    ----------
-    name : str
-        A dotted name as written.
-
-    Returns
-    -------
-    list of str
-    """
-    load_registries()
-    found = [fw for fw in CODE_READERS if is_legacy(fw, name)]
-    return found + [c.framework for c in find(name) if c.framework not in found]
-
-
-def _is_code(call: ast.Call, framework: str) -> bool:
-    """Whether a torch or Keras call holds what only the model-code reader reads: a name that
-    is not a size symbol, or a call (torch) or a call of anything but the framework's recurrent
-    classes (Keras, whose wrappers take layers: ``Bidirectional(LSTM(64))``)."""
-    pending: list[ast.expr] = [*call.args, *(k.value for k in call.keywords)]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Name) and node.id not in SYMBOLS and node.id not in ("True", "False", "None"):
-            return True
-        if isinstance(node, (ast.List, ast.Tuple)):
-            pending.extend(node.elts)
-        elif isinstance(node, ast.Call):
-            name = dotted(node.func)
-            # torch's classes take no layer as an argument: a call inside one is a container of
-            # layers (nn.Sequential(nn.LSTM(3, 4))), which the model-code reader reads
-            if name is None or framework == "torch" or not is_legacy(framework, name):
-                return True
-            pending.extend([*node.args, *(k.value for k in node.keywords)])
-    return False
-
-
 def classify(text: str, framework: str | None) -> tuple[str, str | None]:
-    """Whether one line is a constructor (and of which framework) or model code.
+    """Whether one line is a constructor (and of which framework) or model code
+    (:func:`derive.models.pasted.line_framework`, the one rule, on the parsed line).
 
     Parameters
     ----------
@@ -153,63 +79,12 @@ def classify(text: str, framework: str | None) -> tuple[str, str | None]:
     Raises
     ------
     InputError
-        Not one expression; not a call of a name; a class of another framework than the one asked
-        for; a class several frameworks other than torch name alike, with none asked for.
+        Not one expression, and the refusals of :func:`derive.models.pasted.line_framework`.
     """
-    node = parse_text(text)
-    if not isinstance(node, ast.Call):
-        raise InputError("expected one constructor call, e.g. nn.LSTM(32, 128, 2, bidirectional=True)")
-    name = dotted(node.func)
-    if name is None:
-        raise InputError("only a call of a class name is allowed (e.g. LSTM(32, 128) or nn.GRU(10, 20))")
-    found = candidates(name)
-    if framework is not None:
-        if framework not in found:
-            if found and framework in CODE_READERS:
-                raise InputError(
-                    f"{name} is not a {framework} class derive reads as a constructor: it is "
-                    f"{' and '.join(found)}'s (drop --{framework}, or say --framework {found[0]})"
-                )
-            if framework in CODE_READERS:
-                _known_elsewhere(name, node)
-                return "code", framework
-            raise InputError(f"{name} is not a class of {framework} that derive knows ({_known(framework)})")
-        chosen = framework
-    elif not found:
-        _known_elsewhere(name, node)
-        return "code", None
-    elif "torch" in found or len(found) == 1:
-        chosen = "torch" if "torch" in found else found[0]
-    else:
-        choices = " or ".join(f"--framework {fw}" for fw in found)
-        raise InputError(f"{name} is a class of {', '.join(found)}: say which with {choices}")
-    if chosen in CODE_READERS and _is_code(node, chosen):
-        return "code", framework
-    return "constructor", chosen
-
-
-def _known_elsewhere(name: str, node: ast.Call) -> None:
-    """Refuse one call with literal arguments of a known class under a prefix derive does not know
-    (``os.GRU(3, 4)``, ``torch.nn.modules.rnn.LSTM(1, 2)``): not read as code, where any prefix passes."""
-    from ..engine.constructors import CONSTRUCTORS
-
-    prefix, _, base = name.rpartition(".")
-    if not prefix or _is_code(node, ""):
-        return
-    spelled = [f"{TORCH_PREFIXES[1]}{base} (torch)"] if base in TORCH_CLASSES else []
-    spelled += [f"{KERAS_PREFIXES[1]}{base} (keras)"] if base in _KERAS_ALL else []
-    spelled += [
-        f"{next((p for p in c.prefixes if p), '')}{base} ({fw})" for (fw, n), c in CONSTRUCTORS.items() if n == base
-    ]
-    if spelled:
-        raise InputError(f"unknown prefix {prefix + '.'!r} of {base}: write {', '.join(spelled)}")
-
-
-def _known(framework: str) -> str:
-    from ..engine.constructors import CONSTRUCTORS
-
-    names = sorted({f"{(c.prefixes + ('',))[0]}{c.name}" for (fw, _), c in CONSTRUCTORS.items() if fw == framework})
-    return "its classes: " + ", ".join(names) if names else "it has no registered classes"
+    try:
+        return line_framework(parse_text(text), framework)
+    except SourceError as error:
+        raise InputError(str(error)) from None
 
 
 def framework_asked(torch: bool, keras: bool, name: str | None) -> str | None:

@@ -6,24 +6,21 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..engine.symbols import H, I, L, P
+# the classes, prefixes and symbols of the one rule of which framework a line is (derive.models.pasted)
+from ..models.pasted import (
+    KERAS_CELLS,
+    KERAS_LAYERS,
+    KERAS_PREFIXES,
+    KERAS_WRAPPERS,
+    SYMBOLS,
+    TORCH_CLASSES,
+    TORCH_PREFIXES,
+)
 
 __all__ = ["parse", "parse_text", "dotted", "InputError"]
 
-#: Classes the torch path accepts (``derive.torch``).
-TORCH_CLASSES = ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell")
-#: Prefixes a torch constructor may carry.
-TORCH_PREFIXES = ("", "nn.", "torch.nn.")
-#: Layers and wrappers the Keras path accepts (``derive.keras``).
-KERAS_LAYERS = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "CuDNNLSTM", "CuDNNGRU")
-#: Keras cells: only inside ``RNN(...)`` or ``StackedRNNCells([...])``.
-KERAS_CELLS = ("SimpleRNNCell", "LSTMCell", "GRUCell")
-KERAS_WRAPPERS = ("Bidirectional", "Sequential", "RNN", "StackedRNNCells")
 #: Keyword arguments of a wrapper that hold nested calls.
 KERAS_NESTED = ("layer", "backward_layer", "layers", "cell", "cells")
-KERAS_PREFIXES = ("", "layers.", "keras.layers.", "tf.keras.layers.", "keras.", "tf.keras.")
-#: Names that stand for derive's size symbols.
-SYMBOLS = {"I": I, "H": H, "L": L, "P": P}
 #: Sanity limits on literals.
 MAX_INT = 10**15
 MAX_STR = 64

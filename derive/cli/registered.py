@@ -72,9 +72,39 @@ def _value(node: ast.expr, framework: str, depth: int) -> Any:
         name = dotted(node.func)
         if name is not None and find(name, framework):
             return _call(node, framework, depth + 1)
+    copies = _repeated(node)
+    if copies is not None:  # [LSTMCell(48) for _ in range(2)]: that many calls, each made anew
+        return [_value(copies[0], framework, depth + 1) for _ in range(copies[1])]
     if isinstance(node, ast.Starred):
         raise InputError("starred arguments (*args) are not allowed")
     return Opaque(ast.unparse(node))
+
+
+def _repeated(node: ast.expr) -> tuple[ast.expr, int] | None:
+    """``[element for _ in range(n)]`` (one ``for``, no ``if``, an int literal ``n``, an element that
+    does not read the loop's name) as ``(element, n)``; None for anything else."""
+    if not isinstance(node, ast.ListComp) or len(node.generators) != 1:
+        return None
+    loop = node.generators[0]
+    iterated = loop.iter
+    if (
+        loop.ifs
+        or loop.is_async
+        or not isinstance(loop.target, ast.Name)
+        or not isinstance(iterated, ast.Call)
+        or dotted(iterated.func) != "range"
+        or len(iterated.args) != 1
+        or iterated.keywords
+        or not isinstance(iterated.args[0], ast.Constant)
+        or type(iterated.args[0].value) is not int
+    ):
+        return None
+    if any(isinstance(n, ast.Name) and n.id == loop.target.id for n in ast.walk(node.elt)):
+        return None
+    times = iterated.args[0].value
+    if not 0 <= times <= MAX_ITEMS:
+        raise InputError(f"more than {MAX_ITEMS} items in a tuple or list")
+    return node.elt, times
 
 
 def _call(node: ast.Call, framework: str, depth: int = 0) -> _Made:

@@ -174,6 +174,9 @@ register(
 # ``hk.LSTM(128)``: Haiku makes the weights when the core is first applied, so the input width
 # comes from the input (``--input-dim`` on the command line). Signatures of haiku/_src/recurrent.py.
 
+from dataclasses import dataclass, replace  # noqa: E402
+
+from ..tree import Module  # noqa: E402
 from .mirror import Deferred, constructor, stack_module  # noqa: E402
 
 _PREFIXES = ("hk.", "haiku.")
@@ -190,34 +193,52 @@ def _haiku_module(cls: str, name: Any) -> tuple[str, str] | None:
     return (default, name)
 
 
-def _core(cls: str, hidden_size: Any, name: Any, **options: Any) -> Deferred:
+@dataclass(frozen=True)
+class Core(Deferred):
+    """A Haiku recurrent core: :class:`Deferred`, with its module name and the width of its output.
+
+    Attributes
+    ----------
+    make : callable
+        ``make(input_width) -> Module`` (:class:`Deferred`).
+    name : str
+        Its module name (``"lstm"``, or the ``name`` given).
+    output : int or sympy.Expr
+        The features of its output (``hidden_size``; ``output_channels`` of a convolutional core).
+    """
+
+    name: str = ""
+    output: Any = None
+
+
+def _core(cls: str, hidden_size: Any, name: Any, **options: Any) -> Core:
     rename = _haiku_module(cls, name)
-    return Deferred(
-        lambda width: stack_module("haiku", cls, width, hidden_size, type=cls, sep="/", rename=rename, **options)
+    return Core(
+        lambda width: stack_module("haiku", cls, width, hidden_size, type=cls, sep="/", rename=rename, **options),
+        rename[1] if rename else (_MODULE_NAMES.get(cls) or f"conv{cls[4]}_dlstm"),
+        hidden_size,
     )
 
 
 @constructor("haiku", "VanillaRNN", prefixes=_PREFIXES, letters={"hidden_size": "H"}, deferred=True, source=_SOURCE)
-def _vanilla_rnn(hidden_size: Any, double_bias: Any = True, name: Any = None) -> Deferred:
+def _vanilla_rnn(hidden_size: Any, double_bias: Any = True, name: Any = None) -> Core:
     return _core("VanillaRNN", hidden_size, name, double_bias=double_bias)
 
 
 @constructor("haiku", "LSTM", prefixes=_PREFIXES, letters={"hidden_size": "H"}, deferred=True, source=_SOURCE)
-def _lstm(hidden_size: Any, name: Any = None) -> Deferred:
+def _lstm(hidden_size: Any, name: Any = None) -> Core:
     return _core("LSTM", hidden_size, name)
 
 
 @constructor("haiku", "GRU", prefixes=_PREFIXES, letters={"hidden_size": "H"}, deferred=True, source=_SOURCE)
-def _gru(
-    hidden_size: Any, w_i_init: Any = None, w_h_init: Any = None, b_init: Any = None, name: Any = None
-) -> Deferred:
+def _gru(hidden_size: Any, w_i_init: Any = None, w_h_init: Any = None, b_init: Any = None, name: Any = None) -> Core:
     return _core("GRU", hidden_size, name)
 
 
 def _conv_lstm(n: int) -> None:
     cls = f"Conv{n}DLSTM"
 
-    def make(input_shape: Any, output_channels: Any, kernel_shape: Any, name: Any = None) -> Deferred:
+    def make(input_shape: Any, output_channels: Any, kernel_shape: Any, name: Any = None) -> Core:
         if not isinstance(input_shape, (tuple, list)) or len(input_shape) != n:
             raise ValueError(
                 f"input_shape must be the {n} spatial dimensions of the input (no channels), got {input_shape!r}"
@@ -232,3 +253,42 @@ def _conv_lstm(n: int) -> None:
 
 for _n in (1, 2, 3):
     _conv_lstm(_n)
+
+
+#: Functions a ``DeepRNN`` may hold between its cores (no parameters; the width unchanged).
+_FUNCTIONS = ("jax.nn.", "jnp.", "jax.numpy.")
+
+
+@constructor("haiku", "DeepRNN", prefixes=_PREFIXES, deferred=True, source=_SOURCE)
+def _deep_rnn(layers: Any, name: Any = None) -> Deferred:
+    """``hk.DeepRNN(layers, name=None)`` (haiku/_src/recurrent.py): each core reads the output of the
+    one before; the cores, made before it as its argument, keep their own module names, made unique
+    by Haiku in the order they are made (``lstm``, ``lstm_1``, ...); ``DeepRNN`` adds no parameters."""
+    if not isinstance(layers, (list, tuple)) or not layers:
+        raise TypeError(f"layers must be a non-empty list of cores and functions, got {layers!r}")
+    for item in layers:
+        source = getattr(item, "source", None)
+        if not isinstance(item, Core) and not (isinstance(source, str) and source.startswith(_FUNCTIONS)):
+            raise TypeError(
+                f"DeepRNN: {source or repr(item)} is not a Haiku core derive knows (hk.LSTM, hk.GRU, hk.VanillaRNN, "
+                "hk.Conv*DLSTM) nor a function of jax.nn / jnp"
+            )
+
+    def make(width: Any) -> Module:
+        seen: dict[str, int] = {}
+        children = []
+        for item in layers:
+            if not isinstance(item, Core):
+                continue
+            k = seen.get(item.name, 0)
+            seen[item.name] = k + 1
+            module = item.make(width)
+            if k:  # Haiku's unique name for the k-th module of that name
+                unique = f"{item.name}_{k}"
+                params = tuple(replace(p, name=unique + p.name[len(item.name) :]) for p in module.params)
+                module = module.replace(params=params)
+            children.append(module)
+            width = item.output
+        return Module("", "DeepRNN", children=tuple(children), sep="/")
+
+    return Deferred(make)

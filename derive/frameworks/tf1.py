@@ -10,12 +10,13 @@ deep bidirectional stack (``stack_bidirectional_rnn/cell_<k>/bidirectional_rnn/f
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..engine.conventions import Convention, TensorLayout
 from .registry import ON_OFF, CellSpec, Framework, register
 
-__all__ = ["TF1", "TF1_CLASSES", "tf1_name"]
+__all__ = ["TF1", "TF1_CLASSES", "tf1_name", "Cell", "Run"]
 
 
 _LSTM_OR_RNN = ("i", "f", "g", "o", "h")
@@ -136,9 +137,29 @@ register(
 # ``trainable=False`` freezes them; initializers, activations, clips and ``forget_bias`` change
 # no tensor.
 
-from .mirror import Deferred, constructor, optional_size, stack_module  # noqa: E402
+import dataclasses  # noqa: E402
 
-_PREFIXES = ("tf.compat.v1.nn.rnn_cell.", "tf.nn.rnn_cell.", "tf.contrib.rnn.", "rnn_cell.")
+from ..engine import validate  # noqa: E402
+from ..engine.symbols import Size  # noqa: E402
+from ..tree import Module  # noqa: E402
+from .mirror import constructor, optional_size, stack_module  # noqa: E402
+
+#: How users write the cells and wrappers: ``tf.compat.v1.nn.rnn_cell.LSTMCell`` (TF 2),
+#: ``tf.nn.rnn_cell.LSTMCell`` (TF 1, or TF 2 with ``import tensorflow.compat.v1 as tf``),
+#: ``tf.contrib.rnn.LSTMCell`` / ``rnn.LSTMCell`` (TF 1's ``from tensorflow.contrib import rnn``:
+#: the same classes, ``tensorflow/contrib/rnn/__init__.py`` of TF 1.15), ``rnn_cell.``, and bare
+#: (``from tensorflow.compat.v1.nn.rnn_cell import LSTMCell``).
+_PREFIXES = ("tf.compat.v1.nn.rnn_cell.", "tf.nn.rnn_cell.", "tf.contrib.rnn.", "rnn_cell.", "rnn.", "")
+#: ... and the functions that apply them (``tf.compat.v1.nn.dynamic_rnn``; ``static_rnn`` also in
+#: ``tf.contrib.rnn``).
+_RUN_PREFIXES = ("tf.compat.v1.nn.", "tf.nn.", "")
+_STATIC_PREFIXES = (*_RUN_PREFIXES, "tf.contrib.rnn.", "rnn.")
+_SOURCE_RUN = (
+    "tensorflow/python/ops/rnn.py (TF 2.21: dynamic_rnn, static_rnn scope 'rnn'; bidirectional_dynamic_rnn, "
+    "static_bidirectional_rnn scope 'bidirectional_rnn' with 'fw', 'bw'); "
+    "tensorflow/python/keras/layers/legacy_rnn/rnn_cell_impl.py (MultiRNNCell: 'multi_rnn_cell/cell_<k>'), "
+    "rnn_cell_wrapper_impl.py (DropoutWrapper, ResidualWrapper, DeviceWrapper: no variables)"
+)
 _LETTERS = {"num_units": "H", "num_proj": "P"}
 _SCOPES = {
     "BasicRNNCell": "basic_rnn_cell",
@@ -150,7 +171,82 @@ _SCOPES = {
 _LAYER_KEYWORDS = {"trainable", "dynamic", "autocast"}
 
 
-def _tf1_cell(cls: str, num_units: Any, name: Any, kwargs: dict[str, Any], **options: Any) -> Deferred:
+@dataclass(frozen=True)
+class Cell:
+    """A TF1 cell (or cells composed: ``MultiRNNCell``, a wrapper): its variables are made when it
+    is first applied, under the variable scope of the function that applies it.
+
+    Attributes
+    ----------
+    make : callable
+        ``make(input_width, scope) -> Module``: the variables, named ``<scope>/<cell scope>/...``.
+    output : callable
+        ``output(input_width) -> width`` of its output (``num_proj`` or ``num_units``).
+    """
+
+    make: Callable[[Any, str], Module]
+    output: Callable[[Any], Size]
+
+    def build(self, input_shape: tuple[Any, ...]) -> tuple[Module, None]:
+        """The variables for inputs of ``input_shape[-1]`` features, as ``dynamic_rnn`` names them.
+
+        Parameters
+        ----------
+        input_shape : tuple
+            Only the last dimension is read.
+
+        Returns
+        -------
+        (Module, None)
+
+        Raises
+        ------
+        TypeError, ValueError
+            A width that is not a positive integer; the cell's own checks.
+        """
+        return self.make(validate.size("input width", input_shape[-1]), "rnn"), None
+
+
+@dataclass(frozen=True)
+class Run:
+    """What ``dynamic_rnn`` and the other functions make: cells applied under one scope (not a cell).
+
+    Attributes
+    ----------
+    make : callable
+        ``make(input_width) -> Module``.
+    """
+
+    make: Callable[[Any], Module]
+
+    def build(self, input_shape: tuple[Any, ...]) -> tuple[Module, None]:
+        """The variables for inputs of ``input_shape[-1]`` features.
+
+        Parameters
+        ----------
+        input_shape : tuple
+
+        Returns
+        -------
+        (Module, None)
+
+        Raises
+        ------
+        TypeError, ValueError
+            A width that is not a positive integer; the cells' own checks.
+        """
+        return self.make(validate.size("input width", input_shape[-1])), None
+
+
+def _rescope(module: Module, scope: str) -> Module:
+    """``module`` (named under ``rnn/``, as ``dynamic_rnn`` scopes a cell) under ``scope``."""
+    if scope == "rnn":
+        return module
+    params = tuple(dataclasses.replace(p, name=scope + p.name[len("rnn") :]) for p in module.params)
+    return module.replace(params=params)
+
+
+def _tf1_cell(cls: str, num_units: Any, name: Any, kwargs: dict[str, Any], **options: Any) -> Cell:
     unknown = sorted(set(kwargs) - _LAYER_KEYWORDS)
     if unknown:
         raise TypeError(f"Keyword argument not understood: {unknown[0]!r}")
@@ -160,17 +256,21 @@ def _tf1_cell(cls: str, num_units: Any, name: Any, kwargs: dict[str, Any], **opt
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"name should be a non-empty str or None, got: {name!r}")
     rename = None if name is None else (f"rnn/{_SCOPES[cls]}", f"rnn/{name}")
-    return Deferred(
-        lambda width: stack_module(
+
+    def make(width: Any, scope: str) -> Module:
+        made = stack_module(
             "tf1", cls, width, num_units, type=cls, sep="/", rename=rename, frozen=lambda _: not trainable, **options
         )
-    )
+        return _rescope(made, scope)
+
+    proj = options.get("proj_size") or 0
+    return Cell(make, lambda width: proj or num_units)
 
 
 @constructor("tf1", "BasicRNNCell", prefixes=_PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
 def _basic_rnn_cell(
     num_units: Any, activation: Any = None, reuse: Any = None, name: Any = None, dtype: Any = None, **kwargs: Any
-) -> Deferred:
+) -> Cell:
     return _tf1_cell("BasicRNNCell", num_units, name, kwargs)
 
 
@@ -184,7 +284,7 @@ def _basic_lstm_cell(
     name: Any = None,
     dtype: Any = None,
     **kwargs: Any,
-) -> Deferred:
+) -> Cell:
     return _tf1_cell("BasicLSTMCell", num_units, name, kwargs)
 
 
@@ -205,7 +305,7 @@ def _lstm_cell(
     name: Any = None,
     dtype: Any = None,
     **kwargs: Any,
-) -> Deferred:
+) -> Cell:
     return _tf1_cell(
         "LSTMCell",
         num_units,
@@ -228,5 +328,157 @@ def _gru_cell(
     name: Any = None,
     dtype: Any = None,
     **kwargs: Any,
-) -> Deferred:
+) -> Cell:
     return _tf1_cell("GRUCell", num_units, name, kwargs)
+
+
+# --------------------------------------------------------------------------- cells composed, and applied
+
+
+def _cell(name: str, value: Any) -> Cell:
+    if not isinstance(value, Cell):
+        raise TypeError(f"{name} must be an RNNCell (LSTMCell, GRUCell, ...), got {validate.shown(value)}")
+    return value
+
+
+def _scope(scope: Any, default: str) -> str:
+    if scope is None:
+        return default
+    if not isinstance(scope, str) or not scope:
+        raise TypeError(f"scope: give the variable scope's name as a string, got {validate.shown(scope)}")
+    return scope
+
+
+@constructor("tf1", "MultiRNNCell", prefixes=_PREFIXES, deferred=True, source=_SOURCE_RUN)
+def _multi_rnn_cell(cells: Any, state_is_tuple: Any = True) -> Cell:
+    if not isinstance(cells, (list, tuple)):
+        raise TypeError(
+            "cells: write the list of cells out ([LSTMCell(48), LSTMCell(48)], or [LSTMCell(48) for _ in range(2)]), "
+            f"got {validate.shown(cells)}"
+        )
+    if not cells:
+        raise ValueError("Must specify at least one cell for MultiRNNCell.")
+    stack = [_cell("cells", c) for c in cells]
+
+    def make(width: Any, scope: str) -> Module:
+        children = []
+        for k, cell in enumerate(stack):
+            children.append(cell.make(width, f"{scope}/multi_rnn_cell/cell_{k}"))
+            width = cell.output(width)
+        return Module("", "MultiRNNCell", children=tuple(children), sep="/")
+
+    def output(width: Any) -> Any:
+        for cell in stack:
+            width = cell.output(width)
+        return width
+
+    return Cell(make, output)
+
+
+@constructor("tf1", "DropoutWrapper", prefixes=_PREFIXES, deferred=True, source=_SOURCE_RUN)
+def _dropout_wrapper(
+    cell: Any,
+    input_keep_prob: Any = 1.0,
+    output_keep_prob: Any = 1.0,
+    state_keep_prob: Any = 1.0,
+    variational_recurrent: Any = False,
+    input_size: Any = None,
+    dtype: Any = None,
+    seed: Any = None,
+    dropout_state_filter_visitor: Any = None,
+    **kwargs: Any,
+) -> Cell:
+    return _cell("cell", cell)
+
+
+@constructor("tf1", "ResidualWrapper", prefixes=_PREFIXES, deferred=True, source=_SOURCE_RUN)
+def _residual_wrapper(cell: Any, residual_fn: Any = None, **kwargs: Any) -> Cell:
+    inner = _cell("cell", cell)
+
+    def make(width: Any, scope: str) -> Module:
+        out = inner.output(width)
+        if residual_fn is None and out != width:
+            raise ValueError(
+                f"ResidualWrapper adds the input to the cell's output: the input width {width} must equal "
+                f"the output's {out}"
+            )
+        return inner.make(width, scope)
+
+    return Cell(make, inner.output)
+
+
+@constructor("tf1", "DeviceWrapper", prefixes=_PREFIXES, deferred=True, source=_SOURCE_RUN)
+def _device_wrapper(cell: Any, device: Any = None, **kwargs: Any) -> Cell:
+    return _cell("cell", cell)
+
+
+def _one(cell: Any, scope: Any) -> Run:
+    made, name = _cell("cell", cell), _scope(scope, "rnn")
+    return Run(lambda width: made.make(width, name))
+
+
+def _two(cell_fw: Any, cell_bw: Any, scope: Any) -> Run:
+    fw, bw, name = _cell("cell_fw", cell_fw), _cell("cell_bw", cell_bw), _scope(scope, "bidirectional_rnn")
+    return Run(
+        lambda width: Module(
+            "", "bidirectional_rnn", children=(fw.make(width, f"{name}/fw"), bw.make(width, f"{name}/bw")), sep="/"
+        )
+    )
+
+
+@constructor("tf1", "dynamic_rnn", prefixes=_RUN_PREFIXES, deferred=True, source=_SOURCE_RUN)
+def _dynamic_rnn(
+    cell: Any,
+    inputs: Any = None,
+    sequence_length: Any = None,
+    initial_state: Any = None,
+    dtype: Any = None,
+    parallel_iterations: Any = None,
+    swap_memory: Any = False,
+    time_major: Any = False,
+    scope: Any = None,
+) -> Run:
+    return _one(cell, scope)
+
+
+@constructor("tf1", "static_rnn", prefixes=_STATIC_PREFIXES, deferred=True, source=_SOURCE_RUN)
+def _static_rnn(
+    cell: Any,
+    inputs: Any = None,
+    initial_state: Any = None,
+    dtype: Any = None,
+    sequence_length: Any = None,
+    scope: Any = None,
+) -> Run:
+    return _one(cell, scope)
+
+
+@constructor("tf1", "bidirectional_dynamic_rnn", prefixes=_RUN_PREFIXES, deferred=True, source=_SOURCE_RUN)
+def _bidirectional_dynamic_rnn(
+    cell_fw: Any,
+    cell_bw: Any,
+    inputs: Any = None,
+    sequence_length: Any = None,
+    initial_state_fw: Any = None,
+    initial_state_bw: Any = None,
+    dtype: Any = None,
+    parallel_iterations: Any = None,
+    swap_memory: Any = False,
+    time_major: Any = False,
+    scope: Any = None,
+) -> Run:
+    return _two(cell_fw, cell_bw, scope)
+
+
+@constructor("tf1", "static_bidirectional_rnn", prefixes=_STATIC_PREFIXES, deferred=True, source=_SOURCE_RUN)
+def _static_bidirectional_rnn(
+    cell_fw: Any,
+    cell_bw: Any,
+    inputs: Any = None,
+    initial_state_fw: Any = None,
+    initial_state_bw: Any = None,
+    dtype: Any = None,
+    sequence_length: Any = None,
+    scope: Any = None,
+) -> Run:
+    return _two(cell_fw, cell_bw, scope)

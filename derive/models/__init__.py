@@ -17,11 +17,11 @@ message about a recurrent layer and names the constructor argument that differs.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Mapping
 from typing import Any
 
+from .pasted import detect
 from .report import Report, Row
 from .source import SourceError
 
@@ -29,50 +29,6 @@ __all__ = ["explain", "explain_code", "detect", "Report", "Row", "SourceError", 
 
 #: File suffixes read as checkpoints.
 CHECKPOINT_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx")
-_TORCH_HINTS = re.compile(
-    r"\b(nn\.|torch\b|Linear\(|ModuleList\(|Conv1d\(|LayerNorm\(|BatchNorm1d\(|RNNCell\(|LSTMCell\(|GRUCell\()"
-)
-_KERAS_HINTS = re.compile(
-    r"\b(keras|layers\.|Dense\(|Input\(|SimpleRNN|Bidirectional|TimeDistributed|Conv[123]D|"
-    r"ConvLSTM|Sequential\(\[|Sequential\(\)|Model\(|input_shape|units=|return_sequences|"
-    r"Masking|RepeatVector|Embedding\(\w+, \w+\)\s*[,\]])"
-)
-
-
-def detect(text: str) -> str:
-    """``"torch"`` or ``"keras"``, from the names the code uses.
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    SourceError
-        Names of both frameworks (pass ``framework=`` / ``--keras`` / ``--torch``).
-
-    Examples
-    --------
-    >>> detect("nn.LSTM(32, 128)"), detect("Sequential([LSTM(64), Dense(1)])")
-    ('torch', 'keras')
-    """
-    torch_ = bool(_TORCH_HINTS.search(text))
-    keras_ = bool(_KERAS_HINTS.search(text))
-    if torch_ and not keras_:
-        return "torch"
-    if keras_ and not torch_:
-        return "keras"
-    if torch_ and keras_:
-        if re.search(r"\bnn\.Module\b|\bnn\.", text) and not re.search(r"\bkeras\b", text):
-            return "torch"
-        if re.search(r"\bkeras\b", text) and not re.search(r"\bnn\.", text):
-            return "keras"
-        raise SourceError("the code uses names of both PyTorch and Keras; say which (--torch or --keras)")
-    return "torch"
 
 
 def explain_code(text: str, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:

@@ -85,11 +85,16 @@ def test_classify_refuses(text, framework, words):
 
 
 def test_two_other_frameworks_alike_are_refused_naming_the_option(monkeypatch):
-    twin = constructors.Constructor("sru", "LSTM", lambda: None, prefixes=("hk.",))
+    twin = constructors.Constructor("sru", "LSTM", lambda *args, **kwargs: None, prefixes=("hk.",))
     monkeypatch.setitem(constructors.CONSTRUCTORS, ("sru", "LSTM"), twin)
     with pytest.raises(InputError, match="hk.LSTM is a class of haiku, sru: say which with --framework haiku or"):
         classify("hk.LSTM(3)", None)
     assert classify("hk.LSTM(3)", "sru") == ("constructor", "sru")
+    # a twin whose class does not take the arguments: the one that does is chosen
+    monkeypatch.setitem(
+        constructors.CONSTRUCTORS, ("sru", "LSTM"), constructors.Constructor("sru", "LSTM", lambda: None, ("hk.",))
+    )
+    assert classify("hk.LSTM(3)", None) == ("constructor", "haiku")
 
 
 def test_code_json_latex_tensors_and_text():

@@ -17,6 +17,16 @@ for ``CuDNNLSTM``/``CuDNNGRU`` and with ``"compat_v1": true``).
 ``{"kind": "tf1_text", "text": ..., "input_size": I}`` — a cell written as its users write it
 (``tf``, ``rnn_cell`` in scope; test text, trusted) under ``dynamic_rnn``: ``[[name, shape,
 trainable], ...]``.
+``{"kind": "tf1_line", "text": ..., "input_size": I, "compat": bool}`` — a whole line as its users
+write it (``tf`` is ``tensorflow``, or ``tensorflow.compat.v1`` with ``compat``; ``rnn_cell``,
+``rnn`` the cells' module; the cells, wrappers and ``dynamic_rnn``/``static_rnn``/
+``bidirectional_dynamic_rnn``/``static_bidirectional_rnn`` bare, as ``from ... import`` gives them;
+``inputs``/``x`` a placeholder of I features, a list of steps for the static functions):
+``[[name, shape, trainable], ...]``.
+``{"kind": "keras2_line", "text": ..., "input_size": I}`` — a Keras 2 layer line (``tf.keras``,
+``tf.compat.v1.keras``, ``keras``/``layers`` and the bare classes of ``tf_keras``) built in a
+``Sequential`` on inputs of I features (or on its own ``input_shape``): ``[[name, shape,
+trainable], ...]``.
 ``{"kind": "signature", "cls": cls}`` — the constructor's parameters of ``tf.compat.v1.keras.layers.<cls>``.
 ``{"kind": "tf1_code", "code": ..., "input_size": I}`` — TF 1 code as its users wrote it (``tf`` is
 ``tf.compat.v1``, ``rnn_cell`` its cells; test text, trusted) that leaves a cell in ``cell``, run under
@@ -30,6 +40,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import types
 import warnings
 
 os.environ["TF_USE_LEGACY_KERAS"] = "1"
@@ -85,6 +96,59 @@ def tf1_text(request: dict) -> list:
         v1.nn.dynamic_rnn(cell, x, dtype=tf.float32)
         trained = {v.op.name for v in v1.trainable_variables()}
         return [[v.op.name, v.shape.as_list(), v.op.name in trained] for v in v1.global_variables()]
+
+
+_TF1_NAMES = (
+    "LSTMCell",
+    "GRUCell",
+    "BasicLSTMCell",
+    "BasicRNNCell",
+    "MultiRNNCell",
+    "DropoutWrapper",
+    "ResidualWrapper",
+    "DeviceWrapper",
+)
+_TF1_FUNCTIONS = ("dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn")
+
+
+def tf1_line(request: dict) -> list:
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2, 3, request["input_size"]])
+        inputs = tf.unstack(x, axis=1) if "static_" in request["text"] else x
+        # ``rnn``: TF 1's ``from tensorflow.contrib import rnn`` — the rnn_cell classes and
+        # static_rnn / static_bidirectional_rnn (tensorflow/contrib/rnn/__init__.py, TF 1.15)
+        contrib = types.SimpleNamespace(**{n: getattr(rc, n) for n in _TF1_NAMES})
+        contrib.static_rnn, contrib.static_bidirectional_rnn = v1.nn.static_rnn, v1.nn.static_bidirectional_rnn
+        scope = {
+            "tf": v1 if request.get("compat") else tf,
+            "rnn_cell": rc,
+            "rnn": contrib,
+            "inputs": inputs,
+            "x": inputs,
+        }
+        scope.update({n: getattr(rc, n) for n in _TF1_NAMES})
+        scope.update({n: getattr(v1.nn, n) for n in _TF1_FUNCTIONS})
+        made = eval(request["text"], scope)
+        if isinstance(made, rc.RNNCell):  # a cell alone: applied as dynamic_rnn applies it
+            v1.nn.dynamic_rnn(made, x, dtype=tf.float32)
+        trained = {v.op.name for v in v1.trainable_variables()}
+        return [[v.op.name, v.shape.as_list(), v.op.name in trained] for v in v1.global_variables()]
+
+
+def keras2_line(request: dict) -> list:
+    import tf_keras as k
+
+    k.backend.clear_session()
+    with tf.Graph().as_default():
+        scope = {"tf": tf, "keras": k, "layers": k.layers}
+        scope.update({n: getattr(k.layers, n) for n in dir(k.layers) if n[:1].isupper()})
+        scope.update({n: getattr(v1.keras.layers, n) for n in ("CuDNNLSTM", "CuDNNGRU")})
+        layer = eval(request["text"], scope)
+        made = layer if isinstance(layer, k.Sequential) else k.Sequential([layer])
+        if not made.built:
+            made.build((None, 3, request["input_size"]))
+        return [[w.name.removesuffix(":0"), w.shape.as_list(), w.trainable] for w in made.weights]
 
 
 def tf1_code(request: dict) -> list:
@@ -147,10 +211,12 @@ def main() -> None:
                 "ok": {
                     "tf1": tf1,
                     "tf1_text": tf1_text,
-                    "tf1_code": tf1_code,
                     "keras2": keras2,
-                    "keras2_code": keras2_code,
                     "signature": signature,
+                    "tf1_line": tf1_line,
+                    "tf1_code": tf1_code,
+                    "keras2_code": keras2_code,
+                    "keras2_line": keras2_line,
                 }[request["kind"]](request)
             }
         except Exception as error:  # reported to the test, which fails with it

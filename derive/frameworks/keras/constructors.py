@@ -30,11 +30,20 @@ from .merging import Add, Attention, Concatenate
 from .normalization import BatchNormalization, LayerNormalization
 from .pooling import AveragePooling1D, GlobalAveragePooling1D, GlobalMaxPooling1D, MaxPooling1D
 from .recurrent import GRU, LSTM, SimpleRNN
+from .recurrent_base import Recurrent
 from .reshaping import Activation, Dropout, Flatten, Masking, RepeatVector, Reshape, SpatialDropout1D
 from .rnn import RNN, StackedRNNCells
 from .wrappers import Bidirectional, TimeDistributed
 
-__all__ = ["KERAS_LAYERS", "KERAS_RECURRENT", "KERAS_INPUT_KWARGS", "PREFIXES", "remake"]
+__all__ = [
+    "KERAS_LAYERS",
+    "KERAS_RECURRENT",
+    "KERAS_INPUT_KWARGS",
+    "PREFIXES",
+    "V1_PREFIX",
+    "remake",
+    "declared_input",
+]
 
 #: Every non-recurrent Keras class a model may use, by name.
 KERAS_LAYERS: dict[str, Any] = {
@@ -73,8 +82,41 @@ KERAS_RECURRENT = ("SimpleRNN", "LSTM", "GRU", "ConvLSTM1D", "ConvLSTM2D", "Conv
 #: Keyword arguments that give a Keras model its input (read by the model, not the layer).
 KERAS_INPUT_KWARGS = ("input_shape", "batch_input_shape", "input_dim", "input_length", "batch_size")
 
-#: How users write a Keras class.
-PREFIXES = ("", "layers.", "keras.layers.", "tf.keras.layers.", "keras.", "tf.keras.")
+#: How users write a Keras class (``tf.compat.v1.keras.layers.``: TF 2's v1 layers, whose ``GRU``
+#: keeps ``reset_after=False``: :data:`V1_PREFIX`).
+PREFIXES = ("", "layers.", "keras.layers.", "tf.keras.layers.", "keras.", "tf.keras.", "tf.compat.v1.keras.layers.")
+#: TF 2's ``tf.compat.v1.keras.layers`` (tf_keras/src/layers/rnn/gru_v1.py, lstm_v1.py).
+V1_PREFIX = "tf.compat.v1.keras.layers."
+
+
+def declared_input(kwargs: dict[str, Any], mirror: Any, name: str) -> tuple[Any, ...] | None:
+    """The input shape (batch axis first) a layer's own arguments give (Keras 2 and 3 spellings).
+
+    Parameters
+    ----------
+    kwargs : dict
+        The constructor's keywords.
+    mirror : object
+        The mirror's layer.
+    name : str
+        The class name.
+
+    Returns
+    -------
+    tuple or None
+    """
+    if isinstance(kwargs.get("batch_input_shape"), (tuple, list)):
+        return tuple(kwargs["batch_input_shape"])
+    batch = kwargs.get("batch_size")
+    if isinstance(kwargs.get("input_shape"), (tuple, list)):
+        return (batch, *kwargs["input_shape"])
+    if kwargs.get("input_dim") is not None and name != "Embedding":
+        if isinstance(mirror, Recurrent):
+            return (batch, kwargs.get("input_length"), kwargs["input_dim"])
+        return (batch, kwargs["input_dim"])
+    if name == "Embedding" and kwargs.get("input_length") is not None:
+        return (batch, kwargs["input_length"])
+    return None
 
 
 def remake(layer: Any) -> Any:
@@ -311,7 +353,7 @@ for _cls, _module in ((CuDNNLSTM, "cudnn_lstm"), (CuDNNGRU, "cudnn_gru")):
             framework="keras",
             name=_cls.__name__,
             make=_cls,
-            prefixes=(*PREFIXES, "tf.compat.v1.keras.layers."),
+            prefixes=PREFIXES,
             letters={"units": "H"},
             read=_reader(_cls),
             module_types=(f"tf_keras.src.layers.rnn.{_module}", f"keras.src.layers.rnn.{_module}"),

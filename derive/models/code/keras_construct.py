@@ -19,8 +19,7 @@ import sympy
 
 from ...engine.constructors import CONSTRUCTORS, lookup
 from ...frameworks import keras as _mirror  # noqa: F401  (registers the Keras classes)
-from ...frameworks.keras.constructors import KERAS_INPUT_KWARGS
-from ...frameworks.keras.recurrent_base import Recurrent
+from ...frameworks.keras.constructors import KERAS_INPUT_KWARGS, declared_input
 from .frame import source_of
 from .keras_inner import Inner
 from .keras_objects import SESSION, KLayer, KNode, KTensor, Session, snake
@@ -186,36 +185,6 @@ def _mirror_of(core: Any, value: Any, node: ast.AST) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(_mirror_of(core, v, node) for v in value)
     return value
-
-
-def declared_input(kwargs: dict[str, Any], mirror: Any, name: str) -> tuple[Any, ...] | None:
-    """The input shape (batch axis first) a layer's own arguments give (Keras 2 and 3 spellings).
-
-    Parameters
-    ----------
-    kwargs : dict
-        The constructor's keywords.
-    mirror : object
-        The mirror's layer.
-    name : str
-        The class name.
-
-    Returns
-    -------
-    tuple or None
-    """
-    if isinstance(kwargs.get("batch_input_shape"), (tuple, list)):
-        return tuple(kwargs["batch_input_shape"])
-    batch = kwargs.get("batch_size")
-    if isinstance(kwargs.get("input_shape"), (tuple, list)):
-        return (batch, *kwargs["input_shape"])
-    if kwargs.get("input_dim") is not None and name != "Embedding":
-        if isinstance(mirror, Recurrent):
-            return (batch, kwargs.get("input_length"), kwargs["input_dim"])
-        return (batch, kwargs["input_dim"])
-    if name == "Embedding" and kwargs.get("input_length") is not None:
-        return (batch, kwargs["input_length"])
-    return None
 
 
 def make_layer(core: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> KLayer:
