@@ -142,7 +142,9 @@ def test_shapes_and_tensors_of_one_state_dict_give_one_answer(build):
     by_shape = explain({k: tuple(v.shape) for k, v in state.items()})
     assert by_shape.total == by_tensor.total == sum(v.numel() for v in state.values())
     assert not by_shape.partial and not by_tensor.partial
-    assert [(r.name, r.params, r.config) for r in by_shape.rows] == [(r.name, r.params, r.config) for r in by_tensor.rows]
+    assert [(r.name, r.params, r.config) for r in by_shape.rows] == [
+        (r.name, r.params, r.config) for r in by_tensor.rows
+    ]
     assert by_shape.notes == by_tensor.notes and by_shape.tensors == by_tensor.tensors
 
 
