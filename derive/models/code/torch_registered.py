@@ -406,7 +406,9 @@ def _tensors(module: Module) -> tuple[Any, ...]:
 def _config_value(value: Any) -> bool:
     """A frozen dataclass a registered config class makes (xlstm's configs), passed on as a value."""
     params = getattr(type(value), "__dataclass_params__", None)
-    return params is not None and bool(params.frozen) and not isinstance(value, Module)
+    if params is None or not params.frozen or isinstance(value, Module):
+        return False
+    return not type(value).__module__.startswith("derive.models")  # the reader's own values (Unknown ...) are not
 
 
 def _unknown(value: Any) -> bool:
