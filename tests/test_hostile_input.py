@@ -296,7 +296,7 @@ def test_huge_sizes_give_exact_integers(cls, kwargs):
     for size in [(HUGE, HUGE), (HUGE, 7), (3, HUGE), (2**100 + 1, 3**70)]:
         with time_limit(30):
             count = getattr(dt, cls)(*size, **kwargs).count
-        assert isinstance(count, sympy.Integer), type(count)
+        assert type(count) is int, type(count)
         assert int(count) == polynomial(*size), size
         assert int(count) != int(float(int(count))) or int(count) < 2**53  # more digits than a float holds
 

@@ -64,7 +64,7 @@ EQUATIONS: tuple[tuple[str, str], ...] = (
 )
 
 #: Letters of the closed form of ``Mamba(...)``, by argument.
-LETTERS = {"d_model": "D", "d_state": "N", "d_conv": "K", "expand": "e", "dt_rank": "R"}
+LETTERS = {"d_model": "d", "d_state": "N", "d_conv": "K", "expand": "e", "dt_rank": "R"}
 
 _SOURCE = "mamba_ssm/modules/mamba_simple.py 31-117 (mamba-ssm 2.3.2.post1)"
 #: Per spelling: the mixer's class and its children's registration order.

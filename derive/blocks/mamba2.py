@@ -63,7 +63,7 @@ EQUATIONS: tuple[tuple[str, str], ...] = (
 )
 
 #: Letters of the closed form of ``Mamba2(...)``, by argument.
-LETTERS = {"d_model": "D", "d_state": "N", "d_conv": "K", "expand": "e", "headdim": "P", "ngroups": "G", "d_ssm": "S"}
+LETTERS = {"d_model": "d", "d_state": "N", "d_conv": "K", "expand": "e", "headdim": "P", "ngroups": "G", "d_ssm": "S"}
 
 _SOURCE = "mamba_ssm/modules/mamba2.py 37-152 (mamba-ssm 2.3.2.post1)"
 _ORDER = {

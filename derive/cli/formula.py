@@ -1,6 +1,7 @@
 """The closed form the command line shows for a torch or Keras constructor, in the user's own symbols.
 
-Literal int sizes are generalized to ``I``, ``H``, ``L``, ``P`` only where the user did not write
+Literal int sizes are generalized to ``I``, ``H``, ``L``, ``P`` by the letter rule of torch's
+registered constructors (the one :func:`derive.explain` shows), only where the user did not write
 that symbol, and a formula is shown only if, at the values shown, it equals the count.
 """
 
@@ -10,7 +11,8 @@ from typing import Any
 
 import sympy
 
-from ..engine.symbols import H, I, L, P, as_expr
+from ..engine.constructors import lookup
+from ..engine.symbols import H, I, as_expr
 from ..frameworks import pytorch as dt
 from .parse import SYMBOLS, _Call
 
@@ -49,10 +51,6 @@ def instantiate(call: _Call, keras: bool) -> Any:
     return getattr(dt, call.name)(*call.args, **call.kwargs)
 
 
-#: torch argument names replaced by symbols for the formula.
-_TORCH_SIZES = {"input_size": I, "hidden_size": H, "num_layers": L, "proj_size": P}
-
-
 def user_symbols(value: object) -> set[sympy.Symbol]:
     """The size symbols written anywhere in a parsed constructor (nested calls and lists included).
 
@@ -86,10 +84,11 @@ def _is_int(value: object) -> bool:
 
 
 def torch_formula(call: _Call, count: sympy.Expr) -> tuple[sympy.Expr, dict[str, int]]:
-    """The count with the literal int sizes generalized to I, H, L, P, and the values they take.
+    """The count with the literal int sizes as I, H, L, P, and the values they take.
 
-    A size is generalized only to a symbol the user did not write: a formula shown for the user's
-    symbols is in exactly those symbols (``nn.LSTM(32, I)`` has hidden size I, so its 32 stays 32).
+    The letters are those of torch's registered constructor (:func:`derive.engine.constructors.lookup`),
+    the one rule every reader shows (``num_layers=1`` and ``proj_size=0`` stay numbers; a letter the
+    user wrote is not introduced: ``nn.LSTM(32, I)`` has hidden size I, so its 32 stays 32).
 
     Parameters
     ----------
@@ -102,32 +101,16 @@ def torch_formula(call: _Call, count: sympy.Expr) -> tuple[sympy.Expr, dict[str,
     (sympy.Expr, dict)
         The formula and the values of its letters (the count and {} when none applies).
     """
-    used = user_symbols(call)
-    where = dt.torch_arguments(call.name, tuple(call.args), call.kwargs)
-    args, kwargs = list(call.args), dict(call.kwargs)
-    values: dict[str, int] = {}
-    for name, symbol in _TORCH_SIZES.items():
-        if symbol in used:
-            continue
-        if name not in where:
-            if name == "num_layers" and not call.name.endswith("Cell") and len(args) <= 2:
-                kwargs[name] = symbol  # the default 1, shown as L = 1
-                values[str(symbol)] = 1
-            continue
-        _, key = where[name]
-        value = args[key] if isinstance(key, int) else kwargs[key]
-        if not _is_int(value) or (name == "proj_size" and value == 0):
-            continue
-        if isinstance(key, int):
-            args[key] = symbol
-        else:
-            kwargs[key] = symbol
-        values[str(symbol)] = value
-    if not values:
+    constructor = lookup("torch", call.name)
+    if constructor is None:
         return count, {}
     try:
-        symbolic = getattr(dt, call.name)(*args, **kwargs).count
-    except (TypeError, ValueError):  # a check the symbols cannot pass: show the count as given
+        formula = constructor.make(*call.args, **call.kwargs).formula
+        values = dict(formula.values) if formula is not None else {}
+        if formula is None or not values:
+            return count, {}
+        symbolic = formula.expr
+    except (TypeError, ValueError):  # a check the letters cannot pass: show the count as given
         return count, {}
     if sympy.expand(symbolic.subs(_by_symbol(values)) - count) != 0:  # never show a formula that disagrees
         return count, {}

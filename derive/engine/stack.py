@@ -346,7 +346,7 @@ class Stack:
             return type_name
         return self.mode if type(self) is Stack else type(self).__name__
 
-    def layer_count(self, layer: int | sympy.Expr) -> sympy.Expr:
+    def layer_count(self, layer: int | sympy.Expr) -> int | sympy.Expr:
         """Parameters of ``layer``, all directions (units: parameters).
 
         Parameters
@@ -356,8 +356,8 @@ class Stack:
 
         Returns
         -------
-        sympy.Expr
-            A ``sympy.Integer`` when every size is an int.
+        int or sympy.Expr
+            An ``int`` when every size is an int.
 
         Raises
         ------
@@ -367,7 +367,7 @@ class Stack:
         """
         layer = self.check_layer(layer)
         module = layer_module(self, COPY if layer is UPPER else layer, is_numeric(self))
-        return _as_count(tree.count(module))
+        return plain(tree.count(module))
 
     def _layers(self) -> range:
         if not isinstance(self.num_layers, (int, sympy.Integer)):
@@ -400,14 +400,15 @@ class Stack:
         return OrderedDict((name, tuple(plain(d) for d in p.shape)) for name, p in tree.named_parameters(self.module()))
 
     @property
-    def count(self) -> sympy.Expr:
-        """Number of parameters: a ``sympy.Integer`` when every size is an int, else a closed form.
+    def count(self) -> int | sympy.Expr:
+        """Number of parameters: an ``int`` when every size is an int (as every count of derive),
+        else a closed form.
 
         With a symbolic ``num_layers`` L the closed form holds for every L >= 1. It is
         :func:`derive.tree.count` of the stack's tree with layers 1 .. L - 1 as one repeated
         group: with int sizes, integer arithmetic only.
         """
-        return _as_count(tree.count(stack_module(self, "", self._type_name(None), expand=False)))
+        return plain(tree.count(stack_module(self, "", self._type_name(None), expand=False)))
 
     @property
     def factored(self) -> sympy.Expr:
@@ -424,11 +425,6 @@ class Stack:
 
     def __int__(self) -> int:
         count = self.count
-        if not count.is_Integer:
+        if not isinstance(count, int):
             raise TypeError(f"the count is symbolic: {count}")
-        return int(count)
-
-
-def _as_count(value: Any) -> sympy.Expr:
-    """A count as :attr:`Stack.count` gives it: a ``sympy.Integer`` for an int (the public type)."""
-    return sympy.Integer(value) if type(value) is int else value
+        return count

@@ -40,6 +40,7 @@ def constructor(
     letters: Mapping[str, str] | None = None,
     deferred: bool = False,
     source: str = "",
+    module_types: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as the constructor of class ``name`` of ``framework``.
 
@@ -60,6 +61,9 @@ def constructor(
         The class needs the input width (it makes its weights when first applied).
     source : str
         The framework file the signature and checks are read from.
+    module_types : tuple of str, optional
+        The modules that define the class (``xlstm.xlstm_lm_model``): the code reader takes an
+        import of the class from them, or from a prefix in their package, for this constructor.
 
     Returns
     -------
@@ -83,6 +87,7 @@ def constructor(
                 dict(letters or {}),
                 deferred=deferred,
                 source=source or make.__module__,
+                module_types=module_types,
             )
         )
         return make

@@ -8,7 +8,7 @@ Arguments that do not change the weights (``batch_first``, ``dropout``,
 
 Each object has
 
-* ``count`` — the number of parameters (a ``sympy.Integer`` when every size is an
+* ``count`` — the number of parameters (an ``int`` when every size is an
   int, a closed form otherwise; with a symbolic ``num_layers`` L it holds for all L >= 1);
 * ``shapes`` — tensor name -> shape, in the order of ``named_parameters()``
   (needs an int ``num_layers``);

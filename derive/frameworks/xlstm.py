@@ -19,7 +19,7 @@ from ..engine.conventions import Convention, TensorLayout
 from ..engine.symbols import Size
 from .registry import ON_OFF, POSITIVE_NUMBER, SIZE_OR_ZERO, YES_NO, CellSpec, Framework, register
 
-__all__ = ["XLSTM_SLSTM", "XLSTM_MLSTM", "check_embedding"]
+__all__ = ["XLSTM_SLSTM", "XLSTM_MLSTM", "check_embedding", "XlstmConfig", "bind_fields"]
 
 _SOURCE = (
     "xlstm/blocks/slstm/layer.py, xlstm/blocks/slstm/cell.py, xlstm/blocks/mlstm/layer.py, "
@@ -263,8 +263,27 @@ class XlstmConfig:
     fields: MappingProxyType[str, Any]
 
 
-def _config(cls: str, defaults: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlstmConfig:
-    """Bind ``args``/``kwargs`` to the dataclass fields as its ``__init__`` does."""
+def bind_fields(cls: str, defaults: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> XlstmConfig:
+    """An xlstm config dataclass as written: ``args``/``kwargs`` bound to its fields as its ``__init__`` binds them.
+
+    Parameters
+    ----------
+    cls : str
+        The dataclass' name (``"mLSTMLayerConfig"``).
+    defaults : dict
+        Its fields, in order, with their defaults.
+    args : tuple
+    kwargs : dict
+
+    Returns
+    -------
+    XlstmConfig
+
+    Raises
+    ------
+    TypeError
+        Too many positional arguments, an unknown or a repeated field (the dataclass' words).
+    """
     names = list(defaults)
     if len(args) > len(names):
         raise TypeError(
@@ -281,14 +300,18 @@ def _config(cls: str, defaults: dict[str, Any], args: tuple[Any, ...], kwargs: d
     return XlstmConfig(cls, MappingProxyType(values))
 
 
-@constructor("xlstm", "sLSTMLayerConfig", prefixes=_PREFIXES, source=_SOURCE)
+@constructor(
+    "xlstm", "sLSTMLayerConfig", prefixes=_PREFIXES, source=_SOURCE, module_types=("xlstm.blocks.slstm.layer",)
+)
 def _slstm_config(*args: Any, **kwargs: Any) -> XlstmConfig:
-    return _config("sLSTMLayerConfig", _SLSTM_FIELDS, args, kwargs)
+    return bind_fields("sLSTMLayerConfig", _SLSTM_FIELDS, args, kwargs)
 
 
-@constructor("xlstm", "mLSTMLayerConfig", prefixes=_PREFIXES, source=_SOURCE)
+@constructor(
+    "xlstm", "mLSTMLayerConfig", prefixes=_PREFIXES, source=_SOURCE, module_types=("xlstm.blocks.mlstm.layer",)
+)
 def _mlstm_config(*args: Any, **kwargs: Any) -> XlstmConfig:
-    return _config("mLSTMLayerConfig", _MLSTM_FIELDS, args, kwargs)
+    return bind_fields("mLSTMLayerConfig", _MLSTM_FIELDS, args, kwargs)
 
 
 def _fields(layer: str, config: Any, wanted: str) -> MappingProxyType[str, Any]:
@@ -300,7 +323,7 @@ def _fields(layer: str, config: Any, wanted: str) -> MappingProxyType[str, Any]:
     return fields
 
 
-@constructor("xlstm", "sLSTMLayer", prefixes=_PREFIXES, source=_SOURCE)
+@constructor("xlstm", "sLSTMLayer", prefixes=_PREFIXES, source=_SOURCE, module_types=("xlstm.blocks.slstm.layer",))
 def _slstm_layer(config: Any) -> Any:
     fields = _fields("sLSTMLayer", config, "sLSTMLayerConfig")
     unsupported("num_gates", fields["num_gates"], 4, "the sLSTM cell has four gates")
@@ -318,7 +341,7 @@ def _slstm_layer(config: Any) -> Any:
     )
 
 
-@constructor("xlstm", "mLSTMLayer", prefixes=_PREFIXES, source=_SOURCE)
+@constructor("xlstm", "mLSTMLayer", prefixes=_PREFIXES, source=_SOURCE, module_types=("xlstm.blocks.mlstm.layer",))
 def _mlstm_layer(config: Any) -> Any:
     fields = _fields("mLSTMLayer", config, "mLSTMLayerConfig")
     unsupported("_proj_up_dim", fields["_proj_up_dim"], None, "it sets the inner width directly")

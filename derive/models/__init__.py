@@ -94,14 +94,16 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     obj : str, os.PathLike, Mapping or model object
         Model code; a path to ``.py`` code or a checkpoint (``.pt``, ``.pth``, ``.bin``,
         ``.safetensors``, ``.keras``, ``.onnx``); a mapping of tensor names to tensors or shapes
-        (a state dict, or part of one read off an error message); a ``torch.nn.Module`` or a
+        (a state dict: the same answer for tensors and for their shapes; with ``partial``, part of
+        one, e.g. read off an error message); a ``torch.nn.Module`` or a
         Keras ``Model``/``Layer``.
     framework : {"torch", "keras"}, optional
         Forces the framework of code.
     input_dim : int, optional
         Keras code: features per step of the input.
     partial : bool
-        Code: count the known layers and mark unknown ones instead of refusing.
+        Code: count the known layers and mark unknown ones instead of refusing. A mapping: it holds
+        only some of the model's tensors (what they cannot fix is marked unknown).
 
     Returns
     -------
@@ -145,7 +147,7 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     if isinstance(obj, Mapping):
         from .state_dict import explain_state_dict
 
-        return explain_state_dict(obj)
+        return explain_state_dict(obj, complete=not partial)
     from .objects import explain_object
 
     return explain_object(obj)

@@ -219,7 +219,7 @@ def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Recu
     ------
     SourceError
         Shapes no ``torch.nn`` recurrent layer produces; a complete state dict whose tensors are
-        not those of any one module (a layer missing).
+        not those of any one module (a layer missing, or a size they do not fix).
     """
     groups, cells, rest = _split(tensors)
     found = []
@@ -249,7 +249,14 @@ def infer_torch(tensors: Mapping[str, tuple], complete: bool) -> tuple[list[Recu
         given = [
             (f"{prefix}{k}{'' if cell else f'_l{lay}'}{'_reverse' if r else ''}", s) for (k, lay, r), s in group.items()
         ]
-        found.append(_remade(Recurrent(prefix, cell, config, given)))
+        recurrent = Recurrent(prefix, cell, config, given)
+        if complete and recurrent.unknown:  # a whole state dict: every tensor of the module is there
+            raise SourceError(
+                f"{clean(recurrent.name, 80)}: the tensors are not those of any one torch.nn.{recurrent.kind} "
+                f"({', '.join(recurrent.unknown)} not fixed by them: a layer's tensors missing); got "
+                f"{sorted(clean(n, 80) for n, _ in given)[:8]} (pass partial=True for part of a state dict)"
+            )
+        found.append(_remade(recurrent))
     return found, rest
 
 

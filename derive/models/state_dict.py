@@ -178,7 +178,7 @@ def _module(node: _Node, name: str, path: str) -> Module:
 
 def explain_state_dict(
     state: Mapping[str, Any],
-    complete: bool | None = None,
+    complete: bool = True,
     framework: str = "torch",
     *,
     ties: Mapping[str, str] | None = None,
@@ -192,9 +192,10 @@ def explain_state_dict(
     ----------
     state : Mapping of str to tensor or shape
         ``model.state_dict()``, a checkpoint's contents, or names and shapes read off an error message.
-    complete : bool, optional
-        Whether absent tensors mean absent parameters; default: True when the values are tensors
-        (have ``.shape``), False for bare shapes.
+    complete : bool, default True
+        Whether absent tensors mean absent parameters: a state dict is the model's every tensor,
+        whether its values are tensors or shapes (the same answer for both). False for names and
+        shapes read off an error message, which lists some of them.
     framework : str
         Recorded in the report.
     ties : Mapping of str to str, optional
@@ -228,8 +229,6 @@ def explain_state_dict(
         if not isinstance(key, str):
             raise TypeError(f"state dict keys are str, got {type(key).__name__}")
         shapes[key] = shape_of(value)
-    if complete is None:
-        complete = bool(state) and all(hasattr(v, "shape") for v in state.values())
     if dtypes is None:
         dtypes = {k: str(v.dtype) for k, v in state.items() if hasattr(v, "dtype")}
     if ties is None:

@@ -4,7 +4,9 @@ The code is read with :mod:`ast` and evaluated by :mod:`derive.models.code` — 
 nothing executed. The model is the module the code builds: an instance of one of its classes
 (``model = Net(300, 256)``; ``model`` preferred, else the last), else its last ``nn.Module`` class
 not used by another (its ``__init__`` parameters without a default kept as size symbols, the
-others at their defaults), else the last module the code makes (``nn.Sequential(...)``). Names are
+others at their defaults), else the last module the code makes (``nn.Sequential(...)``). The
+statements under ``if __name__ == "__main__":`` are read as the file's own (Python runs them when the
+file is run): a model built there is the model, and its class's closed form is given beside it. Names are
 exactly those of ``named_parameters()``; tied tensors count once; buffers are listed, not counted.
 
 >>> report = explain_torch("nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128))")
@@ -20,13 +22,14 @@ from typing import Any
 import sympy
 
 from ..engine.constructors import lookup
+from ..tree import count
 from .code.imported import imports_registered
-from .code.interpreter import Interpreter
+from .code.interpreter import Interpreter, main_guard
 from .code.torch_names import supported, torch_name
 from .code.torch_objects import ModObj
 from .code.torch_semantics import TorchSemantics
 from .code.torch_tree import to_tree
-from .code.values import Class, Function, Ref, Unknown
+from .code.values import Class, Function, Ref, Refused, Unknown, UserRaise
 from .report import Report
 from .source import SourceError, parse_module
 
@@ -89,6 +92,7 @@ class _Program:
         """The model and its title, or the refusal that stopped it."""
         for group in (self.instances,):
             if group:
+                self.chosen = self._chosen(group)
                 return self._pick(group)
         classes = self._top_classes()
         if classes:
@@ -96,6 +100,40 @@ class _Program:
         if self.others:
             return self._pick(self.others)
         raise SourceError("no PyTorch model found: expected nn.Sequential(...) or class Net(nn.Module) with __init__")
+
+    @staticmethod
+    def _chosen(group: list[tuple[str | None, Any, Exception | None, ast.stmt]]) -> ast.stmt:
+        named = [entry for entry in group if entry[0] == "model"]
+        return (named or group)[-1][3]
+
+    def closed_form(self, model: ModObj, guards: list[ast.stmt]) -> str | None:
+        """The note giving the closed form of the class of a model built under the main guard.
+
+        None when the model was not built there, or when its class cannot be read with its
+        ``__init__`` parameters as letters (a size that decides the modules built).
+        """
+        statement = getattr(self, "chosen", None)
+        if statement is None or model.cls is None or not isinstance(model.cls, Class):
+            return None
+        if not any(g.lineno <= statement.lineno <= (g.end_lineno or g.lineno) for g in guards):
+            return None
+        notes, origins = list(self.reader.notes), dict(self.reader.symbol_origins)
+        try:
+            _, general = self._uninstantiated(model.cls)
+            letters = [str(s) for s in self.reader.symbol_origins if s not in origins]
+            total = count(to_tree(general))
+        except (Refused, UserRaise, SourceError, RecursionError):
+            return None
+        finally:
+            self.reader.notes[:] = notes
+            self.reader.symbol_origins.clear()
+            self.reader.symbol_origins.update(origins)
+        if not isinstance(total, sympy.Expr) or not total.free_symbols:
+            return None
+        return (
+            f"{model.cls.name}({', '.join(letters)}), its other parameters at their defaults: {total} "
+            f"(the model above is the one the file builds, line {statement.lineno})"
+        )
 
     def _pick(self, group: list[tuple[str | None, Any, Exception | None, ast.stmt]]) -> tuple[str, ModObj]:
         named = [entry for entry in group if entry[0] == "model"]
@@ -185,4 +223,6 @@ def explain_torch(text: str, partial: bool = False) -> Report:
         title, model = program.choose()
     except RecursionError:
         raise SourceError("code nested too deeply") from None
-    return Report.from_module(to_tree(model), "torch", title, notes=reader.notes)
+    module = to_tree(model)
+    general = program.closed_form(model, [s for s in tree.body if main_guard(s)])
+    return Report.from_module(module, "torch", title, notes=[*reader.notes, *([general] if general else [])])

@@ -120,7 +120,7 @@ def latex_repr(stack: Stack) -> str:
     _check_stack(stack)
     count = stack.count
     label = rf"\texttt{{{_tex_text(_name(stack))}}}:\quad "
-    if count.is_Integer:
+    if isinstance(count, int):
         layers = getattr(stack, "num_layers", 1)
         terms = ""
         if isinstance(layers, int) and 1 < layers <= 8:

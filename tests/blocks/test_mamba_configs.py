@@ -245,7 +245,7 @@ def test_symbolic_sizes() -> None:
     assert mlp_width(D) == 128 * sympy.ceiling(D / 128)
     assert mlp_width(300) == 384
     assert Mamba(D).count == count(mixer(D))
-    assert Mamba(16, expand=1.5).formula.values == (("D", 16), ("N", 16), ("K", 4))  # a float expand stays a number
+    assert Mamba(16, expand=1.5).formula.values == (("d", 16), ("N", 16), ("K", 4))  # a float expand stays a number
     formula = Mamba2(64, headdim=16).formula
     assert (
         formula.expr.subs({sympy.Symbol(k, integer=True, positive=True): v for k, v in formula.values})

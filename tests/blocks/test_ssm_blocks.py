@@ -230,3 +230,15 @@ def test_the_fla_reader_on_stand_ins(monkeypatch) -> None:
     hgrn.__dict__.update(mode="chunk", hidden_size=64, expand_ratio=1, use_short_conv=False, conv_size=4)
     hgrn.__dict__.update(conv_bias=False, g_norm=_Norm(1))
     assert lookup("fla", "HGRNAttention").read(hgrn)[1]["elementwise_affine"] is True
+
+
+@pytest.mark.parametrize("text", ["Mamba(d_model=18)", "Mamba2(d_model=256, headdim=64)", "LRU(16, 8)"])
+def test_a_formula_letter_is_never_a_tensor_name_of_its_block(text):
+    """Issue 26: D was d_model in Mamba's formula and the mixer's skip tensor ``D`` at once."""
+    from derive.cli import describe
+    from derive.tree import named_parameters
+
+    shown = describe(text)
+    tensors = {name.rsplit(".", 1)[-1] for name, _ in named_parameters(shown["object"])}
+    letters = {str(s) for s in shown["formula"].free_symbols}
+    assert letters and not letters & tensors, letters & tensors

@@ -74,3 +74,34 @@ def test_keras_formula_keeps_the_users_symbols():
     info = describe("Bidirectional(LSTM(I))", keras=True, input_dim=28)
     assert "I" not in info["values"]
     assert info["formula"].subs(I, 128) == 160768  # keras: Bidirectional(LSTM(128)) on 28 features
+
+
+@pytest.mark.parametrize(
+    "text,args,kwargs",
+    [
+        ("nn.LSTM(10, 20)", (10, 20), {}),
+        ("nn.GRU(10, 20, 3, bidirectional=True)", (10, 20, 3), {"bidirectional": True}),
+        ("nn.LSTM(16, 32, proj_size=8)", (16, 32), {"proj_size": 8}),
+        ("nn.GRUCell(5, 7)", (5, 7), {}),
+    ],
+)
+def test_the_command_line_and_explain_give_one_formula(text, args, kwargs):
+    """Issue 26: for nn.LSTM(10, 20) the CLI printed 8*H**2*L - 4*H**2 + 4*H*I + 8*H*L (L=1) and
+    derive.explain 4*H**2 + 4*H*I + 8*H: one letter rule now (num_layers=1, proj_size=0 stay numbers)."""
+    import derive
+
+    cls = text[3 : text.index("(")]
+    shown = describe(text)
+    row = derive.explain(getattr(nn, cls)(*args, device="meta", **kwargs)).rows[0]
+    assert sympy.expand(shown["formula"] - row.formula) == 0 and shown["values"] == row.values
+    assert L not in shown["formula"].free_symbols or shown["values"].get("L", 1) != 1
+    for scale in (1, 2, 3):  # the formula, at other sizes, is torch's count
+        values = {k: v * scale for k, v in shown["values"].items()}
+        sizes = dict(zip(("input_size", "hidden_size", "num_layers"), args, strict=False)) | kwargs
+        sizes |= {
+            n: values[c]
+            for n, c in (("input_size", "I"), ("hidden_size", "H"), ("num_layers", "L"), ("proj_size", "P"))
+            if c in values
+        }
+        expected = torch_count(cls, **sizes)
+        assert shown["formula"].subs({SYMBOLS[k]: v for k, v in values.items()}) == expected

@@ -272,16 +272,17 @@ def test_every_block_class_has_a_case_or_is_cited():
 
 
 def test_block_lines_show_the_blocks_closed_form():
-    """A block's closed form is in its constructor's letters (D, N, K, e for Mamba), never the bare count."""
+    """A block's closed form is in its constructor's letters (d, N, K, e for Mamba: d_model is d, since D is
+    a tensor of the mixer), never the bare count."""
     status, out, err = run_cli("Mamba(d_model=18, d_state=16, d_conv=4, expand=2)")
     assert status == 0, err
     line = next(x for x in out.splitlines() if x.startswith("formula:"))
     assert line == (
-        "formula: params = 3*D**2*e + D*K*e + 3*D*N*e + 2*D*e*ceiling(D/16) + 3*D*e   (D=18, N=16, K=4, e=2)"
+        "formula: params = K*d*e + 3*N*d*e + 3*d**2*e + 2*d*e*ceiling(d/16) + 3*d*e   (d=18, N=16, K=4, e=2)"
     )
     status, out, err = run_cli("mamba_ssm.Mamba2(256, headdim=64)", "--json")
     data = json.loads(out)
-    assert data["values"] == {"D": 256, "N": 128, "K": 4, "e": 2, "P": 64, "G": 1}
+    assert data["values"] == {"d": 256, "N": 128, "K": 4, "e": 2, "P": 64, "G": 1}
     status, out, err = run_cli("LRU(16, 8)", "--latex")
     assert out.startswith(r"\text{params} = 4 H N + H + 3 N = 568")
 

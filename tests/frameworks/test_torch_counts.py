@@ -65,7 +65,7 @@ def assert_matches_torch(obj, module: torch.nn.Module, num_layers: int | None) -
     expected_count = torch_count(module)
     expected_shapes = torch_shapes(module)
 
-    assert isinstance(obj.count, sympy.Integer), type(obj.count)
+    assert type(obj.count) is int, type(obj.count)  # every concrete count is an int (json.dumps takes it)
     assert obj.count == expected_count
     assert int(obj) == expected_count
     assert list(obj.shapes.items()) == expected_shapes
@@ -213,7 +213,7 @@ def test_seed000_counts(bidirectional, reported):
     assert live == reported  # the thread's numbers are still torch's
     obj = dt.LSTM(32, 128, 2, bidirectional=bidirectional)
     assert obj.count == reported
-    assert isinstance(obj.count, sympy.Integer)
+    assert type(obj.count) is int
     assert dt.LSTM(32, 128, 2, batch_first=True, bidirectional=bidirectional).count == live
 
 
@@ -389,9 +389,9 @@ def test_partially_symbolic_matches_torch(name, args, kwargs, values):
         t_kwargs = {k: (int(v.subs(assignment)) if isinstance(v, sympy.Basic) else v) for k, v in kwargs.items()}
         module = build_torch(name, *t_args, **t_kwargs)
         assert count.subs(assignment) == torch_count(module), assignment
-        # the same configuration with ints throughout gives the same number, as a sympy.Integer
+        # the same configuration with ints throughout gives the same number, as an int
         concrete = getattr(dt, name)(*t_args, **t_kwargs).count
-        assert isinstance(concrete, sympy.Integer) and concrete == torch_count(module)
+        assert type(concrete) is int and concrete == torch_count(module)
 
 
 def test_seed000_from_the_symbolic_form():
@@ -406,3 +406,18 @@ def test_sympy_integer_sizes_behave_as_ints():
     module = build_torch("LSTM", 5, 9, 3, proj_size=4, bidirectional=True)
     obj = dt.LSTM(sympy.Integer(5), sympy.Integer(9), sympy.Integer(3), proj_size=sympy.Integer(4), bidirectional=True)
     assert_matches_torch(obj, module, 3)
+
+
+def test_a_concrete_count_is_an_int_that_json_takes():
+    """Issue 26: ``dt.LSTM(...).count`` was a ``sympy.Integer`` that ``json.dumps`` refuses."""
+    import json
+
+    import derive.keras as dk
+
+    module = build_torch("LSTM", 10, 20, 2, bidirectional=True)
+    obj = dt.LSTM(10, 20, 2, bidirectional=True)
+    assert json.loads(json.dumps({"count": obj.count, "layer_1": obj.layer_count(1)})) == {
+        "count": torch_count(module),
+        "layer_1": sum(p.numel() for n, p in module.named_parameters() if "_l1" in n),
+    }
+    assert type(dk.LSTM(20).count(10)) is int and type(dk.count([dk.GRU(4)], 3)) is int

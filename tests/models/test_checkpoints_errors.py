@@ -118,9 +118,34 @@ def test_live_torch_on_meta_device():
 
 
 def test_partial_mapping_marks_unknowns():
-    config = explain({"weight_hh_l0_reverse": (512, 128), "weight_ih_l1": (512, 256)}).rows[0].config
+    part = {"weight_hh_l0_reverse": (512, 128), "weight_ih_l1": (512, 256)}
+    config = explain(part, partial=True).rows[0].config
     assert config["mode"] == "LSTM" and config["hidden_size"] == 128 and config["bidirectional"] is True
     assert config["input_size"] == config["num_layers"] == config["bias"] == "unknown"
+    with pytest.raises(SourceError, match=r"input_size not fixed by them.*partial=True"):
+        explain(part)  # a mapping is a whole state dict unless partial=True: a layer's tensors are missing
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: nn.LSTM(10, 20),
+        lambda: nn.LSTM(32, 64, 3, bidirectional=True, proj_size=16),
+        lambda: nn.GRU(7, 5, 2, bias=False),
+        lambda: nn.Sequential(nn.Embedding(100, 16), nn.RNN(16, 8, nonlinearity="relu"), nn.Linear(8, 3)),
+    ],
+)
+def test_shapes_and_tensors_of_one_state_dict_give_one_answer(build):
+    """Issue 26: a {name: shape} dict was read as part of a state dict, a {name: tensor} dict as a whole one."""
+    state = build().state_dict()
+    by_tensor = explain(dict(state))
+    by_shape = explain({k: tuple(v.shape) for k, v in state.items()})
+    assert by_shape.total == by_tensor.total == sum(v.numel() for v in state.values())
+    assert not by_shape.partial and not by_tensor.partial
+    assert [(r.name, r.params, r.config) for r in by_shape.rows] == [
+        (r.name, r.params, r.config) for r in by_tensor.rows
+    ]
+    assert by_shape.notes == by_tensor.notes and by_shape.tensors == by_tensor.tensors
 
 
 def real_error(fn) -> str:

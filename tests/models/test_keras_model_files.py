@@ -47,6 +47,7 @@ ANSWERED = {
     "timeseries_groupnorm.py": "model",
     "siamese.py": "siamese",
     "stock_lstm.py": "regressor",
+    "sentiment_main.py": "model",
 }
 #: file -> (the code on the line refused, words of the refusal)
 REFUSED = {

@@ -53,6 +53,8 @@ ANSWERED = {
     "wavenet.py": "model",
     "vq_vae.py": "model",
 }
+#: file -> the model it builds under ``if __name__ == "__main__":`` (run as a script: the truth)
+MAIN = {"tagger_main.py": "model", "gru_classifier_main.py": "model"}
 #: file -> (the code on the line refused, words of the refusal)
 REFUSED = {
     "vit.py": ("self.to_patch_embedding = nn.Sequential(", "'Rearrange' may be a module"),
@@ -71,14 +73,16 @@ SYMBOLIC = {
 }
 
 
-def build(name: str, expression: str, tmp_path: Path):
-    """Run the file with torch (meta device) and give back the object ``expression`` names."""
+def build(name: str, expression: str, tmp_path: Path, script: bool = False):
+    """Run the file with torch (meta device) and give back the object ``expression`` names
+    (``script``: run as ``python file.py`` runs it, its main guard too)."""
     text = (FILES / name).read_text()
-    module = types.ModuleType("model_file")  # a module of its own: dataclasses look their module up
+    module = types.ModuleType("__main__" if script else "model_file")  # dataclasses look their module up
     namespace = module.__dict__
     cwd = os.getcwd()
     os.chdir(tmp_path)
-    sys.modules["model_file"] = module
+    saved = sys.modules.get(module.__name__)
+    sys.modules[module.__name__] = module
     try:
         with (
             torch.device("meta"),
@@ -91,7 +95,9 @@ def build(name: str, expression: str, tmp_path: Path):
             return eval(expression, namespace)
     finally:
         os.chdir(cwd)
-        sys.modules.pop("model_file", None)
+        sys.modules.pop(module.__name__, None)
+        if saved is not None:
+            sys.modules[module.__name__] = saved
 
 
 def tensors(model):
@@ -104,7 +110,7 @@ def buffers(model):
 
 def test_every_file_is_listed():
     assert sorted(p.name for p in FILES.glob("*.py") if p.name != "conftest.py") == sorted(
-        {*ANSWERED, *REFUSED, *SYMBOLIC}
+        {*ANSWERED, *MAIN, *REFUSED, *SYMBOLIC, "argparse_main.py"}
     )
     assert len(ANSWERED) + len(SYMBOLIC) + len(REFUSED) >= 20
 
@@ -155,3 +161,41 @@ def test_an_uninstantiated_class_is_a_closed_form(name, tmp_path):
         for row in report.rows:
             child = dict(model.named_children())[row.name]
             assert sympy.sympify(row.params).subs(symbols) == sum(p.numel() for p in child.parameters())
+
+
+@pytest.mark.parametrize("name", sorted(MAIN))
+def test_the_model_built_under_the_main_guard_is_answered(name, tmp_path):
+    model = build(name, MAIN[name], tmp_path, script=True)
+    report = explain_torch((FILES / name).read_text())
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == tensors(model)
+    assert report.total == sum(p.numel() for p in model.parameters())
+    assert not report.partial and report.title == f"{type(model).__name__} (nn.Module)"
+
+
+def test_the_class_closed_form_is_given_beside_the_model_the_file_builds(tmp_path):
+    """The note's closed form (the class's sizes as letters, the rest at defaults) against torch at other sizes."""
+    report = explain_torch((FILES / "tagger_main.py").read_text())
+    (note,) = [n for n in report.notes if n.startswith("BiLSTMTagger(")]
+    assert note.startswith("BiLSTMTagger(vocab_size, tagset_size, embedding_dim, hidden_dim), ")
+    formula = sympy.parse_expr(note.split(": ", 1)[1].split(" (the model above")[0])  # derive's own text
+    for sizes in (
+        {"vocab_size": 5000, "tagset_size": 17, "embedding_dim": 100, "hidden_dim": 300},
+        {"vocab_size": 7, "tagset_size": 2, "embedding_dim": 3, "hidden_dim": 5},
+    ):
+        model = build("tagger_main.py", f"BiLSTMTagger(**{sizes!r})", tmp_path, script=True)
+        values = {s: sizes[s.name] for s in formula.free_symbols}
+        assert formula.subs(values) == sum(p.numel() for p in model.parameters())
+
+
+def test_a_class_built_only_outside_the_guard_has_no_closed_form_note():
+    report = explain_torch((FILES / "char_rnn.py").read_text())
+    assert not any("its other parameters at their defaults" in n for n in report.notes)
+
+
+def test_sizes_from_the_command_line_are_refused_naming_the_argument(tmp_path):
+    model = build("argparse_main.py", "RNNModel(33278, 200, 200, 2)", tmp_path)  # torch builds it at the defaults
+    assert sum(p.numel() for p in model.parameters()) > 0
+    with pytest.raises(SourceError) as refused:
+        explain_torch((FILES / "argparse_main.py").read_text())
+    assert str(refused.value).startswith("line 12:") and "'args.emsize'" in str(refused.value)
+    assert "argparse.ArgumentParser(...) is not read" in str(refused.value)

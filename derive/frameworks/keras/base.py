@@ -26,7 +26,6 @@ __all__ = [
     "the_count",
     "cell_module",
     "weights",
-    "as_count",
     "keras_shape",
     "check_kwargs",
     "unexpected_keywords",
@@ -210,20 +209,6 @@ def weights(module: Module, prefix: str = "") -> list[Weight]:
         for ps in (m.parameters if isinstance(m, CellModule) else ((),) * len(m.params))
     ]
     return [Weight(prefix + name, p.shape, ps) for (name, p), ps in zip(named_parameters(module), held, strict=True)]
-
-
-def as_count(value: Any) -> sympy.Expr:
-    """A count as ``derive.keras`` gives it: a ``sympy.Integer`` for an int, an expression unchanged.
-
-    Parameters
-    ----------
-    value : int or sympy.Expr
-
-    Returns
-    -------
-    sympy.Expr
-    """
-    return sympy.Integer(value) if type(value) is int else value
 
 
 def keras_shape(shape: Any) -> Any:

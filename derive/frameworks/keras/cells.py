@@ -16,9 +16,9 @@ import sympy
 
 from ...cells import Cell, make_cell
 from ...engine import validate
-from ...engine.symbols import Size
+from ...engine.symbols import Size, plain
 from ...tree import Module, count
-from .base import CELL_KWARGS, Weight, as_count, cell_module, layer_name, unexpected_keywords, weights
+from .base import CELL_KWARGS, Weight, cell_module, layer_name, unexpected_keywords, weights
 from .conventions import KERAS
 
 __all__ = ["CellBase", "KerasCell", "SimpleRNNCell", "LSTMCell", "GRUCell"]
@@ -86,7 +86,7 @@ class CellBase(ABC):
         int or sympy.Expr
         """
 
-    def count(self, input_dim: Size) -> sympy.Expr:
+    def count(self, input_dim: Size) -> int | sympy.Expr:
         """Number of parameters of the cell for inputs ``input_dim`` wide.
 
         Parameters
@@ -95,9 +95,10 @@ class CellBase(ABC):
 
         Returns
         -------
-        sympy.Expr
+        int or sympy.Expr
+            An ``int`` when every size is an int, else a closed form.
         """
-        return as_count(count(self.module(input_dim)))
+        return plain(count(self.module(input_dim)))
 
 
 class KerasCell(CellBase):

@@ -12,9 +12,9 @@ from typing import Any
 
 import sympy
 
-from ...engine.symbols import I, Size
+from ...engine.symbols import I, Size, plain
 from ...tree import Formula, Module, count
-from .base import KerasFormula, Weight, as_count, keras_shape, weights
+from .base import KerasFormula, Weight, keras_shape, weights
 
 __all__ = ["Recurrent"]
 
@@ -106,7 +106,7 @@ class Recurrent(ABC):
         """
         return weights(self.module(input_dim), prefix)
 
-    def count(self, input_dim: Size) -> sympy.Expr:
+    def count(self, input_dim: Size) -> int | sympy.Expr:
         """Number of parameters (``layer.count_params()``).
 
         Parameters
@@ -116,10 +116,10 @@ class Recurrent(ABC):
 
         Returns
         -------
-        sympy.Expr
-            A ``sympy.Integer`` when every size is an int, else a closed form.
+        int or sympy.Expr
+            An ``int`` when every size is an int, else a closed form.
         """
-        return as_count(count(self.module(input_dim)))
+        return plain(count(self.module(input_dim)))
 
     def features(self, input_shape: tuple) -> Any:
         """The input dimension the weights read: the last, or the channels axis with ``channels_first``.

@@ -15,10 +15,10 @@ from typing import Any
 import sympy
 
 from ...engine import validate
-from ...engine.symbols import Size
+from ...engine.symbols import Size, plain
 from ...tree import Module
 from ...tree import count as _count
-from .base import Weight, as_count, layer_name, weights
+from .base import Weight, layer_name, weights
 from .recurrent_base import Recurrent
 from .wrappers import Bidirectional
 
@@ -120,7 +120,7 @@ def tensors(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Siz
     return weights(sequence(layers, input_dim), prefix)
 
 
-def count(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size) -> sympy.Expr:
+def count(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size) -> int | sympy.Expr:
     """Number of parameters of one layer, or of layers applied in sequence.
 
     Parameters
@@ -131,8 +131,8 @@ def count(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size)
 
     Returns
     -------
-    sympy.Expr
-        A ``sympy.Integer`` when every size is an int, else a closed form (expanded).
+    int or sympy.Expr
+        An ``int`` when every size is an int, else a closed form (expanded).
 
     Raises
     ------
@@ -145,7 +145,7 @@ def count(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size)
     >>> count([Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)], 28)
     68224
     """
-    return as_count(_count(sequence(layers, input_dim)))
+    return plain(_count(sequence(layers, input_dim)))
 
 
 class Sequential:
@@ -205,7 +205,7 @@ class Sequential:
         """
         return weights(self.module(input_dim))
 
-    def count(self, input_dim: Size) -> sympy.Expr:
+    def count(self, input_dim: Size) -> int | sympy.Expr:
         """``model.count_params()``; see :func:`count`.
 
         Parameters

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+import sympy
+
 from ...engine.constructors import Constructor, lookup, register
 from ...engine.symbols import size_symbols
 from ...tree import Formula, Module
@@ -204,6 +206,11 @@ def formula(
 ) -> Formula:
     """The lazy closed form of ``raw(*args, **kwargs)``: each int size given replaced by its letter.
 
+    The one letter rule of torch's constructors (the command line, the code reader, live objects and
+    checkpoints show the same formula): an int size becomes its letter unless it has its
+    ``fixed`` value (``num_layers=1``: ``nn.LSTM(10, 20)`` is ``4*H**2 + 4*H*I + 8*H``) or the call
+    already uses that letter (``nn.LSTM(32, I)``: its 32 stays 32).
+
     Parameters
     ----------
     raw : callable
@@ -222,15 +229,16 @@ def formula(
     """
     where = (slots or (lambda a, k: _slots(raw, a, k)))(args, kwargs)
     new_args, new_kwargs = list(args), dict(kwargs)
+    used = {s for v in (*args, *kwargs.values()) if isinstance(v, sympy.Basic) for s in v.free_symbols}
     values: list[tuple[str, Any]] = []
     for argument, letter in letters.items():
         if argument not in where:
             continue
         kind, slot = where[argument]
         value = new_args[slot] if kind == "arg" else new_kwargs[slot]
-        if type(value) is not int or fixed.get(argument, object()) == value:
-            continue
         symbol = _letter(letter)
+        if type(value) is not int or fixed.get(argument, object()) == value or symbol in used:
+            continue
         if kind == "arg":
             new_args[slot] = symbol
         else:

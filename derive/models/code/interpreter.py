@@ -5,6 +5,10 @@
 framework's names mean. Nothing is imported or executed: imports bind names
 (:class:`~.values.Ref`), calls of the code's own functions run their bodies here, and a value
 derive cannot know is an :class:`~.values.Unknown` that makes it refuse where it matters.
+
+A file is read as Python runs it as a script: ``__name__`` is ``"__main__"``, and the statements under
+``if __name__ == "__main__":`` are top-level statements of the file (the sizes set there are module
+globals; the ``model = Tagger(...)`` made there is a model the file builds).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from .semantics import Semantics
 from .statements import Statements
 from .values import Refused, UserRaise
 
-__all__ = ["Interpreter"]
+__all__ = ["Interpreter", "main_guard"]
 
 
 class Interpreter(Statements):
@@ -41,6 +45,7 @@ class Interpreter(Statements):
 
     def __init__(self, semantics: Semantics, partial: bool = False) -> None:
         super().__init__(semantics, partial)
+        self.module_frame.names["__name__"] = "__main__"
 
     def run(self, tree: ast.Module, after: Callable[[ast.stmt, Any, Exception | None], None] | None = None) -> None:
         """Read every top-level statement; a statement that is refused does not stop the others.
@@ -58,7 +63,14 @@ class Interpreter(Statements):
         SourceError
             Code nested too deeply for the reader.
         """
-        for statement in tree.body:
+        self._read(tree.body, after)
+
+    def _read(self, body: list[ast.stmt], after: Callable[[ast.stmt, Any, Exception | None], None] | None) -> None:
+        for statement in body:
+            if main_guard(statement):
+                assert isinstance(statement, ast.If)
+                self._read(statement.body, after)
+                continue
             value: Any = None
             error: Exception | None = None
             try:
@@ -78,3 +90,32 @@ class Interpreter(Statements):
                 raise SourceError(f"line {statement.lineno}: code nested too deeply") from None
             if after is not None:
                 after(statement, value, error)
+
+
+def main_guard(statement: ast.stmt) -> bool:
+    """Whether a statement is ``if __name__ == "__main__":`` (either order, no ``else``).
+
+    Parameters
+    ----------
+    statement : ast.stmt
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> main_guard(ast.parse("if __name__ == '__main__':\n    main()").body[0])
+    True
+    >>> main_guard(ast.parse("if DEBUG:\n    main()").body[0])
+    False
+    """
+    if not isinstance(statement, ast.If) or statement.orelse:
+        return False
+    test = statement.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s.id for s in sides if isinstance(s, ast.Name)]
+    constants = [s.value for s in sides if isinstance(s, ast.Constant)]
+    return names == ["__name__"] and constants == ["__main__"]

@@ -424,7 +424,6 @@ class KerasInterpreter(Interpreter):
         semantics = KerasSemantics(partial)
         super().__init__(semantics, partial)
         semantics.reader = self
-        self.module_frame.names["__name__"] = "__main__"
 
     def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
         """As the reader calls, with an unknown callable on tensors read as a layer derive does not know.

@@ -199,8 +199,8 @@ class RegisteredRules:
     # -- registered classes ----------------------------------------------------------------------
     def build_registered(
         self, core: Any, constructor: Constructor, args: list[Any], kwargs: dict[str, Any], node: ast.AST
-    ) -> Module:
-        """The tree ``constructor.make`` builds from the code's arguments.
+    ) -> Any:
+        """The tree ``constructor.make`` builds from the code's arguments (or the config value it makes).
 
         Parameters
         ----------
@@ -233,6 +233,8 @@ class RegisteredRules:
             if unknown is not None:
                 message += f" — {_why(core, unknown, node)}"
             raise core.refuse(node, f"{name}: {message}") from None
+        if _config_value(made):
+            return made
         if not isinstance(made, Module) or made.sep != ".":
             raise core.refuse(
                 node,
@@ -258,9 +260,12 @@ class RegisteredRules:
 
         Returns
         -------
-        ModObj
+        ModObj or object
+            A module object; a frozen dataclass a registered config class makes (xlstm's
+            ``mLSTMLayerConfig(...)``: an argument of the layer's class) as it is.
         """
-        return adopt_tied(self.build_registered(core, constructor, args, kwargs, node))
+        made = self.build_registered(core, constructor, args, kwargs, node)
+        return made if _config_value(made) else adopt_tied(made)
 
     # -- configs and the models built from them -----------------------------------------------------
     def make_config(
@@ -398,6 +403,14 @@ def _tensors(module: Module) -> tuple[Any, ...]:
     return (module.name, module.type, module.repeat, module.start, params, tuple(map(_tensors, module.children)))
 
 
+def _config_value(value: Any) -> bool:
+    """A frozen dataclass a registered config class makes (xlstm's configs), passed on as a value."""
+    params = getattr(type(value), "__dataclass_params__", None)
+    if params is None or not params.frozen or isinstance(value, Module):
+        return False
+    return not type(value).__module__.startswith("derive.models")  # the reader's own values (Unknown ...) are not
+
+
 def _unknown(value: Any) -> bool:
     return isinstance(value, (Unknown, Unread))
 
@@ -418,7 +431,7 @@ def _argument(core: Any, value: Any, node: ast.AST) -> Any:
     tree, a config object as its keys, anything else an :class:`~.imported.Unread`."""
     from .torch_tree import to_tree
 
-    if value is None or isinstance(value, (bool, int, float, str, sympy.Basic, Module)):
+    if value is None or isinstance(value, (bool, int, float, str, sympy.Basic, Module)) or _config_value(value):
         return value
     if isinstance(value, ModObj):
         return to_tree(value)
