@@ -92,7 +92,6 @@ def decoder(
     H = _hf.size(c, "num_attention_heads")
     KV, d = kv_heads(c, H), head_dim(c, D, H)
     tie = _hf.flag(c, "tie_word_embeddings")
-    check_rope(c)
 
     def make(w: Any) -> Module:
         attn = self_attention(
@@ -134,6 +133,7 @@ def llama(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, or a value transformers refuses, naming the key.
     """
     c = _hf.resolve(config, cls="LlamaConfig", defaults=DEFAULTS, inert=INERT)
+    check_rope(config)
     bias, mlp_bias = _hf.flag(c, "attention_bias"), _hf.flag(c, "mlp_bias")
     return decoder(
         c, prefix="Llama", qkv_bias=bias, o_bias=bias, mlp_bias=mlp_bias,

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..blocks import _hf
 from ..tree import Module
+from ._decoder import check_rope
 from .llama import DEFAULTS, INERT, decoder, register_family
 
 __all__ = ["MISTRAL_DEFAULTS", "mistral"]
@@ -50,6 +51,7 @@ def mistral(config: Mapping[str, Any]) -> Module:
         A key derive cannot map (``layer_types``, which Mistral's config does not define), naming it.
     """
     c = _hf.resolve(config, cls="MistralConfig", defaults=MISTRAL_DEFAULTS, inert=INERT)
+    check_rope(config)
     window = None if c["sliding_window"] is None else _hf.size(c, "sliding_window")
     return decoder(c, prefix="Mistral", qkv_bias=False, o_bias=False, window=window, shape={"sliding_window": window})
 

@@ -19,6 +19,7 @@ from typing import Any
 from ..blocks import _hf
 from ..layers.moe import moe_block, routed_experts, router
 from ..tree import Dim, Module
+from ._decoder import check_rope
 from .llama import INERT, decoder, register_family
 from .mistral import MISTRAL_DEFAULTS
 
@@ -53,6 +54,7 @@ def mixtral(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, more experts per token than experts, naming the key.
     """
     c = _hf.resolve(config, cls="MixtralConfig", defaults=_DEFAULTS, inert=_INERT)
+    check_rope(config)
     E, k = _hf.size(c, "num_local_experts"), _hf.size(c, "num_experts_per_tok")
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_local_experts ({E})")

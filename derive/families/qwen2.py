@@ -19,7 +19,7 @@ from typing import Any
 
 from ..blocks import _hf
 from ..tree import Module
-from ._decoder import layer_types
+from ._decoder import check_rope, layer_types
 from .llama import DEFAULTS, INERT, decoder, register_family
 
 __all__ = ["QWEN2_DEFAULTS", "qwen2"]
@@ -58,6 +58,7 @@ def qwen2(config: Mapping[str, Any]) -> Module:
         without a window, naming the key.
     """
     c = _hf.resolve(config, cls="Qwen2Config", defaults=QWEN2_DEFAULTS, inert=INERT)
+    check_rope(config)
     L = _hf.size(c, "num_hidden_layers", 0)
     use = _hf.flag(c, "use_sliding_window")
     window = _hf.size(c, "sliding_window") if use and c["sliding_window"] is not None else None
