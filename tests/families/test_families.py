@@ -21,7 +21,7 @@ import sympy
 
 import derive
 import derive.families.llama
-from derive.cost import cost, model_cost
+from derive.analysis.cost import cost, model_cost
 from derive.tree import active
 
 #: meta-llama/Llama-2-7b-hf's shape (LlamaConfig's defaults, configuration_llama.py).

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
-from derive.cost import cost
+from derive.analysis.cost import cost
 from derive.tree import named_buffers
 
 CLASSES = {
