@@ -23,6 +23,9 @@ CLASSES = {
     "qwen2": "Qwen2ForCausalLM",
     "mixtral": "MixtralForCausalLM",
     "jamba": "JambaForCausalLM",
+    "gemma2": "Gemma2ForCausalLM",
+    "gemma3_text": "Gemma3ForCausalLM",
+    "gpt2": "GPT2LMHeadModel",
 }
 PROPERTY = settings(max_examples=12, deadline=None)
 
@@ -107,6 +110,21 @@ def jamba_configs(draw: st.DrawFn) -> dict:
 @given(jamba_configs())
 def test_jamba_drawn(config: dict) -> None:
     check("jamba", config)
+
+
+@PROPERTY
+@given(attention_sizes(), st.sampled_from([4, 8]), st.booleans(), st.sampled_from([None, 3]), st.integers(1, 3))
+def test_gemma_drawn(sizes: dict, head_dim: int, bias: bool, window: int | None, every: int) -> None:
+    config = {**sizes, "head_dim": head_dim, "attention_bias": bias, "sliding_window": window}
+    check("gemma2", config)
+    check("gemma3_text", {**config, "sliding_window_pattern": every})
+
+
+@PROPERTY
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(1, 4), st.sampled_from([None, 7]), st.booleans())
+def test_gpt2_drawn(heads: int, width: int, layers: int, inner: int | None, tie: bool) -> None:
+    check("gpt2", {"n_head": heads, "n_embd": heads * width, "n_layer": layers, "n_inner": inner,
+                   "vocab_size": 20, "n_positions": 16, "tie_word_embeddings": tie})  # fmt: skip
 
 
 # --------------------------------------------------------------------------- caches and FLOPs, run
