@@ -139,6 +139,18 @@ def test_closed_forms_in_tokens_and_batch() -> None:
     assert symbolic.kv_bytes_per_token == 2 * 32 * 4 * 32 * sympy.floor(D / 32)
 
 
+@pytest.mark.parametrize("config", [JAMBA_V01, MISTRAL_7B, MIXTRAL_8X7B, {"model_type": "gemma3_text"}])
+def test_closed_forms_in_the_configs_letters(config: dict) -> None:
+    """The JSON's closed forms, in T, N and the config's keys, give back the numbers at the config's values."""
+    numeric = cost(derive.explain(config), 70_000, 3, "bfloat16")
+    forms, letters = numeric.closed_forms()
+    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
+    values.update({sympy.Symbol("T", integer=True, positive=True): 70_000, sympy.Symbol("N", integer=True, positive=True): 3})
+    for name, form in forms.items():
+        assert sympy.sympify(form).subs(values) == getattr(numeric, name), name
+    assert "hidden_size" in {str(s) for s in forms["flops_per_token"].free_symbols}
+
+
 def test_dense_active_is_total_and_json() -> None:
     report = derive.explain(LLAMA_2_7B)
     assert report.active == report.total == active(report.module)
