@@ -145,7 +145,9 @@ def test_closed_forms_in_the_configs_letters(config: dict) -> None:
     numeric = cost(derive.explain(config), 70_000, 3, "bfloat16")
     forms, letters = numeric.closed_forms()
     values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
-    values.update({sympy.Symbol("T", integer=True, positive=True): 70_000, sympy.Symbol("N", integer=True, positive=True): 3})
+    values.update(
+        {sympy.Symbol("T", integer=True, positive=True): 70_000, sympy.Symbol("N", integer=True, positive=True): 3}
+    )
     for name, form in forms.items():
         assert sympy.sympify(form).subs(values) == getattr(numeric, name), name
     assert "hidden_size" in {str(s) for s in forms["flops_per_token"].free_symbols}
