@@ -113,8 +113,10 @@ def test_jamba_drawn(config: dict) -> None:
 
 
 @PROPERTY
-@given(attention_sizes(), st.sampled_from([4, 8]), st.booleans(), st.sampled_from([None, 3]), st.integers(1, 3))
-def test_gemma_drawn(sizes: dict, head_dim: int, bias: bool, window: int | None, every: int) -> None:
+@given(attention_sizes(), st.sampled_from([4, 8]), st.booleans(), st.sampled_from([3, 4096]), st.integers(1, 3))
+def test_gemma_drawn(sizes: dict, head_dim: int, bias: bool, window: int, every: int) -> None:
+    """(A null sliding_window with sliding layers builds, but its cache, DynamicSlidingWindowLayer(None),
+    fails at the first forward: derive refuses it, test_families.py::test_refused_naming_the_key.)"""
     config = {**sizes, "head_dim": head_dim, "attention_bias": bias, "sliding_window": window}
     check("gemma2", config)
     check("gemma3_text", {**config, "sliding_window_pattern": every})
