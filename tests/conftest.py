@@ -76,6 +76,7 @@ SLOW_TESTS = (
     "tests/models/test_cov_keras_functional.py::test_broken_config_refused",
     "tests/frameworks/test_keras.py::test_symbolic_count_evaluates_to_keras",
     "tests/frameworks/test_keras.py::test_random_stacks",
+    "tests/families/test_families.py::test_a_live_config_object_at_its_defaults",
 )
 
 

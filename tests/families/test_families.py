@@ -224,3 +224,14 @@ def test_code_builds_a_family() -> None:
     live = hf_live.build("llama", {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
                                    "num_attention_heads": 4, "vocab_size": 100})  # fmt: skip
     assert report.total == hf_live.total(live)
+
+
+@pytest.mark.parametrize(
+    "model_type", ["llama", "mistral", "qwen2", "mixtral", "jamba", "gemma2", "gemma3_text", "gpt2"]
+)
+def test_a_live_config_object_at_its_defaults(model_type: str) -> None:
+    """derive.explain(PretrainedConfig) of each family at the config class's defaults, against its meta build."""
+    import transformers
+
+    report = derive.explain(transformers.AutoConfig.for_model(model_type))
+    assert report.total == hf_live.total(hf_live.build(model_type, {}))
