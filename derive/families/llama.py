@@ -163,6 +163,13 @@ def register_family(
         The transformers files read.
     package : str, optional
         The package under ``transformers.models`` (default ``model_type``: ``gemma3`` for ``gemma3_text``).
+
+    Raises
+    ------
+    ValueError
+        ``model_type`` or the config class is registered already.
+    TypeError
+        (Raised by the registered ``cls(...)``) a positional argument: a config class takes keywords only.
     """
     package = package or model_type
     register_config(model_type, architecture=architecture, source=source)(build)
