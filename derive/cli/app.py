@@ -191,8 +191,8 @@ def _model_cost(args: Any, report: Any) -> dict[str, Any]:
     """``derive.cost`` of the language model a report holds, as a dict (the JSON's ``"cost"``)."""
     if report.active is None:
         raise InputError(
-            "--cost applies to one torch RNN/LSTM/GRU constructor or a language model built from its config "
-            "(a tree with an inference cache); this model has none"
+            "--cost is derived for one torch RNN/LSTM/GRU constructor or a language model read from its config "
+            "(derive.cost); this model keeps no inference cache derive knows"
         )
     return cost_module.cost(report, args.seq_len, args.batch, args.dtype).as_dict()
 
