@@ -11,6 +11,7 @@
   function typeset(root) {
     if (typeof renderMathInElement !== "function") return;
     root.querySelectorAll(".arithmatex").forEach(function (el) {
+      if (el.tagName === "DIV" && !el.querySelector(".katex")) el.dataset.tex = el.textContent;
       renderMathInElement(el, {
         delimiters: [
           { left: "\\(", right: "\\)", display: false },
@@ -21,11 +22,30 @@
     });
   }
 
+  // A display equation wider than its column is set again as an inline formula in display style,
+  // which KaTeX breaks after its top-level + and = signs (derive.render.latex.names_latex keeps the
+  // + of a long sum in a product at the top level); extra.css aligns it left. An aligned block,
+  // already broken into rows by its author, is left as it is.
+  function wrapWide() {
+    if (typeof katex === "undefined") return;
+    document.querySelectorAll(".md-typeset div.arithmatex").forEach(function (el) {
+      var tex = (el.dataset.tex || "").trim().replace(/^\\\[/, "").replace(/\\\]$/, "");
+      if (!tex || el.dataset.wrapped || /\\begin\{/.test(tex)) return;
+      if (el.scrollWidth <= el.clientWidth + 1) return;
+      var box = document.createElement("span");
+      box.className = "katex-display katex-wrapped";
+      katex.render("\\displaystyle " + tex, box, { displayMode: false, throwOnError: false });
+      el.replaceChildren(box);
+      el.dataset.wrapped = "1";
+    });
+  }
+
   // A display equation wider than the column scrolls sideways inside its div.arithmatex
   // (Material's overflow: auto). Make exactly those focusable, so a keyboard user can scroll
   // them, and name them; narrower ones stay out of the tab order. Re-checked when the fonts
   // have loaded (widths change) and when the window is resized.
   function markWide() {
+    wrapWide();
     document.querySelectorAll(".md-typeset div.arithmatex").forEach(function (el, k) {
       if (el.scrollWidth > el.clientWidth + 1) {
         el.setAttribute("tabindex", "0");
