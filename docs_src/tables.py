@@ -27,12 +27,25 @@ RANGE = re.compile(r"\d[\d,]*…[\d,]*\d")
 TEXT = re.compile(r"(<[^>]+>)")
 
 
+#: A name longer than this may break after its dots and slashes (``<wbr>``) where a table is set one
+#: block per row on a narrow screen (``extra.css``); elsewhere ``span.nobr`` keeps it whole.
+LONG_NAME = 24
+SEPARATOR = re.compile(r"(?<=[./])(?=[^./])")
+
+
+def _word(word: str) -> str:
+    if len(word) > LONG_NAME:
+        word = SEPARATOR.sub("<wbr>", word)
+    return f'<span class="nobr">{word}</span>'
+
+
 def _unbreakable(match: re.Match) -> str:
     """Plain ``<code>`` of a table with each word in a ``span.nobr``: it wraps at spaces only.
 
     (A browser may otherwise break ``[<k>][0].weight_ih`` at a bracket or ``h_{t-1}`` at its
-    hyphen.)"""
-    return "<code>" + WORD.sub(lambda w: f'<span class="nobr">{w.group(0)}</span>', match.group(1)) + "</code>"
+    hyphen.) A long name gets a ``<wbr>`` after each dot and slash, used only in a table set
+    one block per row."""
+    return "<code>" + WORD.sub(lambda w: _word(w.group(0)), match.group(1)) + "</code>"
 
 
 def _unbroken_ranges(table: str) -> str:

@@ -37,7 +37,7 @@
       var table = region.querySelector("table");
       if (!table) return;
       region.classList.remove("stacked");
-      if (table.getBoundingClientRect().width > region.clientWidth + 1) {
+      if (region.scrollWidth > region.clientWidth + 1) {
         label(table);
         region.classList.add("stacked");
       }

@@ -150,3 +150,11 @@ def test_a_page_with_a_wide_table_hides_its_table_of_contents():
         out = hook.on_page_content(html, page, config, None)
         assert 'class="table-region"' in out
         assert page.meta.get("hide") == hidden
+
+
+def test_a_long_name_may_break_after_its_dots_and_slashes_only():
+    out = tables.wrap_tables(
+        "<table><tr><td><code>weight_ih_l0 model.layers.{k}.temporal_block.linear_x.weight a/b</code></td></tr></table>"
+    )
+    assert '<span class="nobr">weight_ih_l0</span>' in out and '<span class="nobr">a/b</span>' in out
+    assert '<span class="nobr">model.<wbr>layers.<wbr>{k}.<wbr>temporal_block.<wbr>linear_x.<wbr>weight</span>' in out
