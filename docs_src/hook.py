@@ -6,7 +6,10 @@ Wired in ``mkdocs.yml`` as ``hooks: [docs_src/hook.py]``.
   generated in-memory file (nothing is written into ``docs/``), re-rendered on every
   build, and adds the KaTeX distribution from ``node_modules/katex/dist`` under
   ``assets/katex/`` (installed by ``npm ci``; see ``scripts/bootstrap``).
-* ``on_page_content`` puts every table in a labelled, focusable scroll region (``docs_src/tables.py``).
+* ``on_page_content`` puts every table in a labelled, focusable scroll region (``docs_src/tables.py``)
+  and hides the table of contents of a page with a table of many columns.
+* ``on_post_build`` writes the math of the search index as plain text (``docs_src/search_text.py``):
+  a search excerpt shows ``⌈d_model/16⌉``, not ``\\(\\lceil d_{model}/16 \\rceil\\)``.
 * ``on_serve`` watches ``templates/``, ``derive/`` and ``docs_src/`` so ``mkdocs serve`` rebuilds
   when the templates or the renderer change.
 """
@@ -116,6 +119,20 @@ def on_serve(server, config, builder, **kwargs):
 
 
 def on_page_content(html: str, page, config, files, **kwargs) -> str:
-    """Each table in a labelled, focusable scroll region (``docs_src/tables.py``)."""
+    """Each table in a labelled, focusable scroll region (``docs_src/tables.py``); a page with a table
+    of many columns is shown without its table of contents, so that the table has the width."""
     _importable(_root(config))
-    return importlib.import_module("docs_src.tables").wrap_tables(html, page.title or "")
+    tables = importlib.import_module("docs_src.tables")
+    if tables.needs_width(html):
+        hidden = page.meta.get("hide") or []
+        page.meta["hide"] = [*hidden, "toc"] if "toc" not in hidden else hidden
+    return tables.wrap_tables(html, page.title or "")
+
+
+def on_post_build(config, **kwargs) -> None:
+    """The search index's math as plain text (``docs_src/search_text.py``); runs after Material's
+    search plugin has written the index (hooks follow the plugins)."""
+    index = Path(config.site_dir) / "search" / "search_index.json"
+    if index.is_file():
+        _importable(_root(config))
+        importlib.import_module("docs_src.search_text").rewrite_index(index)

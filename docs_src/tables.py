@@ -2,7 +2,8 @@
 
 A table wider than the text column scrolls sideways inside ``<div class="table-region"
 role="region" tabindex="0" aria-label="…">``, so a keyboard user can reach and scroll it and a
-screen reader announces what it holds. Names in a table's code wrap at spaces only. The label is the heading the table stands under (numbered
+screen reader announces what it holds. Names in a table's code wrap at spaces only, and a range of
+numbers (``k = 0…23``) never breaks. The label is the heading the table stands under (numbered
 when a heading has several tables, so that no two regions of a page share a name). Material still
 wraps the table in its own ``.md-typeset__scrollwrap`` when the page loads; ``extra.css`` makes
 that inner wrapper a plain box so that the region is the one that scrolls.
@@ -13,24 +14,97 @@ from __future__ import annotations
 import html
 import re
 
+from .search_text import plain_math
+
 HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1>", re.DOTALL)
 TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
 TAG = re.compile(r"<[^>]+>")
 PERMALINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.DOTALL)
 CODE = re.compile(r"<code>([^<]*)</code>")
 WORD = re.compile(r"\S+")
+#: A range of numbers, ``0…23`` (a browser may break a line after the ellipsis).
+RANGE = re.compile(r"\d[\d,]*…[\d,]*\d")
+TEXT = re.compile(r"(<[^>]+>)")
+
+
+#: A name longer than this may break after its dots and slashes (``<wbr>``) where a table is set one
+#: block per row on a narrow screen (``extra.css``); elsewhere ``span.nobr`` keeps it whole.
+LONG_NAME = 24
+SEPARATOR = re.compile(r"(?<=[./])(?=[^./])")
+
+
+def _word(word: str) -> str:
+    if len(word) > LONG_NAME:
+        word = SEPARATOR.sub("<wbr>", word)
+    return f'<span class="nobr">{word}</span>'
 
 
 def _unbreakable(match: re.Match) -> str:
     """Plain ``<code>`` of a table with each word in a ``span.nobr``: it wraps at spaces only.
 
     (A browser may otherwise break ``[<k>][0].weight_ih`` at a bracket or ``h_{t-1}`` at its
-    hyphen.)"""
-    return "<code>" + WORD.sub(lambda w: f'<span class="nobr">{w.group(0)}</span>', match.group(1)) + "</code>"
+    hyphen.) A long name gets a ``<wbr>`` after each dot and slash, used only in a table set
+    one block per row."""
+    return "<code>" + WORD.sub(lambda w: _word(w.group(0)), match.group(1)) + "</code>"
+
+
+def _unbroken_ranges(table: str) -> str:
+    """``table`` with each range of numbers in its text (not in its tags) in a ``span.nobr``."""
+    parts = TEXT.split(table)
+    return "".join(
+        part if part.startswith("<") else RANGE.sub(lambda m: f'<span class="nobr">{m.group(0)}</span>', part)
+        for part in parts
+    )
 
 
 def _text(fragment: str) -> str:
     return " ".join(html.unescape(TAG.sub("", PERMALINK.sub("", fragment))).split())
+
+
+#: The text column at 1280 px with the table of contents shown (px). A page with a table wider than
+#: this, by :func:`natural_width`, is shown without its table of contents (Material's ``hide: [toc]``):
+#: the column is then about 950 px wide instead of 690.
+COLUMN = 720
+#: Table text at 0.64rem: about 6.5 px a character (proportional text, and monospace code at 0.85em);
+#: 26 px of padding a column; a cell longer than 60 characters wraps.
+CHARACTER, PADDING, WRAPS = 6.5, 26, 60
+ROW = re.compile(r"<tr>(.*?)</tr>", re.DOTALL)
+CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.DOTALL)
+
+
+def natural_width(table: str) -> float:
+    """About how wide ``table`` (its HTML) is when no cell wraps, in px at 1280 px.
+
+    Each column is as wide as its longest cell, counted in characters as the reader sees them (the
+    math as :func:`docs_src.search_text.plain_math` writes it), up to :data:`WRAPS`.
+
+    Parameters
+    ----------
+    table : str
+
+    Returns
+    -------
+    float
+    """
+    widths: list[int] = []
+    for row in ROW.finditer(table):
+        cells = [len(plain_math(_text(cell))) for cell in CELL.findall(row.group(1))]
+        widths = [max(a, b) for a, b in zip(widths, cells)] + cells[len(widths) :]
+    return sum(min(w, WRAPS) * CHARACTER + PADDING for w in widths)
+
+
+def needs_width(content: str) -> bool:
+    """Whether a table of ``content`` (a page's HTML) is wider than :data:`COLUMN`.
+
+    Parameters
+    ----------
+    content : str
+
+    Returns
+    -------
+    bool
+    """
+    return any(natural_width(table.group(1)) > COLUMN for table in TABLE.finditer(content))
 
 
 def wrap_tables(content: str, page_title: str = "") -> str:
@@ -48,7 +122,7 @@ def wrap_tables(content: str, page_title: str = "") -> str:
             name = f"{name}, table {under[: k + 1].count(name)} of {under.count(name)}"
         out.append(content[last : table.start()])
         out.append(f'<div class="table-region" role="region" tabindex="0" aria-label="{html.escape(name)}">')
-        out.append(CODE.sub(_unbreakable, table.group(0)))
+        out.append(_unbroken_ranges(CODE.sub(_unbreakable, table.group(0))))
         out.append("</div>")
         last = table.end()
     out.append(content[last:])

@@ -216,7 +216,7 @@ def compare(a: Stack, b: Stack) -> Difference:
 
     Examples
     --------
-    PyTorch's deep bidirectional LSTM minus two independent stacks (seed 000) is
+    PyTorch's deep bidirectional LSTM minus two independent stacks (the home page's question) is
     ``8*H**2*(L - 1)``: the extra H input columns of ``weight_ih_l{k}`` and
     ``weight_ih_l{k}_reverse`` in every layer k >= 1.
     """

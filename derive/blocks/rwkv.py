@@ -57,9 +57,9 @@ SOURCE = {
 EQUATIONS = (
     r"x'_t = \mu \odot x_t + (1-\mu) \odot x_{t-1} \quad (\mu: \texttt{time\_mix\_*},\ (1,1,D))",
     r"r_t = W_r x'_t,\quad k_t = W_k x'_t,\quad v_t = W_v x'_t \quad (W: A \times D)",
-    r"wkv_t = \frac{\sum_{i<t} e^{-(t-1-i)w + k_i} v_i + e^{u + k_t} v_t}"
+    r"\mathrm{wkv}_t = \frac{\sum_{i<t} e^{-(t-1-i)w + k_i} v_i + e^{u + k_t} v_t}"
     r"{\sum_{i<t} e^{-(t-1-i)w + k_i} + e^{u + k_t}} \quad (w: \texttt{time\_decay},\ u: \texttt{time\_first})",
-    r"o_t = W_o\,(\sigma(r_t) \odot wkv_t) \quad (W_o: D \times A)",
+    r"o_t = W_o\,(\sigma(r_t) \odot \mathrm{wkv}_t) \quad (W_o: D \times A)",
     r"\text{channel mix: } \sigma(W_{r'} x''_t) \odot W_v' \max(W_k' x''_t, 0)^2"
     r" \quad (W_k': F \times D,\ W_v': D \times F,\ W_{r'}: D \times D)",
 )

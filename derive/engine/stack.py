@@ -85,8 +85,10 @@ class Stack:
     ----------
     mode : {"RNN_TANH", "RNN_RELU", "LSTM", "GRU"}
         The cell (PyTorch's mode names).
-    input_size, hidden_size : int or sympy.Expr
-        I and H.
+    input_size : int or sympy.Expr
+        I, the features of each input step (what layer 0 reads).
+    hidden_size : int or sympy.Expr
+        H, the features of each layer's hidden state.
     num_layers : int or sympy.Expr
         L.
     bias : bool

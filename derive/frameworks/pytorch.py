@@ -234,7 +234,8 @@ class LSTM(_RNNBase):
         hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
         bidirectional=False, proj_size=0, device=None, dtype=None``.
 
-        input_size, hidden_size (int or sympy.Expr): I and H. num_layers (int or sympy.Expr): L.
+        input_size (int or sympy.Expr): I, the features of each input step. hidden_size (int or
+        sympy.Expr): H, the features of each layer's hidden state. num_layers (int or sympy.Expr): L.
         bias (bool). batch_first (bool), dropout (float in [0, 1]): checked, do not change the
         weights. bidirectional (bool). proj_size (int or sympy.Expr): P; if > 0 each layer and
         direction adds ``weight_hr`` (P, H) and the output, ``h_t`` and every recurrent weight
@@ -308,8 +309,10 @@ class RNNCell(_RNNCellBase):
 
     Parameters
     ----------
-    input_size, hidden_size : int or sympy.Expr
-        I and H (features), as for :class:`LSTM`.
+    input_size : int or sympy.Expr
+        I, the features of each input step.
+    hidden_size : int or sympy.Expr
+        H, the features of the hidden state.
     bias : bool, default True
         Whether the cell has ``bias_ih`` and ``bias_hh`` (G·H,) each.
     nonlinearity : {"tanh", "relu"}, default "tanh"
@@ -342,8 +345,10 @@ class LSTMCell(_RNNCellBase):
 
     Parameters
     ----------
-    input_size, hidden_size : int or sympy.Expr
-        I and H (features), as for :class:`LSTM`.
+    input_size : int or sympy.Expr
+        I, the features of each input step.
+    hidden_size : int or sympy.Expr
+        H, the features of the hidden state.
     bias : bool, default True
         Whether the cell has ``bias_ih`` and ``bias_hh`` (G·H,) each.
     device, dtype
@@ -361,8 +366,10 @@ class GRUCell(_RNNCellBase):
 
     Parameters
     ----------
-    input_size, hidden_size : int or sympy.Expr
-        I and H (features), as for :class:`LSTM`.
+    input_size : int or sympy.Expr
+        I, the features of each input step.
+    hidden_size : int or sympy.Expr
+        H, the features of the hidden state.
     bias : bool, default True
         Whether the cell has ``bias_ih`` and ``bias_hh`` (G·H,) each.
     device, dtype

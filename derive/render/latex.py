@@ -8,6 +8,7 @@ prints element-wise functions as ``\\sigma(\\cdot)``, ``\\tanh(\\cdot)`` and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import sympy
@@ -19,7 +20,7 @@ from ..engine.equations import Cell
 from ..engine.symbols import Size
 from ..engine.validate import shown
 
-__all__ = ["latex", "equations_latex", "shape_latex"]
+__all__ = ["latex", "equations_latex", "shape_latex", "names_latex"]
 
 _FUNCTIONS = {
     "sigma": r"\sigma",
@@ -63,6 +64,83 @@ class _PaperPrinter(LatexPrinter):
 
     def _print_OneMatrix(self, expr: OneMatrix) -> str:
         return "1"
+
+
+#: Marks around a long sum that a product puts in parentheses (replaced in :func:`names_latex`).
+_OPEN, _CLOSE = "\x00", "\x01"
+#: A sum whose LaTeX is longer than this is set in ``\bigl( \bigr)`` inside a product.
+_LONG = 50
+
+
+class _NamesPrinter(LatexPrinter):
+    """Multi-letter names upright and whole, a visible product between them, long sums breakable."""
+
+    def _print_Symbol(self, expr: sympy.Symbol, style: str = "plain") -> str:
+        name = expr.name
+        if len(name) == 1:
+            return super()._print_Symbol(expr, style)
+        return r"\mathrm{" + name.replace("_", r"\_") + "}"
+
+    def _print_Mul(self, expr: sympy.Mul) -> str:
+        named = any(isinstance(f, sympy.Symbol) and len(f.name) > 1 for f in expr.free_symbols)
+        saved = self._settings["mul_symbol_latex"]
+        self._settings["mul_symbol_latex"] = r" \cdot " if named else saved
+        try:
+            return super()._print_Mul(expr)
+        finally:
+            self._settings["mul_symbol_latex"] = saved
+
+    def _print_Add(self, expr: sympy.Add, order: str | None = None) -> str:
+        text = super()._print_Add(expr, order)
+        return _OPEN + text + _CLOSE if len(text) > _LONG else text
+
+
+def names_latex(expr: sympy.Basic) -> str:
+    """LaTeX of a closed form written in a config's own names (``hidden_size``, ``num_hidden_layers``).
+
+    SymPy would set ``hidden_size`` as :math:`hidden_{size}` and a product of two names as one run of
+    italic letters. Here every name longer than one letter is upright and whole
+    (``\\mathrm{hidden\\_size}``), a product that holds one is written with ``\\cdot``, and a long sum
+    inside a product is put in ``\\bigl( \\bigr)`` (``\\Bigl( \\Bigr)`` around a fraction) instead of
+    ``\\left( \\right)``: its ``+`` signs stay at the top level, where KaTeX can break an
+    inline formula across lines. One-letter symbols print as :func:`sympy.latex` prints them.
+
+    Parameters
+    ----------
+    expr : sympy.Basic
+
+    Returns
+    -------
+    str
+        LaTeX without ``$`` delimiters.
+
+    Raises
+    ------
+    TypeError
+        ``expr`` is not a SymPy object or an int (strings are never parsed).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> h, e = sympy.symbols("hidden_size expand", positive=True)
+    >>> names_latex(2 * h * e)
+    '2 \\cdot \\mathrm{expand} \\cdot \\mathrm{hidden\\_size}'
+    """
+    if isinstance(expr, bool) or not isinstance(expr, (sympy.Basic, int)):
+        raise TypeError(f"expr must be a SymPy expression or an int, got {type(expr).__name__}")
+    text = _NamesPrinter().doprint(expr)
+
+    def parens(match: re.Match) -> str:
+        body = match.group(1)
+        big = "Big" if r"\frac" in body else "big"
+        return rf"\{big}l({body}\{big}r)"
+
+    while _OPEN in text:
+        inner = re.compile(r"\\left\(" + _OPEN + "([^" + _OPEN + _CLOSE + "]*)" + _CLOSE + r"\\right\)")
+        text, found = inner.subn(parens, text)
+        if not found:
+            break
+    return text.replace(_OPEN, "").replace(_CLOSE, "")
 
 
 def latex(expr: sympy.Basic) -> str:

@@ -11,6 +11,7 @@
   function typeset(root) {
     if (typeof renderMathInElement !== "function") return;
     root.querySelectorAll(".arithmatex").forEach(function (el) {
+      if (el.tagName === "DIV" && !el.querySelector(".katex")) el.dataset.tex = el.textContent;
       renderMathInElement(el, {
         delimiters: [
           { left: "\\(", right: "\\)", display: false },
@@ -21,11 +22,60 @@
     });
   }
 
+  // A display equation wider than its column is set again, as inline formulas in display style,
+  // which KaTeX breaks after their top-level + and = signs (derive.render.latex.names_latex keeps
+  // the + of a long sum in a product at the top level); an aligned block becomes one such formula
+  // a row. One still too wide (a single long group) is set smaller to fit, down to 0.6 em.
+  // extra.css aligns them left.
+  function rows(tex) {
+    var m = tex.match(/^\\begin\{aligned\}([\s\S]*)\\end\{aligned\}$/);
+    if (!m) return /\\begin\{/.test(tex) ? null : [tex];
+    var out = [], depth = 0, start = 0, body = m[1];
+    for (var i = 0; i < body.length; i++) {
+      var c = body[i];
+      if (c === "{") depth++;
+      else if (c === "}") depth--;
+      else if (c === "\\" && body[i + 1] === "\\" && depth === 0) {
+        out.push(body.slice(start, i));
+        start = i + 2;
+        i++;
+      } else if (c === "\\") i++;
+    }
+    out.push(body.slice(start));
+    return out.map(function (row) { return row.replace(/(^|[^\\])&/g, "$1").trim(); })
+      .filter(function (row) { return row.length > 0; });
+  }
+
+  function wrapWide() {
+    if (typeof katex === "undefined") return;
+    document.querySelectorAll(".md-typeset div.arithmatex").forEach(function (el) {
+      var tex = (el.dataset.tex || "").trim().replace(/^\\\[/, "").replace(/\\\]$/, "").trim();
+      if (!tex || el.dataset.wrapped || el.scrollWidth <= el.clientWidth + 1) return;
+      var lines = rows(tex);
+      if (!lines) return;
+      var box = document.createElement("span");
+      box.className = "katex-display katex-wrapped";
+      lines.forEach(function (line) {
+        var row = document.createElement("span");
+        row.className = "katex-row";
+        katex.render("\\displaystyle " + line, row, { displayMode: false, throwOnError: false });
+        box.appendChild(row);
+      });
+      el.replaceChildren(box);
+      el.dataset.wrapped = "1";
+      if (el.scrollWidth > el.clientWidth + 1) {
+        var scale = Math.max(0.6, (el.clientWidth - 2) / el.scrollWidth);
+        box.style.fontSize = scale.toFixed(3) + "em";
+      }
+    });
+  }
+
   // A display equation wider than the column scrolls sideways inside its div.arithmatex
   // (Material's overflow: auto). Make exactly those focusable, so a keyboard user can scroll
   // them, and name them; narrower ones stay out of the tab order. Re-checked when the fonts
   // have loaded (widths change) and when the window is resized.
   function markWide() {
+    wrapWide();
     document.querySelectorAll(".md-typeset div.arithmatex").forEach(function (el, k) {
       if (el.scrollWidth > el.clientWidth + 1) {
         el.setAttribute("tabindex", "0");

@@ -343,7 +343,7 @@ CASES = (
         128,
         2,
         True,
-        "seed 000: `nn.LSTM(32, 128, 2, bidirectional=True)` reported as 561,152 parameters.",
+        "a PyTorch forum question, where `nn.LSTM(32, 128, 2, bidirectional=True)` reported 561,152 parameters.",
     ),
     Case(
         "GRU",
@@ -364,7 +364,7 @@ CASES = (
         50,
         4,
         True,
-        "seed 002: `nn.RNN(25, 50, 4, bidirectional=True)`, whose layers >= 1 read 100 features.",
+        "a PyTorch forum question on `nn.RNN(25, 50, 4, bidirectional=True)`, whose layers >= 1 read 100 features.",
     ),
 )
 

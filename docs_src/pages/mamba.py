@@ -15,7 +15,7 @@ import sympy
 
 import derive
 from derive.blocks import mamba, mamba2
-from derive.render.latex import shape_latex
+from derive.render.latex import names_latex, shape_latex
 from derive.tree import count, named_parameters
 
 from ..site import Page, number
@@ -152,12 +152,6 @@ def _by_layers(expr: Any, layers: str) -> Any:
     return symbol * sympy.factor_terms(per_layer) + sympy.factor_terms(rest)
 
 
-def _latex(expr: Any) -> str:
-    """LaTeX with the config keys upright and whole (``\\mathrm{hidden\\_size}``, not ``hidden_{size}``)."""
-    names = {s: r"\mathrm{" + str(s).replace("_", r"\_") + "}" for s in expr.free_symbols if len(str(s)) > 1}
-    return sympy.latex(expr, symbol_names=names)
-
-
 def mamba_context() -> dict:
     """The Mamba page's data.
 
@@ -175,8 +169,8 @@ def mamba_context() -> dict:
         "tensors": _tensor_rows(ours, theirs, "backbone.layers.{k}.mixer."),
         "block": sympy.latex(sympy.collect(block, _E)),
         "bias_extra": sympy.latex(sympy.expand(both - block)),
-        "constructor": _latex(mamba.Mamba(18).formula.expr),
-        "model": _latex(_by_layers(model.module.formula.expr, "num_hidden_layers")),
+        "constructor": names_latex(mamba.Mamba(18).formula.expr),
+        "model": names_latex(_by_layers(model.module.formula.expr, "num_hidden_layers")),
         "model_rows": _rows(model),
         "releases": _releases(MAMBA_RELEASES, hf=True),
         "readme": README,
@@ -210,11 +204,11 @@ def mamba2_context() -> dict:
         "tensors": _tensor_rows(ours, theirs, "backbone.layers.{k}.mixer."),
         "block": sympy.latex(sympy.collect(block, [_S, _H])),
         "hf_block": sympy.latex(sympy.collect(hf_block, _E)),
-        "constructor": _latex(mamba2.Mamba2(256).formula.expr),
+        "constructor": names_latex(mamba2.Mamba2(256).formula.expr),
         "releases": _releases(MAMBA2_RELEASES, hf=False),
         "readme": README,
         "small_rows": _rows(small),
-        "small_formula": _latex(_by_layers(small.module.formula.expr, "n_layer")),
+        "small_formula": names_latex(_by_layers(small.module.formula.expr, "n_layer")),
         "default_total": number(default.total),
         "default_rows": _rows(default),
         "q752": _refusal({**release_config("mamba2-130m"), "model_type": "mamba2"}),
