@@ -12,13 +12,13 @@ import sympy
 import derive.frameworks.pytorch as dt
 from derive.analysis.cost import DTYPE_BYTES, KINDS, cost, step_ops, stored_elements
 from derive.engine.symbols import H, I, L, P
-from derive.render import calculator_blocks as cb
-from derive.render.calculator import CELLS, LEFT_OUT, evaluate, formulas, javascript
-from derive.render.calculator import FRAMEWORKS as CALC_FRAMEWORKS
-from derive.render.calculator_keras import KERAS_MERGE_MODES
-from derive.render.calculator_keras import TITLE as KERAS_TITLE
 from derive.render.latex import latex
 
+from ..calculator import CELLS, LEFT_OUT, evaluate, formulas, javascript
+from ..calculator import FRAMEWORKS as CALC_FRAMEWORKS
+from ..calculator import blocks as cb
+from ..calculator.keras import KERAS_MERGE_MODES
+from ..calculator.keras import TITLE as KERAS_TITLE
 from ..site import Example, Page, number
 
 ROOT = Path(__file__).resolve().parents[2]

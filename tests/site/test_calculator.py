@@ -9,7 +9,7 @@ import subprocess
 
 import derive.torch as dt
 import pytest
-from derive.calculator import CELLS, FRAMEWORKS, LEFT_OUT, evaluate, javascript
+from docs_src.calculator import CELLS, FRAMEWORKS, LEFT_OUT, evaluate, javascript
 from torch import nn
 
 import derive.frameworks as fws

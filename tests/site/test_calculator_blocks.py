@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 
-from derive.render.calculator import javascript
-from derive.render.calculator_blocks import BLOCKS, DEFAULT, FIELDS, block_formulas, evaluate_block
+from docs_src.calculator import javascript
+from docs_src.calculator.blocks import BLOCKS, DEFAULT, FIELDS, block_formulas, evaluate_block
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node not installed")

@@ -32,9 +32,9 @@ from typing import Any
 
 import sympy
 
-from ..blocks import mamba, mamba2, rwkv
-from ..engine import validate
-from ..tree import Module, count
+from derive.blocks import mamba, mamba2, rwkv
+from derive.engine import validate
+from derive.tree import Module, count
 
 __all__ = ["Block", "BLOCKS", "FIELDS", "VARS", "DEFAULT", "block_formulas", "block_tables", "evaluate_block"]
 

@@ -1,11 +1,11 @@
-"""The calculator's JavaScript (used by :mod:`derive.render.calculator`): the input checks, the
+"""The calculator's JavaScript (used by :mod:`docs_src.calculator`): the input checks, the
 evaluation of the generated tables, and the binding of the page's form.
 
 :data:`RUNTIME` defines ``deriveCount(cfg)`` (PyTorch's classes from ``FORMULAS``, the other
 frameworks' from ``POLYS``/``FW``, Keras 3's from ``POLYS``/``KERAS`` through ``deriveKeras`` of
-:mod:`derive.render.calculator_keras`); :data:`DOM` binds the form (element ids in
-:mod:`derive.render.calculator`) and the blocks' form (``bindBlocks`` of
-:mod:`derive.render.calculator_blocks`). ES5 plus BigInt; the tables are printed before them.
+:mod:`docs_src.calculator.keras`); :data:`DOM` binds the form (element ids in
+:mod:`docs_src.calculator`) and the blocks' form (``bindBlocks`` of
+:mod:`docs_src.calculator.blocks`). ES5 plus BigInt; the tables are printed before them.
 """
 
 __all__ = ["RUNTIME", "DOM"]
