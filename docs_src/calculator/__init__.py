@@ -42,9 +42,11 @@ from functools import lru_cache
 import sympy
 
 from derive import frameworks as fws
+from derive.cells import CELLS as CELL_EQUATIONS
 from derive.engine import validate
 from derive.engine.stack import UPPER
 from derive.engine.symbols import H, I, P
+from derive.frameworks import keras as dk
 from derive.frameworks import pytorch as dt
 
 from . import blocks as cb
@@ -52,7 +54,17 @@ from . import keras as ck
 from .script import DOM, RUNTIME
 from .tables import FRAMEWORKS, LEFT_OUT, framework_formulas, framework_table
 
-__all__ = ["CELLS", "FRAMEWORKS", "LEFT_OUT", "formulas", "framework_formulas", "javascript", "evaluate", "MAX_LISTED"]
+__all__ = [
+    "CELLS",
+    "FRAMEWORKS",
+    "LEFT_OUT",
+    "cell_modes",
+    "formulas",
+    "framework_formulas",
+    "javascript",
+    "evaluate",
+    "MAX_LISTED",
+]
 
 #: Cells offered: form value -> (derive.torch class, extra keyword arguments, label).
 CELLS = {
@@ -63,6 +75,25 @@ CELLS = {
 }
 #: Layers listed one by one in ``#calc-layers``; more are summarised.
 MAX_LISTED = 16
+
+
+def cell_modes() -> dict[str, dict[str, str]]:
+    """The cell (a mode of :data:`derive.cells.CELLS`) each class of the form computes, per framework.
+
+    The form keeps the reader's cell across a switch of framework where the new one has a class of
+    that cell; these are derive's own records of it (:attr:`derive.frameworks.CellSpec.mode`, the
+    Keras layers' ``mode``).
+
+    Returns
+    -------
+    dict
+        ``"torch"``, ``"keras"`` and each key of :data:`FRAMEWORKS` -> {class (the Cell list's value, in
+        its order) -> mode}.
+    """
+    out = {"torch": {name: name for name in CELLS}, "keras": {cls: getattr(dk, cls).mode for cls in ck.KERAS_CLASSES}}
+    for key in FRAMEWORKS:
+        out[key] = {spec.name: spec.mode for spec in fws.FRAMEWORKS[key].cells}
+    return out
 
 
 def _key(cell: str, bidirectional: bool, bias: bool, projected: bool) -> str:
@@ -128,6 +159,7 @@ def javascript(dom: bool = True) -> str:
         lines.append(f"              function (I, H, P) {{ return {_js_polynomial(upper)}; }}]{comma}")
     lines.append("  };")
     cells = {name: {"cls": cls, "extra": extra} for name, (cls, extra, _) in CELLS.items()}
+    modes = cell_modes()
     polys, table, ref = framework_table()
     keras = ck.keras_table(ref)
     compact = (",", ":")
@@ -144,6 +176,9 @@ def javascript(dom: bool = True) -> str:
         f"  var FW = {json.dumps(table, separators=compact)};",
         '  // Keras 3: per class, by "bidirectional|use_bias|merge_mode" -> [layer 0, layer >= 1 or -1].',
         f"  var KERAS = {json.dumps(keras, separators=compact)};",
+        "  // The cell each class computes (derive.cells' modes), per framework, in the Cell list's order; their titles.",
+        f"  var MODES = {json.dumps(modes, separators=compact)};",
+        f"  var MODE_TITLES = {json.dumps({m: CELL_EQUATIONS[m].title for f in modes.values() for m in f.values()})};",
         "  " + "\n".join(lines),
         cb.tables_js(),
         cb.names_js(),

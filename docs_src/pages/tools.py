@@ -275,10 +275,29 @@ def blocks_context() -> dict:
         "block_used": {name for name, _ in block.sizes},
         "block_flags": cb.flag_names(),
         "block_flags_used": {name for name, _, _ in block.flags},
-        "block_shown": cb.evaluate_block(cb.DEFAULT, {name: defaults[name] for name, _ in block.sizes}),
+        "block_shown": _block_shown(cb.evaluate_block(cb.DEFAULT, {name: defaults[name] for name, _ in block.sizes})),
         "block_rows": rows,
         "letters": ", ".join(f"${v}$ = `{k}`" for k, v in cb.LETTERS.items()),
     }
+
+
+def _block_shown(shown: dict) -> dict:
+    """The default block's answer with its tensor table as the script writes it (before any script runs)."""
+    rows = []
+    for name, shape, copies in shown["rows"]:
+        size = 1
+        for d in shape:
+            size *= d
+        dims = ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "")
+        rows.append(
+            {
+                "name": name,
+                "shape": f"({dims})",
+                "count": number(size) + (f" × {number(copies)}" if copies != 1 else ""),
+                "total": size * copies,
+            }
+        )
+    return shown | {"rows": rows}
 
 
 # --- the benchmark --------------------------------------------------------------------------------

@@ -46,7 +46,14 @@ def test_tools_pages_are_in_the_navigation():
     entries = [e for e in site.nav() if "Tools" in e]
     assert entries
     paths = [next(iter(item.values())) for item in entries[0]["Tools"]]
-    assert paths == ["tools/notebook.md", "tools/cli.md", "tools/cost.md", "tools/calculator.md", "tools/benchmark.md"]
+    assert paths == [
+        "tools/index.md",
+        "tools/notebook.md",
+        "tools/cli.md",
+        "tools/cost.md",
+        "tools/calculator.md",
+        "tools/benchmark.md",
+    ]
 
 
 @pytest.mark.parametrize("example", tools.COST_EXAMPLES, ids=lambda e: e.call)
