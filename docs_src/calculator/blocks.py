@@ -216,7 +216,9 @@ def block_formulas() -> dict[str, dict[str, sympy.Expr]]:
     return out
 
 
-def block_tensors(module: Module, prefix: str = "", sep: str = ".", copies: Any = 1) -> list[tuple[str, tuple, Any]]:
+def block_tensors(
+    module: Module, prefix: str = "", sep: str = ".", copies: Any = 1, start: int = 0
+) -> list[tuple[str, tuple, Any, int]]:
     """The counted tensors of a block's tree, a repeated module's once (its name keeps ``{k}``).
 
     Parameters
@@ -227,21 +229,26 @@ def block_tensors(module: Module, prefix: str = "", sep: str = ".", copies: Any 
         The path of ``module``'s parent and the separator its parent joins names with.
     copies : int or sympy.Expr
         How many times the parent stands (the product of the repeats above).
+    start : int
+        The index of the first copy (``{k}`` from ``start``), as the parent's.
 
     Returns
     -------
-    list of (str, tuple, int or sympy.Expr)
-        Full name as ``named_parameters()`` gives it (``{k}`` for the copy's index), shape, and how
-        many copies of it the block has; buffers and tied tensors left out, as
+    list of (str, tuple, int or sympy.Expr, int)
+        Full name as ``named_parameters()`` gives it (``{k}`` for the copy's index), shape, how many
+        copies of it the block has, and the first copy's index; buffers and tied tensors left out, as
         :func:`derive.tree.count` leaves them out.
     """
     if not module.counted:
         return []
     path = f"{prefix}{sep}{module.name}" if prefix and module.name else prefix or module.name
-    copies = copies * module.repeat
-    rows = [(f"{path}{module.sep}{p.name}" if path else p.name, p.shape, copies) for p in module.params if p.counted]
+    if module.repeat != 1 or "{k}" in module.name:
+        copies, start = copies * module.repeat, module.start
+    rows = [
+        (f"{path}{module.sep}{p.name}" if path else p.name, p.shape, copies, start) for p in module.params if p.counted
+    ]
     for child in module.children:
-        rows += block_tensors(child, path, module.sep, copies)
+        rows += block_tensors(child, path, module.sep, copies, start)
     return rows
 
 
@@ -273,7 +280,7 @@ def block_tables() -> tuple[list[list[int]], dict[str, Any]]:
         for bits in forms:
             flags = {name: bit == "1" for (name, _, _), bit in zip(block.flags, bits)}
             rows = block_tensors(block.symbolic(flags))
-            t[bits] = [[name, [ref(d) for d in shape], ref(copies)] for name, shape, copies in rows]
+            t[bits] = [[name, [ref(d) for d in shape], ref(copies)] for name, shape, copies, _ in rows]
         table[key] = {
             "sizes": [list(x) for x in block.sizes],
             "flags": [list(x) for x in block.flags],
@@ -303,8 +310,8 @@ def evaluate_block(block: str, values: Mapping[str, Any], flags: Mapping[str, bo
     dict
         ``total`` (int, tied tensors once), ``call`` (the code that builds it), ``tensors`` (name and
         shape of each parameter, as ``named_parameters()`` lists them, from derive's builder) and ``rows``
-        (the calculator's table: name with ``{k}`` for a repeated layer, shape, copies; from the
-        closed forms' tree at these sizes).
+        (the calculator's table: name with ``{k}`` for a repeated layer, shape, copies and the first
+        copy's index; from the closed forms' tree at these sizes, a layer of no copies left out).
 
     Raises
     ------
@@ -332,9 +339,10 @@ def evaluate_block(block: str, values: Mapping[str, Any], flags: Mapping[str, bo
     tensors = [(name, tuple(int(d) for d in p.shape)) for name, p in named_parameters(module)]
     letters = {_SYM[k]: v for k, v in _letters(b, sizes).items()}
     rows = [
-        (name, tuple(int(sympy.sympify(d).subs(letters)) for d in shape), int(sympy.sympify(n).subs(letters)))
-        for name, shape, n in block_tensors(b.symbolic(chosen))
+        (name, tuple(int(sympy.sympify(d).subs(letters)) for d in shape), int(sympy.sympify(n).subs(letters)), k)
+        for name, shape, n, k in block_tensors(b.symbolic(chosen))
     ]
+    rows = [row for row in rows if row[2] > 0]  # a repeated layer of no copies (RWKV's blocks above 0 when n_layer = 1)
     return {"total": int(count(module)), "call": b.code(sizes, chosen), "tensors": tensors, "rows": rows}
 
 
@@ -450,10 +458,11 @@ RUNTIME = r"""
       bits += on ? "1" : "0";
       if (on !== f[2]) { args.push(f[1] + "=" + (on ? "True" : "False")); }
     });
-    var tensors = b.t[bits].map(function (row) {
-      var shape = row[1].map(function (k) { return bpoly(k, x); });
+    var tensors = [];
+    b.t[bits].forEach(function (row) {
+      var shape = row[1].map(function (k) { return bpoly(k, x); }), copies = bpoly(row[2], x);
       var n = shape.reduce(function (a, d) { return a * d; }, 1n);
-      return { name: row[0], shape: shape, count: n, copies: bpoly(row[2], x) };
+      if (copies > 0n) { tensors.push({ name: row[0], shape: shape, count: n, copies: copies }); }
     });
     return { total: bpoly(b.f[bits], x), call: b.call[0] + args.join(", ") + b.call[1], tensors: tensors };
   }

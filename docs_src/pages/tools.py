@@ -284,7 +284,7 @@ def blocks_context() -> dict:
 def _block_shown(shown: dict) -> dict:
     """The default block's answer with its tensor table as the script writes it (before any script runs)."""
     rows = []
-    for name, shape, copies in shown["rows"]:
+    for name, shape, copies, _ in shown["rows"]:
         size = 1
         for d in shape:
             size *= d
