@@ -17,7 +17,8 @@ form's sizes (a repeated layer once, with its number of copies).
 Element ids: ``calc-block-form``, ``calc-block`` (the block), ``calc-block-<field>`` for each of
 :data:`FIELDS` and ``calc-block-<flag>`` for each flag; outputs ``calc-block-total`` (with
 ``data-value``), ``calc-block-call``, ``calc-block-error`` and ``calc-block-tensors`` (one row per
-tensor: name, shape, count with "× copies"; the count's cell has ``data-value``, all copies).
+tensor: name, shape, count with "× copies"; the count's cell has ``data-value``, all copies; the row
+``data-first``, the index ``{k}`` starts from).
 
 >>> evaluate_block("mamba", {"d_model": 18, "d_state": 16, "d_conv": 4, "expand": 2})["total"]  # mamba#817
 4068
@@ -280,7 +281,7 @@ def block_tables() -> tuple[list[list[int]], dict[str, Any]]:
         for bits in forms:
             flags = {name: bit == "1" for (name, _, _), bit in zip(block.flags, bits)}
             rows = block_tensors(block.symbolic(flags))
-            t[bits] = [[name, [ref(d) for d in shape], ref(copies)] for name, shape, copies, _ in rows]
+            t[bits] = [[name, [ref(d) for d in shape], ref(copies), k] for name, shape, copies, k in rows]
         table[key] = {
             "sizes": [list(x) for x in block.sizes],
             "flags": [list(x) for x in block.flags],
@@ -462,7 +463,7 @@ RUNTIME = r"""
     b.t[bits].forEach(function (row) {
       var shape = row[1].map(function (k) { return bpoly(k, x); }), copies = bpoly(row[2], x);
       var n = shape.reduce(function (a, d) { return a * d; }, 1n);
-      if (copies > 0n) { tensors.push({ name: row[0], shape: shape, count: n, copies: copies }); }
+      if (copies > 0n) { tensors.push({ name: row[0], shape: shape, count: n, copies: copies, first: row[3] }); }
     });
     return { total: bpoly(b.f[bits], x), call: b.call[0] + args.join(", ") + b.call[1], tensors: tensors };
   }
@@ -505,7 +506,9 @@ DOM = r"""
         var body = byId("calc-block-tensors");
         body.textContent = "";
         r.tensors.forEach(function (t) {
-          var tr = body.insertRow(), cells = [t.name, "(" + t.shape.join(", ") + (t.shape.length === 1 ? ",)" : ")"),
+          var tr = body.insertRow();
+          tr.setAttribute("data-first", String(t.first));
+          var cells = [t.name, "(" + t.shape.join(", ") + (t.shape.length === 1 ? ",)" : ")"),
             group(t.count) + (t.copies !== 1n ? " × " + group(t.copies) : "")];
           cells.forEach(function (text, i) {
             var td = tr.insertCell();

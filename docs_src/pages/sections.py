@@ -33,7 +33,8 @@ SECTIONS = {
     "Blocks": (
         "blocks/index.md",
         "The modern recurrent blocks and the language models built from them: every tensor with its shape, "
-        "in symbols and at a released model's sizes, checked against the reference code.",
+        "in symbols and in worked numbers (a released model's layer where there is one), checked against "
+        "the reference code.",
     ),
     "Frameworks": (
         "frameworks/index.md",

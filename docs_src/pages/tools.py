@@ -284,7 +284,7 @@ def blocks_context() -> dict:
 def _block_shown(shown: dict) -> dict:
     """The default block's answer with its tensor table as the script writes it (before any script runs)."""
     rows = []
-    for name, shape, copies, _ in shown["rows"]:
+    for name, shape, copies, first in shown["rows"]:
         size = 1
         for d in shape:
             size *= d
@@ -295,6 +295,7 @@ def _block_shown(shown: dict) -> dict:
                 "shape": f"({dims})",
                 "count": number(size) + (f" × {number(copies)}" if copies != 1 else ""),
                 "total": size * copies,
+                "first": first,
             }
         )
     return shown | {"rows": rows}
