@@ -18,7 +18,7 @@ from derive.tree import named_parameters
 
 from ..site import number
 
-__all__ = ["Worked", "WORKED", "worked"]
+__all__ = ["Worked", "WORKED", "worked", "module_tensors"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,35 @@ WORKED = {
 }
 
 
+def _rows(named: Any, prefix: str = "") -> tuple[list[dict], int]:
+    rows, layer = [], 0
+    for name, p in named:
+        if name.startswith(prefix):
+            size = 1
+            for d in p.shape:
+                size *= int(d)
+            layer += size
+            shape = ", ".join(str(int(d)) for d in p.shape) + ("," if len(p.shape) == 1 else "")
+            rows.append({"name": name.removeprefix(prefix), "shape": f"({shape})", "count": number(size)})
+    return rows, layer
+
+
+def module_tensors(module: Any) -> dict[str, Any]:
+    """Every parameter of a block built at int sizes (a page's worked example): ``rows`` (``name``,
+    ``shape`` as the framework prints it, ``count``) and ``total``, numbers formatted.
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+
+    Returns
+    -------
+    dict
+    """
+    rows, total = _rows(named_parameters(module))
+    return {"rows": rows, "total": number(total)}
+
+
 def worked(path: str) -> dict[str, Any]:
     """The worked example of the block page ``path``: its layer's tensors at the released sizes.
 
@@ -116,15 +145,7 @@ def worked(path: str) -> dict[str, Any]:
     """
     w = WORKED[path]
     report = derive.explain(w.config)
-    rows, layer = [], 0
-    for name, p in named_parameters(report.module):
-        if name.startswith(w.prefix):
-            size = 1
-            for d in p.shape:
-                size *= int(d)
-            layer += size
-            shape = ", ".join(str(int(d)) for d in p.shape) + ("," if len(p.shape) == 1 else "")
-            rows.append({"name": name.removeprefix(w.prefix), "shape": f"({shape})", "count": number(size)})
+    rows, layer = _rows(named_parameters(report.module), w.prefix)
     return {
         "name": w.model.split("/")[-1].removesuffix("-hf"),
         "calculator": w.calculator,

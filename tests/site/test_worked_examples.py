@@ -3,6 +3,7 @@ model's sizes, held against the model transformers builds from the same config (
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -11,9 +12,11 @@ from docs_src.pages.worked import WORKED, worked
 from docs_src.site import pages as registry
 
 BLOCK_PAGES = [p.path for p in registry() if p.section == "Blocks" and not p.path.endswith("/index.md")]
-#: Block pages without a released model in transformers: their worked examples are on the page already
-#: (each count held against the reference code in tests/blocks).
-ELSEWHERE = {"blocks/s4.md", "blocks/s5.md", "blocks/lru.md", "blocks/fla.md"}
+#: Block pages without a released model in transformers: S4, S5 and the LRU list their reference code's
+#: defaults tensor by tensor (:data:`docs_src.pages.ssm_blocks.WORKED`, held against it below); the fla
+#: page gives every tensor at the layer's defaults (held against fla in tests/blocks/test_ssm_pages.py).
+REFERENCE = {"blocks/s4.md": "s4", "blocks/s5.md": "s5", "blocks/lru.md": "lru"}
+ELSEWHERE = {"blocks/fla.md"}
 
 
 def _shape(text: str) -> tuple[int, ...]:
@@ -25,7 +28,7 @@ def _number(text: str) -> int:
 
 
 def test_every_block_page_has_a_worked_number() -> None:
-    assert set(BLOCK_PAGES) == set(WORKED) | ELSEWHERE
+    assert set(BLOCK_PAGES) == set(WORKED) | set(REFERENCE) | ELSEWHERE
 
 
 @pytest.mark.slow
@@ -70,3 +73,27 @@ def test_each_page_shows_its_worked_table(rendered_pages, path: str) -> None:
     assert f"### At {shown['name']}'s sizes" in text
     for r in shown["rows"]:
         assert f"| `{r['name']}` | `{r['shape']}` | {r['count']} |" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", sorted(REFERENCE))
+def test_reference_worked_tensors_are_the_reference_code_own(path: str, rendered_pages) -> None:
+    import ssm_reference as ref
+
+    from docs_src.pages import ssm_blocks
+
+    example = ssm_blocks.WORKED[REFERENCE[path]]
+    shown = ssm_blocks.worked_example(REFERENCE[path])
+    if path == "blocks/s4.md":
+        real = ref.torch_tensors(ref.s4_block_reference(*example.args, **example.kwargs))[0]
+    elif path == "blocks/s5.md":
+        h, size, blocks, activation = example.args
+        real = list(ref.s5_layer_reference(h, size, blocks, activation=activation, **example.kwargs)["params"].items())
+    else:
+        real = list(ref.lru_layer_reference(*example.args)["params"].items())
+    ours = [(r["name"], _shape(r["shape"])) for r in shown["rows"]]
+    assert dict(ours) == dict(real) and len(ours) == len(real)  # every name and shape, once
+    if path == "blocks/s4.md":
+        assert ours == real  # in torch's order too (Flax sorts its paths)
+    assert _number(shown["total"]) == sum(math.prod(shape) for _, shape in real)
+    assert f"### The tensors of `{shown['code']}`" in rendered_pages[path]
