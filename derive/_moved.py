@@ -32,7 +32,6 @@ MOVED = {
     "derive.display": "derive.render.display",
     "derive.latex": "derive.render.latex",
     "derive.diagram": "derive.render.diagram",
-    "derive.calculator": "derive.render.calculator",
     "derive.torch": "derive.frameworks.pytorch",
     "derive.keras": "derive.frameworks.keras",
 }

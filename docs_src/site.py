@@ -126,17 +126,32 @@ def pages() -> list[Page]:
 
 
 def nav() -> list:
-    """The MkDocs ``nav``: top-level pages and one entry per section, in page order."""
+    """The MkDocs ``nav``: top-level pages and one entry per section, in page order.
+
+    A section's ``<section>/index.md`` page comes first in it (Material's ``navigation.indexes``
+    makes it the section's own page), the section where its other pages come; a section named ``"A/B"`` is the subsection B of A (the API
+    reference's packages), listed where its first page comes.
+    """
     out: list = []
     sections: dict[str, list] = {}
+    indexes: dict[str, dict] = {}
+
+    def section(name: str) -> list:
+        if name not in sections:
+            parent, _, title = name.rpartition("/")
+            sections[name] = []
+            (section(parent) if parent else out).append({title: sections[name]})
+        return sections[name]
+
     for page in pages():
         if page.section is None:
             out.append({page.title: page.path})
+        elif page.path.endswith("/index.md"):
+            indexes[page.section] = {page.title: page.path}
         else:
-            if page.section not in sections:
-                sections[page.section] = []
-                out.append({page.section: sections[page.section]})
-            sections[page.section].append({page.title: page.path})
+            section(page.section).append({page.title: page.path})
+    for name, entry in indexes.items():  # a section's own page first; its place is its pages'
+        section(name).insert(0, entry)
     return out
 
 

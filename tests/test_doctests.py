@@ -6,9 +6,10 @@ import derive.torch
 import pytest
 
 import derive
+from docs_src.calculator import blocks as calculator_blocks
 
 
-@pytest.mark.parametrize("module", [derive, derive.torch], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [derive, derive.torch, calculator_blocks], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0

@@ -386,7 +386,7 @@ def test_cell_builders_refuse_non_sizes_naming_the_argument(builder, bad):
 
 
 def test_calculator_refuses_an_unknown_cell_naming_the_allowed_ones():
-    from derive.calculator import evaluate
+    from docs_src.calculator import evaluate
 
     with pytest.raises(ValueError, match="LSTM"):
         evaluate("TRANSFORMER", 3, 4, 1, False, True)

@@ -1,2 +1,2 @@
 """Showing derived results: plain text and rich tables, LaTeX, SVG wiring diagrams, notebook
-display, and the calculator's JavaScript."""
+display. (The site's calculator belongs to the site generator: ``docs_src/calculator``.)"""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..site import Page
 
-__all__ = ["API_MODULES", "NOT_DOCUMENTED", "api_path"]
+__all__ = ["API_MODULES", "NOT_DOCUMENTED", "api_path", "api_section"]
 
 #: Modules shown first, in this order; every other public module of ``derive`` follows,
 #: alphabetically (found by walking the package, so a new module needs no edit here).
@@ -58,5 +58,21 @@ def api_path(module: str) -> str:
     return "api/" + ("index" if module == "derive" else module.removeprefix("derive.").replace(".", "/")) + ".md"
 
 
+def api_section(module: str) -> str:
+    """The module's place in the navigation: the modules of :data:`FIRST` and derive's own top-level
+    modules under "API reference", every other one under its package (``"API reference/derive.layers"``),
+    so that the reference's ~200 modules sit in a dozen collapsed groups.
+
+    Parameters
+    ----------
+    module : str
+        Dotted module name.
+    """
+    parts = module.split(".")
+    if module in FIRST or len(parts) <= 2 and not any(m.startswith(module + ".") for m in API_MODULES):
+        return "API reference"
+    return "API reference/" + ".".join(parts[:2])
+
+
 ORDER = 90
-PAGES = [Page(api_path(m), m, "api.md.j2", (lambda m=m: {"module": m}), (), "API reference") for m in API_MODULES]
+PAGES = [Page(api_path(m), m, "api.md.j2", (lambda m=m: {"module": m}), (), api_section(m)) for m in API_MODULES]

@@ -18,6 +18,7 @@ from derive.render.latex import shape_latex
 from derive.tree import Module, count, named_parameters
 
 from ..site import Page, number
+from .worked import worked
 
 __all__ = ["RELEASES", "preset_config", "layer_formulas", "griffin_context"]
 
@@ -129,6 +130,7 @@ def griffin_context() -> dict:
     counts = griffin.layer_types(["recurrent", "recurrent", "attention"], n)
     assert isinstance(counts, dict)
     return {
+        "worked": worked("blocks/griffin.md"),
         "equations": griffin.EQUATIONS,
         "recurrent": _pairs(rec_hf, rec_dm),
         "attention": _pairs(att_hf, att_dm),

@@ -8,7 +8,7 @@ import derive.frameworks.pytorch as dt
 from derive.engine.symbols import H, I, L
 
 from ..site import Example, Page
-from .cells import CELL_PAGES
+from .sections import cell_rows
 
 #: The home page's configurations: seed 000's two stacks, and the same with one layer.
 HEADLINE = (
@@ -54,8 +54,53 @@ def headline() -> dict:
     }
 
 
+def where() -> list[dict]:
+    """The home page's first screen: each section and tool, with what it holds (its pages' names, from the
+    page registry and derive's registries).
+
+    Returns
+    -------
+    list of dict
+        ``title``, ``path`` (docs-relative) and ``about``.
+    """
+    from .sections import section_rows
+
+    def names(section: str) -> str:  # "fla: GLA, RetNet" -> "fla (GLA, RetNet)"
+        return ", ".join(r["title"] + ")" if ": " in r["title"] else r["title"] for r in section_rows(section)).replace(
+            ": ", " ("
+        )
+
+    frameworks = ["PyTorch (`torch.nn`)"] + [r["title"] for r in section_rows("Frameworks")]
+    return [
+        {"title": "Questions", "path": "questions/index.md", "about": "the counts people ask about, answered"},
+        {
+            "title": "Cells",
+            "path": "cells/index.md",
+            "about": f"{len(cell_rows())} cell pages: "
+            + ", ".join(r["title"].split(" (")[0] for r in cell_rows()[:4])
+            + ", … — equations, tensors, closed forms",
+        },
+        {"title": "Blocks", "path": "blocks/index.md", "about": names("Blocks")},
+        {
+            "title": "Frameworks",
+            "path": "frameworks/index.md",
+            "about": ", ".join(frameworks[:4]) + ", …"
+            f" ({len(frameworks) - 1} pages): each one's classes, names and layout",
+        },
+        {"title": "Whole models", "path": "models/index.md", "about": "a model's code, a checkpoint, a `config.json`"},
+        {
+            "title": "Calculator",
+            "path": "tools/calculator.md",
+            "about": "type the sizes, read the count and the tensors",
+        },
+        {"title": "Command line", "path": "tools/cli.md", "about": "`derive` on a layer, a model file or a checkpoint"},
+    ]
+
+
 ORDER = 0
 PAGES = [
-    Page("index.md", "Home", "index.md.j2", lambda: {"h": headline(), "cells": CELL_PAGES}, HEADLINE),
+    Page(
+        "index.md", "Home", "index.md.j2", lambda: {"h": headline(), "cells": cell_rows(), "where": where()}, HEADLINE
+    ),
     Page("install.md", "Install", "install.md.j2", dict),
 ]

@@ -19,6 +19,7 @@ from derive.render.latex import names_latex, shape_latex
 from derive.tree import count, named_parameters
 
 from ..site import Page, number
+from .worked import worked
 
 __all__ = [
     "MAMBA_RELEASES",
@@ -166,6 +167,7 @@ def mamba_context() -> dict:
     model = derive.explain(hf_config("mamba-130m"))
     return {
         "equations": mamba.EQUATIONS,
+        "worked": worked("blocks/mamba.md"),
         "tensors": _tensor_rows(ours, theirs, "backbone.layers.{k}.mixer."),
         "block": sympy.latex(sympy.collect(block, _E)),
         "bias_extra": sympy.latex(sympy.expand(both - block)),
@@ -201,6 +203,7 @@ def mamba2_context() -> dict:
     small = derive.explain(release_config("mamba2-130m"))
     return {
         "equations": mamba2.EQUATIONS,
+        "worked": worked("blocks/mamba2.md"),
         "tensors": _tensor_rows(ours, theirs, "backbone.layers.{k}.mixer."),
         "block": sympy.latex(sympy.collect(block, [_S, _H])),
         "hf_block": sympy.latex(sympy.collect(hf_block, _E)),

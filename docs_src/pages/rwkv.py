@@ -18,6 +18,7 @@ from derive.render.latex import shape_latex
 from derive.tree import Module, count, named_parameters
 
 from ..site import Page, number
+from .worked import worked
 
 __all__ = ["PILE", "PILE_SOURCE", "V6_DEMO", "V7_DEMO", "V6_PAIRS", "V7_PAIRS", "ISSUE_207", "ISSUE_285",
            "pile_config", "pairs_table", "rwkv_context"]  # fmt: skip
@@ -276,9 +277,9 @@ def rwkv_context() -> dict:
     -------
     dict
         ``v4``, ``v6``, ``v7`` (equations, tensor tables, closed forms, released models) and ``q``
-        (the two questions' numbers).
+        (the two questions' numbers), ``worked`` (RWKV-4 169m's block, :mod:`docs_src.pages.worked`).
     """
-    return {"v4": _v4(), "v6": _v6(), "v7": _v7(), "q": _questions()}
+    return {"v4": _v4(), "v6": _v6(), "v7": _v7(), "q": _questions(), "worked": worked("blocks/rwkv.md")}
 
 
 ORDER = 16

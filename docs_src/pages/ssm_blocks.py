@@ -20,6 +20,7 @@ from derive.render.latex import shape_latex
 from derive.tree import Module, count, named_parameters
 
 from ..site import Page
+from .worked import module_tensors
 
 __all__ = ["BlockExample", "S4_EXAMPLES", "S5_EXAMPLES", "LRU_EXAMPLES", "tensor_rows", "s4_context", "s5_context"]
 __all__ += ["lru_context", "example_rows", "CLOSED_FORMS"]
@@ -171,6 +172,17 @@ def _closed(*keys: str) -> dict:
     return {k: _forms(CLOSED_FORMS[k][0], *CLOSED_FORMS[k][1], **CLOSED_FORMS[k][2]) for k in keys}
 
 
+#: The example each page lists tensor by tensor (the reference's own defaults where it has them).
+WORKED = {"s4": S4_EXAMPLES[5], "s5": S5_EXAMPLES[0], "lru": LRU_EXAMPLES[0]}
+
+
+def worked_example(key: str) -> dict:
+    """The page's worked example, every tensor with its shape and count (:data:`WORKED`)."""
+    e = WORKED[key]
+    parts = [repr(a) for a in e.args] + [f"{k}={v!r}" for k, v in e.kwargs.items()]
+    return {"code": f"{e.cls}({', '.join(parts)})", "note": e.call, **module_tensors(e.module)}
+
+
 def s4_context() -> dict:
     """The S4 / S4D page: equations, tensor tables, closed forms, examples, s4#24 answered."""
     s4d_64, frozen = count(s4.s4d(64)), count(s4.s4d(64, lr=0.0))
@@ -185,6 +197,7 @@ def s4_context() -> dict:
         "s4_tensors": tensor_rows(s4.s4_block(H, d_state=N)),
         "forms": _closed("s4d", "s4d_frozen", "s4", "s4_diag", "s4_general", "s4_frozen"),
         "examples": example_rows(S4_EXAMPLES),
+        "worked": worked_example("s4"),
         "q24": {
             "s4d": s4d_64,
             "s4d_frozen": frozen,
@@ -206,6 +219,7 @@ def s5_context() -> dict:
         "layer_tensors": tensor_rows(s5.s5_layer(H, N, 1, "half_glu1", batchnorm=True)),
         "forms": _closed("s5_ssm", "s5_bidirectional", "s5_layer"),
         "examples": example_rows(S5_EXAMPLES),
+        "worked": worked_example("s5"),
         "P": s5.state_size(256, 8),
     }
 
@@ -220,6 +234,7 @@ def lru_context() -> dict:
         "layer_tensors": tensor_rows(lru.lru_layer(N, H, "batch")),
         "forms": _closed("lru", "lru_layer"),
         "examples": example_rows(LRU_EXAMPLES),
+        "worked": worked_example("lru"),
     }
 
 

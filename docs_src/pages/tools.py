@@ -12,13 +12,13 @@ import sympy
 import derive.frameworks.pytorch as dt
 from derive.analysis.cost import DTYPE_BYTES, KINDS, cost, step_ops, stored_elements
 from derive.engine.symbols import H, I, L, P
-from derive.render import calculator_blocks as cb
-from derive.render.calculator import CELLS, LEFT_OUT, evaluate, formulas, javascript
-from derive.render.calculator import FRAMEWORKS as CALC_FRAMEWORKS
-from derive.render.calculator_keras import KERAS_MERGE_MODES
-from derive.render.calculator_keras import TITLE as KERAS_TITLE
 from derive.render.latex import latex
 
+from ..calculator import CELLS, LEFT_OUT, evaluate, formulas, javascript
+from ..calculator import FRAMEWORKS as CALC_FRAMEWORKS
+from ..calculator import blocks as cb
+from ..calculator.keras import KERAS_MERGE_MODES
+from ..calculator.keras import TITLE as KERAS_TITLE
 from ..site import Example, Page, number
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -275,10 +275,30 @@ def blocks_context() -> dict:
         "block_used": {name for name, _ in block.sizes},
         "block_flags": cb.flag_names(),
         "block_flags_used": {name for name, _, _ in block.flags},
-        "block_shown": cb.evaluate_block(cb.DEFAULT, {name: defaults[name] for name, _ in block.sizes}),
+        "block_shown": _block_shown(cb.evaluate_block(cb.DEFAULT, {name: defaults[name] for name, _ in block.sizes})),
         "block_rows": rows,
         "letters": ", ".join(f"${v}$ = `{k}`" for k, v in cb.LETTERS.items()),
     }
+
+
+def _block_shown(shown: dict) -> dict:
+    """The default block's answer with its tensor table as the script writes it (before any script runs)."""
+    rows = []
+    for name, shape, copies, first in shown["rows"]:
+        size = 1
+        for d in shape:
+            size *= d
+        dims = ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "")
+        rows.append(
+            {
+                "name": name,
+                "shape": f"({dims})",
+                "count": number(size) + (f" × {number(copies)}" if copies != 1 else ""),
+                "total": size * copies,
+                "first": first,
+            }
+        )
+    return shown | {"rows": rows}
 
 
 # --- the benchmark --------------------------------------------------------------------------------

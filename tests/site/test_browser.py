@@ -224,7 +224,7 @@ OTHER_CASES = [
 @pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
 @pytest.mark.parametrize("case", OTHER_CASES, ids=lambda c: f"{c[0]}-{c[1]}")
 def test_calculator_other_frameworks_as_python(visit, case):
-    from derive.calculator import evaluate
+    from docs_src.calculator import evaluate
 
     framework, cls, i, h, layers, proj, bidirectional, bias = case
     v = visit(html_path(CALCULATOR))
@@ -246,7 +246,7 @@ def test_calculator_other_frameworks_as_python(visit, case):
 @pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
 def test_calculator_keras_bidirectional_lstm_128(visit):
     """The seed question in Keras 3: Bidirectional(LSTM(128)) on 28 features, then merge_mode='sum' over 2 layers."""
-    from derive.calculator import evaluate
+    from docs_src.calculator import evaluate
 
     v = visit(html_path(CALCULATOR))
     page = v.page
@@ -275,7 +275,7 @@ def test_calculator_keras_bidirectional_lstm_128(visit):
 
 @pytest.mark.skipif(CALCULATOR is None, reason="no calculator page in derive/pages (issue 5)")
 def test_calculator_other_frameworks_disable_and_refuse(visit):
-    from derive.calculator import evaluate
+    from docs_src.calculator import evaluate
 
     v = visit(html_path(CALCULATOR))
     page = v.page

@@ -8,7 +8,7 @@ import pytest
 from browser_support import TIMEOUT_MS
 from sitebuild import html_path
 
-from derive.render.calculator_blocks import BLOCKS, FIELDS, evaluate_block
+from docs_src.calculator.blocks import BLOCKS, FIELDS, evaluate_block
 
 pytestmark = pytest.mark.browser
 

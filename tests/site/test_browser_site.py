@@ -189,6 +189,7 @@ SEARCHES = [
     ("weight_ih_l0", "cells/lstm/"),
     ("LSTM parameters", "cells/lstm/"),
     ("cuDNN", "frameworks/cudnn/"),
+    ("mamba 768", "blocks/mamba/"),  # the nine tensors at mamba-130m's width (issue 27)
 ]
 
 FIRST_HITS = """() => [...document.querySelectorAll('.md-search-result__list > .md-search-result__item')]

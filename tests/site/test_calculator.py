@@ -9,12 +9,12 @@ import subprocess
 
 import derive.torch as dt
 import pytest
-from derive.calculator import CELLS, FRAMEWORKS, LEFT_OUT, evaluate, javascript
 from torch import nn
 
 import derive.frameworks as fws
 import docs_src.site as site
 from derive.cells import CELLS as CELL_EQUATIONS
+from docs_src.calculator import CELLS, FRAMEWORKS, LEFT_OUT, evaluate, javascript
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node not installed")

@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 
-from derive.render.calculator import javascript
-from derive.render.calculator_blocks import BLOCKS, DEFAULT, FIELDS, block_formulas, evaluate_block
+from docs_src.calculator import javascript
+from docs_src.calculator.blocks import BLOCKS, DEFAULT, FIELDS, block_formulas, evaluate_block
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node not installed")
@@ -21,7 +21,11 @@ HARNESS = """
 const fs = require("fs");
 const configs = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 process.stdout.write(JSON.stringify(configs.map(function (cfg) {
-  try { const r = deriveBlock(cfg); return {total: r.total.toString(), call: r.call}; }
+  try {
+    const r = deriveBlock(cfg);
+    const tensors = r.tensors.map(t => [t.name, t.shape.map(String), t.count.toString(), t.copies.toString()]);
+    return {total: r.total.toString(), call: r.call, tensors: tensors};
+  }
   catch (e) { return {error: e.message}; }
 })));
 """
@@ -48,7 +52,24 @@ def python_side(cfg: dict) -> dict:
         r = evaluate_block(cfg["block"], values, flags)
     except (ValueError, TypeError) as error:
         return {"error": str(error)}
-    return {"total": str(r["total"]), "call": r["call"]}
+    tensors = [[name, [str(d) for d in shape], str(_numel(shape)), str(n)] for name, shape, n, _ in r["rows"]]
+    return {"total": str(r["total"]), "call": r["call"], "tensors": tensors}
+
+
+def _numel(shape) -> int:
+    out = 1
+    for d in shape:
+        out *= d
+    return out
+
+
+def expanded(rows) -> dict[str, tuple[int, ...]]:
+    """The calculator's rows, each repeated layer's copy by copy (``{k}`` from its first index)."""
+    out = {}
+    for name, shape, copies, start in rows:
+        for k in range(start, start + copies) if "{k}" in name else [None]:
+            out[name if k is None else name.replace("{k}", str(k))] = tuple(shape)
+    return out
 
 
 def random_configs(n: int, seed: int, top: int = 3000) -> list[dict]:
@@ -163,18 +184,23 @@ def test_the_python_side_is_the_real_library(cfg) -> None:
     block = BLOCKS[cfg["block"]]
     values = {name: _number(cfg[name]) for name, _ in block.sizes}
     flags = {name: cfg.get(name, default) for name, _, default in block.flags}
-    ours = evaluate_block(cfg["block"], values, flags)["total"]
+    shown = evaluate_block(cfg["block"], values, flags)
     if cfg["block"] in ("mamba", "mamba2"):
         if ssm_python() is None:
             pytest.skip(".venv-ssm is missing")
         kwargs = values | flags
-        real = live({"kind": "Mamba" if cfg["block"] == "mamba" else "Mamba2", "kwargs": kwargs})["total"]
+        answer = live({"kind": "Mamba" if cfg["block"] == "mamba" else "Mamba2", "kwargs": kwargs})
+        real, tensors = answer["total"], [(name, tuple(shape)) for name, shape in answer["tensors"]]
     else:
         model_type = "mamba" if cfg["block"] == "mamba_lm" else "rwkv"
         sizes = {arg: values[field] for field, arg in block.sizes}
         extra = {arg: flags[name] for name, arg, _ in block.flags}
-        real = hf_live.total(hf_live.build(model_type, sizes | extra))
-    assert ours == real
+        model = hf_live.build(model_type, sizes | extra)
+        real, tensors = hf_live.total(model), hf_live.tensors(model)
+    assert shown["total"] == real
+    # the per-tensor split the page shows: every tensor of the real module, its name and shape, once
+    assert expanded(shown["rows"]) == dict(tensors)
+    assert sum(_numel(shape) * n for _, shape, n, _ in shown["rows"]) == real
 
 
 def test_page_has_the_blocks_form_and_the_script() -> None:
@@ -194,3 +220,4 @@ def test_page_has_the_blocks_form_and_the_script() -> None:
     for name in FIELDS:
         assert f'id="calc-block-{name}"' in text
     assert 'data-value="129135360"' in text  # mamba-130m, before any script runs
+    assert 'id="calc-block-tensors"' in text and "<code>backbone.layers.{k}.mixer.in_proj.weight</code>" in text

@@ -1,7 +1,7 @@
 """The calculator's Keras 3 branch: node against the library, the library against Keras 3 itself.
 
-The script's ``deriveKeras`` (tables of :mod:`derive.render.calculator_keras`) is run with node on
-random configurations and compared with :func:`derive.render.calculator.evaluate` (numbers, code,
+The script's ``deriveKeras`` (tables of :mod:`docs_src.calculator.keras`) is run with node on
+random configurations and compared with :func:`docs_src.calculator.evaluate` (numbers, code,
 refusals); the code the calculator shows is then run in real Keras 3 (torch backend), and its
 ``count_params()`` must be the total shown.
 """
@@ -18,8 +18,8 @@ import tempfile
 
 import pytest
 
-from derive.render.calculator import evaluate, javascript
-from derive.render.calculator_keras import KERAS_CLASSES, KERAS_MERGE_MODES
+from docs_src.calculator import evaluate, javascript
+from docs_src.calculator.keras import KERAS_CLASSES, KERAS_MERGE_MODES
 
 NODE = shutil.which("node")
 HARNESS = """

@@ -46,7 +46,14 @@ def test_tools_pages_are_in_the_navigation():
     entries = [e for e in site.nav() if "Tools" in e]
     assert entries
     paths = [next(iter(item.values())) for item in entries[0]["Tools"]]
-    assert paths == ["tools/notebook.md", "tools/cli.md", "tools/cost.md", "tools/calculator.md", "tools/benchmark.md"]
+    assert paths == [
+        "tools/index.md",
+        "tools/notebook.md",
+        "tools/cli.md",
+        "tools/cost.md",
+        "tools/calculator.md",
+        "tools/benchmark.md",
+    ]
 
 
 @pytest.mark.parametrize("example", tools.COST_EXAMPLES, ids=lambda e: e.call)
@@ -94,7 +101,10 @@ def test_cli_page_outputs_match_torch_and_keras(pages):
     tensors = runs['derive "nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128), nn.Linear(128, 5))" --tensors']
     assert tensors["status"] == 0 and grouped(sum(p.numel() for p in model.parameters())) in tensors["stdout"]
     for name, p in model.named_parameters():
-        assert re.search(rf"{re.escape(name)}\s+│ \({', '.join(map(str, p.shape))},?\)\s+│\s+{grouped(p.numel())} │", tensors["stdout"])
+        assert re.search(
+            rf"{re.escape(name)}\s+│ \({', '.join(map(str, p.shape))},?\)\s+│\s+{grouped(p.numel())} │",
+            tensors["stdout"],
+        )
 
     partial = runs['derive "nn.Sequential(nn.LSTM(8, 16), CRF(16))" --partial']
     lstm = sum(p.numel() for p in nn.LSTM(8, 16).parameters())
@@ -173,4 +183,6 @@ def test_benchmark_page_shows_the_config_results(pages):
         assert f"| `{row['config']}` | {row['parameters']:,} |" in page
         assert f"{row['ratio']:,.0f}" in page
     mamba = next(r for r in results["rows"] if r["config"].startswith("mamba-2.8b"))
-    assert mamba["parameters"] == 2_768_345_600  # as the maintainer quotes it (state-spaces/mamba#48), held live in tests/blocks
+    assert (
+        mamba["parameters"] == 2_768_345_600
+    )  # as the maintainer quotes it (state-spaces/mamba#48), held live in tests/blocks

@@ -1,11 +1,11 @@
-"""The calculator's JavaScript (used by :mod:`derive.render.calculator`): the input checks, the
+"""The calculator's JavaScript (used by :mod:`docs_src.calculator`): the input checks, the
 evaluation of the generated tables, and the binding of the page's form.
 
 :data:`RUNTIME` defines ``deriveCount(cfg)`` (PyTorch's classes from ``FORMULAS``, the other
 frameworks' from ``POLYS``/``FW``, Keras 3's from ``POLYS``/``KERAS`` through ``deriveKeras`` of
-:mod:`derive.render.calculator_keras`); :data:`DOM` binds the form (element ids in
-:mod:`derive.render.calculator`) and the blocks' form (``bindBlocks`` of
-:mod:`derive.render.calculator_blocks`). ES5 plus BigInt; the tables are printed before them.
+:mod:`docs_src.calculator.keras`); :data:`DOM` binds the form (element ids in
+:mod:`docs_src.calculator`) and the blocks' form (``bindBlocks`` of
+:mod:`docs_src.calculator.blocks`). ES5 plus BigInt; the tables are printed before them.
 """
 
 __all__ = ["RUNTIME", "DOM"]
@@ -114,7 +114,8 @@ RUNTIME = r"""
   }
 """
 
-#: The form: the Cell list per framework, the options a class lacks disabled, the results shown.
+#: The form: the Cell list per framework (the reader's cell kept across a switch where the framework
+#: has it, a notice where not), the options a class lacks disabled, the results shown.
 DOM = r"""
   function bind() {
     var form = document.getElementById("calc-form");
@@ -122,16 +123,32 @@ DOM = r"""
     form.setAttribute("data-bound", "1");
     var byId = function (id) { return document.getElementById(id); };
     var cells = byId("calc-cell"), torchCells = cells.innerHTML, shownFw = "torch";
-    function fill() {  // the Cell select: the framework's own classes
-      var fw = byId("calc-framework").value;
+    var notice = byId("calc-notice"), frameworks = byId("calc-framework");
+    // The Cell select: the framework's own classes. The reader's cell is kept where the framework has
+    // a class of that cell (MODES: the cell each class computes); where it has none, the notice says so.
+    function fill() {
+      var fw = frameworks.value;
       if (fw === shownFw) { return; }
+      var was = cells.value, mode = MODES[shownFw][was];
       shownFw = fw;
-      if (fw === "torch") { cells.innerHTML = torchCells; return; }
-      cells.innerHTML = "";
-      var classes = fw === "keras" ? KERAS : FW.cells[fw];
-      Object.keys(classes).forEach(function (name) { cells.add(new Option(name, name)); });
-      if (fw === "keras") { cells.value = "LSTM"; }
+      if (fw === "torch") {
+        cells.innerHTML = torchCells;
+      } else {
+        cells.innerHTML = "";
+        Object.keys(MODES[fw]).forEach(function (name) { cells.add(new Option(name, name)); });
+      }
+      var names = Object.keys(MODES[fw]), keep = MODES[fw][was] === mode ? was : null;
+      for (var i = 0; keep === null && i < names.length; i++) { if (MODES[fw][names[i]] === mode) { keep = names[i]; } }
+      if (keep !== null) {
+        cells.value = keep;
+        notice.textContent = "";
+      } else {
+        cells.selectedIndex = 0;
+        notice.textContent = frameworks.selectedOptions[0].textContent + " has no " + MODE_TITLES[mode] +
+          " class, so the cell is now " + cells.value + " (" + MODE_TITLES[MODES[fw][cells.value]] + ").";
+      }
     }
+    cells.addEventListener("change", function () { notice.textContent = ""; });
     function update() {
       fill();
       var fw = byId("calc-framework").value, cell = cells.value;

@@ -19,9 +19,9 @@ from typing import Any
 
 import sympy
 
-from ..engine import validate
-from ..engine.symbols import H, I
-from ..frameworks import keras as dk
+from derive.engine import validate
+from derive.engine.symbols import H, I
+from derive.frameworks import keras as dk
 
 __all__ = ["KERAS_CLASSES", "KERAS_MERGE_MODES", "TITLE", "keras_formulas", "keras_table", "evaluate_keras"]
 

@@ -1,4 +1,4 @@
-"""The calculator's tables for the frameworks besides PyTorch, derived (used by :mod:`derive.render.calculator`).
+"""The calculator's tables for the frameworks besides PyTorch, derived (used by :mod:`docs_src.calculator`).
 
 For every class of :data:`FRAMEWORKS` and every option the form offers for it, the per-layer
 counts of :func:`derive.frameworks.stack` (layer 0 and any layer >= 1) as polynomials in I, H and
@@ -13,10 +13,10 @@ from functools import lru_cache
 
 import sympy
 
-from .. import frameworks as fws
-from ..cells import CELLS as CELL_EQUATIONS
-from ..engine.stack import UPPER
-from ..engine.symbols import H, I, P
+from derive import frameworks as fws
+from derive.cells import CELLS as CELL_EQUATIONS
+from derive.engine.stack import UPPER
+from derive.engine.symbols import H, I, P
 
 __all__ = ["FRAMEWORKS", "LEFT_OUT", "framework_formulas", "framework_table"]
 

@@ -10,9 +10,15 @@ polynomial in those letters, printed as a coefficient table the page's script ev
 d_model)``, ``ceil(d_model / 16)``, ``d_ssm / headdim``) and refuses what the library refuses,
 in derive's words; :func:`evaluate_block` gives the same answers with derive's builders.
 
+The tensors: each block's tree (:func:`block_tensors`, the same tree) gives every counted tensor with
+its shape in the letters, printed as indices into the same coefficient table; the page lists them at the
+form's sizes (a repeated layer once, with its number of copies).
+
 Element ids: ``calc-block-form``, ``calc-block`` (the block), ``calc-block-<field>`` for each of
 :data:`FIELDS` and ``calc-block-<flag>`` for each flag; outputs ``calc-block-total`` (with
-``data-value``), ``calc-block-call`` and ``calc-block-error``.
+``data-value``), ``calc-block-call``, ``calc-block-error`` and ``calc-block-tensors`` (one row per
+tensor: name, shape, count with "× copies"; the count's cell has ``data-value``, all copies; the row
+``data-first``, the index ``{k}`` starts from).
 
 >>> evaluate_block("mamba", {"d_model": 18, "d_state": 16, "d_conv": 4, "expand": 2})["total"]  # mamba#817
 4068
@@ -32,11 +38,21 @@ from typing import Any
 
 import sympy
 
-from ..blocks import mamba, mamba2, rwkv
-from ..engine import validate
-from ..tree import Module, count
+from derive.blocks import mamba, mamba2, rwkv
+from derive.engine import validate
+from derive.tree import Module, count, named_parameters
 
-__all__ = ["Block", "BLOCKS", "FIELDS", "VARS", "DEFAULT", "block_formulas", "block_tables", "evaluate_block"]
+__all__ = [
+    "Block",
+    "BLOCKS",
+    "FIELDS",
+    "VARS",
+    "DEFAULT",
+    "block_formulas",
+    "block_tensors",
+    "block_tables",
+    "evaluate_block",
+]
 
 #: The letters of the closed forms, in the order of the coefficient tables' powers.
 VARS = ("D", "N", "K", "E", "R", "G", "M", "V", "L")
@@ -201,6 +217,42 @@ def block_formulas() -> dict[str, dict[str, sympy.Expr]]:
     return out
 
 
+def block_tensors(
+    module: Module, prefix: str = "", sep: str = ".", copies: Any = 1, start: int = 0
+) -> list[tuple[str, tuple, Any, int]]:
+    """The counted tensors of a block's tree, a repeated module's once (its name keeps ``{k}``).
+
+    Parameters
+    ----------
+    module : Module
+        As :attr:`Block.symbolic` gives it (sizes in the letters of :data:`VARS`).
+    prefix, sep : str
+        The path of ``module``'s parent and the separator its parent joins names with.
+    copies : int or sympy.Expr
+        How many times the parent stands (the product of the repeats above).
+    start : int
+        The index of the first copy (``{k}`` from ``start``), as the parent's.
+
+    Returns
+    -------
+    list of (str, tuple, int or sympy.Expr, int)
+        Full name as ``named_parameters()`` gives it (``{k}`` for the copy's index), shape, how many
+        copies of it the block has, and the first copy's index; buffers and tied tensors left out, as
+        :func:`derive.tree.count` leaves them out.
+    """
+    if not module.counted:
+        return []
+    path = f"{prefix}{sep}{module.name}" if prefix and module.name else prefix or module.name
+    if module.repeat != 1 or "{k}" in module.name:
+        copies, start = copies * module.repeat, module.start
+    rows = [
+        (f"{path}{module.sep}{p.name}" if path else p.name, p.shape, copies, start) for p in module.params if p.counted
+    ]
+    for child in module.children:
+        rows += block_tensors(child, path, module.sep, copies, start)
+    return rows
+
+
 def block_tables() -> tuple[list[list[int]], dict[str, Any]]:
     """The script's tables: distinct polynomials (coefficient, then a power per letter of :data:`VARS`;
     repeated), and per block its title, sizes, flags and the polynomial of each flags key.
@@ -212,23 +264,31 @@ def block_tables() -> tuple[list[list[int]], dict[str, Any]]:
     polys: list[list[int]] = []
     index: dict[tuple[int, ...], int] = {}
     table: dict[str, Any] = {}
+
+    def ref(expr: Any) -> int:
+        terms: list[int] = []
+        for powers, coeff in sorted(sympy.Poly(sympy.expand(expr), *(_SYM[v] for v in VARS)).terms()):
+            terms += [int(coeff), *powers]
+        index.setdefault(tuple(terms), len(polys))
+        if index[tuple(terms)] == len(polys):
+            polys.append(terms)
+        return index[tuple(terms)]
+
     for key, forms in block_formulas().items():
         block = BLOCKS[key]
-        f = {}
-        for bits, expr in forms.items():
-            terms: list[int] = []
-            for powers, coeff in sorted(sympy.Poly(expr, *(_SYM[v] for v in VARS)).terms()):
-                terms += [int(coeff), *powers]
-            index.setdefault(tuple(terms), len(polys))
-            if index[tuple(terms)] == len(polys):
-                polys.append(terms)
-            f[bits] = index[tuple(terms)]
+        f = {bits: ref(expr) for bits, expr in forms.items()}
+        t = {}
+        for bits in forms:
+            flags = {name: bit == "1" for (name, _, _), bit in zip(block.flags, bits)}
+            rows = block_tensors(block.symbolic(flags))
+            t[bits] = [[name, [ref(d) for d in shape], ref(copies), k] for name, shape, copies, k in rows]
         table[key] = {
             "sizes": [list(x) for x in block.sizes],
             "flags": [list(x) for x in block.flags],
             "rules": list(block.rules),
             "call": list(block.call),
             "f": f,
+            "t": t,
         }
     return polys, table
 
@@ -249,7 +309,10 @@ def evaluate_block(block: str, values: Mapping[str, Any], flags: Mapping[str, bo
     Returns
     -------
     dict
-        ``total`` (int, tied tensors once) and ``call`` (the code that builds it).
+        ``total`` (int, tied tensors once), ``call`` (the code that builds it), ``tensors`` (name and
+        shape of each parameter, as ``named_parameters()`` lists them, from derive's builder) and ``rows``
+        (the calculator's table: name with ``{k}`` for a repeated layer, shape, copies and the first
+        copy's index; from the closed forms' tree at these sizes, a layer of no copies left out).
 
     Raises
     ------
@@ -273,7 +336,30 @@ def evaluate_block(block: str, values: Mapping[str, Any], flags: Mapping[str, bo
             sizes[name] = validate.size(name, value)
     given = dict(flags or {})
     chosen = {name: validate.flag(name, given.get(name, default)) for name, _, default in b.flags}
-    return {"total": int(count(b.build(sizes, chosen))), "call": b.code(sizes, chosen)}
+    module = b.build(sizes, chosen)
+    tensors = [(name, tuple(int(d) for d in p.shape)) for name, p in named_parameters(module)]
+    letters = {_SYM[k]: v for k, v in _letters(b, sizes).items()}
+    rows = [
+        (name, tuple(int(sympy.sympify(d).subs(letters)) for d in shape), int(sympy.sympify(n).subs(letters)), k)
+        for name, shape, n, k in block_tensors(b.symbolic(chosen))
+    ]
+    rows = [row for row in rows if row[2] > 0]  # a repeated layer of no copies (RWKV's blocks above 0 when n_layer = 1)
+    return {"total": int(count(module)), "call": b.code(sizes, chosen), "tensors": tensors, "rows": rows}
+
+
+def _letters(block: Block, sizes: Mapping[str, Any]) -> dict[str, int]:
+    """The letters of the closed forms at the form's sizes: the fields' own, and the widths of :data:`RULES`."""
+    x = {LETTERS[name]: value for name, value in sizes.items() if name in LETTERS}
+    for rule in block.rules:
+        if rule == "inner_trunc":
+            x["E"] = int(sizes["expand"] * sizes["d_model"])
+        elif rule == "inner":
+            x["E"] = sizes["expand"] * sizes["d_model"]
+        elif rule == "dt_rank":
+            x["R"] = -(-sizes["d_model"] // 16)
+        else:
+            x["M"] = x["E"] // sizes["headdim"]
+    return x
 
 
 def tables_js() -> str:
@@ -373,7 +459,13 @@ RUNTIME = r"""
       bits += on ? "1" : "0";
       if (on !== f[2]) { args.push(f[1] + "=" + (on ? "True" : "False")); }
     });
-    return { total: bpoly(b.f[bits], x), call: b.call[0] + args.join(", ") + b.call[1] };
+    var tensors = [];
+    b.t[bits].forEach(function (row) {
+      var shape = row[1].map(function (k) { return bpoly(k, x); }), copies = bpoly(row[2], x);
+      var n = shape.reduce(function (a, d) { return a * d; }, 1n);
+      if (copies > 0n) { tensors.push({ name: row[0], shape: shape, count: n, copies: copies, first: row[3] }); }
+    });
+    return { total: bpoly(b.f[bits], x), call: b.call[0] + args.join(", ") + b.call[1], tensors: tensors };
   }
 """
 
@@ -411,11 +503,25 @@ DOM = r"""
         total.textContent = group(r.total);
         total.setAttribute("data-value", r.total.toString());
         byId("calc-block-call").textContent = r.call;
+        var body = byId("calc-block-tensors");
+        body.textContent = "";
+        r.tensors.forEach(function (t) {
+          var tr = body.insertRow();
+          tr.setAttribute("data-first", String(t.first));
+          var cells = [t.name, "(" + t.shape.join(", ") + (t.shape.length === 1 ? ",)" : ")"),
+            group(t.count) + (t.copies !== 1n ? " × " + group(t.copies) : "")];
+          cells.forEach(function (text, i) {
+            var td = tr.insertCell();
+            if (i < 2) { var code = document.createElement("code"); code.textContent = text; td.appendChild(code); }
+            else { td.textContent = text; td.setAttribute("data-value", (t.count * t.copies).toString()); }
+          });
+        });
       } catch (e) {
         byId("calc-block-error").textContent = e.message;
         total.textContent = "—";
         total.setAttribute("data-value", "");
         byId("calc-block-call").textContent = "";
+        byId("calc-block-tensors").textContent = "";
       }
     }
     form.addEventListener("input", update);
