@@ -75,6 +75,11 @@ SLOW_TESTS = (
     "tests/models/test_cov_keras_functional.py::test_broken_config_refused",
     "tests/frameworks/test_keras.py::test_symbolic_count_evaluates_to_keras",
     "tests/frameworks/test_keras.py::test_random_stacks",
+    "tests/blocks/test_cache_states.py::test_drawn_configs",
+    "tests/blocks/test_hybrid_mixers.py::test_gated_deltanet",
+    "tests/blocks/test_hybrid_mixers.py::test_kda",
+    "tests/blocks/test_hybrid_mixers.py::test_lightning_attention",
+    "tests/blocks/test_hybrid_mixers.py::test_short_conv",
 )
 
 
