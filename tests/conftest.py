@@ -80,6 +80,7 @@ SLOW_TESTS = (
     "tests/blocks/test_hybrid_mixers.py::test_kda",
     "tests/blocks/test_hybrid_mixers.py::test_lightning_attention",
     "tests/blocks/test_hybrid_mixers.py::test_short_conv",
+    "tests/blocks/test_hybrid_mixers.py::test_mixer_caches",
 )
 
 

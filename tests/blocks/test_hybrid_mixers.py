@@ -205,3 +205,71 @@ def test_released_sizes_in_the_docstrings() -> None:
     ]
     for module, tree in pairs:
         assert count(tree) == sum(p.numel() for p in module.parameters())
+
+
+# --------------------------------------------------------------------------- the mixers' caches, run
+
+#: model type -> (tiny config, the mixer derive builds from it, its layers' indices)
+RUNS: dict[str, tuple[dict[str, Any], Any, list[int]]] = {
+    "qwen3_next": (
+        {"hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 4, "num_attention_heads": 2,
+         "num_key_value_heads": 1, "head_dim": 8, "linear_conv_kernel_dim": 3, "linear_key_head_dim": 4,
+         "linear_value_head_dim": 6, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+         "moe_intermediate_size": 8, "shared_expert_intermediate_size": 8, "num_experts": 4, "num_experts_per_tok": 2},
+        gated_deltanet(16, 2, 4, 4, 6, 3),
+        [0, 1, 2],
+    ),
+    "olmo_hybrid": (
+        {"pad_token_id": 0, "hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 4,
+         "num_attention_heads": 2, "num_key_value_heads": 1, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 4,
+         "linear_value_head_dim": 6, "linear_num_key_heads": 2, "linear_num_value_heads": 2},
+        gated_deltanet(16, 2, 2, 4, 6, 4, spelling="olmo_hybrid"),
+        [0, 1, 2],
+    ),
+    "kimi_linear": (
+        {"pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0, "hidden_size": 16, "intermediate_size": 24,
+         "moe_intermediate_size": 8, "num_hidden_layers": 3, "num_attention_heads": 2, "num_key_value_heads": 2,
+         "kv_lora_rank": 8, "qk_rope_head_dim": 4, "v_head_dim": 6, "qk_nope_head_dim": 4, "num_experts": 4,
+         "num_experts_per_token": 2, "linear_head_dim": 4, "linear_num_heads": 2, "linear_conv_kernel_dim": 3,
+         "layer_types": ["linear_attention", "full_attention", "linear_attention"]},
+        kda(16, 2, 4, 3),
+        [0, 2],
+    ),
+    "bailing_hybrid": (
+        {"pad_token_id": 0, "eos_token_id": 0, "hidden_size": 16, "intermediate_size": 24,
+         "moe_intermediate_size": 8, "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 2,
+         "kv_lora_rank": 8, "qk_rope_head_dim": 4, "v_head_dim": 6, "qk_nope_head_dim": 4, "num_experts": 4,
+         "num_experts_per_token": 2, "linear_head_dim": 4, "linear_num_heads": 2, "linear_conv_kernel_dim": 2,
+         "num_expert_group": 1, "topk_group": 1, "first_k_dense_replace": 1, "layer_group_size": 2},
+        kda(16, 2, 4, 2, spelling="bailing_hybrid"),
+        [0, 2],
+    ),
+    "minimax": (
+        {"hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 4, "num_attention_heads": 2,
+         "num_key_value_heads": 1, "num_local_experts": 4, "num_experts_per_tok": 2, "block_size": 4},
+        lightning_attention(16, 2, 8, 4),
+        [1, 3],
+    ),
+    "lfm2": (
+        {"hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 4, "num_attention_heads": 2,
+         "num_key_value_heads": 1, "conv_L_cache": 3, "block_multiple_of": 8,
+         "layer_types": ["conv", "full_attention", "conv", "conv"]},
+        short_conv(16, 3),
+        [0, 2, 3],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("model_type", sorted(RUNS))
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 9, 1), ("bfloat16", 3, 2, 2)])
+def test_mixer_caches(model_type: str, dtype: str, batch: int, prefill: int, steps: int) -> None:
+    """Each linear layer's cache in a tiny model run with ``use_cache=True``, against the mixer's States."""
+    import cache_live
+
+    config, mixer, layers = RUNS[model_type]
+    built = cache_live.model(model_type, {"vocab_size": 40, **config}, dtype)
+    assert all(built.config.layer_types[i] in ("linear_attention", "conv") for i in layers)
+    cache = cache_live.run(built, batch, prefill, steps)
+    want = cache_live.derived_bytes(mixer, batch, prefill + steps, dtype)
+    for layer in layers:
+        assert cache_live.layer_bytes(cache, layer) == want, layer

@@ -120,3 +120,32 @@ def derived_bytes(module: Any, batch: int, tokens: int, dtype: str) -> dict[str,
         name = dtype if kind is None else kind
         totals[name] += entries * SIZES[name]
     return {k: v for k, v in totals.items() if v}
+
+
+def run(built: Any, batch: int, prefill: int, steps: int = 0, seed: int = 0) -> Any:
+    """The cache object after a prefill and ``steps`` one-token steps (as :func:`cache_bytes` runs them)."""
+    import torch
+
+    torch.manual_seed(seed)
+    ids = torch.randint(0, built.config.get_text_config().vocab_size, (batch, prefill + steps))
+    with torch.no_grad():
+        out = built(input_ids=ids[:, :prefill], use_cache=True)
+        cache = out.past_key_values
+        for t in range(prefill, prefill + steps):
+            built(input_ids=ids[:, t : t + 1], use_cache=True, past_key_values=cache)
+    return cache
+
+
+def layer_bytes(cache: Any, layer: int) -> dict[str, int]:
+    """Bytes by dtype of what ``cache`` keeps for decoder layer ``layer``: its cache layer's tensors
+    (``layers[layer]``), and MiniMax's ``linear_cache[layer]``."""
+    found: list[Any] = []
+    if layer < len(cache.layers):  # MiniMax's cache adds its layers lazily
+        _walk(cache.layers[layer], set(), found)
+    extra = getattr(cache, "linear_cache", None)
+    if extra is not None and layer < len(extra):
+        _walk(extra[layer], set(), found)
+    totals: Counter[str] = Counter()
+    for tensor in found:
+        totals[_NAMES[str(tensor.dtype).removeprefix("torch.")]] += tensor.numel() * tensor.element_size()
+    return dict(totals)
