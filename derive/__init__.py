@@ -21,7 +21,7 @@ independent stacks is the extra input columns of every layer above the first.
 8*H**2*(L - 1)
 """
 
-from . import _moved, blocks, cells, frameworks  # noqa: F401  (the registries: cells, frameworks, blocks and their constructors)
+from . import _moved, blocks, cells, families, frameworks  # noqa: F401  (the registries: cells, frameworks, blocks, families and their constructors)
 from .analysis.difference import compare
 from .analysis.solving import solve
 from .engine import conventions, stack, wirings

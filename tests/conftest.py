@@ -39,6 +39,7 @@ collect_ignore = ["support/mxnet_worker.py", "support/tf_worker.py"]
 #: the site builds, the notebook run, the packaging into a fresh venv, the 5,600-case battery.
 SLOW_PATHS = (
     "tests/frameworks/test_live_",
+    "tests/families/test_families_live.py",
     "tests/site/test_site_build.py",
     "tests/site/test_build_site_script.py",
     "tests/site/test_links.py",

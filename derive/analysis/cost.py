@@ -46,7 +46,7 @@ Memory:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,8 +58,9 @@ from ..engine.equations import Cell
 from ..engine.stack import UPPER, Stack, layer_sum
 from ..engine.symbols import Size, T, as_expr
 from ..engine.validate import shown
+from ..tree import Module, State, active, count
 
-__all__ = ["N", "KINDS", "DTYPE_BYTES", "step_ops", "stored_elements", "Cost", "cost"]
+__all__ = ["N", "KINDS", "DTYPE_BYTES", "step_ops", "stored_elements", "Cost", "cost", "ModelCost", "model_cost"]
 
 #: Batch size: sequences processed together.
 N = sympy.Symbol("N", integer=True, positive=True)
@@ -319,13 +320,17 @@ class Cost:
         }
 
 
-def cost(stack: Stack, seq_len: Size = T, batch: Size = N, dtype: str = "float32") -> Cost:
-    """Derive the compute and memory cost of ``stack`` from its cells' equations.
+def cost(stack: Any, seq_len: Size = T, batch: Size = N, dtype: str = "float32") -> Any:
+    """Derive the compute and memory cost of ``stack`` from its cells' equations — or, for a whole
+    model (a module tree, a report of one, a config mapping), what a sequence costs it
+    (:func:`model_cost`).
 
     Parameters
     ----------
-    stack : derive.stack.Stack
-        E.g. ``derive.torch.LSTM(32, 128, 2, bidirectional=True)``; sizes may be symbolic.
+    stack : derive.stack.Stack, derive.tree.Module, derive.models.Report or mapping
+        E.g. ``derive.torch.LSTM(32, 128, 2, bidirectional=True)``; sizes may be symbolic. A
+        module tree, a report with one (``derive.explain("config.json")``) or a transformers
+        config as a mapping (with its ``model_type``) gives a :class:`ModelCost`.
     seq_len : int or sympy.Expr, default T
         Time steps per sequence (1 for a single cell's call).
     batch : int or sympy.Expr, default N
@@ -335,17 +340,20 @@ def cost(stack: Stack, seq_len: Size = T, batch: Size = N, dtype: str = "float32
 
     Returns
     -------
-    Cost
+    Cost or ModelCost
 
     Raises
     ------
     TypeError
-        ``stack`` is not a :class:`derive.stack.Stack`; ``seq_len`` or ``batch`` not an int or
-        SymPy integer expression.
+        ``stack`` is none of these; ``seq_len`` or ``batch`` not an int or SymPy integer
+        expression.
     ValueError
         ``seq_len`` or ``batch`` < 1; unknown ``dtype``; a cell with an element-wise function of
         unknown cost.
     """
+    tree = None if isinstance(stack, Stack) else _model_tree(stack)
+    if tree is not None:
+        return model_cost(tree, seq_len, batch, dtype)
     if not isinstance(stack, Stack):
         raise TypeError(
             "stack must be a derive stack (derive.torch.LSTM(...), derive.Stack(...), derive.frameworks.stack(...)), "
@@ -357,3 +365,193 @@ def cost(stack: Stack, seq_len: Size = T, batch: Size = N, dtype: str = "float32
     per_step = {kind: _stack_sum(stack, lambda cell, kind=kind: step_ops(cell)[kind]) for kind in KINDS}
     stored = _stack_sum(stack, stored_elements)
     return Cost(per_step, seq_len, batch, dtype, stack.count, stored)
+
+
+# --- a whole model: what a sequence costs to keep and what a token costs to compute -------------
+
+#: Bytes per entry of the dtypes a cache keeps its tensors in (a counter is int64).
+STATE_BYTES = {**DTYPE_BYTES, "int64": 8}
+
+
+def _model_tree(obj: Any) -> Module | None:
+    """The module tree of a model: the tree itself, a report's, or the model a config mapping builds."""
+    if isinstance(obj, Module):
+        return obj
+    if isinstance(getattr(obj, "module", None), Module):
+        return obj.module
+    if isinstance(obj, Mapping) and "model_type" in obj:
+        from ..blocks import config_model
+
+        return config_model(obj["model_type"]).build({k: v for k, v in obj.items() if k != "model_type"})
+    return None
+
+
+def _held(module: Module, times: Any = 1) -> Iterator[tuple[State, Any]]:
+    """Every state of the tree with how many copies hold it."""
+    times = times if module.repeat == 1 else times * module.repeat
+    for state in module.cache:
+        yield state, times
+    for child in module.children:
+        yield from _held(child, times)
+
+
+def _plain(value: Any) -> Any:
+    value = sympy.expand(value) if isinstance(value, sympy.Basic) else value
+    return int(value) if isinstance(value, sympy.Basic) and value.is_Integer else value
+
+
+def _unwindowed(state: State) -> State:
+    return State(state.name, state.shape, state.dtype)
+
+
+def _bytes(state: State, dtype: str) -> int:
+    return STATE_BYTES[state.dtype or dtype]
+
+
+@dataclass(frozen=True)
+class ModelCost:
+    """What a batch of sequences costs a whole model: the inference cache it keeps and a token's FLOPs.
+
+    Definitions (each a closed form when a size is a SymPy symbol: ``seq_len`` T and ``batch`` N
+    default to symbols):
+
+    ``cache_bytes``
+        Bytes of every tensor transformers' cache holds after a forward of ``seq_len`` tokens of
+        ``batch`` sequences: each module's :class:`~derive.tree.State` s (keys and values per
+        attention layer — a sliding-window layer's ``window - 1`` tokens at most —, conv and
+        recurrent states, counters), each in its own dtype (:attr:`State.dtype`; None: ``dtype``).
+    ``state_bytes``
+        The part of ``cache_bytes`` constant in T (the states without a token axis).
+    ``kv_bytes_per_token``
+        Bytes the cache grows by per token of one sequence, while T is below every window.
+    ``flops_per_token``
+        Matmul FLOPs of the forward of one token that leaves ``seq_len`` tokens in the cache
+        (a decode step attending over them), as ``torch.utils.flop_counter.FlopCounterMode``
+        counts ``mm``/``addmm``/``bmm`` (:func:`derive.layers.token_flops.matmul_flops`: the
+        lm_head 2·V·D tied or not, the embedding 0, k of E routed experts); None when a module's
+        FLOPs are not derived.
+    ``active``
+        Parameters a token uses (:func:`derive.tree.active`: the Hugging Face Hub's definition,
+        huggingface.js PR #2182 — everything but the routed experts a token does not visit, of
+        which top_k / num_experts count; embeddings, head, routers, shared experts included;
+        tied tensors once). A dense model's active count is its total.
+
+    Attributes
+    ----------
+    module : derive.tree.Module
+    seq_len, batch : int or sympy.Expr
+    dtype : str
+        The model's dtype (``"bfloat16"`` ...).
+    """
+
+    module: Module
+    seq_len: Any
+    batch: Any
+    dtype: str
+
+    @property
+    def cache_bytes(self) -> Any:
+        """Bytes the cache holds after ``seq_len`` tokens of ``batch`` sequences."""
+        return _plain(
+            sum((s.elements(self.batch, self.seq_len) * n * _bytes(s, self.dtype) for s, n in _held(self.module)), 0)
+        )
+
+    @property
+    def state_bytes(self) -> Any:
+        """The bytes constant in the sequence length (recurrent and conv states, counters)."""
+        held = [(s, n) for s, n in _held(self.module) if not s.per_token]
+        return _plain(sum((s.elements(self.batch, 1) * n * _bytes(s, self.dtype) for s, n in held), 0))
+
+    @property
+    def kv_bytes_per_token(self) -> Any:
+        """Bytes one more token of one sequence adds (below every window)."""
+        grown = [(s, n) for s, n in _held(self.module) if s.per_token]
+        return _plain(sum((_unwindowed(s).elements(1, 1) * n * _bytes(s, self.dtype) for s, n in grown), 0))
+
+    @property
+    def flops_per_token(self) -> Any:
+        """Matmul FLOPs of the token that leaves ``seq_len`` tokens in the cache (None: not derived)."""
+        from ..layers.token_flops import matmul_flops
+
+        try:
+            return _plain(matmul_flops(self.module, self.seq_len))
+        except ValueError:
+            return None
+
+    @property
+    def total(self) -> Any:
+        """Parameters (:func:`derive.tree.count`)."""
+        return count(self.module)
+
+    @property
+    def active(self) -> Any:
+        """Parameters a token uses (:func:`derive.tree.active`; see the class docstring)."""
+        return active(self.module)
+
+    @property
+    def weight_bytes(self) -> Any:
+        """Bytes of the parameters at ``dtype``."""
+        return _plain(self.total * DTYPE_BYTES[self.dtype])
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every figure as an int (or a string for a symbolic one), for JSON (the CLI's ``"cost"``).
+
+        Returns
+        -------
+        dict
+            ``seq_len``, ``batch``, ``dtype``, ``cache_bytes``, ``state_bytes``,
+            ``kv_bytes_per_token``, ``flops_per_token`` (None: not derived), ``weight_bytes``.
+        """
+
+        def shown(v: Any) -> Any:
+            v = _plain(v)
+            return v if v is None or type(v) is int else str(v)
+
+        return {
+            "seq_len": shown(self.seq_len),
+            "batch": shown(self.batch),
+            "dtype": self.dtype,
+            "cache_bytes": shown(self.cache_bytes),
+            "state_bytes": shown(self.state_bytes),
+            "kv_bytes_per_token": shown(self.kv_bytes_per_token),
+            "flops_per_token": shown(self.flops_per_token),
+            "weight_bytes": shown(self.weight_bytes),
+        }
+
+
+def model_cost(model: Module, seq_len: Size = T, batch: Size = N, dtype: str = "float32") -> ModelCost:
+    """What ``batch`` sequences of ``seq_len`` tokens cost ``model`` (see :class:`ModelCost`).
+
+    Parameters
+    ----------
+    model : derive.tree.Module
+        A whole model's tree (``derive.explain(config).module``).
+    seq_len, batch : int or sympy.Expr
+        T and N (symbols by default: the closed forms).
+    dtype : {"float32", "float16", "bfloat16", "float64", "int8"}
+        The model's dtype (states transformers always keeps in float32 stay float32).
+
+    Returns
+    -------
+    ModelCost
+
+    Raises
+    ------
+    TypeError
+        ``model`` is not a module tree; ``seq_len`` or ``batch`` not an int or SymPy integer.
+    ValueError
+        ``seq_len`` or ``batch`` < 1; an unknown ``dtype``.
+
+    Examples
+    --------
+    >>> from derive.families.mistral import mistral
+    >>> c = model_cost(mistral({}), seq_len=10, batch=1, dtype="bfloat16")
+    >>> c.kv_bytes_per_token, c.cache_bytes
+    (131072, 1310976)
+    """
+    if not isinstance(model, Module):
+        raise TypeError(f"model must be a derive module tree, got {type(model).__name__}")
+    seq_len = _check_length("seq_len", seq_len)
+    batch = _check_length("batch", batch)
+    _dtype_bytes(dtype)
+    return ModelCost(model, seq_len, batch, dtype)

@@ -116,10 +116,10 @@ def _check_options(args: Any, given: Input) -> None:
     wanted = [o for o in ("json", "latex", "tensors", "cost") if getattr(args, o)]
     if given.kind == "error" and wanted:
         raise InputError(f"--{wanted[0]} applies to a model or a constructor; an error message is explained in words")
-    if args.cost and not (given.kind == "constructor" and given.framework == "torch"):
+    if args.cost and given.kind == "constructor" and given.framework != "torch":
         raise InputError(
-            "--cost is derived for one torch RNN/LSTM/GRU constructor (derive.cost), not for "
-            + ("a Keras constructor" if given.framework == "keras" else "whole models, files or other frameworks")
+            "--cost is derived for one torch RNN/LSTM/GRU constructor or a language model's config "
+            "(derive.cost), not for a Keras constructor"
         )
     if args.keras_version is not None and not (given.kind == "constructor" and given.framework == "keras"):
         raise InputError(f"--keras-version is only for {_ONLY['keras_version']}")
@@ -169,8 +169,9 @@ def _model(args: Any, given: Input) -> int:
             report = explain_code(given.text, given.framework, args.input_dim, args.partial)
     except (SourceError, ValueError, TypeError, FileNotFoundError, IsADirectoryError) as error:
         raise InputError(str(error)) from None
+    model_cost = _model_cost(args, report) if args.cost else None
     if args.json:
-        output.write(output.report_json(report))
+        output.write(output.report_json(report, model_cost))
     elif args.latex:
         output.write(output.literal(output.report_latex(report), None))
     elif args.tensors:
@@ -181,7 +182,19 @@ def _model(args: Any, given: Input) -> int:
         output.tensors_text(report.title, rows, report.total, sys.stdout)
     else:
         sys.stdout.write(report.text(width=160 if not sys.stdout.isatty() else 120))
+        if model_cost is not None:
+            output.model_cost_text(model_cost, sys.stdout)
     return EXIT_PARTIAL if report.partial else EXIT_OK
+
+
+def _model_cost(args: Any, report: Any) -> dict[str, Any]:
+    """``derive.cost`` of the language model a report holds, as a dict (the JSON's ``"cost"``)."""
+    if report.active is None:
+        raise InputError(
+            "--cost applies to one torch RNN/LSTM/GRU constructor or a language model built from its config "
+            "(a tree with an inference cache); this model has none"
+        )
+    return cost_module.cost(report, args.seq_len, args.batch, args.dtype).as_dict()
 
 
 if __name__ == "__main__":  # pragma: no cover

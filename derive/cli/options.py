@@ -162,7 +162,11 @@ def parser() -> argparse.ArgumentParser:
     shown.add_argument(
         "--tensors", action="store_true", help="only the table of tensors (frozen, buffers, ties marked)"
     )
-    output.add_argument("--cost", action="store_true", help="torch RNN/LSTM/GRU: MACs, FLOPs and memory (derive.cost)")
+    output.add_argument(
+        "--cost",
+        action="store_true",
+        help="torch RNN/LSTM/GRU: MACs, FLOPs and memory; a language model's config: its cache bytes and FLOPs per token (derive.cost)",
+    )
     output.add_argument("--seq-len", type=_positive_int, default=1, help="time steps T for --cost (default 1)")
     output.add_argument("--batch", type=_positive_int, default=1, help="batch size N for --cost (default 1)")
     output.add_argument(

@@ -319,19 +319,46 @@ def count_name(formula: object) -> str:
     return "params" if any(s.name == "N" for s in letters) else "N"
 
 
-def report_json(report: Report) -> str:
+def report_json(report: Report, cost_info: dict[str, Any] | None = None) -> str:
     """A whole model's report as JSON (:meth:`derive.models.Report.to_dict`: ``total``, ``layers``,
-    ``tensors``, ``partial``, ...).
+    ``tensors``, ``partial``, ``active`` for a language model, ...), with ``"cost"`` when asked.
 
     Parameters
     ----------
     report : derive.models.Report
+    cost_info : dict, optional
+        :meth:`derive.cost.ModelCost.as_dict`.
 
     Returns
     -------
     str
     """
-    return json.dumps(report.to_dict(), indent=2)
+    data = report.to_dict()
+    if cost_info is not None:
+        data["cost"] = cost_info
+    return json.dumps(data, indent=2)
+
+
+def model_cost_text(cost_info: dict[str, Any], out: TextIO) -> None:
+    """The cost lines under a language model's table.
+
+    Parameters
+    ----------
+    cost_info : dict
+        :meth:`derive.cost.ModelCost.as_dict`.
+    out : text stream
+    """
+
+    def text(value: Any) -> str:
+        return "not derived" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
+
+    out.write(
+        f"cost (T={cost_info['seq_len']} tokens, batch {cost_info['batch']}, {cost_info['dtype']}): "
+        f"cache {text(cost_info['cache_bytes'])} B, of which state {text(cost_info['state_bytes'])} B "
+        f"(constant in T); KV {text(cost_info['kv_bytes_per_token'])} B per token; "
+        f"{text(cost_info['flops_per_token'])} matmul FLOPs for the token at position T; "
+        f"weights {text(cost_info['weight_bytes'])} B\n"
+    )
 
 
 def report_latex(report: Report) -> str:

@@ -167,14 +167,20 @@ class _Map:
 
 
 def _symbolize(config: Mapping[str, Any], values: dict[str, int]) -> tuple[tuple[str, Any], ...]:
-    """The config with each int (not bool) a positive-integer symbol named by its key; ``values`` gets them."""
+    """The config with each int (not bool) a positive-integer symbol named by its key; ``values`` gets them.
+
+    The keys a builder lists under ``_fixed`` stay numbers: a layer pattern given as data (Jamba's
+    ``attn_layer_period``, a ``layer_types`` list as long as ``num_hidden_layers``) fixes them."""
     import sympy
 
+    fixed = frozenset(config.get("_fixed", ()))
     out: list[tuple[str, Any]] = []
     for key, value in config.items():
+        if key == "_fixed":
+            continue
         if isinstance(value, Mapping):
             value = _Map(_symbolize(value, values))
-        elif type(value) is int:
+        elif type(value) is int and key not in fixed:
             values[key] = value
             value = sympy.Symbol(key, integer=True, positive=True)
         out.append((key, value))
@@ -335,6 +341,8 @@ def _note(module: Module) -> str:
 def _defaults_note(model_type: str, given: Mapping[str, Any], shape: Mapping[str, Any], prefix: str = "") -> list[str]:
     out = []
     for key, value in shape.items():
+        if key.startswith("_"):
+            continue
         if isinstance(value, Mapping):
             inner = given.get(key)
             out += _defaults_note(model_type, inner if isinstance(inner, Mapping) else {}, value, f"{prefix}{key}.")

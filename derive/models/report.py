@@ -16,11 +16,16 @@ from typing import Any
 import sympy
 
 from ..engine.symbols import plain
-from ..tree import Module, count, is_partial, named_parameters, numel
+from ..tree import Module, active, count, is_partial, named_parameters, numel
 from .row import Row, jsonable, rows, show
 from .source import clean
 
 __all__ = ["Row", "Report", "show", "jsonable", "rows"]
+
+
+def _is_language_model(module: Module) -> bool:
+    """Whether the tree keeps an inference cache or routes experts anywhere."""
+    return bool(module.cache) or module.routed is not None or any(_is_language_model(c) for c in module.children)
 
 
 @dataclass
@@ -167,6 +172,20 @@ class Report:
         return plain(sympy.expand(total))
 
     @property
+    def active(self) -> Any:
+        """Parameters one token uses (:func:`derive.tree.active`), for a language model's tree; None otherwise.
+
+        The Hugging Face Hub's definition (huggingface.js PR #2182, "Compute MoE active parameter
+        count"): every parameter except the routed experts a token does not visit — of each layer's
+        E routed experts, top_k count; embeddings, the head, routers, shared experts and norms are
+        active; tied tensors count once. A dense model's active count is its total. Given for a
+        tree that keeps an inference cache or routes experts (a language model), None for others.
+        """
+        if self.module is None or not _is_language_model(self.module):
+            return None
+        return active(self.module)
+
+    @property
     def recurrent(self) -> list[Row]:
         """The rows with an inferred constructor configuration."""
         return [r for r in self.rows if r.config is not None]
@@ -187,6 +206,8 @@ class Report:
             ],
             "partial": self.partial,
         }
+        if self.active is not None:
+            data["active"] = jsonable(self.active)
         if self.buffers:
             data["buffers"] = [{**b, "shape": jsonable(b["shape"])} for b in self.buffers]
         if self.ties:
@@ -242,6 +263,8 @@ class Report:
             )
         table.add_section()
         table.add_row(Text("total"), Text(""), Text(""), Text(show(self.total)), Text(""))
+        if self.active is not None:
+            table.add_row(Text("active per token"), Text(""), Text(""), Text(show(self.active)), Text(""))
         console.print(table)
         for constructor in self.constructors:
             console.print(Text(clean(constructor, 300)))

@@ -1,0 +1,270 @@
+"""What every decoder language model of transformers shares: the embedding, the list of layers, the
+final norm, the rotary embedding's buffers and the head.
+
+``XForCausalLM`` holds ``model`` (``XModel``: ``embed_tokens``, ``layers``, ``norm``,
+``rotary_emb``) and ``lm_head`` Linear(D, V) without bias, its weight tied to
+``model.embed_tokens.weight`` when ``tie_word_embeddings`` (``models/llama/modeling_llama.py``
+336–347, 410–420). The rotary embedding keeps two float32 buffers, ``inv_freq`` and
+``original_inv_freq``, of ⌈d'/2⌉ entries, d' = head_dim (``modeling_rope_utils.py``
+``_compute_default_rope_parameters``: ``torch.arange(0, dim, 2)``); they are buffers, never counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..blocks import _hf
+from ..layers.embedding import embedding
+from ..layers.norm import rms_norm
+from ..tree import Dim, Module, Param
+
+__all__ = [
+    "ROPE_TYPES",
+    "ROPE_KEYS",
+    "rope_buffers",
+    "check_rope",
+    "layer_list",
+    "causal_lm",
+    "head_dim",
+    "floordiv",
+    "kv_heads",
+    "layer_types",
+]
+
+#: RoPE types whose inverse frequencies have ⌈head_dim / 2⌉ entries (``modeling_rope_utils.py``).
+ROPE_TYPES = frozenset({"default", "linear", "dynamic", "llama3", "yarn"})
+#: Config keys of the rotary embedding: no parameter depends on them (checked by :func:`check_rope`).
+ROPE_KEYS = ("rope_parameters", "rope_scaling", "rope_theta")
+
+
+def _ceil_half(dim: Dim) -> Dim:
+    if type(dim) is int:
+        return (dim + 1) // 2
+    import sympy
+
+    return sympy.ceiling(dim / 2)
+
+
+def check_rope(config: Mapping[str, Any], key: str = "rope_parameters") -> None:
+    """Refuse a RoPE whose buffers derive does not know (a partial rotary factor, an unknown type).
+
+    Parameters
+    ----------
+    config : mapping
+    key : str
+        ``rope_parameters`` (or the legacy ``rope_scaling``).
+
+    Raises
+    ------
+    ValueError
+        Naming the key.
+    """
+    for name in (key, "rope_scaling"):
+        rope = config.get(name)
+        if rope is None:
+            continue
+        if not isinstance(rope, Mapping):
+            raise ValueError(f"config key {name!r} must be an object, got {rope!r:.60}")
+        kind = rope.get("rope_type", rope.get("type", "default"))
+        if kind not in ROPE_TYPES:
+            raise ValueError(f"config key {name!r}: rope_type {kind!r} is not one derive maps ({sorted(ROPE_TYPES)})")
+        factor = rope.get("partial_rotary_factor", 1.0)
+        if factor != 1.0:
+            raise ValueError(f"config key {name!r}: partial_rotary_factor {factor!r} is not derived (only 1.0)")
+
+
+def rope_buffers(head_dim: Dim, prefix: str = "") -> tuple[Param, ...]:
+    """``{prefix}inv_freq`` and ``{prefix}original_inv_freq``: float32 buffers of ⌈head_dim / 2⌉.
+
+    Parameters
+    ----------
+    head_dim : int or sympy.Expr
+    prefix : str
+        Gemma 3 keeps one pair per layer type (``sliding_attention_``, ``full_attention_``).
+
+    Returns
+    -------
+    tuple of derive.tree.Param
+    """
+    n = _ceil_half(head_dim)
+    return (
+        Param(f"{prefix}inv_freq", (n,), buffer=True, dtype="float32"),
+        Param(f"{prefix}original_inv_freq", (n,), buffer=True, dtype="float32"),
+    )
+
+
+def floordiv(a: Dim, b: Dim) -> Dim:
+    """``a // b`` for ints, SymPy's ``floor(a / b)`` otherwise.
+
+    Parameters
+    ----------
+    a, b : int or sympy.Expr
+
+    Returns
+    -------
+    int or sympy.Expr
+    """
+    if type(a) is int and type(b) is int:
+        return a // b
+    import sympy
+
+    return sympy.floor(a / b)
+
+
+def head_dim(c: Mapping[str, Any], hidden: Dim, heads: Dim) -> Dim:
+    """``head_dim`` when the config sets it, else ``hidden_size // num_attention_heads``.
+
+    Parameters
+    ----------
+    c : mapping
+        The resolved config.
+    hidden, heads : int or sympy.Expr
+
+    Returns
+    -------
+    int or sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        A ``head_dim`` that is not a size.
+    """
+    if c.get("head_dim") is None:
+        return floordiv(hidden, heads)
+    return _hf.size(c, "head_dim")
+
+
+def kv_heads(c: Mapping[str, Any], heads: Dim) -> Dim:
+    """``num_key_value_heads``, ``num_attention_heads`` when None (every config's ``__post_init__``).
+
+    Parameters
+    ----------
+    c : mapping
+    heads : int or sympy.Expr
+
+    Returns
+    -------
+    int or sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        Not a size, or more key/value heads than heads, or heads not a multiple of them.
+    """
+    if c.get("num_key_value_heads") is None:
+        return heads
+    kv = _hf.size(c, "num_key_value_heads")
+    if type(kv) is int and type(heads) is int and heads % kv:
+        raise ValueError(f"config key 'num_key_value_heads' ({kv}) must divide num_attention_heads ({heads})")
+    return kv
+
+
+def layer_types(c: Mapping[str, Any], layers: Dim, allowed: Sequence[str]) -> list[str] | None:
+    """The config's ``layer_types`` list, checked (None when absent).
+
+    Parameters
+    ----------
+    c : mapping
+    layers : int
+        ``num_hidden_layers``.
+    allowed : sequence of str
+
+    Returns
+    -------
+    list of str or None
+
+    Raises
+    ------
+    ValueError
+        Not a list of ``num_hidden_layers`` allowed names.
+    """
+    kinds = c.get("layer_types")
+    if kinds is None:
+        return None
+    if isinstance(kinds, str) or not isinstance(kinds, Sequence) or any(k not in allowed for k in kinds):
+        raise ValueError(f"config key 'layer_types' must be a list of {sorted(allowed)}, got {kinds!r:.80}")
+    if type(layers) is not int or len(kinds) != layers:
+        raise ValueError(f"config key 'layer_types' has {len(kinds)} entries for num_hidden_layers={layers!r}")
+    return list(kinds)
+
+
+def layer_list(make: Callable[[Any], Module], kinds: Sequence[Any] | None, layers: Dim) -> Module:
+    """``layers``, a ``ModuleList``: one layer repeated ``layers`` times when ``kinds`` is None, else
+    one per kind of ``kinds`` with runs of equal kinds as one repeated module.
+
+    Parameters
+    ----------
+    make : callable (kind) -> Module
+        The decoder layer of a kind (its name is replaced).
+    kinds : sequence or None
+        Each layer's kind (hashable), in order; None: every layer is ``make(None)``.
+    layers : int or sympy.Expr
+        ``num_hidden_layers`` (a symbol only when ``kinds`` is None).
+
+    Returns
+    -------
+    derive.tree.Module
+    """
+    if kinds is None:
+        return Module("layers", "ModuleList", children=(make(None).replace(name="{k}", repeat=layers, row=True),))
+    children: list[Module] = []
+    start = 0
+    while start < len(kinds):
+        end = start
+        while end < len(kinds) and kinds[end] == kinds[start]:
+            end += 1
+        layer = make(kinds[start]).replace(row=True)
+        name = str(start) if end - start == 1 else "{k}"
+        children.append(layer.replace(name=name, repeat=end - start, start=start if name == "{k}" else 0))
+        start = end
+    return Module("layers", "ModuleList", children=tuple(children))
+
+
+def causal_lm(
+    prefix: str,
+    *,
+    vocab: Dim,
+    hidden: Dim,
+    layers: Module,
+    tie: bool,
+    config: Mapping[str, Any],
+    embed: Module | None = None,
+    norm: Module | None = None,
+    rotary: tuple[Param, ...] = (),
+    architecture: str | None = None,
+) -> Module:
+    """``{prefix}ForCausalLM``: ``model`` (embed_tokens, layers, norm, rotary_emb) and ``lm_head``.
+
+    Parameters
+    ----------
+    prefix : str
+        The family's class prefix (``"Llama"``).
+    vocab, hidden : int or sympy.Expr
+        V and D.
+    layers : derive.tree.Module
+        The ``layers`` list (:func:`layer_list`).
+    tie : bool
+        ``tie_word_embeddings``: ``lm_head.weight`` is ``model.embed_tokens.weight``.
+    config : mapping
+        The resolved shape keys (the module's :attr:`~derive.tree.Module.config`).
+    embed, norm : derive.tree.Module, optional
+        The family's own embedding (Gemma's scaled one) and final norm (default ``{prefix}RMSNorm``
+        ``norm``).
+    rotary : tuple of derive.tree.Param
+        The rotary embedding's buffers (none: no ``rotary_emb``, as Jamba).
+    architecture : str, optional
+        The class name (default ``{prefix}ForCausalLM``).
+
+    Returns
+    -------
+    derive.tree.Module
+    """
+    embed = embed or embedding(vocab, hidden, name="embed_tokens")
+    norm = norm or rms_norm((hidden,), name="norm", type=f"{prefix}RMSNorm")
+    body: tuple[Module, ...] = (embed, layers, norm)
+    if rotary:
+        body += (Module("rotary_emb", f"{prefix}RotaryEmbedding", rotary),)
+    model = Module("model", f"{prefix}Model", children=body)
+    head = _hf.lm_head(hidden, vocab, "model.embed_tokens.weight" if tie else None)
+    return Module("", architecture or f"{prefix}ForCausalLM", children=(model, head), config=dict(config))

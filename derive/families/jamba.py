@@ -1,0 +1,194 @@
+"""Jamba (``model_type`` ``jamba``): Mamba layers with an attention layer every ``attn_layer_period``,
+and a mixture of experts every ``expert_layer_period``.
+
+``JambaForCausalLM`` (``models/jamba/modeling_jamba.py`` 154–170 ``JambaAttention``, 444–503
+``JambaMambaMixer``, 624–727 the MLP, experts, router and sparse-MoE block, 729–776 the two
+decoder layers, 835–850 ``JambaModel``, 987–1001): layer i is an attention layer when ``i %
+attn_layer_period == attn_layer_offset``, else a Mamba layer (``configuration_jamba.py``
+``layers_block_type``); its feed-forward block is a sparse MoE of ``num_experts`` (k =
+``num_experts_per_tok``) when ``i % expert_layer_period == expert_layer_offset``, else a gated MLP
+(``layers_num_experts``). The Mamba mixer is :func:`derive.blocks.mamba.mixer` (E =
+``mamba_expand`` · D, R = ``mamba_dt_rank``, "auto" ⌈D/16⌉) with three RMSNorms of its own,
+``dt_layernorm`` (R), ``b_layernorm`` and ``c_layernorm`` (N), which are parameters here. No rotary
+embedding; ``lm_head`` untied by default.
+
+Its cache (``cache_utils.py`` ``LinearAttentionLayer`` for a Mamba layer, ``DynamicLayer`` for an
+attention layer): ``conv_states`` (batch, E, K) in the model's dtype — the full kernel width —
+and ``recurrent_states`` (batch, E, N) in float32 whatever the model's dtype (the selective scan
+returns a float32 state, ``mamba_selective_scan``); keys and values (batch, KV, tokens, D/H).
+
+A token's matmul FLOPs through the mixer at decode (``mamba_selective_state_update``): its four
+projections and the state readout ``torch.matmul(state, C)``, 2·E·N; the depthwise convolution is
+an ``aten.convolution``, not a matrix product.
+
+>>> from derive.tree import count, active
+>>> model = jamba({})   # JambaConfig(): Jamba-v0.1's shape
+>>> count(model), active(model)
+(51570323328, 12110311296)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..blocks import _hf
+from ..blocks.mamba import dt_rank_auto, mixer
+from ..layers.lm_attention import self_attention
+from ..layers.mlp import gated_mlp
+from ..layers.moe import moe_block, routed_experts, router
+from ..layers.norm import rms_norm
+from ..layers.token_flops import matmul_flops, register
+from ..tree import Dim, Module, State
+from ._decoder import causal_lm, kv_heads, layer_list
+from .llama import register_family
+
+__all__ = ["jamba", "jamba_mamba"]
+
+#: ``JambaConfig``'s shape keys and defaults (configuration_jamba.py).
+_DEFAULTS: dict[str, Any] = {
+    "vocab_size": 65536,
+    "tie_word_embeddings": False,
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "num_experts_per_tok": 2,
+    "num_experts": 16,
+    "expert_layer_period": 2,
+    "expert_layer_offset": 1,
+    "attn_layer_period": 8,
+    "attn_layer_offset": 4,
+    "mamba_d_state": 16,
+    "mamba_d_conv": 4,
+    "mamba_expand": 2,
+    "mamba_dt_rank": "auto",
+    "mamba_conv_bias": True,
+    "mamba_proj_bias": False,
+}
+_INERT = (
+    "rms_norm_eps",
+    "output_router_logits",
+    "router_aux_loss_coef",
+    "max_position_embeddings",
+    "attention_dropout",
+    "use_mamba_kernels",
+    "use_mambapy",
+    "use_associative_scan",
+    "num_local_experts",  # attribute_map: the same as num_experts (checked)
+)
+_SOURCE = (
+    "transformers/models/jamba/configuration_jamba.py, modeling_jamba.py 154-170, 444-503, 624-776, 835-850, 987-1001"
+)
+_PATTERN = ("num_hidden_layers", "attn_layer_period", "attn_layer_offset", "expert_layer_period", "expert_layer_offset")
+
+
+def _mixer_flops(module: Module, tokens: Dim) -> Any:
+    E, N = module.params[0].shape  # A_log (E, N)
+    projections = sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0)
+    return projections + 2 * E * N
+
+
+register("JambaMambaMixer", _mixer_flops)
+
+
+def jamba_mamba(D: Dim, E: Dim, N: Dim, K: Dim, R: Dim, *, conv_bias: bool, bias: bool) -> Module:
+    """``JambaMambaMixer``: the Mamba mixer, its dt/B/C RMSNorms, and its cache.
+
+    Parameters
+    ----------
+    D, E, N, K, R : int or sympy.Expr
+        hidden_size, the inner width (``mamba_expand`` · D), ``mamba_d_state``, ``mamba_d_conv``, the dt rank.
+    conv_bias, bias : bool
+        ``mamba_conv_bias``, ``mamba_proj_bias``.
+
+    Returns
+    -------
+    derive.tree.Module
+    """
+    base = mixer(D, N, K, dt_rank=R, conv_bias=conv_bias, bias=bias, d_inner=E, spelling="transformers")
+    norms = tuple(rms_norm((w,), name=n, type="JambaRMSNorm") for n, w in (("dt_layernorm", R), ("b_layernorm", N), ("c_layernorm", N)))  # fmt: skip
+    cache = (State("conv_states", ("batch", E, K)), State("recurrent_states", ("batch", E, N), dtype="float32"))
+    return base.replace(name="mamba", type="JambaMambaMixer", children=base.children + norms, cache=cache)
+
+
+def _int(c: Mapping[str, Any], key: str, minimum: int) -> int:
+    value = _hf.size(c, key, minimum)
+    if type(value) is not int:
+        raise ValueError(f"config key {key!r} must be a number: it fixes Jamba's layer pattern")
+    return value
+
+
+def jamba(config: Mapping[str, Any]) -> Module:
+    """``JambaForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it.
+
+    Parameters
+    ----------
+    config : mapping
+        Absent keys at ``JambaConfig``'s defaults. Sizes may be SymPy symbols; the layer count,
+        periods and offsets are numbers (they fix the pattern).
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    ValueError
+        A key derive cannot map, an offset not below its period (transformers refuses it), more
+        experts per token than experts, naming the key.
+    """
+    c = _hf.resolve(config, cls="JambaConfig", defaults=_DEFAULTS, inert=_INERT)
+    if "num_local_experts" in config and config["num_local_experts"] != c["num_experts"]:
+        if "num_experts" in config:
+            raise ValueError("config keys 'num_local_experts' and 'num_experts' disagree (the same attribute)")
+        c["num_experts"] = config["num_local_experts"]
+    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
+    L = _int(c, "num_hidden_layers", 0)
+    H = _hf.size(c, "num_attention_heads")
+    KV = kv_heads(c, H)
+    ap, ao = _int(c, "attn_layer_period", 1), _int(c, "attn_layer_offset", 0)
+    ep, eo = _int(c, "expert_layer_period", 1), _int(c, "expert_layer_offset", 0)
+    for offset, period in (("attn_layer_offset", ap), ("expert_layer_offset", ep)):
+        if c[offset] >= period:
+            raise ValueError(f"config key {offset!r} ({c[offset]}) must be smaller than its period ({period})")
+    E_moe, k = _hf.size(c, "num_experts"), _hf.size(c, "num_experts_per_tok")
+    if type(E_moe) is int and type(k) is int and E_moe > 1 and k > E_moe:
+        raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_experts ({E_moe})")
+    N, K = _hf.size(c, "mamba_d_state"), _hf.size(c, "mamba_d_conv")
+    expand = _hf.size(c, "mamba_expand")
+    R = dt_rank_auto(D) if c["mamba_dt_rank"] == "auto" else _hf.size(c, "mamba_dt_rank")
+    flags = {f: _hf.flag(c, f) for f in ("mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings")}
+    Ein = expand * D
+
+    def make(kind: tuple[bool, bool]) -> Module:
+        attends, sparse = kind
+        if attends:
+            mix = self_attention(D, H, KV, type="JambaAttention")
+        else:
+            mix = jamba_mamba(D, Ein, N, K, R, conv_bias=flags["mamba_conv_bias"], bias=flags["mamba_proj_bias"])
+        if sparse and E_moe != 1:
+            ff = moe_block(
+                router(D, E_moe, name="router", type="JambaTopKRouter"),
+                routed_experts(D, F, E_moe, k, type="JambaExperts"),
+                name="feed_forward", type="JambaSparseMoeBlock",
+            )  # fmt: skip
+        else:
+            ff = gated_mlp(D, F, name="feed_forward", type="JambaMLP")
+        norm = lambda n: rms_norm((D,), name=n, type="JambaRMSNorm")  # noqa: E731
+        cls = "JambaAttentionDecoderLayer" if attends else "JambaMambaDecoderLayer"
+        return Module("", cls, children=(mix, ff, norm("input_layernorm"), norm("pre_ff_layernorm")))
+
+    kinds = [(i % ap == ao, i % ep == eo) for i in range(L)]
+    shape: dict[str, Any] = {k_: c[k_] for k_ in _PATTERN}
+    shape.update(vocab_size=V, hidden_size=D, intermediate_size=F, num_attention_heads=H, num_key_value_heads=KV)
+    shape.update(num_experts=E_moe, num_experts_per_tok=k, mamba_d_state=N, mamba_d_conv=K, mamba_expand=expand)
+    shape.update(mamba_dt_rank=R, **flags, _fixed=_PATTERN)
+    return causal_lm(
+        "Jamba", vocab=V, hidden=D, layers=layer_list(make, kinds, L), tie=flags["tie_word_embeddings"],
+        config=shape, norm=rms_norm((D,), name="final_layernorm", type="JambaRMSNorm"),
+    )  # fmt: skip
+
+
+register_family("jamba", "JambaConfig", "JambaForCausalLM", jamba, _SOURCE)

@@ -1,0 +1,71 @@
+"""Mixtral (``model_type`` ``mixtral``): Mistral's attention with a sparse mixture of experts in every layer.
+
+``MixtralForCausalLM`` (``models/mixtral/modeling_mixtral.py``: ``MixtralSparseMoeBlock`` =
+``gate`` (``MixtralTopKRouter``, weight (E, D)) and ``experts`` (``MixtralExperts``:
+``gate_up_proj`` (E, 2F, D), ``down_proj`` (E, D, F)), E = ``num_local_experts``, k =
+``num_experts_per_tok``); ``sliding_window`` default null.
+
+>>> from derive.tree import count, active
+>>> model = mixtral({})   # MixtralConfig(): Mixtral-8x7B's shape
+>>> count(model), active(model)
+(46702792704, 12879925248)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..blocks import _hf
+from ..layers.moe import moe_block, routed_experts, router
+from ..tree import Dim, Module
+from ._decoder import check_rope
+from .llama import INERT, decoder, register_family
+from .mistral import MISTRAL_DEFAULTS
+
+__all__ = ["mixtral"]
+
+_DEFAULTS: dict[str, Any] = {
+    **MISTRAL_DEFAULTS,
+    "sliding_window": None,
+    "num_experts_per_tok": 2,
+    "num_local_experts": 8,
+}
+_INERT = (*INERT, "output_router_logits", "router_aux_loss_coef", "router_jitter_noise")
+_SOURCE = "transformers/models/mixtral/configuration_mixtral.py, modeling_mixtral.py"
+
+
+def mixtral(config: Mapping[str, Any]) -> Module:
+    """``MixtralForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it.
+
+    Parameters
+    ----------
+    config : mapping
+        Absent keys at ``MixtralConfig``'s defaults; sizes may be SymPy symbols.
+
+    Returns
+    -------
+    derive.tree.Module
+        Each layer's ``mlp.experts`` carries ``routed`` = (num_experts_per_tok, num_local_experts).
+
+    Raises
+    ------
+    ValueError
+        A key derive cannot map, more experts per token than experts, naming the key.
+    """
+    c = _hf.resolve(config, cls="MixtralConfig", defaults=_DEFAULTS, inert=_INERT)
+    check_rope(config)
+    E, k = _hf.size(c, "num_local_experts"), _hf.size(c, "num_experts_per_tok")
+    if type(E) is int and type(k) is int and k > E:
+        raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_local_experts ({E})")
+    window = None if c["sliding_window"] is None else _hf.size(c, "sliding_window")
+
+    def ffn(D: Dim, F: Dim) -> Module:
+        parts = (router(D, E, type="MixtralTopKRouter"), routed_experts(D, F, E, k, type="MixtralExperts"))
+        return moe_block(*parts, type="MixtralSparseMoeBlock")
+
+    shape = {"num_local_experts": E, "num_experts_per_tok": k, "sliding_window": window}
+    return decoder(c, prefix="Mixtral", qkv_bias=False, o_bias=False, window=window, ffn=ffn, shape=shape)
+
+
+register_family("mixtral", "MixtralConfig", "MixtralForCausalLM", mixtral, _SOURCE)

@@ -1,0 +1,104 @@
+"""Matrix-product FLOPs of one token through a module tree, as ``torch.utils.flop_counter`` counts them.
+
+``FlopCounterMode`` counts ``mm``/``addmm``/``bmm`` (and ``matmul``, which lowers to them) as
+2·m·n·k per product and nothing for element-wise operations, norms, the bias of ``addmm``, an
+embedding lookup (an index, no product) or a convolution's own count (``aten.convolution``,
+kept apart here: these are *matmul* FLOPs). Per token, then:
+
+- a ``Linear`` (or GPT-2's ``Conv1D``) costs 2·(its weight's entries), bias left out; a tied
+  weight costs as much as an untied one (the lm_head is 2·V·D whether tied or not, TRL #6708);
+- an ``Embedding`` costs 0;
+- a routed-experts module (:attr:`derive.tree.Module.routed` = (k, E)) costs 2·k/E of its
+  entries: a token runs k of its E experts' products;
+- a module whose matmuls are not its weights' products (attention over the cached tokens, a
+  recurrent mixer's state readout) registers a rule for its class name with :func:`register`,
+  which is then its whole cost (children included);
+- a module with no rule is the sum of its children; one holding its own matrix (a weight of
+  two or more axes) or an inference cache without a rule is refused: never a silent under-count.
+
+>>> from derive.layers.linear import linear
+>>> from derive.tree import Module
+>>> matmul_flops(Module("mlp", "MLP", children=(linear(64, 96, name="up"), linear(96, 64, name="down"))), 1)
+24576
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..tree import Dim, Module, count
+
+__all__ = ["RULES", "register", "matmul_flops"]
+
+#: Per class name (:attr:`derive.tree.Module.type`): ``rule(module, tokens)`` -> matmul FLOPs of
+#: one token with ``tokens`` tokens in the cache after it (its own included).
+RULES: dict[str, Callable[[Module, Dim], Dim]] = {}
+
+#: Classes whose weight is one matrix applied once per token.
+_MATRICES = frozenset({"Linear", "Conv1D"})
+#: Classes that cost no matrix product (an index lookup).
+_LOOKUPS = frozenset({"Embedding"})
+
+
+def register(type: str, rule: Callable[[Module, Dim], Dim]) -> None:
+    """Make ``rule`` the matmul FLOPs of one token through any module of class ``type``.
+
+    Parameters
+    ----------
+    type : str
+        The class name (``"LlamaAttention"``).
+    rule : callable (Module, tokens) -> int or sympy.Expr
+        Its FLOPs for the token whose forward leaves ``tokens`` tokens in the cache (it attends
+        over ``min(tokens, window)`` of them), children included.
+
+    Raises
+    ------
+    ValueError
+        ``type`` has another rule already.
+    """
+    if RULES.get(type, rule) is not rule:
+        raise ValueError(f"a FLOPs rule for {type!r} is registered already")
+    RULES[type] = rule
+
+
+def _weights(module: Module) -> Any:
+    return sum((2 * p.numel for p in module.params if not p.buffer and len(p.shape) >= 2), 0)
+
+
+def matmul_flops(module: Module, tokens: Dim) -> Dim:
+    """Matmul FLOPs of one token through ``module`` (see the module's docstring for the rules).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+    tokens : int or sympy.Expr
+        Tokens in the cache once this token is in (the length attention runs over).
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs (2 per multiply-accumulate).
+
+    Raises
+    ------
+    ValueError
+        A module with its own matrix or an inference cache and no rule (named).
+    """
+    if not module.counted:
+        raise ValueError(f"{module.type} {module.name!r} is not counted: its FLOPs are unknown")
+    if module.type in RULES:
+        cost = RULES[module.type](module, tokens)
+    elif module.routed is not None:
+        top_k, experts = module.routed
+        total = 2 * count(module)
+        cost = total // experts * top_k if type(total) is int and type(experts) is int else total * top_k / experts
+    elif module.type in _MATRICES:
+        cost = _weights(module)
+    elif module.type in _LOOKUPS:
+        cost = 0
+    else:
+        if module.cache or any(not p.buffer and len(p.shape) >= 2 for p in module.params):
+            raise ValueError(f"the FLOPs of {module.type} {module.name!r} are not derived (no rule for its class)")
+        cost = sum((matmul_flops(child, tokens) for child in module.children), 0)
+    return cost if module.repeat == 1 else cost * module.repeat

@@ -1,0 +1,187 @@
+"""The language-model families' fast checks: released models' totals and active counts against
+transformers' own build and the published figures, the Jamba paper's KV-cache comparison, the
+refusals, the CLI and JSON. The drawn matrices are in ``test_families_live.py`` (slow).
+
+Released configs are the config classes' defaults where transformers documents them as the
+released model (``configuration_llama.py``: "a similar configuration to that of the LLaMA-7B";
+``configuration_mistral.py``: Mistral-7B-v0.1; ``configuration_mixtral.py``: Mixtral-8x7B-v0.1;
+``configuration_jamba.py``: ai21labs/Jamba-v0.1), written out here key by key.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import hf_cache
+import hf_live
+import pytest
+import sympy
+
+import derive
+import derive.families.llama
+from derive.analysis.cost import cost, model_cost
+from derive.tree import active
+
+#: meta-llama/Llama-2-7b-hf's shape (LlamaConfig's defaults, configuration_llama.py).
+LLAMA_2_7B = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
+              "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32}  # fmt: skip
+#: mistralai/Mistral-7B-v0.1 (MistralConfig's defaults, configuration_mistral.py).
+MISTRAL_7B = {"model_type": "mistral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
+              "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+              "sliding_window": 4096}  # fmt: skip
+#: mistralai/Mixtral-8x7B-v0.1 (MixtralConfig's defaults, configuration_mixtral.py; rope_theta 1e6 is inert).
+MIXTRAL_8X7B = {"model_type": "mixtral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
+                "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                "num_local_experts": 8, "num_experts_per_tok": 2, "sliding_window": None,
+                "rope_theta": 1e6}  # fmt: skip
+#: ai21labs/Jamba-v0.1 (JambaConfig's defaults, configuration_jamba.py).
+JAMBA_V01 = {"model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336,
+             "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "num_experts": 16,
+             "num_experts_per_tok": 2, "attn_layer_period": 8, "attn_layer_offset": 4, "expert_layer_period": 2,
+             "expert_layer_offset": 1, "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2,
+             "mamba_dt_rank": 256, "tie_word_embeddings": False}  # fmt: skip
+
+
+def _live_active(model) -> int:  # type: ignore[no-untyped-def]
+    """Active parameters read off the built model: every parameter, each layer's fused experts at k/E."""
+    total = 0
+    k = getattr(model.config, "num_experts_per_tok", None)
+    for name, p in model.named_parameters():
+        if ".experts." in name:
+            total += p.numel() // p.shape[0] * k
+        else:
+            total += p.numel()
+    return total
+
+
+@pytest.mark.parametrize(
+    ("config", "published_total", "published_active"),
+    [
+        (LLAMA_2_7B, 6.7e9, 6.7e9),  # Llama 2 paper, Table 1: 7B (6.74B)
+        (MISTRAL_7B, 7.2e9, 7.2e9),  # Mistral 7B model card: 7.3B
+        (MIXTRAL_8X7B, 46.7e9, 12.9e9),  # Mixtral of Experts (arXiv 2401.04088) §2: 47B total, 13B active
+        (JAMBA_V01, 52e9, 12e9),  # ai21labs/Jamba-v0.1 README: 52B total, 12B active
+    ],
+    ids=["llama-2-7b", "mistral-7b", "mixtral-8x7b", "jamba-v0.1"],
+)
+def test_released_totals_and_active(config: dict, published_total: float, published_active: float) -> None:
+    """Total and active against transformers' build on the meta device; rounded, against the published figure."""
+    model_type = config["model_type"]
+    live = hf_live.build(model_type, {k: v for k, v in config.items() if k != "model_type"})
+    report = derive.explain(config)
+    assert report.total == hf_live.total(live)
+    assert report.active == _live_active(live)
+    assert abs(report.total - published_total) / published_total < 0.03
+    assert abs(report.active - published_active) / published_active < 0.03
+
+
+def test_jamba_paper_kv_cache_at_256k() -> None:
+    """Jamba paper (arXiv 2403.19887) Table 1: KV cache at 256K tokens in 16-bit: Jamba 4GB, Mixtral 32GB, Llama-2 7B 128GB."""
+    gib = 2**30
+    kv = {name: cost(c, 262144, 1, "bfloat16") for name, c in
+          (("jamba", JAMBA_V01), ("mixtral", MIXTRAL_8X7B), ("llama", LLAMA_2_7B))}  # fmt: skip
+    assert kv["jamba"].kv_bytes_per_token * 262144 == 4 * gib
+    assert kv["mixtral"].cache_bytes == 32 * gib
+    assert kv["llama"].cache_bytes == 128 * gib
+    # Jamba's cache also holds its 28 Mamba layers' states, constant in T: conv (B, 8192, 4) in bf16, ssm (B, 8192, 16) in fp32
+    assert kv["jamba"].state_bytes == 28 * (8192 * 4 * 2 + 8192 * 16 * 4)
+    assert kv["jamba"].cache_bytes == 4 * gib + kv["jamba"].state_bytes
+
+
+def test_jamba_kv_per_token_as_the_live_cache_holds_it() -> None:
+    """A 32-layer Jamba of Jamba-v0.1's pattern, 8 KV heads of 128, run: its cache grows by 16 KiB per token in bf16."""
+    small = {"vocab_size": 16, "hidden_size": 1024, "intermediate_size": 8, "num_hidden_layers": 32,
+             "num_attention_heads": 8, "num_key_value_heads": 8, "num_experts": 2, "num_experts_per_tok": 1,
+             "mamba_d_state": 1, "mamba_expand": 1, "mamba_dt_rank": 1}  # fmt: skip
+    model = hf_cache.tiny("jamba", small, "bfloat16")
+    one, _ = hf_cache.run(model, 1, 1)
+    two, _ = hf_cache.run(model, 1, 2)
+    assert two - one == cost(JAMBA_V01, 1, 1, "bfloat16").kv_bytes_per_token == 16384
+    assert one == cost({"model_type": "jamba", **small}, 1, 1, "bfloat16").cache_bytes
+
+
+def test_cache_and_flops_of_a_tiny_mixtral_run() -> None:
+    config = {"hidden_size": 32, "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "vocab_size": 40, "num_local_experts": 3, "sliding_window": 3}  # fmt: skip
+    model = hf_cache.tiny("mixtral", config)
+    held, flops = hf_cache.run(model, 2, 5)
+    assert cost({"model_type": "mixtral", **config}, 5, 2).cache_bytes == held
+    assert cost({"model_type": "mixtral", **config}, 6, 2).flops_per_token == flops
+
+
+def test_closed_forms_in_tokens_and_batch() -> None:
+    T, N = sympy.symbols("T N", integer=True, positive=True)
+    c = cost(MISTRAL_7B, T, N, "bfloat16")
+    assert c.cache_bytes.subs({T: 10, N: 2}) == cost(MISTRAL_7B, 10, 2, "bfloat16").cache_bytes
+    assert c.cache_bytes.subs({T: 10_000, N: 1}) == 32 * (2 * 8 * 4095 * 128 * 2 + 8)
+    assert c.flops_per_token.subs(T, 5000) == cost(MISTRAL_7B, 4096, 1).flops_per_token
+    D = sympy.Symbol("hidden_size", integer=True, positive=True)
+    symbolic = model_cost(
+        derive.families.llama.llama({**{k: v for k, v in LLAMA_2_7B.items() if k != "model_type"}, "hidden_size": D}),
+        T,
+        1,
+    )
+    assert symbolic.kv_bytes_per_token == 2 * 32 * 4 * 32 * sympy.floor(D / 32)
+
+
+def test_dense_active_is_total_and_json() -> None:
+    report = derive.explain(LLAMA_2_7B)
+    assert report.active == report.total == active(report.module)
+    assert report.to_dict()["active"] == report.total
+    assert "active per token" in report.text()
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ({"model_type": "llama", "hidden_sizes": 4}, "hidden_sizes"),
+        ({"model_type": "mistral", "layer_types": ["full_attention"]}, "layer_types"),
+        ({"model_type": "llama", "rope_parameters": {"rope_type": "longrope"}}, "rope_parameters"),
+        (
+            {"model_type": "llama", "rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.5}},
+            "rope_parameters",
+        ),
+        ({"model_type": "jamba", "attn_layer_offset": 8}, "attn_layer_offset"),
+        ({"model_type": "mixtral", "num_local_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
+        ({"model_type": "qwen2", "num_hidden_layers": 2, "layer_types": ["full_attention"]}, "layer_types"),
+        ({"model_type": "llama", "num_attention_heads": 32, "num_key_value_heads": 5}, "num_key_value_heads"),
+    ],
+)
+def test_refused_naming_the_key(config: dict, key: str) -> None:
+    with pytest.raises(ValueError, match=key):
+        derive.explain(config)
+
+
+def test_cost_refuses_what_it_cannot_price() -> None:
+    with pytest.raises(TypeError):
+        model_cost("llama")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        cost(object())
+
+
+def test_cli_cost(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(JAMBA_V01))
+    run = [sys.executable, "-m", "derive", str(path), "--cost", "--seq-len", "262144", "--dtype", "bfloat16"]
+    data = json.loads(subprocess.run([*run, "--json"], capture_output=True, text=True, check=True).stdout)
+    assert data["active"] == derive.explain(JAMBA_V01).active
+    assert data["cost"]["cache_bytes"] == cost(JAMBA_V01, 262144, 1, "bfloat16").cache_bytes
+    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    assert "16,384 B per token" in text
+    torch_model = tmp_path / "m.py"
+    torch_model.write_text("import torch.nn as nn\nmodel = nn.Sequential(nn.Linear(3, 4))\n")
+    refused = subprocess.run(
+        [sys.executable, "-m", "derive", str(torch_model), "--cost"], capture_output=True, text=True
+    )
+    assert refused.returncode != 0 and "--cost" in refused.stderr
+
+
+def test_code_builds_a_family() -> None:
+    report = derive.explain("from transformers import LlamaConfig, LlamaForCausalLM\n"
+                            "model = LlamaForCausalLM(LlamaConfig(hidden_size=64, intermediate_size=96, "
+                            "num_hidden_layers=2, num_attention_heads=4, vocab_size=100))\n")  # fmt: skip
+    live = hf_live.build("llama", {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
+                                   "num_attention_heads": 4, "vocab_size": 100})  # fmt: skip
+    assert report.total == hf_live.total(live)

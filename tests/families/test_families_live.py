@@ -1,0 +1,155 @@
+"""The language-model families held against transformers 5.23.0: meta-device builds (names, shapes,
+buffers, totals) of hypothesis-drawn configs, and tiny CPU models' caches and decode FLOPs.
+
+Expected values are read off the real models (``tests/support/hf_live.py``, ``hf_cache.py``), never
+off derive. Slow as a whole (tests/conftest.py ``SLOW_PATHS``); ``test_families.py`` keeps a fast subset.
+"""
+
+from __future__ import annotations
+
+import hf_cache
+import hf_live
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import derive
+from derive.analysis.cost import cost
+from derive.tree import named_buffers
+
+CLASSES = {
+    "llama": "LlamaForCausalLM",
+    "mistral": "MistralForCausalLM",
+    "qwen2": "Qwen2ForCausalLM",
+    "mixtral": "MixtralForCausalLM",
+    "jamba": "JambaForCausalLM",
+}
+PROPERTY = settings(max_examples=12, deadline=None)
+
+
+def check(model_type: str, config: dict) -> None:
+    """derive's report against the model built on the meta device: every tensor, buffer, the total."""
+    try:
+        model = hf_live.build(model_type, config)
+    except Exception:  # transformers refuses it: derive must refuse it too
+        with pytest.raises(ValueError):
+            derive.explain({"model_type": model_type, **config})
+        return
+    report = derive.explain({"model_type": model_type, **config})
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
+    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
+    assert report.total == hf_live.total(model)
+    hf_live.record("transformers", CLASSES[model_type])
+
+
+@st.composite
+def attention_sizes(draw: st.DrawFn) -> dict:
+    kv = draw(st.sampled_from([1, 2, 4]))
+    heads = kv * draw(st.integers(1, 3))
+    return {
+        "hidden_size": heads * draw(st.sampled_from([4, 8])),
+        "intermediate_size": draw(st.integers(4, 40)),
+        "num_hidden_layers": draw(st.integers(1, 5)),
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv,
+        "vocab_size": draw(st.integers(8, 64)),
+        "tie_word_embeddings": draw(st.booleans()),
+    }
+
+
+@PROPERTY
+@given(attention_sizes(), st.booleans(), st.booleans(), st.sampled_from([None, 4, 6]))
+def test_llama_drawn(sizes: dict, bias: bool, mlp_bias: bool, head_dim: int | None) -> None:
+    check("llama", {**sizes, "attention_bias": bias, "mlp_bias": mlp_bias, "head_dim": head_dim})
+
+
+@PROPERTY
+@given(attention_sizes(), st.sampled_from([None, 3, 4096]))
+def test_mistral_drawn(sizes: dict, window: int | None) -> None:
+    check("mistral", {**sizes, "sliding_window": window})
+
+
+@PROPERTY
+@given(attention_sizes(), st.booleans(), st.integers(0, 5))
+def test_qwen2_drawn(sizes: dict, sliding: bool, first: int) -> None:
+    check("qwen2", {**sizes, "use_sliding_window": sliding, "sliding_window": 4, "max_window_layers": first})
+
+
+@PROPERTY
+@given(attention_sizes(), st.integers(1, 6), st.integers(1, 3))
+def test_mixtral_drawn(sizes: dict, experts: int, k: int) -> None:
+    check("mixtral", {**sizes, "num_local_experts": experts, "num_experts_per_tok": min(k, experts)})
+
+
+@st.composite
+def jamba_configs(draw: st.DrawFn) -> dict:
+    sizes = draw(attention_sizes())
+    ap, ep = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    return {
+        **sizes,
+        "num_hidden_layers": draw(st.integers(1, 7)),
+        "attn_layer_period": ap,
+        "attn_layer_offset": draw(st.integers(0, ap - 1)),
+        "expert_layer_period": ep,
+        "expert_layer_offset": draw(st.integers(0, ep - 1)),
+        "num_experts": draw(st.integers(1, 5)),
+        "num_experts_per_tok": draw(st.integers(1, 2)),
+        "mamba_d_state": draw(st.integers(1, 8)),
+        "mamba_d_conv": draw(st.integers(2, 4)),
+        "mamba_expand": draw(st.integers(1, 2)),
+        "mamba_dt_rank": draw(st.sampled_from(["auto", 3])),
+        "mamba_conv_bias": draw(st.booleans()),
+        "mamba_proj_bias": draw(st.booleans()),
+    }
+
+
+@PROPERTY
+@given(jamba_configs())
+def test_jamba_drawn(config: dict) -> None:
+    check("jamba", config)
+
+
+# --------------------------------------------------------------------------- caches and FLOPs, run
+
+SMALL = {
+    "hidden_size": 32,
+    "intermediate_size": 48,
+    "num_hidden_layers": 3,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "vocab_size": 64,
+}
+RUN = [
+    ("llama", SMALL),
+    ("llama", {**SMALL, "num_key_value_heads": 1, "head_dim": 16, "tie_word_embeddings": True}),
+    ("mistral", {**SMALL, "sliding_window": 3}),
+    ("mistral", {**SMALL, "sliding_window": 6}),
+    ("qwen2", {**SMALL, "use_sliding_window": True, "sliding_window": 4, "max_window_layers": 1}),
+    ("mixtral", {**SMALL, "num_local_experts": 4, "num_experts_per_tok": 2}),
+    ("jamba", {**SMALL, "num_hidden_layers": 4, "num_experts": 4, "attn_layer_period": 2, "attn_layer_offset": 1}),
+    (
+        "jamba",
+        {
+            **SMALL,
+            "num_hidden_layers": 3,
+            "num_experts": 3,
+            "attn_layer_period": 3,
+            "attn_layer_offset": 2,
+            "expert_layer_period": 3,
+            "expert_layer_offset": 0,
+            "mamba_d_state": 5,
+        },
+    ),  # fmt: skip
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize(("model_type", "config"), RUN, ids=[f"{m}-{i}" for i, (m, _) in enumerate(RUN)])
+def test_cache_and_flops_run(model_type: str, config: dict, dtype: str) -> None:
+    """Bytes of every tensor in past_key_values after T tokens, and the next token's matmul FLOPs."""
+    model = hf_cache.tiny(model_type, config, dtype)
+    for batch, tokens in ((1, 1), (1, 5), (3, 2), (2, 9)):
+        held, flops = hf_cache.run(model, batch, tokens)
+        assert cost({"model_type": model_type, **config}, tokens, batch, dtype).cache_bytes == held
+        assert cost({"model_type": model_type, **config}, tokens + 1, batch, dtype).flops_per_token == flops
+        hf_live.record("transformers", f"{CLASSES[model_type]} cache")

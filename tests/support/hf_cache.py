@@ -1,0 +1,72 @@
+"""Tiny transformers models run on CPU: the bytes their cache holds and a decode step's FLOPs (not a test module).
+
+Every expected figure is read off the real thing: ``AutoModelForCausalLM.from_config`` with random
+weights, a forward of T tokens with ``use_cache=True``, and every tensor reachable from the
+returned ``past_key_values`` (its layers' attributes, lists and dicts walked, each tensor once), its
+``numel() * element_size()`` summed; then one more token under ``FlopCounterMode``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: FlopCounterMode's matrix-product operators (what derive's flops_per_token counts).
+MATMUL_OPS = ("aten.mm", "aten.addmm", "aten.bmm", "aten.baddbmm")
+
+
+def tiny(model_type: str, config: dict[str, Any], dtype: str = "float32") -> Any:
+    """The model on CPU with random weights, eager attention (its matmuls visible to FlopCounterMode)."""
+    import torch
+    import transformers
+
+    cfg = transformers.AutoConfig.for_model(model_type, **config)
+    cfg._attn_implementation = "eager"
+    # transformers' default routed experts run as aten._grouped_mm, which FlopCounterMode does not
+    # count (0 FLOPs): the eager loop runs each visited expert as F.linear, which it does count
+    cfg._experts_implementation = "eager"
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCausalLM.from_config(cfg).to(getattr(torch, dtype))
+    return model.eval()
+
+
+def cache_tensors(cache: Any) -> list[Any]:
+    """Every tensor the cache object holds, each once."""
+    import torch
+
+    seen: set[int] = set()
+    out: list[Any] = []
+
+    def walk(obj: Any) -> None:
+        if isinstance(obj, torch.Tensor):
+            if id(obj) not in seen:
+                seen.add(id(obj))
+                out.append(obj)
+        elif isinstance(obj, (list, tuple)):
+            for item in obj:
+                walk(item)
+        elif isinstance(obj, dict):
+            for item in obj.values():
+                walk(item)
+        elif type(obj).__module__.startswith("transformers") and hasattr(obj, "__dict__"):
+            for item in vars(obj).values():
+                walk(item)
+
+    walk(cache)
+    return out
+
+
+def run(model: Any, batch: int, tokens: int) -> tuple[int, int]:
+    """(bytes the cache holds after ``tokens`` tokens, matmul FLOPs of the next token per sequence)."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    ids = torch.randint(0, model.config.vocab_size, (batch, tokens), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        out = model(ids, use_cache=True)
+        held = sum(t.numel() * t.element_size() for t in cache_tensors(out.past_key_values))
+        with FlopCounterMode(display=False) as counter:
+            model(ids[:, :1], past_key_values=out.past_key_values, use_cache=True)
+    counts = counter.get_flop_counts()["Global"]
+    flops = sum(v for k, v in counts.items() if str(k) in MATMUL_OPS)
+    assert flops % batch == 0
+    return held, flops // batch
