@@ -82,6 +82,8 @@ SLOW_TESTS = (
     "tests/blocks/test_hybrid_mixers.py::test_lightning_attention",
     "tests/blocks/test_hybrid_mixers.py::test_short_conv",
     "tests/blocks/test_hybrid_mixers.py::test_mixer_caches",
+    "tests/families/test_xlstm.py::test_drawn_configs",
+    "tests/families/test_xlstm.py::test_cache_bytes",
 )
 
 
