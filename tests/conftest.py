@@ -84,6 +84,7 @@ SLOW_TESTS = (
     "tests/blocks/test_hybrid_mixers.py::test_mixer_caches",
     "tests/families/test_xlstm.py::test_drawn_configs",
     "tests/families/test_xlstm.py::test_cache_bytes",
+    "tests/families/test_lfm2.py::test_drawn_configs",
 )
 
 
