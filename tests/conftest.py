@@ -86,6 +86,7 @@ SLOW_TESTS = (
     "tests/families/test_xlstm.py::test_cache_bytes",
     "tests/families/test_lfm2.py::test_drawn_configs",
     "tests/families/test_qwen3_next.py::test_drawn_configs",
+    "tests/families/test_qwen3_next.py::test_cache_bytes",
 )
 
 

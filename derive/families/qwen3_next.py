@@ -20,6 +20,14 @@ Its cache: per attention layer keys and values (batch, KV, tokens, d); per Gated
 ``conv_states`` (batch, 2·H_k·d_k + H_v·d_v, K) in the model's dtype and ``recurrent_states``
 (batch, H_v, d_k, d_v) in float32.
 
+The same builder reads Qwen3.5's text models, which differ only in their parts' cut and names:
+``qwen3_5_text`` (``Qwen3_5ForCausalLM``, ``models/qwen3_5/modeling_qwen3_5.py`` 499-542, 742-835,
+854-870, 1203-1215, 1650-1662: a gated MLP in every layer, Gated DeltaNet's projections in four,
+``in_proj_qkv``/``in_proj_z``/``in_proj_b``/``in_proj_a``) and ``qwen3_5_moe_text``
+(``Qwen3_5MoeForCausalLM``, ``models/qwen3_5_moe/modeling_qwen3_5_moe.py`` 495-538, 738-933,
+1292-1304, 1811-1823: the sparse MoE with a shared expert in every layer); no
+``decoder_sparse_step`` or ``mlp_only_layers`` there.
+
 >>> from derive.tree import count, active
 >>> model = qwen3_next({})   # Qwen3NextConfig(): Qwen3-Next-80B-A3B's shape
 >>> count(model), active(model)
@@ -29,6 +37,7 @@ Its cache: per attention layer keys and values (batch, KV, tokens, d); per Gated
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..blocks import _hf
@@ -42,7 +51,7 @@ from ..tree import Dim, Module
 from ._decoder import causal_lm, kv_heads, layer_list, rope_buffers
 from .llama import register_family
 
-__all__ = ["qwen3_next", "rotary_dim", "linear_layer_types"]
+__all__ = ["Variant", "VARIANTS", "qwen3_next", "build", "rotary_dim", "linear_layer_types"]
 
 #: ``Qwen3NextConfig``'s shape keys and defaults (configuration_qwen3_next.py 92-125).
 _DEFAULTS: dict[str, Any] = {
@@ -153,8 +162,61 @@ def linear_layer_types(c: Mapping[str, Any], layers: int) -> list[str]:
     return list(kinds)
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One model type the builder reads.
+
+    Attributes
+    ----------
+    model_type, config_cls, prefix, model_cls : str
+        ``"qwen3_5_text"``, ``"Qwen3_5TextConfig"``, the class prefix (``"Qwen3_5"``), the inner model's class.
+    spelling : str
+        Gated DeltaNet's (:data:`derive.blocks.gated_deltanet.SPELLINGS`).
+    moe : {"pattern", "dense", "all"}
+        Qwen3-Next's placement rule, a gated MLP everywhere, a sparse MoE everywhere.
+    defaults : mapping
+        The config class's shape keys and defaults.
+    source : str
+    """
+
+    model_type: str
+    config_cls: str
+    prefix: str
+    model_cls: str
+    spelling: str
+    moe: str
+    defaults: Mapping[str, Any]
+    source: str
+
+
+_QWEN3_5 = {k: v for k, v in _DEFAULTS.items() if k not in ("decoder_sparse_step", "mlp_only_layers")}
+_QWEN3_5_DENSE = {k: v for k, v in _QWEN3_5.items() if "expert" not in k}
+_QWEN3_5_DENSE.update(vocab_size=248320, hidden_size=4096, intermediate_size=12288, num_hidden_layers=32)
+_QWEN3_5_DENSE.update(num_key_value_heads=4)
+_QWEN3_5_MOE = {k: v for k, v in _QWEN3_5.items() if k != "intermediate_size"}
+_QWEN3_5_MOE.update(vocab_size=248320, num_hidden_layers=40, num_experts_per_tok=8, num_experts=256)
+
+#: The model types read, by ``model_type``.
+VARIANTS = {
+    "qwen3_next": Variant(
+        "qwen3_next", "Qwen3NextConfig", "Qwen3Next", "Qwen3NextModel", "qwen3_next", "pattern", _DEFAULTS, _SOURCE
+    ),
+    "qwen3_5_text": Variant(
+        "qwen3_5_text", "Qwen3_5TextConfig", "Qwen3_5", "Qwen3_5TextModel", "qwen3_5", "dense", _QWEN3_5_DENSE,
+        "transformers/models/qwen3_5/configuration_qwen3_5.py 82-120, modeling_qwen3_5.py 499-542, 742-870, "
+        "1203-1215, 1650-1662",
+    ),
+    "qwen3_5_moe_text": Variant(
+        "qwen3_5_moe_text", "Qwen3_5MoeTextConfig", "Qwen3_5Moe", "Qwen3_5MoeTextModel", "qwen3_5_moe", "all",
+        _QWEN3_5_MOE,
+        "transformers/models/qwen3_5_moe/configuration_qwen3_5_moe.py 89-130, modeling_qwen3_5_moe.py 495-538, "
+        "738-933, 1292-1304, 1811-1823",
+    ),
+}  # fmt: skip
+
+
 def qwen3_next(config: Mapping[str, Any]) -> Module:
-    """``Qwen3NextForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it.
+    """``Qwen3NextForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it (:func:`build`).
 
     Parameters
     ----------
@@ -168,70 +230,117 @@ def qwen3_next(config: Mapping[str, Any]) -> Module:
     Raises
     ------
     ValueError
+        As :func:`build`.
+    """
+    return build(config, VARIANTS["qwen3_next"])
+
+
+def build(config: Mapping[str, Any], variant: Variant) -> Module:
+    """The model of ``variant`` as ``AutoModelForCausalLM.from_config`` builds it.
+
+    Parameters
+    ----------
+    config : mapping
+        Absent keys at the config class's defaults.
+    variant : Variant
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    ValueError
         A key derive cannot map; a layer pattern transformers would not build; more experts per
         token than experts; naming the key.
     """
-    c = _hf.resolve(config, cls="Qwen3NextConfig", defaults=_DEFAULTS, inert=_INERT)
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
+    v, P = variant, variant.prefix
+    c = _hf.resolve(config, cls=v.config_cls, defaults=v.defaults, inert=_INERT)
+    c = {**_DEFAULTS, **c} if v.moe != "pattern" else c  # keys the variant lacks: read as absent
+    V, D = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size")
     L = _hf.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
-        raise ValueError("config key 'num_hidden_layers' must be a number: it fixes Qwen3-Next's layer pattern")
+        raise ValueError("config key 'num_hidden_layers' must be a number: it fixes the layer pattern")
     H, d = _hf.size(c, "num_attention_heads"), _hf.size(c, "head_dim")
     KV = kv_heads(c, H)
     hk, hv = _hf.size(c, "linear_num_key_heads"), _hf.size(c, "linear_num_value_heads")
     dk, dv = _hf.size(c, "linear_key_head_dim"), _hf.size(c, "linear_value_head_dim")
     K = _hf.size(c, "linear_conv_kernel_dim")
-    E, k = _hf.size(c, "num_experts", 0), _hf.size(c, "num_experts_per_tok")
-    if type(E) is int and type(k) is int and E > 0 and k > E:
-        raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_experts ({E})")
-    Fe, Fs = _hf.size(c, "moe_intermediate_size"), _hf.size(c, "shared_expert_intermediate_size")
-    step = _hf.size(c, "decoder_sparse_step")
-    if type(step) is not int or type(E) is not int:
-        raise ValueError("config keys 'decoder_sparse_step' and 'num_experts' must be numbers: they fix the pattern")
-    only = c["mlp_only_layers"] or []
-    if isinstance(only, str) or not isinstance(only, Sequence):
-        raise ValueError(f"config key 'mlp_only_layers' must be a list of layer indices, got {only!r:.60}")
     bias, tie = _hf.flag(c, "attention_bias"), _hf.flag(c, "tie_word_embeddings")
     rotary = rotary_dim(c, d)
-    kinds = [(t, i not in only and E > 0 and (i + 1) % step == 0) for i, t in enumerate(linear_layer_types(c, L))]
+    types = linear_layer_types(c, L)
+    shape: dict[str, Any] = {"vocab_size": V, "hidden_size": D, "num_hidden_layers": L}
+    shape.update(num_attention_heads=H, num_key_value_heads=KV, head_dim=d, attention_bias=bias)
+    shape.update(linear_num_key_heads=hk, linear_num_value_heads=hv, linear_key_head_dim=dk)
+    shape.update(linear_value_head_dim=dv, linear_conv_kernel_dim=K)
+    fixed: tuple[str, ...] = ("num_hidden_layers", "layer_types")
+    if v.moe == "dense":
+        kinds = [(t, False) for t in types]
+    else:
+        E, k = _hf.size(c, "num_experts", 0 if v.moe == "pattern" else 1), _hf.size(c, "num_experts_per_tok")
+        if type(E) is int and type(k) is int and E > 0 and k > E:
+            raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_experts ({E})")
+        Fe, Fs = _hf.size(c, "moe_intermediate_size"), _hf.size(c, "shared_expert_intermediate_size")
+        shape.update(num_experts=E, num_experts_per_tok=k, moe_intermediate_size=Fe, shared_expert_intermediate_size=Fs)
+        if v.moe == "all":
+            kinds = [(t, True) for t in types]
+        else:
+            step = _hf.size(c, "decoder_sparse_step")
+            if type(step) is not int or type(E) is not int:
+                raise ValueError(
+                    "config keys 'decoder_sparse_step' and 'num_experts' must be numbers: they fix the pattern"
+                )
+            only = c["mlp_only_layers"] or []
+            if isinstance(only, str) or not isinstance(only, Sequence):
+                raise ValueError(f"config key 'mlp_only_layers' must be a list of layer indices, got {only!r:.60}")
+            kinds = [(t, i not in only and E > 0 and (i + 1) % step == 0) for i, t in enumerate(types)]
+            shape.update(decoder_sparse_step=step, mlp_only_layers=list(only))
+            fixed += ("num_experts", "decoder_sparse_step", "mlp_only_layers")
+    if v.moe != "all":
+        F = shape["intermediate_size"] = _hf.size(c, "intermediate_size")
 
     def make(kind: tuple[str, bool]) -> Module:
         mixer_type, sparse = kind
         if mixer_type == "linear_attention":
-            mixer = gated_deltanet(D, hk, hv, dk, dv, K, spelling="qwen3_next")
+            mixer = gated_deltanet(D, hk, hv, dk, dv, K, spelling=v.spelling)
         else:
             mixer = self_attention(
-                D, H, KV, d, bias=bias, qk_norm=True, gated=True, norm_type="Qwen3NextRMSNorm",
-                type="Qwen3NextAttention",
+                D, H, KV, d, bias=bias, qk_norm=True, gated=True, norm_type=f"{P}RMSNorm", type=f"{P}Attention",
             )  # fmt: skip
         if sparse:
             mlp = moe_block(
-                router(D, E, name="gate", type="Qwen3NextTopKRouter"),
-                routed_experts(D, Fe, E, k, type="Qwen3NextExperts"),
-                gated_mlp(D, Fs, name="shared_expert", type="Qwen3NextMLP"),
+                router(D, E, name="gate", type=f"{P}TopKRouter"),
+                routed_experts(D, Fe, E, k, type=f"{P}Experts"),
+                gated_mlp(D, Fs, name="shared_expert", type=f"{P}MLP"),
                 linear(D, 1, False, name="shared_expert_gate"),
-                type="Qwen3NextSparseMoeBlock",
+                type=f"{P}SparseMoeBlock",
             )
         else:
-            mlp = gated_mlp(D, F, type="Qwen3NextMLP")
-        norm = lambda n: rms_norm((D,), name=n, type="Qwen3NextRMSNorm")  # noqa: E731
+            mlp = gated_mlp(D, F, type=f"{P}MLP")
+        norm = lambda n: rms_norm((D,), name=n, type=f"{P}RMSNorm")  # noqa: E731
         return Module(
-            "",
-            "Qwen3NextDecoderLayer",
-            children=(mixer, mlp, norm("input_layernorm"), norm("post_attention_layernorm")),
+            "", f"{P}DecoderLayer", children=(mixer, mlp, norm("input_layernorm"), norm("post_attention_layernorm"))
         )
 
-    shape: dict[str, Any] = {"vocab_size": V, "hidden_size": D, "intermediate_size": F, "num_hidden_layers": L}
-    shape.update(num_attention_heads=H, num_key_value_heads=KV, head_dim=d, attention_bias=bias)
-    shape.update(linear_num_key_heads=hk, linear_num_value_heads=hv, linear_key_head_dim=dk)
-    shape.update(linear_value_head_dim=dv, linear_conv_kernel_dim=K, num_experts=E, num_experts_per_tok=k)
-    shape.update(moe_intermediate_size=Fe, shared_expert_intermediate_size=Fs, decoder_sparse_step=step)
-    shape.update(mlp_only_layers=list(only), layer_types=[t for t, _ in kinds], tie_word_embeddings=tie)
-    shape["_fixed"] = ("num_hidden_layers", "layer_types", "num_experts", "decoder_sparse_step", "mlp_only_layers")
-    return causal_lm(
-        "Qwen3Next", vocab=V, hidden=D, layers=layer_list(make, kinds, L), tie=tie, config=shape,
-        rotary=rope_buffers(rotary),
+    shape.update(layer_types=types, tie_word_embeddings=tie, _fixed=fixed)
+    model = causal_lm(
+        P, vocab=V, hidden=D, layers=layer_list(make, kinds, L), tie=tie, config=shape, rotary=rope_buffers(rotary),
+        architecture=f"{P}ForCausalLM",
     )  # fmt: skip
+    inner = model.children[0]
+    rotary_cls = f"{P}TextRotaryEmbedding" if v.moe != "pattern" else f"{P}RotaryEmbedding"
+    body = tuple(m.replace(type=rotary_cls) if m.name == "rotary_emb" else m for m in inner.children)
+    return model.replace(children=(inner.replace(type=v.model_cls, children=body), *model.children[1:]))
 
 
-register_family("qwen3_next", "Qwen3NextConfig", "Qwen3NextForCausalLM", qwen3_next, _SOURCE)
+def _reader(variant: Variant) -> Any:
+    def read(config: Mapping[str, Any]) -> Module:
+        return build(config, variant)
+
+    return read
+
+
+for _variant in VARIANTS.values():
+    register_family(
+        _variant.model_type, _variant.config_cls, f"{_variant.prefix}ForCausalLM", _reader(_variant), _variant.source
+    )

@@ -1,4 +1,4 @@
-"""Qwen3-Next (``model_type`` ``qwen3_next``) held against transformers 5.23.0: meta-device builds of
+"""Qwen3-Next and Qwen3.5's text models (``qwen3_next``, ``qwen3_5_text``, ``qwen3_5_moe_text``) held against transformers 5.23.0: meta-device builds of
 drawn configs (every tensor and buffer, the total), the cache of tiny models run with ``use_cache=True``
 (float32, bfloat16) against derive's States, and the configs derive refuses. Expected values are read
 off the real models (``tests/support/hf_live.py``, ``cache_live.py``), never off derive.
@@ -16,20 +16,35 @@ import derive
 from derive.blocks import config_model
 from derive.tree import named_buffers
 
+TYPES = {
+    "qwen3_next": "Qwen3NextForCausalLM",
+    "qwen3_5_text": "Qwen3_5ForCausalLM",
+    "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
+}
+#: Keys a Qwen3.5 config class does not have.
+ABSENT = {
+    "qwen3_next": (),
+    "qwen3_5_text": ("decoder_sparse_step", "mlp_only_layers", "num_experts", "num_experts_per_tok",
+                     "moe_intermediate_size", "shared_expert_intermediate_size"),
+    "qwen3_5_moe_text": ("decoder_sparse_step", "mlp_only_layers", "intermediate_size"),
+}  # fmt: skip
 
-def check(config: dict) -> None:
+
+def check(config: dict, model_type: str = "qwen3_next") -> None:
     """derive's report against the model transformers builds on the meta device (or both refuse)."""
+    config = {k: v for k, v in config.items() if k not in ABSENT[model_type]}
     try:
-        model = hf_live.build("qwen3_next", config)
+        model = hf_live.build(model_type, config)
     except Exception:  # transformers refuses it: derive must refuse it too
         with pytest.raises(ValueError):
-            derive.explain({"model_type": "qwen3_next", **config})
+            derive.explain({"model_type": model_type, **config})
         return
-    report = derive.explain({"model_type": "qwen3_next", **config})
+    report = derive.explain({"model_type": model_type, **config})
     assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
     assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
     assert report.total == hf_live.total(model)
-    hf_live.record("transformers", "Qwen3NextForCausalLM")
+    assert report.module.type == TYPES[model_type]
+    hf_live.record("transformers", TYPES[model_type])
 
 
 @st.composite
@@ -50,7 +65,7 @@ def configs(draw: st.DrawFn) -> dict:
         "linear_value_head_dim": draw(st.integers(1, 8)),
         "linear_num_key_heads": draw(st.integers(1, 3)),
         "linear_num_value_heads": draw(st.integers(1, 4)),
-        "num_experts": draw(st.integers(0, 5)),
+        "num_experts": draw(st.integers(1, 5)) if draw(st.booleans()) else 0,
         "num_experts_per_tok": 1,
         "moe_intermediate_size": draw(st.integers(1, 12)),
         "shared_expert_intermediate_size": draw(st.integers(1, 12)),
@@ -67,11 +82,20 @@ def configs(draw: st.DrawFn) -> dict:
     return config
 
 
-@settings(max_examples=40, deadline=None)
+@pytest.mark.parametrize("model_type", sorted(TYPES))
+@settings(max_examples=30, deadline=None)
 @given(config=configs())
-def test_drawn_configs(config: dict) -> None:
+def test_drawn_configs(model_type: str, config: dict) -> None:
     """Every tensor name and shape, buffer and total of drawn configs (patterns, MoE placement, biases, ties)."""
-    check(config)
+    if model_type == "qwen3_5_moe_text" and config["num_experts"] == 0:
+        config["num_experts"] = 1
+    check(config, model_type)
+
+
+@pytest.mark.parametrize("model_type", ["qwen3_5_text", "qwen3_5_moe_text"])
+def test_qwen3_5_defaults(model_type: str) -> None:
+    """The config classes' defaults (Qwen3.5-9B's and Qwen3.5-35B-A3B's text shapes)."""
+    check({}, model_type)
 
 
 def test_qwen3_next_80b_shape() -> None:
@@ -119,14 +143,16 @@ CACHE = {
 }
 
 
+@pytest.mark.parametrize("model_type", sorted(TYPES))
 @pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
-def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
+def test_cache_bytes(model_type: str, dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Keys and values of the attention layer, conv and float32 recurrent states of the Gated DeltaNet
     layers (measured), and the cost's split into state and per-token bytes."""
     from derive.analysis.cost import model_cost
 
-    module = config_model("qwen3_next").build(CACHE)
-    built = cache_live.model("qwen3_next", CACHE, dtype)
+    config = {k: v for k, v in CACHE.items() if k not in ABSENT[model_type]}
+    module = config_model(model_type).build(config)
+    built = cache_live.model(model_type, config, dtype)
     measured = cache_live.cache_bytes(built, batch, prefill, steps)
     assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
     longer = cache_live.cache_bytes(built, batch, prefill, steps + 1)
