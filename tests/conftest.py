@@ -87,6 +87,7 @@ SLOW_TESTS = (
     "tests/families/test_lfm2.py::test_drawn_configs",
     "tests/families/test_qwen3_next.py::test_drawn_configs",
     "tests/families/test_qwen3_next.py::test_cache_bytes",
+    "tests/families/test_olmo_hybrid.py::test_drawn_configs",
 )
 
 
