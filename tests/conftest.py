@@ -89,6 +89,7 @@ SLOW_TESTS = (
     "tests/families/test_qwen3_next.py::test_cache_bytes",
     "tests/families/test_olmo_hybrid.py::test_drawn_configs",
     "tests/families/test_minimax.py::test_drawn_configs",
+    "tests/families/test_lfm2_moe.py::test_drawn_configs",
 )
 
 
