@@ -90,6 +90,7 @@ SLOW_TESTS = (
     "tests/families/test_olmo_hybrid.py::test_drawn_configs",
     "tests/families/test_minimax.py::test_drawn_configs",
     "tests/families/test_lfm2_moe.py::test_drawn_configs",
+    "tests/families/test_kimi_linear.py::test_drawn_configs",
 )
 
 
