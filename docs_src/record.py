@@ -75,7 +75,8 @@ def _libraries() -> dict[str, Library]:
 
     found = [
         Library("transformers", "transformers (Mamba, FalconMamba, Mamba-2, RWKV-4, RecurrentGemma)",
-                ("transformers",), models=("mamba", "falcon_mamba", "mamba2", "rwkv", "recurrent_gemma")),
+                ("transformers",), models=("mamba", "falcon_mamba", "mamba2", "rwkv", "recurrent_gemma", "llama",
+                                           "mistral", "qwen2", "mixtral", "jamba", "gemma2", "gemma3_text", "gpt2")),
         Library("mamba_ssm", "mamba_ssm (Mamba, Mamba-2)", ("mamba-ssm",), "ssm", models=("mamba_ssm",)),
         Library("fla", "flash-linear-attention (RWKV-6/7, GLA, RetNet, HGRN, DeltaNet)",
                 ("flash-linear-attention", "fla-core"), "ssm", models=("rwkv6", "rwkv7")),

@@ -493,6 +493,34 @@ class ModelCost:
         """Bytes of the parameters at ``dtype``."""
         return _plain(self.total * DTYPE_BYTES[self.dtype])
 
+    def closed_forms(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The four figures as closed forms in T (:data:`derive.symbols.T`), N (:data:`N`) and the
+        model's own letters — a config's keys, where the model was read from one (its
+        :attr:`~derive.tree.Module.formula` recipe rebuilt with letters) — and the letters' values.
+
+        Returns
+        -------
+        (dict, dict)
+            ``{"cache_bytes", "state_bytes", "kv_bytes_per_token", "flops_per_token"}`` -> SymPy
+            expression (None: not derived); letter -> value.
+
+        Examples
+        --------
+        >>> from derive.families.llama import llama
+        >>> forms, values = model_cost(llama({}), 4, 1).closed_forms()
+        >>> forms["cache_bytes"], forms["kv_bytes_per_token"]
+        (1048576*N*T, 1048576)
+        """
+        symbolic, values = self.module, {}
+        recipe = self.module.formula
+        if recipe is not None:
+            made = recipe.build(*recipe.args, **dict(recipe.kwargs))
+            if isinstance(made, Module):
+                symbolic, values = made, dict(recipe.values)
+        general = ModelCost(symbolic, T, N, self.dtype)
+        names = ("cache_bytes", "state_bytes", "kv_bytes_per_token", "flops_per_token")
+        return {name: getattr(general, name) for name in names}, values
+
     def as_dict(self) -> dict[str, Any]:
         """Every figure as an int (or a string for a symbolic one), for JSON (the CLI's ``"cost"``).
 
@@ -500,13 +528,16 @@ class ModelCost:
         -------
         dict
             ``seq_len``, ``batch``, ``dtype``, ``cache_bytes``, ``state_bytes``,
-            ``kv_bytes_per_token``, ``flops_per_token`` (None: not derived), ``weight_bytes``.
+            ``kv_bytes_per_token``, ``flops_per_token`` (None: not derived), ``weight_bytes``;
+            ``closed_forms`` (each as a string in T, N and the model's letters) and ``letters``
+            (their values).
         """
 
         def shown(v: Any) -> Any:
             v = _plain(v)
             return v if v is None or type(v) is int else str(v)
 
+        forms, values = self.closed_forms()
         return {
             "seq_len": shown(self.seq_len),
             "batch": shown(self.batch),
@@ -516,6 +547,8 @@ class ModelCost:
             "kv_bytes_per_token": shown(self.kv_bytes_per_token),
             "flops_per_token": shown(self.flops_per_token),
             "weight_bytes": shown(self.weight_bytes),
+            "closed_forms": {k: None if v is None else str(v) for k, v in forms.items()},
+            "letters": values,
         }
 
 

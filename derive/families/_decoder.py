@@ -233,6 +233,7 @@ def causal_lm(
     norm: Module | None = None,
     rotary: tuple[Param, ...] = (),
     architecture: str | None = None,
+    base: str | None = None,
 ) -> Module:
     """``{prefix}ForCausalLM``: ``model`` (embed_tokens, layers, norm, rotary_emb) and ``lm_head``.
 
@@ -255,6 +256,8 @@ def causal_lm(
         The rotary embedding's buffers (none: no ``rotary_emb``, as Jamba).
     architecture : str, optional
         The class name (default ``{prefix}ForCausalLM``).
+    base : str, optional
+        The base model's class name (default ``{prefix}Model``).
 
     Returns
     -------
@@ -265,6 +268,6 @@ def causal_lm(
     body: tuple[Module, ...] = (embed, layers, norm)
     if rotary:
         body += (Module("rotary_emb", f"{prefix}RotaryEmbedding", rotary),)
-    model = Module("model", f"{prefix}Model", children=body)
+    model = Module("model", base or f"{prefix}Model", children=body)
     head = _hf.lm_head(hidden, vocab, "model.embed_tokens.weight" if tie else None)
     return Module("", architecture or f"{prefix}ForCausalLM", children=(model, head), config=dict(config))

@@ -142,7 +142,12 @@ def llama(config: Mapping[str, Any]) -> Module:
 
 
 def register_family(
-    model_type: str, cls: str, architecture: str, build: Callable[[Mapping[str, Any]], Module], source: str
+    model_type: str,
+    cls: str,
+    architecture: str,
+    build: Callable[[Mapping[str, Any]], Module],
+    source: str,
+    package: str | None = None,
 ) -> None:
     """Register ``build`` as the reader of ``model_type`` configs and ``cls(**kwargs)`` as code.
 
@@ -156,7 +161,17 @@ def register_family(
     build : callable (config) -> Module
     source : str
         The transformers files read.
+    package : str, optional
+        The package under ``transformers.models`` (default ``model_type``: ``gemma3`` for ``gemma3_text``).
+
+    Raises
+    ------
+    ValueError
+        ``model_type`` or the config class is registered already.
+    TypeError
+        (Raised by the registered ``cls(...)``) a positional argument: a config class takes keywords only.
     """
+    package = package or model_type
     register_config(model_type, architecture=architecture, source=source)(build)
 
     def make(*args: Any, **kwargs: Any) -> Module:
@@ -169,8 +184,8 @@ def register_family(
             "transformers",
             cls,
             make,
-            prefixes=("", "transformers.", f"transformers.models.{model_type}."),
-            module_types=(f"transformers.models.{model_type}.configuration_{model_type}",),
+            prefixes=("", "transformers.", f"transformers.models.{package}."),
+            module_types=(f"transformers.models.{package}.configuration_{package}",),
             source=source,
         )
     )

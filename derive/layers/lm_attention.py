@@ -236,7 +236,7 @@ def latent_attention(
     window: Dim | None = None,
     norm_type: str = "RMSNorm",
     name: str = "self_attn",
-    type: str = "Attention",
+    type: str = "LatentAttention",
 ) -> Module:
     """Multi-head latent attention (MLA), caching the compressed latent (see the module's docstring).
 

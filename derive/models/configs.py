@@ -341,7 +341,7 @@ def _note(module: Module) -> str:
 def _defaults_note(model_type: str, given: Mapping[str, Any], shape: Mapping[str, Any], prefix: str = "") -> list[str]:
     out = []
     for key, value in shape.items():
-        if key.startswith("_"):
+        if isinstance(key, str) and key.startswith("_"):
             continue
         if isinstance(value, Mapping):
             inner = given.get(key)

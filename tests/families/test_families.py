@@ -77,6 +77,19 @@ def test_released_totals_and_active(config: dict, published_total: float, publis
     assert abs(report.active - published_active) / published_active < 0.03
 
 
+def test_gpt2_small_and_gemma_as_built() -> None:
+    """GPT-2 small is 124,439,808 parameters (the 124M of its model card); Gemma 2/3 text with their
+    sliding/full pattern, against the meta-device build."""
+    assert derive.explain({"model_type": "gpt2"}).total == hf_live.total(hf_live.build("gpt2", {})) == 124_439_808
+    small = {"hidden_size": 32, "intermediate_size": 24, "num_hidden_layers": 7, "num_attention_heads": 4,
+             "num_key_value_heads": 2, "head_dim": 8, "vocab_size": 40}  # fmt: skip
+    for model_type in ("gemma2", "gemma3_text"):
+        report = derive.explain({"model_type": model_type, **small})
+        live = hf_live.build(model_type, small)
+        assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(live)
+        assert [(b["name"], tuple(b["shape"])) for b in report.buffers] == hf_live.buffers(live)
+
+
 def test_jamba_paper_kv_cache_at_256k() -> None:
     """Jamba paper (arXiv 2403.19887) Table 1: KV cache at 256K tokens in 16-bit: Jamba 4GB, Mixtral 32GB, Llama-2 7B 128GB."""
     gib = 2**30
@@ -126,6 +139,20 @@ def test_closed_forms_in_tokens_and_batch() -> None:
     assert symbolic.kv_bytes_per_token == 2 * 32 * 4 * 32 * sympy.floor(D / 32)
 
 
+@pytest.mark.parametrize("config", [JAMBA_V01, MISTRAL_7B, MIXTRAL_8X7B, {"model_type": "gemma3_text"}])
+def test_closed_forms_in_the_configs_letters(config: dict) -> None:
+    """The JSON's closed forms, in T, N and the config's keys, give back the numbers at the config's values."""
+    numeric = cost(derive.explain(config), 70_000, 3, "bfloat16")
+    forms, letters = numeric.closed_forms()
+    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
+    values.update(
+        {sympy.Symbol("T", integer=True, positive=True): 70_000, sympy.Symbol("N", integer=True, positive=True): 3}
+    )
+    for name, form in forms.items():
+        assert sympy.sympify(form).subs(values) == getattr(numeric, name), name
+    assert "hidden_size" in {str(s) for s in forms["flops_per_token"].free_symbols}
+
+
 def test_dense_active_is_total_and_json() -> None:
     report = derive.explain(LLAMA_2_7B)
     assert report.active == report.total == active(report.module)
@@ -147,6 +174,18 @@ def test_dense_active_is_total_and_json() -> None:
         ({"model_type": "mixtral", "num_local_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
         ({"model_type": "qwen2", "num_hidden_layers": 2, "layer_types": ["full_attention"]}, "layer_types"),
         ({"model_type": "llama", "num_attention_heads": 32, "num_key_value_heads": 5}, "num_key_value_heads"),
+        ({"model_type": "gpt2", "add_cross_attention": True}, "add_cross_attention"),
+        ({"model_type": "gpt2", "n_embd": 10, "n_head": 3}, "n_embd"),
+        ({"model_type": "gpt2", "hidden_size": 10, "n_embd": 12}, "hidden_size"),
+        ({"model_type": "gemma3_text", "use_bidirectional_attention": True}, "use_bidirectional_attention"),
+        ({"model_type": "gemma2", "sliding_window": None}, "sliding_window"),
+        ({"model_type": "gemma3_text", "sliding_window_pattern": 0}, "sliding_window_pattern"),
+        (
+            {"model_type": "gemma3_text", "rope_parameters": {"full_attention": {"rope_type": "longrope"}}},
+            "rope_parameters",
+        ),
+        ({"model_type": "jamba", "num_local_experts": 4, "num_experts": 5}, "num_local_experts"),
+        ({"model_type": "qwen2", "layer_types": ["sliding_attention"] * 32}, "sliding_window"),
     ],
 )
 def test_refused_naming_the_key(config: dict, key: str) -> None:
@@ -185,3 +224,14 @@ def test_code_builds_a_family() -> None:
     live = hf_live.build("llama", {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
                                    "num_attention_heads": 4, "vocab_size": 100})  # fmt: skip
     assert report.total == hf_live.total(live)
+
+
+@pytest.mark.parametrize(
+    "model_type", ["llama", "mistral", "qwen2", "mixtral", "jamba", "gemma2", "gemma3_text", "gpt2"]
+)
+def test_a_live_config_object_at_its_defaults(model_type: str) -> None:
+    """derive.explain(PretrainedConfig) of each family at the config class's defaults, against its meta build."""
+    import transformers
+
+    report = derive.explain(transformers.AutoConfig.for_model(model_type))
+    assert report.total == hf_live.total(hf_live.build(model_type, {}))

@@ -370,7 +370,7 @@ def test_a_symbolic_number_of_layers_is_a_closed_form():
 
 def test_auto_config_of_a_model_type_derive_does_not_build_is_refused():
     for model_type, words in (
-        ("llama", "model type 'llama' is not one derive builds"),
+        ("opt", "model type 'opt' is not one derive builds"),
         ("NAME", "its type is not known"),
     ):
         text = (

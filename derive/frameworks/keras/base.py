@@ -113,6 +113,8 @@ class CellModule(Module):
     note : str
     output_shape : object
     row : bool
+    cache : tuple of State
+    routed : (top_k, num_experts) or None
 
     Attributes
     ----------

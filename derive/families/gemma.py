@@ -1,0 +1,183 @@
+"""Gemma 2 and Gemma 3 (``model_type`` ``gemma2``, ``gemma3_text``): alternating sliding-window and
+full-attention layers, four norms per layer, a scaled embedding.
+
+``Gemma2ForCausalLM`` (``models/gemma2/modeling_gemma2.py`` 210–240 ``Gemma2Attention``, 283–294
+``Gemma2DecoderLayer``, 330–338 ``Gemma2TextScaledWordEmbedding``) and ``Gemma3ForCausalLM``
+(``models/gemma3/modeling_gemma3.py``: ``Gemma3Attention`` adds ``q_norm``/``k_norm`` of
+``head_dim``; ``Gemma3RotaryEmbedding`` keeps a pair of buffers per layer type,
+``{type}_inv_freq`` and ``{type}_original_inv_freq``): every layer ``self_attn`` (q/k/v/o biased
+when ``attention_bias``), ``mlp`` (gate/up/down), ``input_layernorm``,
+``post_attention_layernorm``, ``pre_feedforward_layernorm``, ``post_feedforward_layernorm``; the
+embedding keeps the float32 buffer ``embed_scale`` (√D); ``lm_head`` tied by default. ``layer_types``
+(Gemma 2 default: sliding, full, sliding, ...; Gemma 3: five sliding then one full,
+``sliding_window_pattern`` = 6) says which layers' caches keep ``sliding_window - 1`` tokens.
+
+>>> from derive.tree import count
+>>> count(gemma2({}))   # Gemma2Config(): Gemma-2-2B's shape
+2614341888
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..blocks import _hf
+from ..layers.lm_attention import self_attention
+from ..layers.mlp import gated_mlp
+from ..layers.norm import rms_norm
+from ..layers.token_flops import register
+from ..tree import Dim, Module, Param
+from ._decoder import ROPE_KEYS, causal_lm, check_rope, kv_heads, layer_list, layer_types, rope_buffers
+from .llama import register_family
+
+__all__ = ["gemma2", "gemma3_text"]
+
+_DEFAULTS: dict[str, Any] = {
+    "vocab_size": 256000,
+    "hidden_size": 2304,
+    "intermediate_size": 9216,
+    "num_hidden_layers": 26,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 4,
+    "head_dim": 256,
+    "tie_word_embeddings": True,
+    "attention_bias": False,
+    "sliding_window": 4096,
+    "layer_types": None,
+}
+_INERT = (
+    "hidden_activation",
+    "max_position_embeddings",
+    "rms_norm_eps",
+    "attention_dropout",
+    "query_pre_attn_scalar",
+    "final_logit_softcapping",
+    "attn_logit_softcapping",
+    "use_bidirectional_attention",  # checked: only False (or None) is derived
+    "sliding_window_pattern",  # Gemma 3's pattern (read)
+    "_sliding_window_pattern",
+    "rope_local_base_freq",
+    *ROPE_KEYS,
+)
+_KINDS = ("full_attention", "sliding_attention")
+_SOURCE = {
+    "gemma2": "transformers/models/gemma2/configuration_gemma2.py, modeling_gemma2.py 210-240, 283-294, 330-338",
+    "gemma3_text": "transformers/models/gemma3/configuration_gemma3.py, modeling_gemma3.py",
+}
+
+
+def _embedding_flops(module: Module, tokens: Dim) -> Any:
+    return 0  # a lookup, scaled: no matrix product
+
+
+def _check_rope(config: Mapping[str, Any]) -> None:
+    rope = config.get("rope_parameters")
+    if isinstance(rope, Mapping) and set(rope) <= set(_KINDS) and rope:
+        for kind in rope.values():
+            check_rope({"rope_parameters": kind})
+        check_rope({k: v for k, v in config.items() if k != "rope_parameters"})
+    else:
+        check_rope(config)
+
+
+def _gemma(config: Mapping[str, Any], version: int) -> Module:
+    prefix = f"Gemma{version}"
+    defaults = dict(_DEFAULTS, vocab_size=262208) if version == 3 else _DEFAULTS
+    c = _hf.resolve(config, cls=f"{prefix}{'Text' if version == 3 else ''}Config", defaults=defaults, inert=_INERT)
+    _check_rope(config)
+    if config.get("use_bidirectional_attention"):
+        raise ValueError("config key 'use_bidirectional_attention': a bidirectional Gemma is not derived")
+    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
+    L, H = _hf.size(c, "num_hidden_layers", 0), _hf.size(c, "num_attention_heads")
+    KV, d = kv_heads(c, H), _hf.size(c, "head_dim")
+    bias, tie = _hf.flag(c, "attention_bias"), _hf.flag(c, "tie_word_embeddings")
+    window = None if c["sliding_window"] is None else _hf.size(c, "sliding_window")
+    kinds = layer_types(c, L, _KINDS)
+    if kinds is None:
+        if type(L) is not int:
+            raise ValueError("config key 'num_hidden_layers' must be a number: it fixes the layer pattern")
+        every = 2 if version == 2 else config.get("sliding_window_pattern", config.get("_sliding_window_pattern", 6))
+        if type(every) is not int or every < 1:
+            raise ValueError(f"config key 'sliding_window_pattern' must be an int >= 1, got {every!r}")
+        kinds = ["sliding_attention" if (i + 1) % every else "full_attention" for i in range(L)]
+    if "sliding_attention" in kinds and window is None:
+        raise ValueError("config key 'sliding_window' is null but layer_types has sliding_attention layers")
+
+    def make(kind: str) -> Module:
+        w = window if kind == "sliding_attention" else None
+        attn = self_attention(D, H, KV, d, bias=bias, qk_norm=version == 3, window=w,
+                              norm_type=f"{prefix}RMSNorm", type=f"{prefix}Attention")  # fmt: skip
+        norm = lambda n: rms_norm((D,), name=n, type=f"{prefix}RMSNorm")  # noqa: E731
+        names = (
+            "input_layernorm",
+            "post_attention_layernorm",
+            "pre_feedforward_layernorm",
+            "post_feedforward_layernorm",
+        )
+        children = (attn, gated_mlp(D, F, type=f"{prefix}MLP"), *(norm(n) for n in names))
+        return Module("", f"{prefix}DecoderLayer", children=children)
+
+    embed_type = f"{prefix}TextScaledWordEmbedding"
+    register(embed_type, _embedding_flops)
+    embed = Module(
+        "embed_tokens", embed_type, (Param("weight", (V, D)), Param("embed_scale", (), buffer=True, dtype="float32"))
+    )
+    if version == 2:
+        rotary = rope_buffers(d)
+    else:
+        rotary = tuple(p for kind in sorted(set(kinds)) for p in rope_buffers(d, f"{kind}_"))
+    shape: dict[str, Any] = {"vocab_size": V, "hidden_size": D, "intermediate_size": F, "num_hidden_layers": L}
+    shape.update(num_attention_heads=H, num_key_value_heads=KV, head_dim=d, attention_bias=bias)
+    shape.update(
+        sliding_window=window, layer_types=tuple(kinds), tie_word_embeddings=tie, _fixed=("num_hidden_layers",)
+    )
+    return causal_lm(
+        prefix, vocab=V, hidden=D, layers=layer_list(make, kinds, L), tie=tie, config=shape, embed=embed,
+        rotary=rotary, base=f"{prefix}TextModel" if version == 3 else None,
+    )  # fmt: skip
+
+
+def gemma2(config: Mapping[str, Any]) -> Module:
+    """``Gemma2ForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it.
+
+    Parameters
+    ----------
+    config : mapping
+        Absent keys at ``Gemma2Config``'s defaults; sizes may be SymPy symbols (the layer count is a number).
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    ValueError
+        A key derive cannot map, a bad ``layer_types``, a bidirectional model, naming the key.
+    """
+    return _gemma(config, 2)
+
+
+def gemma3_text(config: Mapping[str, Any]) -> Module:
+    """``Gemma3ForCausalLM`` (``model_type`` ``gemma3_text``) as ``AutoModelForCausalLM.from_config`` builds it.
+
+    Parameters
+    ----------
+    config : mapping
+        Absent keys at ``Gemma3TextConfig``'s defaults.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    ValueError
+        A key derive cannot map, a bad ``layer_types`` or ``sliding_window_pattern``, a bidirectional
+        model, naming the key.
+    """
+    return _gemma(config, 3)
+
+
+register_family("gemma2", "Gemma2Config", "Gemma2ForCausalLM", gemma2, _SOURCE["gemma2"])
+register_family("gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM", gemma3_text, _SOURCE["gemma3_text"], "gemma3")

@@ -1,0 +1,125 @@
+"""GPT-2 (``model_type`` ``gpt2``): learned positions, fused q/k/v, ``Conv1D`` weights stored (in, out).
+
+``GPT2LMHeadModel`` (``models/gpt2/modeling_gpt2.py``: ``GPT2Attention`` ``c_attn`` Conv1D(D, 3D)
+and ``c_proj`` Conv1D(D, D); ``GPT2MLP`` ``c_fc`` Conv1D(D, F), ``c_proj`` Conv1D(F, D), F =
+``n_inner`` or 4D; ``GPT2Block`` ``ln_1``, ``attn``, ``ln_2``, ``mlp``; ``GPT2Model`` ``wte``
+(V, D), ``wpe`` (``n_positions``, D), ``h``, ``ln_f``): LayerNorms with biases; ``lm_head`` tied
+to ``transformer.wte.weight`` by default. ``hidden_size``, ``num_attention_heads``,
+``num_hidden_layers`` and ``max_position_embeddings`` are the ``attribute_map`` aliases of
+``n_embd``, ``n_head``, ``n_layer``, ``n_positions`` (``configuration_gpt2.py``). Its cache: keys
+and values (batch, ``n_head``, tokens, D / ``n_head``) per block.
+
+>>> from derive.tree import count
+>>> count(gpt2({}))   # GPT2Config(): GPT-2 small (124M)
+124439808
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..blocks import _hf
+from ..layers.embedding import embedding
+from ..layers.lm_attention import gpt2_attention
+from ..layers.mlp import gpt2_mlp
+from ..layers.norm import layer_norm
+from ..tree import Module
+from ._decoder import layer_list
+from .llama import register_family
+
+__all__ = ["gpt2"]
+
+_DEFAULTS: dict[str, Any] = {
+    "vocab_size": 50257,
+    "n_positions": 1024,
+    "n_embd": 768,
+    "n_layer": 12,
+    "n_head": 12,
+    "n_inner": None,
+    "add_cross_attention": False,
+    "tie_word_embeddings": True,
+}
+_INERT = (
+    "activation_function",
+    "resid_pdrop",
+    "embd_pdrop",
+    "attn_pdrop",
+    "layer_norm_epsilon",
+    "summary_type",
+    "summary_use_proj",
+    "summary_activation",
+    "summary_proj_to_labels",
+    "summary_first_dropout",
+    "scale_attn_weights",
+    "scale_attn_by_inverse_layer_idx",
+    "reorder_and_upcast_attn",
+    "n_ctx",  # older configs: transformers ignores it
+)
+_ALIASES = {
+    "hidden_size": "n_embd",
+    "max_position_embeddings": "n_positions",
+    "num_attention_heads": "n_head",
+    "num_hidden_layers": "n_layer",
+}
+_SOURCE = (
+    "transformers/models/gpt2/configuration_gpt2.py, modeling_gpt2.py (GPT2Attention, GPT2MLP, GPT2Block, GPT2Model)"
+)
+
+
+def gpt2(config: Mapping[str, Any]) -> Module:
+    """``GPT2LMHeadModel`` as ``AutoModelForCausalLM.from_config`` builds it.
+
+    Parameters
+    ----------
+    config : mapping
+        Absent keys at ``GPT2Config``'s defaults; sizes may be SymPy symbols.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    ValueError
+        A key derive cannot map, cross-attention (``add_cross_attention``: not derived), a width
+        not a multiple of the heads (GPT2Attention raises), naming the key.
+    """
+    given = dict(config)
+    for alias, key in _ALIASES.items():
+        if alias in given:
+            value = given.pop(alias)
+            if key in given and given[key] != value:
+                raise ValueError(f"config keys {alias!r} and {key!r} disagree (the same attribute)")
+            given[key] = value
+    c = _hf.resolve(given, cls="GPT2Config", defaults=_DEFAULTS, inert=_INERT)
+    if _hf.flag(c, "add_cross_attention"):
+        raise ValueError("config key 'add_cross_attention': GPT-2's cross-attention blocks are not derived")
+    V, P, D = _hf.size(c, "vocab_size"), _hf.size(c, "n_positions"), _hf.size(c, "n_embd")
+    L, H = _hf.size(c, "n_layer", 0), _hf.size(c, "n_head")
+    if type(D) is int and type(H) is int and D % H:
+        raise ValueError(f"config key 'n_embd' ({D}) must be a multiple of n_head ({H})")
+    F = 4 * D if c["n_inner"] is None else _hf.size(c, "n_inner")
+    tie = _hf.flag(c, "tie_word_embeddings")
+
+    def block(_: Any) -> Module:
+        parts = (
+            layer_norm((D,), name="ln_1"),
+            gpt2_attention(D, H),
+            layer_norm((D,), name="ln_2"),
+            gpt2_mlp(D, F),
+        )
+        return Module("", "GPT2Block", children=parts)
+
+    h = layer_list(block, None, L).replace(name="h")
+    body = (embedding(V, D, name="wte"), embedding(P, D, name="wpe"), h, layer_norm((D,), name="ln_f"))
+    transformer = Module("transformer", "GPT2Model", children=body)
+    head = _hf.lm_head(D, V, "transformer.wte.weight" if tie else None)
+    shape: dict[str, Any] = {"vocab_size": V, "n_positions": P, "n_embd": D, "n_layer": L, "n_head": H}
+    if c["n_inner"] is not None:
+        shape["n_inner"] = F
+    shape["tie_word_embeddings"] = tie
+    return Module("", "GPT2LMHeadModel", children=(transformer, head), config=shape)
+
+
+register_family("gpt2", "GPT2Config", "GPT2LMHeadModel", gpt2, _SOURCE)
