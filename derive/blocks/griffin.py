@@ -35,7 +35,7 @@ from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
-from ..tree import Dim, Module, Param
+from ..tree import Dim, Module, Param, State
 from . import register_config
 from ._keys import config_constructor, flag, formula, is_int, recipe, size, value
 
@@ -113,7 +113,8 @@ def rg_lru(width: Dim, num_heads: Dim, *, spelling: str = "transformers", name: 
         Param("recurrent_gate_weight", (h, b, b)),
         Param("recurrent_gate_bias", (h, b)),
     )
-    return Module(name, "RecurrentGemmaRglru", params)
+    # recurrent_states: float32 always (``_rnn_scan``'s acc_dtype, modeling_recurrent_gemma.py 347, 380-385, 439-441)
+    return Module(name, "RecurrentGemmaRglru", params, cache=(State("recurrent_states", ("batch", width), "float32"),))
 
 
 def recurrent_block(width: Dim, num_heads: Dim, lru_width: Dim | None = None, conv1d_temporal_width: Dim = 4, *,
@@ -136,25 +137,30 @@ def recurrent_block(width: Dim, num_heads: Dim, lru_width: Dim | None = None, co
     Returns
     -------
     derive.tree.Module
-        3DW + 2W²/H + W(K + 6) + D parameters (H dividing W).
+        3DW + 2W²/H + W(K + 6) + D parameters (H dividing W). transformers keeps its states on the
+        modules, not in the cache object: ``conv1d_state`` (batch, W, K - 1) in the model's dtype on
+        the block, ``rg_lru.recurrent_states`` (batch, W) in float32 always.
     """
     d, w, k = width, width if lru_width is None else lru_width, conv1d_temporal_width
     if spelling == "deepmind":
         conv_1d = Module("conv_1d", "Conv1D", (Param("w", (k, w)), Param("b", (w,))))
         type = "RecurrentBlock"
+        states: tuple[State, ...] = ()
     else:
         conv_1d = conv(w, w, (k,), groups=w, name="conv_1d")
         type = "RecurrentGemmaRecurrentBlock"
+        # the last K - 1 inputs of the convolution, on the module (modeling_recurrent_gemma.py 431-450)
+        states = (State("conv1d_state", ("batch", w, k - 1)),)
     children = (linear(d, w, name="linear_y"), linear(d, w, name="linear_x"), linear(w, d, name="linear_out"), conv_1d)
     sizes = {"width": d, "num_heads": num_heads, "lru_width": w, "conv1d_temporal_width": k}
     letters = {"width": "D", "num_heads": "H", "lru_width": "W", "conv1d_temporal_width": "K"}
-    return Module(name, type, children=(*children, rg_lru(w, num_heads, spelling=spelling)),
+    return Module(name, type, children=(*children, rg_lru(w, num_heads, spelling=spelling)), cache=states,
                   formula=recipe(recurrent_block, sizes, letters, spelling=spelling))  # fmt: skip
 
 
 def attention_block(width: Dim, num_heads: Dim, num_key_value_heads: Dim = 1, head_dim: Dim | None = None, *,
                     bias: bool = False, spelling: str = "transformers", name: str = "temporal_block",
-                    rotary: int | None = None) -> Module:  # fmt: skip
+                    rotary: int | None = None, attention_window_size: Dim = 2048) -> Module:  # fmt: skip
     """Local (sliding-window) attention: q, k, v without bias (``bias``), the output projection biased.
 
     Parameters
@@ -172,6 +178,10 @@ def attention_block(width: Dim, num_heads: Dim, num_key_value_heads: Dim = 1, he
     rotary : int, optional
         transformers: the rotary frequencies' length (buffers ``rotary_emb.inv_freq`` and
         ``original_inv_freq``, not parameters); None leaves them out.
+    attention_window_size : int or sympy.Expr, default 2048
+        w, transformers' ``sliding_window``: its cache layer is a ``DynamicSlidingWindowLayer``
+        (``configuration_recurrent_gemma.py`` 97-101) keeping keys and values
+        (batch, H_kv, min(T, w - 1), d) and a 0-d int64 tensor of w (``cache_utils.py`` 196-251).
 
     Returns
     -------
@@ -189,7 +199,14 @@ def attention_block(width: Dim, num_heads: Dim, num_key_value_heads: Dim = 1, he
     if rotary is not None:
         freqs = (Param("inv_freq", (rotary,), buffer=True), Param("original_inv_freq", (rotary,), buffer=True))
         children += (Module("rotary_emb", "RecurrentGemmaRotaryEmbedding", freqs),)
-    return Module(name, "RecurrentGemmaAttention", children=children)
+    # ``[:, :, -w + 1:]`` keeps w - 1 tokens, and every token when w is 1 (the slice ``[0:]``)
+    kept = None if attention_window_size == 1 else attention_window_size - 1
+    states = (
+        State("keys", ("batch", kv, "tokens", hd), window=kept),
+        State("values", ("batch", kv, "tokens", hd), window=kept),
+        State("_sliding_window_tensor", (), "int64"),
+    )
+    return Module(name, "RecurrentGemmaAttention", children=children, cache=states)
 
 
 def mlp_block(width: Dim, expanded_width: Dim, *, spelling: str = "transformers", name: str = "mlp_block") -> Module:
@@ -332,6 +349,7 @@ def recurrent_gemma_for_causal_lm(config: Mapping[str, Any]) -> Module:
         raise ValueError("The number of `num_key_value_heads` must be smaller than `num_attention_heads`")
     hd = size(config, "head_dim", floordiv(d, heads))
     w, k = size(config, "lru_width", d), size(config, "conv1d_width", 4)
+    window = size(config, "attention_window_size", 2048)
     bias = flag(config, "attention_bias", False)
     pattern = value(config, "block_types", ["recurrent", "recurrent", "attention"])
     if isinstance(pattern, str) or not isinstance(pattern, Sequence):
@@ -344,7 +362,7 @@ def recurrent_gemma_for_causal_lm(config: Mapping[str, Any]) -> Module:
         if kind == "recurrent":
             temporal = recurrent_block(d, heads, w, k)
         else:
-            temporal = attention_block(d, heads, kv, hd, bias=bias, rotary=rotary)
+            temporal = attention_block(d, heads, kv, hd, bias=bias, rotary=rotary, attention_window_size=window)
         norm = lambda n: rms_norm((d,), name=n, type="RecurrentGemmaRMSNorm")  # noqa: E731
         return Module(name, "RecurrentGemmaDecoderLayer", children=(norm("temporal_pre_norm"), temporal,
                       norm("channel_pre_norm"), mlp_block(d, floordiv(f_hf, 2))), row=True)  # fmt: skip

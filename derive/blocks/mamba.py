@@ -36,10 +36,10 @@ from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
-from ..tree import Dim, Formula, Module, Param
+from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
 
-__all__ = ["EQUATIONS", "dt_rank_auto", "inner_width", "mixer", "Mamba", "causal_lm", "LETTERS"]
+__all__ = ["EQUATIONS", "dt_rank_auto", "inner_width", "mixer", "cache", "Mamba", "causal_lm", "LETTERS"]
 
 #: The mixer's update, one step t (LaTeX; u_t ∈ R^D in, o_t ∈ R^D out, h_t ∈ R^{E×N}).
 EQUATIONS: tuple[tuple[str, str], ...] = (
@@ -130,6 +130,45 @@ def inner_width(expand: Any, d_model: Dim) -> Dim:
     return sympy.floor(factor * d_model)
 
 
+def cache(d_inner: Dim, d_state: Dim, d_conv: Dim, spelling: str = "transformers") -> tuple[State, ...]:
+    """What the mixer keeps while it generates: the last ``d_conv`` inputs of the convolution
+    and the state h, per sequence.
+
+    - transformers (``MambaMixer``, ``FalconMambaMixer``): one ``LinearAttentionLayer`` per layer
+      (``cache_utils.py`` 1160-1248) with ``conv_states`` (batch, E, K) — the full kernel width,
+      ``conv_kernel_size=self.conv_kernel_size`` (``modeling_mamba.py`` 413-417) — in the model's
+      dtype, and ``recurrent_states`` (batch, E, N) in float32 whatever the model's dtype: the
+      scan's state is ``discrete_A * ssm_state + deltaB_u`` with ``deltaB_u`` made float
+      (``modeling_mamba.py`` 213-214, 262; ``modeling_falcon_mamba.py`` 229-230, 277), and the
+      cache keeps the first state's dtype (``torch.zeros_like``, ``cache_utils.py`` 1188).
+    - mamba_ssm (``Mamba.allocate_inference_cache``, ``mamba_simple.py`` 255-266): ``conv_state``
+      (batch, E, K) and ``ssm_state`` (batch, E, N), both in the model's dtype (``conv1d``'s and
+      ``dt_proj``'s weights).
+
+    Parameters
+    ----------
+    d_inner, d_state, d_conv : int or sympy.Expr
+        E, N, K.
+    spelling : {"transformers", "falcon_mamba", "mamba_ssm"}
+
+    Returns
+    -------
+    tuple of derive.tree.State
+        Constant in the sequence length.
+
+    Examples
+    --------
+    >>> [(s.name, s.elements(2, 100), s.dtype) for s in cache(32, 4, 4)]
+    [('conv_states', 256, None), ('recurrent_states', 256, 'float32')]
+    """
+    if spelling == "mamba_ssm":
+        return (State("conv_state", ("batch", d_inner, d_conv)), State("ssm_state", ("batch", d_inner, d_state)))
+    return (
+        State("conv_states", ("batch", d_inner, d_conv)),
+        State("recurrent_states", ("batch", d_inner, d_state), "float32"),
+    )
+
+
 def _weightless(width: Dim, name: str) -> Module:
     """FalconMamba's RMSNorm without a gain: its ``weight`` is a non-persistent buffer of ones."""
     return Module(name, "FalconMambaWeightlessRMSNorm", (Param("weight", (width,), buffer=True),))
@@ -174,7 +213,7 @@ def mixer(
     Returns
     -------
     derive.tree.Module
-        3ED + E(2R + 3N + K + 2) + cb·E + b·(2E + D) parameters.
+        3ED + E(2R + 3N + K + 2) + cb·E + b·(2E + D) parameters; its cache is :func:`cache`.
 
     Raises
     ------
@@ -197,7 +236,8 @@ def mixer(
     children = tuple(parts[k] for k in order)
     if spelling == "falcon_mamba":
         children += (_weightless(E, "dt_layernorm"), _weightless(N, "b_layernorm"), _weightless(N, "c_layernorm"))
-    return Module(name, cls, (Param("A_log", (E, N)), Param("D", (E,))), children)
+    states = cache(E, N, K, spelling)
+    return Module(name, cls, (Param("A_log", (E, N)), Param("D", (E,))), children, cache=states)
 
 
 def Mamba(

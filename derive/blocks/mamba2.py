@@ -33,10 +33,10 @@ from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
-from ..tree import Dim, Formula, Module, Param
+from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
 
-__all__ = ["EQUATIONS", "mixer", "Mamba2", "causal_lm", "LETTERS"]
+__all__ = ["EQUATIONS", "mixer", "cache", "Mamba2", "causal_lm", "LETTERS"]
 
 #: The mixer's update, one step t, per head (LaTeX; x_t ∈ R^{H×P}, P = headdim, h_t ∈ R^{H×P×N}).
 EQUATIONS: tuple[tuple[str, str], ...] = (
@@ -78,6 +78,49 @@ def _heads(d_ssm: Dim, headdim: Dim) -> Dim:
             raise ValueError(f"d_ssm ({d_ssm}) must be a multiple of headdim ({headdim}): mamba_ssm asserts it")
         return d_ssm // headdim
     return d_ssm / headdim
+
+
+def cache(
+    conv_channels: Dim, nheads: Dim, headdim: Dim, d_state: Dim, d_conv: Dim, spelling: str = "transformers"
+) -> tuple[State, ...]:
+    """What the mixer keeps while it generates: the convolution's last ``d_conv`` inputs over x, B
+    and C, and the state of every head.
+
+    - transformers (``Mamba2Mixer``): ``conv_states`` (batch, S + 2GN, K) at the full kernel width
+      (``modeling_mamba2.py`` 522-526, ``cache_utils.py`` 1160-1192) in the model's dtype, and
+      ``recurrent_states`` (batch, H, P, N) in float32 whatever the model's dtype: the chunked scan
+      runs in float (``hidden_states.float()``, ``B.float()``, ``modeling_mamba2.py`` 281-292) and
+      its final state is what the cache keeps (594; ``torch.zeros_like``, ``cache_utils.py`` 1188).
+    - mamba_ssm (``Mamba2.allocate_inference_cache``, ``mamba2.py`` 345-355): ``conv_state``
+      (batch, S + 2GN, K) and ``ssm_state`` (batch, H, P, N), both in the model's dtype.
+
+    Parameters
+    ----------
+    conv_channels : int or sympy.Expr
+        S + 2GN.
+    nheads, headdim, d_state, d_conv : int or sympy.Expr
+        H, P, N, K.
+    spelling : {"transformers", "mamba_ssm"}
+
+    Returns
+    -------
+    tuple of derive.tree.State
+        Constant in the sequence length.
+
+    Examples
+    --------
+    >>> [(s.name, s.elements(1, 10), s.dtype) for s in cache(48, 4, 8, 4, 4)]
+    [('conv_states', 192, None), ('recurrent_states', 128, 'float32')]
+    """
+    if spelling == "mamba_ssm":
+        return (
+            State("conv_state", ("batch", conv_channels, d_conv)),
+            State("ssm_state", ("batch", nheads, headdim, d_state)),
+        )
+    return (
+        State("conv_states", ("batch", conv_channels, d_conv)),
+        State("recurrent_states", ("batch", nheads, headdim, d_state), "float32"),
+    )
 
 
 def mixer(
@@ -129,7 +172,7 @@ def mixer(
     -------
     derive.tree.Module
         D(2E + 2GN + H) + (S + 2GN)(K + cb) + 2H + (S or H) + rms·S + ED + b·(2E + 2GN + H + D)
-        parameters, S = d_ssm.
+        parameters, S = d_ssm; its cache is :func:`cache`.
 
     Raises
     ------
@@ -152,7 +195,8 @@ def mixer(
     }
     children = tuple(parts[k] for k in order if k != "norm" or rmsnorm)
     params = (Param("dt_bias", (H,)), Param("A_log", (H,)), Param("D", (S if D_has_hdim else H,)))
-    return Module(name, cls, params, children)
+    states = cache(channels, H, headdim, N, K, spelling)
+    return Module(name, cls, params, children, cache=states)
 
 
 def Mamba2(

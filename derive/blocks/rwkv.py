@@ -30,7 +30,7 @@ from ..engine.constructors import Constructor, register
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import layer_norm
-from ..tree import Dim, Formula, Module, Param
+from ..tree import Dim, Formula, Module, Param, State
 from . import register_config
 from ._keys import config_constructor, flag, formula, is_int, recipe, size
 
@@ -44,6 +44,7 @@ __all__ = [
     "rwkv4_blinkdl",
     "rwkv_for_causal_lm",
     "ffn_width",
+    "transformers_state",
     "LETTERS",
 ]
 
@@ -139,6 +140,40 @@ def ffn_width(n_embd: Dim, ratio: str) -> Dim:
     return int((n_embd * 3.5) // 32 * 32)
 
 
+def transformers_state(hidden_size: Dim) -> tuple[tuple[State, ...], tuple[State, ...]]:
+    """The slices of transformers' RWKV ``state`` one block keeps: (time mix's, channel mix's).
+
+    ``RwkvModel.forward`` allocates ``state`` as five tensors of shape (batch, hidden_size,
+    num_hidden_layers) — ``i <= 1`` in the model's dtype, the others float32 whatever the model's
+    dtype (``modeling_rwkv.py`` 561-569) — and block ``i`` reads and writes slice ``[:, :, i]``:
+    the channel mix ``state[0]`` (its previous input, 306-320), the time mix ``state[1]`` (its
+    previous input, 250-264) and ``state[2]``, ``state[3]``, ``state[4]`` (the WKV numerator,
+    denominator and running maximum, 269-282). They are ``hidden_size`` wide even when
+    ``attention_hidden_size`` differs (the forward with ``use_cache=True`` then fails in
+    transformers: ``rwkv_linear_attention_cpu`` adds (batch, A) keys to (batch, D) states).
+
+    Parameters
+    ----------
+    hidden_size : int or sympy.Expr
+        D.
+
+    Returns
+    -------
+    (tuple of State, tuple of State)
+        The time mix's four slices and the channel mix's one, each (batch, D).
+
+    Examples
+    --------
+    >>> att, ffn = transformers_state(16)
+    >>> [(s.name, s.dtype) for s in att + ffn]  # doctest: +NORMALIZE_WHITESPACE
+    [('state[1]', None), ('state[2]', 'float32'), ('state[3]', 'float32'), ('state[4]', 'float32'),
+     ('state[0]', None)]
+    """
+    att: tuple[State, ...] = (State("state[1]", ("batch", hidden_size)),)
+    att += tuple(State(f"state[{i}]", ("batch", hidden_size), "float32") for i in (2, 3, 4))
+    return att, (State("state[0]", ("batch", hidden_size)),)
+
+
 def rwkv4_block(hidden_size: Dim, attention_hidden_size: Dim, intermediate_size: Dim, *, first: bool = False,
                 spelling: str = "transformers", name: str = "") -> Module:  # fmt: skip
     """One RWKV-4 block: LayerNorms, time mix and channel mix (block 0 adds ``pre_ln``/``ln0``).
@@ -155,10 +190,12 @@ def rwkv4_block(hidden_size: Dim, attention_hidden_size: Dim, intermediate_size:
     Returns
     -------
     derive.tree.Module
-        4AD + 2A + 2FD + D² + 9D parameters (+ 2D on block 0).
+        4AD + 2A + 2FD + D² + 9D parameters (+ 2D on block 0); transformers' spelling keeps
+        :func:`transformers_state` on ``attention`` and ``feed_forward``.
     """
     n = _NAMES[spelling]
     d, a, f = hidden_size, attention_hidden_size, intermediate_size
+    att_state, ffn_state = transformers_state(d) if spelling == "transformers" else ((), ())
     att = Module(
         n["att"],
         n["types"][1],
@@ -169,12 +206,14 @@ def rwkv4_block(hidden_size: Dim, attention_hidden_size: Dim, intermediate_size:
             linear(d, a, False, name="receptance"),
             linear(a, d, False, name="output"),
         ),
+        cache=att_state,
     )
     ffn = Module(
         n["ffn"],
         n["types"][2],
         (mix(n["mix"][0], d), mix(n["mix"][2], d)),
         (linear(d, f, False, name="key"), linear(d, d, False, name="receptance"), linear(f, d, False, name="value")),
+        cache=ffn_state,
     )
     return block_frame(
         d,

@@ -59,6 +59,10 @@ class Convention:
     frozen_bias : bool
         ``bias=False`` keeps the bias tensors, frozen (``trainable=False``) instead of removing
         them (Paddle: ``bias_ih_attr=False`` creates a zero bias with ``stop_gradient=True``).
+    cache : callable or None
+        ``cache(stack) -> tuple of derive.tree.State``: the states the framework's layer hands
+        back for the next call (torch's ``h_n`` and ``c_n``), kept on the stack's module tree
+        (:attr:`derive.tree.Module.cache`); None where derive does not state them.
     """
 
     name: str
@@ -71,6 +75,7 @@ class Convention:
     direction_axis: bool | str = False
     direction_names: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     frozen_bias: bool = False
+    cache: Callable[[Any], tuple[Any, ...]] | None = None
 
     def __post_init__(self) -> None:
         """Refuse a key or a policy that no cell or rule knows (it would be ignored silently)."""

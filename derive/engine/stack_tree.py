@@ -184,4 +184,5 @@ def stack_module(stack: Stack, name: str, type_name: str, expand: bool) -> Modul
         "bias": stack.bias,
         "proj_size": stack.proj_size,
     }
-    return Module(name, type_name, children=tuple(children), config=config, row=True)
+    states = () if stack.convention.cache is None else stack.convention.cache(stack)
+    return Module(name, type_name, children=tuple(children), config=config, row=True, cache=states)

@@ -28,6 +28,7 @@ from ..engine.conventions import Convention, TensorLayout
 from ..engine.stack import Stack
 from ..engine.symbols import Size
 from ..engine.wirings import DEEP_BIDIRECTIONAL, UNIDIRECTIONAL
+from ..tree import State
 
 __all__ = ["PYTORCH", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -36,6 +37,37 @@ def _torch_name(base: str, layer: object, direction: int) -> str:
     if layer is None:
         return base
     return f"{base}_l{layer}" + ("_reverse" if direction == 1 else "")
+
+
+def _torch_states(stack: Any) -> tuple[State, ...]:
+    """What a torch recurrent layer hands back for its next call: its cache.
+
+    ``nn.RNN``/``nn.GRU`` return ``h_n`` (D·num_layers, batch, H_out), ``nn.LSTM`` also ``c_n``
+    (D·num_layers, batch, H), H_out = ``proj_size`` or ``hidden_size`` (``torch/nn/modules/rnn.py``,
+    the classes' "Outputs" and ``LSTM.forward``'s ``h_zeros``/``c_zeros``); a cell returns ``h'``
+    (batch, H), the LSTM cell also ``c'`` (batch, H). All in the layer's dtype.
+
+    Parameters
+    ----------
+    stack : derive.engine.stack.Stack
+        A stack under the :data:`PYTORCH` convention.
+
+    Returns
+    -------
+    tuple of derive.tree.State
+
+    Examples
+    --------
+    >>> [(s.name, s.shape) for s in LSTM(10, 20, 2, bidirectional=True, proj_size=5).module().cache]
+    [('h_n', (4, 'batch', 5)), ('c_n', (4, 'batch', 20))]
+    """
+    lstm = stack.mode == "LSTM"
+    if stack.single_cell:
+        states = (State("h'", ("batch", stack.hidden_size)),)
+        return states + ((State("c'", ("batch", stack.hidden_size)),) if lstm else ())
+    layers = stack.wiring.num_directions * stack.num_layers
+    states = (State("h_n", (layers, "batch", stack.output_size)),)
+    return states + ((State("c_n", (layers, "batch", stack.hidden_size)),) if lstm else ())
 
 
 #: PyTorch (``torch/nn/modules/rnn.py``, ``RNNBase.__init__`` and ``RNNCellBase``): two bias
@@ -51,6 +83,7 @@ PYTORCH = Convention(
     ),
     layer_name=_torch_name,
     source="torch/nn/modules/rnn.py (RNNBase.__init__, RNNCellBase.__init__)",
+    cache=_torch_states,
 )
 
 _NONLINEARITIES = ("tanh", "relu")

@@ -99,7 +99,8 @@ def recurrent_module(name: str, *args: Any, **kwargs: Any) -> Module:
     Returns
     -------
     derive.tree.Module
-        Shown as one row; ``config`` holds torch's attributes.
+        Shown as one row; ``config`` holds torch's attributes; its cache the states the layer
+        returns (``h_n``, and ``c_n`` for an LSTM; a cell's ``h'``, ``c'``).
 
     Raises
     ------
@@ -116,7 +117,8 @@ def recurrent_module(name: str, *args: Any, **kwargs: Any) -> Module:
     }
     config.update({key: getattr(layer, key) for key in ("proj_size", "nonlinearity") if hasattr(layer, key)})
     shape = None if guessed else _output_shape(layer)
-    return Module("", name, params, children, config=config, output_shape=shape, row=True)
+    states = dt.PYTORCH.cache(layer) if dt.PYTORCH.cache is not None else ()
+    return Module("", name, params, children, config=config, output_shape=shape, row=True, cache=states)
 
 
 def _make(name: str) -> Any:

@@ -57,11 +57,7 @@ def test_model_command_line_refusals(capsys):
     cases = {
         ("--partial",): "nothing to read: give a constructor, model code, a FILE, or - for stdin",
         ("--keras", "--torch", "nn.LSTM(3, 4)"): "--keras and --torch exclude each other",
-        (
-            "--torch",
-            "--cost",
-            "nn.Sequential(nn.LSTM(3, 4))",
-        ): "--cost is derived for one torch RNN/LSTM/GRU constructor",
+        ("--torch", "--cost", "nn.Sequential(nn.Linear(3, 4))"): "this model has none",
         ("--partial", "--input-dim", "many", "x"): "expected a positive integer, got 'many'",
         ("--torch", "nn.Sequential(nn.Foo(3))"): "unknown name 'nn.Foo'",
         ("--partial", "nn.LSTM(3, 4)"): "--partial applies to model code",
@@ -76,6 +72,9 @@ def test_model_command_line_refusals(capsys):
         assert app.main(list(argv)) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith("derive: error:") and message in err, (argv, err)
+    # model code whose layers keep a cache (an LSTM's h_n and c_n) is costed, not refused
+    assert app.main(["--torch", "--cost", "nn.Sequential(nn.LSTM(3, 4))"]) == 0
+    assert "cache 32 B" in capsys.readouterr().out  # h_n and c_n, (1, 1, 4) float32 each
     assert app.main(["--partial", "--help"]) == 0
     out = capsys.readouterr().out
     for kind in ("--explain-error TEXT", "FILE", "CONSTRUCTOR", "CODE", "exit status", "haiku", "--framework"):
