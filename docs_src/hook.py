@@ -8,7 +8,7 @@ Wired in ``mkdocs.yml`` as ``hooks: [docs_src/hook.py]``.
   ``assets/katex/`` (installed by ``npm ci``; see ``scripts/bootstrap``).
 * ``on_page_content`` puts every table in a labelled, focusable scroll region (``docs_src/tables.py``)
   and hides the table of contents of a page with a table of many columns.
-* ``on_post_page`` names each sidebar section's toggle by its title (``docs_src/nav_labels.py``).
+* ``on_post_page`` names each sidebar section's landmark by its title (``docs_src/nav_labels.py``).
 * ``on_post_build`` writes the math of the search index as plain text (``docs_src/search_text.py``):
   a search excerpt shows ``⌈d_model/16⌉``, not ``\\(\\lceil d_{model}/16 \\rceil\\)``.
 * ``on_serve`` watches ``templates/``, ``derive/`` and ``docs_src/`` so ``mkdocs serve`` rebuilds
@@ -131,10 +131,10 @@ def on_page_content(html: str, page, config, files, **kwargs) -> str:
 
 
 def on_post_page(output: str, page, config, **kwargs) -> str:
-    """Each sidebar section's toggle named by its section's title (``docs_src/nav_labels.py``), so
+    """Each sidebar section's landmark named by its title (``docs_src/nav_labels.py``), so
     every section's navigation landmark has its own name."""
     _importable(_root(config))
-    return importlib.import_module("docs_src.nav_labels").name_section_toggles(output)
+    return importlib.import_module("docs_src.nav_labels").name_section_navs(output)
 
 
 def on_post_build(config, **kwargs) -> None:

@@ -1,32 +1,30 @@
-"""Names for the sidebar's section toggles, so each section's navigation landmark is named.
+"""Names for the sidebar's section landmarks.
 
 With ``navigation.indexes`` Material renders a section's toggle as an icon-only ``<label
 id="__nav_N_label">`` beside the link to the section's index page, and names the section's
 ``<nav aria-labelledby="__nav_N_label">`` by it: every section's landmark then has the same empty
-name (axe-core's ``landmark-unique``). The section's title is in the nav's own
-``<label class="md-nav__title" for="__nav_N">``; this gives the toggle that title as its
-``aria-label``.
+name (axe-core's ``landmark-unique``). The section's title is the nav's own
+``<label class="md-nav__title" for="__nav_N">``; this gives that title an id and names the nav by it.
 
->>> html = ('<label class="md-nav__link " for="__nav_3" id="__nav_3_label" tabindex="0"></label>'
-...         '<nav aria-labelledby="__nav_3_label"><label class="md-nav__title" for="__nav_3">'
-...         '<span class="md-nav__icon md-icon"></span> Questions </label></nav>')
->>> 'aria-label="Questions"' in name_section_toggles(html)
-True
+>>> html = ('<nav class="md-nav" data-md-level="1" aria-labelledby="__nav_3_label">'
+...         '<label class="md-nav__title" for="__nav_3">Questions</label></nav>')
+>>> print(name_section_navs(html))
+<nav class="md-nav" data-md-level="1" aria-labelledby="__nav_3_title"><label class="md-nav__title" for="__nav_3" id="__nav_3_title">Questions</label></nav>
 """
 
 from __future__ import annotations
 
-import html as html_module
 import re
 
-__all__ = ["name_section_toggles"]
+__all__ = ["name_section_navs"]
 
-_TITLE = re.compile(r'<label class="md-nav__title" for="(__nav_[\d_]+)">(.*?)</label>', re.S)
-_TOGGLE = re.compile(r'(<label class="md-nav__link[^"]*" for="(__nav_[\d_]+)" id="\2_label")(?![^>]*aria-label)')
+_NAV = re.compile(
+    r'(<nav class="md-nav"[^>]*aria-labelledby=")(__nav_[\d_]+)_label("[^>]*>\s*<label class="md-nav__title" for="\2")>'
+)
 
 
-def name_section_toggles(page_html: str) -> str:
-    """``page_html`` with each icon-only section toggle named by its section's title.
+def name_section_navs(page_html: str) -> str:
+    """``page_html`` with each section's navigation landmark named by the section's title.
 
     Parameters
     ----------
@@ -37,15 +35,4 @@ def name_section_toggles(page_html: str) -> str:
     -------
     str
     """
-    titles = {
-        key: " ".join(html_module.unescape(re.sub(r"<[^>]+>", " ", text)).split())
-        for key, text in _TITLE.findall(page_html)
-    }
-
-    def named(match: re.Match[str]) -> str:
-        title = titles.get(match.group(2))
-        if not title:
-            return match.group(0)
-        return f'{match.group(1)} aria-label="{html_module.escape(title, quote=True)}"'
-
-    return _TOGGLE.sub(named, page_html)
+    return _NAV.sub(lambda m: f'{m.group(1)}{m.group(2)}_title{m.group(3)} id="{m.group(2)}_title">', page_html)
