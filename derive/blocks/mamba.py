@@ -22,7 +22,7 @@ always biased, ``out_proj`` Linear(E, D) — with two arrays, ``A_log`` (E, N) a
 >>> [name for name, _ in named_parameters(Mamba(18))][:4]
 ['A_log', 'D', 'in_proj.weight', 'conv1d.weight']
 >>> Mamba(18).formula.expr
-3*D**2*e + D*K*e + 3*D*N*e + 2*D*e*ceiling(D/16) + 3*D*e
+K*d*e + 3*N*d*e + 3*d**2*e + 2*d*e*ceiling(d/16) + 3*d*e
 """
 
 from __future__ import annotations

@@ -263,7 +263,7 @@ class Report:
             )
         table.add_section()
         table.add_row(Text("total"), Text(""), Text(""), Text(show(self.total)), Text(""))
-        if self.active is not None:
+        if self.active is not None and self.active != self.total:  # a dense model's is its total (JSON has both)
             table.add_row(Text("active per token"), Text(""), Text(""), Text(show(self.active)), Text(""))
         console.print(table)
         for constructor in self.constructors:

@@ -96,13 +96,13 @@ class _NamesPrinter(LatexPrinter):
 
 
 def names_latex(expr: sympy.Basic) -> str:
-    """LaTeX of a closed form written in a config's own names (``hidden_size``, ``num_hidden_layers``).
+    r"""LaTeX of a closed form written in a config's own names (``hidden_size``, ``num_hidden_layers``).
 
     SymPy would set ``hidden_size`` as :math:`hidden_{size}` and a product of two names as one run of
     italic letters. Here every name longer than one letter is upright and whole
-    (``\\mathrm{hidden\\_size}``), a product that holds one is written with ``\\cdot``, and a long sum
-    inside a product is put in ``\\bigl( \\bigr)`` (``\\Bigl( \\Bigr)`` around a fraction) instead of
-    ``\\left( \\right)``: its ``+`` signs stay at the top level, where KaTeX can break an
+    (``\mathrm{hidden\_size}``), a product that holds one is written with ``\cdot``, and a long sum
+    inside a product is put in ``\bigl( \bigr)`` (``\Bigl( \Bigr)`` around a fraction) instead of
+    ``\left( \right)``: its ``+`` signs stay at the top level, where KaTeX can break an
     inline formula across lines. One-letter symbols print as :func:`sympy.latex` prints them.
 
     Parameters

@@ -57,7 +57,7 @@ def test_model_command_line_refusals(capsys):
     cases = {
         ("--partial",): "nothing to read: give a constructor, model code, a FILE, or - for stdin",
         ("--keras", "--torch", "nn.LSTM(3, 4)"): "--keras and --torch exclude each other",
-        ("--torch", "--cost", "nn.Sequential(nn.Linear(3, 4))"): "this model has none",
+        ("--torch", "--cost", "nn.Sequential(nn.Linear(3, 4))"): "this model keeps no inference cache derive knows",
         ("--partial", "--input-dim", "many", "x"): "expected a positive integer, got 'many'",
         ("--torch", "nn.Sequential(nn.Foo(3))"): "unknown name 'nn.Foo'",
         ("--partial", "nn.LSTM(3, 4)"): "--partial applies to model code",

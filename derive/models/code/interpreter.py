@@ -105,9 +105,9 @@ def main_guard(statement: ast.stmt) -> bool:
 
     Examples
     --------
-    >>> main_guard(ast.parse("if __name__ == '__main__':\n    main()").body[0])
+    >>> main_guard(ast.parse("if __name__ == '__main__':\\n    main()").body[0])
     True
-    >>> main_guard(ast.parse("if DEBUG:\n    main()").body[0])
+    >>> main_guard(ast.parse("if DEBUG:\\n    main()").body[0])
     False
     """
     if not isinstance(statement, ast.If) or statement.orelse:
