@@ -1,17 +1,27 @@
-"""The built site in a real browser at phone and desktop widths, in both colour schemes (issue 13).
+"""Every page of the built site in a real browser, at 1280 px (light scheme) and 375 px (dark), each
+opened once per width and checked for everything a reader meets (issues 13 and 27):
 
-Every page is opened at 1280 px in the light scheme and at 375 px in the dark one, and checked for:
-
+* rendering: every formula typeset by KaTeX (as many rendered as ``.arithmatex`` sources, display
+  math in display mode, no raw TeX, no ``.katex-error``), a title, no console error or uncaught
+  exception, no failed request and none leaving 127.0.0.1 (the site serves everything itself);
 * layout: the page never scrolls sideways; every table stands in its own focusable, labelled
   scroll region (``tabindex=0``, ``role=region``, a unique ``aria-label``) which is the element
   that scrolls; no word of a name in a table is broken across lines; a display equation wider
   than the column scrolls and is focusable; no Markdown fence in the visible text;
+* reading: every cell of every table inside its region, read without scrolling sideways (at
+  1280 px a table is a table, ``docs_src/tables.py``; narrower, a table that does not fit is set
+  one block per row, ``docs/javascripts/tables.js``); no typeset formula wider than its box,
+  none running two names together; no "seed" (the project's word for its first questions) in
+  the prose, outside the API reference where ``seed`` is a Keras argument;
 * accessibility: axe-core (``node_modules/axe-core``, pinned in ``package-lock.json``, injected
   by the test — the site never serves it) reports no violation on the page, content and theme
   chrome alike. axe runs on every page in the light scheme and on a representative subset in
   the dark one (the full matrix doubles the run time on a 2-core machine; see CHANGELOG).
 
-Search: realistic queries find the page that answers them first.
+One visit per page and width holds all of these (three visits each cost a third of the suite's
+time on two cores). Search: realistic queries find the page that answers them first.
+
+Run these tests alone with ``./scripts/test -m browser``; skip them with ``-m "not browser"``.
 """
 
 from __future__ import annotations
@@ -19,7 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_support import MATH_DONE, PAGES, TIMEOUT_MS, Visit
+from browser_support import AXE_RUN, LAYOUT, MATH_DONE, MATH_STATE, PAGES, READING, SEED, TIMEOUT_MS, Visit
 
 pytestmark = pytest.mark.browser
 
@@ -43,60 +53,6 @@ AXE_BOTH_SCHEMES = {
 CASES = [(path, 1280, "light", True) for path in PAGES] + [
     (path, 375, "dark", path in AXE_BOTH_SCHEMES) for path in PAGES
 ]
-
-# What is wrong with the page's layout, as a list of sentences (empty: nothing).
-LAYOUT = r"""() => {
-  const problems = [];
-  const root = document.documentElement;
-  if (root.scrollWidth > window.innerWidth + 1)
-    problems.push(`the page scrolls sideways: ${root.scrollWidth} px in a ${window.innerWidth} px window`);
-  const labels = new Map();
-  for (const table of document.querySelectorAll('.md-content table:not([class])')) {
-    const region = table.closest('.table-region');
-    const head = table.rows[0] ? table.rows[0].textContent.trim().replace(/\s+/g, ' ').slice(0, 40) : '';
-    if (!region) {
-      problems.push(`table "${head}" is not in a .table-region`);
-    } else {
-      const label = region.getAttribute('aria-label') || '';
-      if (region.getAttribute('role') !== 'region' || region.tabIndex !== 0 || !label.trim())
-        problems.push(`table "${head}": region not focusable or not named`);
-      labels.set(label, (labels.get(label) || 0) + 1);
-      if (getComputedStyle(region).overflowX !== 'auto')
-        problems.push(`table "${head}": its region does not scroll`);
-      for (let e = table.parentElement; e !== region; e = e.parentElement)
-        if (getComputedStyle(e).overflowX !== 'visible')
-          problems.push(`table "${head}": ${e.className} scrolls inside the region`);
-    }
-    for (const code of table.querySelectorAll('code')) {
-      const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        for (const m of node.textContent.matchAll(/\S+/g)) {
-          const range = document.createRange();
-          range.setStart(node, m.index);
-          range.setEnd(node, m.index + m[0].length);
-          const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
-          if (lines.size > 1) problems.push(`"${m[0]}" broken across ${lines.size} lines`);
-        }
-      }
-    }
-  }
-  for (const [label, n] of labels) if (n > 1) problems.push(`${n} table regions named "${label}"`);
-  for (const eq of document.querySelectorAll('.md-content div.arithmatex')) {
-    if (eq.scrollWidth <= eq.clientWidth + 1) continue;
-    if (getComputedStyle(eq).overflowX !== 'auto' || eq.tabIndex !== 0 || !eq.getAttribute('aria-label'))
-      problems.push(`a display equation (${eq.scrollWidth} px in ${eq.clientWidth} px) is clipped or not focusable`);
-  }
-  if (document.body.innerText.includes('```')) problems.push('a Markdown fence shows as text');
-  return problems;
-}"""
-
-AXE_RUN = """async () => {
-  const result = await axe.run(document, {resultTypes: ['violations']});
-  return result.violations.map(v => ({
-    id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.html.slice(0, 120)),
-  }));
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -138,19 +94,50 @@ def _report(violations: list[dict]) -> str:
     )
 
 
+def _math(page) -> list[str]:
+    math = page.evaluate(MATH_STATE)
+    problems = [f"KaTeX error: {e}" for e in math["errors"]]
+    if math["rendered"] != math["sources"]:
+        problems.append(f"{math['sources'] - math['rendered']} of {math['sources']} formulas not typeset")
+    if math["displayRendered"] != math["display"]:
+        problems.append("display math not typeset in display mode")
+    problems += [f"raw TeX left on the page: {raw}" for raw in math["raw"]]
+    return problems
+
+
 @pytest.mark.parametrize("path, width, scheme, with_axe", CASES, ids=[f"{w}px-{s}-{p}" for p, w, s, _ in CASES])
-def test_page_layout_and_accessibility(views, path, width, scheme, with_axe):
+def test_page_as_the_reader_sees_it(views, path, width, scheme, with_axe):
     view = views(width, scheme)
     page = _open(view, path)
     assert page.evaluate("() => document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default"), (
         "the page is not shown in the requested colour scheme"
     )
-    problems = page.evaluate(LAYOUT)
+    problems = _math(page)
+    if page.locator("h1").count() < 1:
+        problems.append("no title")
+    problems += [f"a request leaves 127.0.0.1: {url}" for url in view.outside]
+    problems += [f"not a local request: {url}" for url in view.requests if not view.local(url)]
+    problems += [f"failed request: {failed}" for failed in view.failed]
+    problems += view.console
+    problems += page.evaluate(LAYOUT)
+    problems += page.evaluate(READING, width >= 1280)
+    if width == 1280:
+        seed = page.evaluate(SEED, path.startswith("api/"))
+        if seed is not None:
+            problems.append(f"the reader meets the project's word 'seed': {seed!r}")
     assert problems == [], f"{path} at {width} px:\n" + "\n".join(problems)
     if with_axe:
         violations = _axe(page)
         assert violations == [], f"axe-core, {path} at {width} px, {scheme}:\n{_report(violations)}"
-    assert view.outside == [], view.outside
+
+
+def test_math_pages_really_have_math(views):
+    """Guard against a vacuous pass: the cell pages carry many formulas, all typeset."""
+    page = _open(views(1280, "light"), "cells/lstm/index.html")
+    math = page.evaluate(MATH_STATE)
+    assert math["sources"] >= 20 and math["display"] >= 1
+    assert page.locator(".katex-html").count() >= math["sources"]
+    assert _math(page) == []
 
 
 def test_the_checks_can_fail(views):
@@ -167,6 +154,41 @@ def test_the_checks_can_fail(views):
     assert any("broken across" in p for p in problems), problems
     ids = {v["id"] for v in _axe(page)}
     assert "image-alt" in ids, ids
+
+
+def test_checkpoint_diagnoses_wrap(views):
+    for width, scheme in ((1280, "light"), (375, "dark")):
+        page = _open(views(width, scheme), "models/checkpoints/index.html")
+        blocks = page.evaluate(
+            """() => [...document.querySelectorAll('.md-content .diagnosis pre > code')].map(c => ({
+                wide: c.scrollWidth > c.clientWidth + 1, lines: Math.round(c.scrollHeight / parseFloat(getComputedStyle(c).lineHeight)),
+                text: c.textContent.slice(0, 60)}))"""
+        )
+        assert len(blocks) >= 4, blocks
+        assert [b for b in blocks if b["wide"]] == [], f"at {width} px a diagnosis is cut: {blocks}"
+        if width == 375:
+            assert any(b["lines"] > 2 for b in blocks), "no diagnosis wraps at 375 px"
+
+
+def test_the_reading_checks_can_fail(views):
+    """A wide table in its region, a formula that cannot break, names run together: each is reported."""
+    page = _open(views(1280, "light"), "cells/lstm/index.html")
+    page.evaluate(
+        r"""() => {
+          const h1 = document.querySelector('.md-content h1');
+          h1.insertAdjacentHTML('afterend',
+            '<div class="table-region stacked" role="region" tabindex="0" aria-label="t"><table><thead><tr><th>name</th><th>count</th></tr></thead>' +
+            '<tbody><tr><td><span style="white-space: nowrap">' + 'weight_ih_l0 '.repeat(80) + '</span></td><td>42</td></tr></tbody></table></div>' +
+            '<div class="arithmatex" id="wide-eq"></div><p><span class="arithmatex" id="names"></span></p>');
+          katex.render('\\begin{aligned} N &= ' + 'H + '.repeat(150) + '1 \\end{aligned}', document.getElementById('wide-eq'), {displayMode: true});
+          katex.render('\\mathrm{hidden\\_size} \\mathrm{expand}', document.getElementById('names'));
+        }"""
+    )
+    problems = "\n".join(page.evaluate(READING, True))
+    assert "it scrolls" in problems and "one block per row" in problems and '"42" is outside the view' in problems
+    assert "a display formula is" in problems and "two names run together" in problems
+    page.evaluate("() => document.querySelector('.md-content').insertAdjacentText('beforeend', 'seed 001')")
+    assert "seed 001" in page.evaluate(SEED, True)
 
 
 # --- search (Material's, offline): the page that answers comes first ------------------------------

@@ -59,6 +59,114 @@ MATH_DONE = """() => [...document.querySelectorAll('.arithmatex')].every(
   el => el.querySelector('.katex, .katex-error') !== null)"""
 
 
+# --- what a page shows, as lists of sentences (empty: nothing); tests/site/test_browser_site.py ---
+
+# What is wrong with the page's layout, as a list of sentences (empty: nothing).
+LAYOUT = r"""() => {
+  const problems = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > window.innerWidth + 1)
+    problems.push(`the page scrolls sideways: ${root.scrollWidth} px in a ${window.innerWidth} px window`);
+  const labels = new Map();
+  for (const table of document.querySelectorAll('.md-content table:not([class])')) {
+    const region = table.closest('.table-region');
+    const head = table.rows[0] ? table.rows[0].textContent.trim().replace(/\s+/g, ' ').slice(0, 40) : '';
+    if (!region) {
+      problems.push(`table "${head}" is not in a .table-region`);
+    } else {
+      const label = region.getAttribute('aria-label') || '';
+      if (region.getAttribute('role') !== 'region' || region.tabIndex !== 0 || !label.trim())
+        problems.push(`table "${head}": region not focusable or not named`);
+      labels.set(label, (labels.get(label) || 0) + 1);
+      if (getComputedStyle(region).overflowX !== 'auto')
+        problems.push(`table "${head}": its region does not scroll`);
+      for (let e = table.parentElement; e !== region; e = e.parentElement)
+        if (getComputedStyle(e).overflowX !== 'visible')
+          problems.push(`table "${head}": ${e.className} scrolls inside the region`);
+    }
+    for (const code of table.querySelectorAll('code')) {
+      const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const m of node.textContent.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+          if (lines.size > 1) problems.push(`"${m[0]}" broken across ${lines.size} lines`);
+        }
+      }
+    }
+  }
+  for (const [label, n] of labels) if (n > 1) problems.push(`${n} table regions named "${label}"`);
+  for (const eq of document.querySelectorAll('.md-content div.arithmatex')) {
+    if (eq.scrollWidth <= eq.clientWidth + 1) continue;
+    if (getComputedStyle(eq).overflowX !== 'auto' || eq.tabIndex !== 0 || !eq.getAttribute('aria-label'))
+      problems.push(`a display equation (${eq.scrollWidth} px in ${eq.clientWidth} px) is clipped or not focusable`);
+  }
+  if (document.body.innerText.includes('```')) problems.push('a Markdown fence shows as text');
+  return problems;
+}"""
+
+# What the reader cannot see, as a list of sentences (empty: nothing). `desktop`: tables must not be
+# stacked (at 1280 px every table reads as a table).
+READING = r"""(desktop) => {
+  const problems = [];
+  const short = el => (el.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 50);
+  for (const table of document.querySelectorAll('.md-content table:not([class])')) {
+    const region = table.closest('.table-region');
+    if (!region) continue;  // test_browser_site.py reports it
+    const box = region.getBoundingClientRect();
+    const head = table.rows[0] ? short(table.rows[0]) : '';
+    if (region.scrollWidth > region.clientWidth + 1)
+      problems.push(`table "${head}" is ${region.scrollWidth} px wide in ${region.clientWidth} px: it scrolls`);
+    if (desktop && region.classList.contains('stacked'))
+      problems.push(`table "${head}" is set one block per row at ${window.innerWidth} px`);
+    for (const row of table.rows) {
+      if (row.parentElement.tagName === 'THEAD' && region.classList.contains('stacked')) continue;
+      for (const cell of row.cells) {
+        const r = cell.getBoundingClientRect();
+        if (r.width === 0) continue;
+        if (r.right > box.right + 1 || r.left < box.left - 1)
+          problems.push(`table "${head}": cell "${short(cell)}" is outside the view (${Math.round(r.left)}-${Math.round(r.right)} px in ${Math.round(box.left)}-${Math.round(box.right)})`);
+      }
+    }
+  }
+  const column = document.querySelector('.md-content__inner').getBoundingClientRect();
+  for (const eq of document.querySelectorAll('.md-content div.arithmatex')) {
+    if (eq.scrollWidth > eq.clientWidth + 1)
+      problems.push(`a display formula is ${eq.scrollWidth} px wide in ${eq.clientWidth} px: ${short(eq.querySelector('annotation') || eq)}`);
+  }
+  for (const k of document.querySelectorAll('.md-content span.arithmatex .katex')) {
+    const r = k.getBoundingClientRect();
+    const limit = (k.closest('.table-region') || document.querySelector('.md-content__inner')).getBoundingClientRect();
+    if (r.right > Math.min(limit.right, column.right) + 1)
+      problems.push(`an inline formula reaches ${Math.round(r.right)} px, its column ends at ${Math.round(limit.right)}: ${short(k.querySelector('annotation') || k)}`);
+  }
+  for (const a of document.querySelectorAll('.md-content .katex annotation')) {
+    if (/\\mathrm\{[^{}]*\}\s*\\mathrm\{/.test(a.textContent))
+      problems.push(`two names run together: ${a.textContent.slice(0, 80)}`);
+  }
+  return problems;
+}"""
+
+# Prose only: code shown verbatim may hold a random seed (torch.manual_seed(SEED)).
+SEED = r"""(api) => {
+  const prose = document.querySelector('.md-content').cloneNode(true);
+  prose.querySelectorAll('pre, code, .katex').forEach(e => e.remove());
+  const text = prose.textContent.replace(/\s+/g, ' ');
+  const found = text.match(api ? /.{0,30}\bseed (?:question|\d{3})\b.{0,30}/i : /.{0,30}\bseed\b.{0,30}/i);
+  return found ? found[0] : null;
+}"""
+
+AXE_RUN = """async () => {
+  const result = await axe.run(document, {resultTypes: ['violations']});
+  return result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.html.slice(0, 120)),
+  }));
+}"""
+
+
 def require_browser():
     """Playwright and Chromium are installed by scripts/bootstrap; in CI their absence is a failure."""
     problem = None
@@ -115,6 +223,9 @@ class Visit:
             route.abort("blockedbyclient")
 
     def goto(self, path: str):
+        """Open ``path``; what the page requested, logged and raised is recorded afresh."""
+        for record in (self.requests, self.outside, self.failed, self.console):
+            record.clear()
         self.page.goto(self.base.geturl() + path, wait_until="load")
         self.page.wait_for_load_state("networkidle")
         return self.page
