@@ -158,8 +158,10 @@ SEED = r"""(api) => {
   return found ? found[0] : null;
 }"""
 
-AXE_RUN = """async () => {
-  const result = await axe.run(document, {resultTypes: ['violations']});
+# axe-core's run on the whole document; `contrast` false leaves out its color-contrast rule (the
+# slowest by far: seconds on a page of typeset formulas on two cores).
+AXE_RUN = """async (contrast) => {
+  const result = await axe.run(document, {resultTypes: ['violations'], rules: {'color-contrast': {enabled: contrast}}});
   return result.violations.map(v => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.html.slice(0, 120)),
@@ -222,12 +224,17 @@ class Visit:
             self.outside.append(url)
             route.abort("blockedbyclient")
 
-    def goto(self, path: str):
-        """Open ``path``; what the page requested, logged and raised is recorded afresh."""
+    def goto(self, path: str, idle: bool = True):
+        """Open ``path``; what the page requested, logged and raised is recorded afresh.
+
+        ``idle``: also wait for the network to be quiet for 500 ms (Playwright's ``networkidle``);
+        without, the page is taken as loaded at its ``load`` event.
+        """
         for record in (self.requests, self.outside, self.failed, self.console):
             record.clear()
         self.page.goto(self.base.geturl() + path, wait_until="load")
-        self.page.wait_for_load_state("networkidle")
+        if idle:
+            self.page.wait_for_load_state("networkidle")
         return self.page
 
     def close(self):
