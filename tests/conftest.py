@@ -44,6 +44,7 @@ SLOW_PATHS = (
     "tests/site/test_build_site_script.py",
     "tests/site/test_links.py",
     "tests/site/test_site_text.py",
+    "tests/site/test_language_models_site.py",
     "tests/site/test_notebook.py",
     "tests/test_packaging.py",
     "tests/test_battery.py",

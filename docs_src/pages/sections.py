@@ -36,6 +36,13 @@ SECTIONS = {
         "in symbols and in worked numbers (a released model's layer where there is one), checked against "
         "the reference code.",
     ),
+    "Language models": (
+        "language-models/index.md",
+        "Whole language models from their `config.json`: hybrids of attention, recurrent mixers and experts, "
+        "and the plain Transformers beside them — where the parameters sit, how many a token uses, and what "
+        "a sequence costs to keep (a recurrent state against a cache of keys and values), checked against "
+        "transformers.",
+    ),
     "Frameworks": (
         "frameworks/index.md",
         "How each framework lays out the same cells: its classes, its tensor names and bias layout, and each "
@@ -56,6 +63,12 @@ SECTIONS = {
 
 #: What a page answers, one line, for the sections whose pages derive's registries do not describe.
 ABOUT = {
+    "language-models/jamba.md": "Mamba layers, one attention layer in eight, experts in every other layer.",
+    "language-models/qwen3-next.md": "Gated DeltaNet and gated attention, 3 to 1, with many small experts.",
+    "language-models/lfm2.md": "Gated short convolutions and grouped-query attention; LFM2-MoE's experts.",
+    "language-models/xlstm.md": "mLSTM blocks only: a cache constant in the sequence's length.",
+    "language-models/transformers.md": "Llama, Mistral, Mixtral, GPT-2: the KV cache that grows with every token.",
+    "language-models/memory.md": "The cache a sequence keeps against its length, for released models, plotted.",
     "questions/bidirectional-more-than-twice.md": "Layer 1 of a bidirectional stack reads both directions of "
     "layer 0: its input weights are twice as wide.",
     "questions/keras-bidirectional-half.md": "Two LSTMs of 128 units against one of 256: the recurrent weights "

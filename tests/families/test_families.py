@@ -44,18 +44,6 @@ JAMBA_V01 = {"model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "i
              "mamba_dt_rank": 256, "tie_word_embeddings": False}  # fmt: skip
 
 
-def _live_active(model) -> int:  # type: ignore[no-untyped-def]
-    """Active parameters read off the built model: every parameter, each layer's fused experts at k/E."""
-    total = 0
-    k = getattr(model.config, "num_experts_per_tok", None)
-    for name, p in model.named_parameters():
-        if ".experts." in name:
-            total += p.numel() // p.shape[0] * k
-        else:
-            total += p.numel()
-    return total
-
-
 @pytest.mark.parametrize(
     ("config", "published_total", "published_active"),
     [
@@ -72,7 +60,7 @@ def test_released_totals_and_active(config: dict, published_total: float, publis
     live = hf_live.build(model_type, {k: v for k, v in config.items() if k != "model_type"})
     report = derive.explain(config)
     assert report.total == hf_live.total(live)
-    assert report.active == _live_active(live)
+    assert report.active == hf_live.active(live)
     assert abs(report.total - published_total) / published_total < 0.03
     assert abs(report.active - published_active) / published_active < 0.03
 

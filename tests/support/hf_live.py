@@ -40,6 +40,16 @@ def total(model: Any) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
+def active(model: Any) -> int:
+    """Parameters a token uses, read off the built model: every parameter, but each fused ``experts``
+    tensor (its first axis the experts) at ``num_experts_per_tok`` of them."""
+    k = getattr(model.config, "num_experts_per_tok", None)
+    out = 0
+    for name, p in model.named_parameters():
+        out += p.numel() // p.shape[0] * k if ".experts." in name and k else p.numel()
+    return out
+
+
 def under(model: Any, path: str) -> int:
     """Parameters whose names lie under ``path`` (``{k}`` matches any layer index)."""
     pattern = re.compile(re.escape(path).replace(r"\{k\}", r"\d+") + r"\.")

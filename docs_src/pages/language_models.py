@@ -1,0 +1,400 @@
+"""The "Language models" pages: one per family of transformers' decoder LMs (hybrid attention +
+recurrent mixers + experts, and the plain-attention baselines), and memory against context length.
+
+Each family page shows, for its released model: the layer pattern read from the config, each kind
+of layer's tensors in transformers' names, the total and the parameters a token uses, and what a
+sequence costs to keep (the recurrent state, constant in the sequence's length, and the keys and
+values it grows by per token). Every number is computed by :func:`derive.explain` and
+:func:`derive.cost` when the site is built; ``tests/site/test_language_models_site.py`` builds each
+released model in transformers 5.23.0 on the ``meta`` device (every name and shape, the total, the
+active count) and runs it there with ``use_cache=True`` (the bytes its cache holds), and compares.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import derive
+from derive.analysis.cost import cost
+from derive.blocks import griffin
+from derive.render.latex import shape_latex
+from derive.tree import Module
+
+from ..site import Page, number
+from .mamba import hf_config
+
+__all__ = [
+    "Released",
+    "RELEASED",
+    "Family",
+    "FAMILIES",
+    "CONTEXTS",
+    "MEMORY_MODELS",
+    "released",
+    "layer_kinds",
+    "family_context",
+    "memory_context",
+    "memory_svg",
+]
+
+
+@dataclass(frozen=True)
+class Released:
+    """A released model: its config (the keys that shape it) and its published size.
+
+    Attributes
+    ----------
+    name : str
+        The Hub's name, e.g. ``"ai21labs/Jamba-v0.1"``.
+    config : mapping
+        Its ``config.json``'s shape keys, with ``model_type``.
+    published : str
+        The size its authors publish (``"52B total, 12B active"``).
+    source : str
+        Where: a paper or model card (Markdown link).
+    """
+
+    name: str
+    config: Mapping[str, Any]
+    published: str
+    source: str
+
+
+#: Released models, keyed by a short id. Configs as their config.json files set the keys that shape
+#: them (transformers 5.23.0's config classes default to several of them: each class's docstring
+#: names the checkpoint its defaults reproduce).
+RELEASED: dict[str, Released] = {
+    "llama-2-7b": Released(
+        "meta-llama/Llama-2-7b-hf",
+        {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
+         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32},
+        "7B (6.74B)", "[Llama 2, Table 1](https://arxiv.org/abs/2307.09288)"),
+    "mistral-7b": Released(
+        "mistralai/Mistral-7B-v0.1",
+        {"model_type": "mistral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
+         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "sliding_window": 4096},
+        "7.3B", "[model card](https://huggingface.co/mistralai/Mistral-7B-v0.1)"),
+    "mixtral-8x7b": Released(
+        "mistralai/Mixtral-8x7B-v0.1",
+        {"model_type": "mixtral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
+         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "num_local_experts": 8,
+         "num_experts_per_tok": 2, "sliding_window": None},
+        "47B total, 13B active", "[Mixtral of Experts §2](https://arxiv.org/abs/2401.04088)"),
+    "jamba-v0.1": Released(
+        "ai21labs/Jamba-v0.1",
+        {"model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336,
+         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "num_experts": 16,
+         "num_experts_per_tok": 2, "attn_layer_period": 8, "attn_layer_offset": 4, "expert_layer_period": 2,
+         "expert_layer_offset": 1, "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2,
+         "mamba_dt_rank": 256, "tie_word_embeddings": False},
+        "52B total, 12B active", "[Jamba, Table 1](https://arxiv.org/abs/2403.19887)"),
+    "qwen3-next-80b-a3b": Released(
+        "Qwen/Qwen3-Next-80B-A3B-Instruct",
+        {"model_type": "qwen3_next"},  # Qwen3NextConfig's defaults are this model (configuration_qwen3_next.py)
+        "80B total, 3B active", "[model card](https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct)"),
+    "lfm2-8b-a1b": Released(
+        "LiquidAI/LFM2-8B-A1B",
+        {"model_type": "lfm2_moe", "num_hidden_layers": 24,
+         "layer_types": ["conv", "conv", "full_attention"] * 8},
+        "8.3B total, 1.5B active", "[LFM2 technical report](https://arxiv.org/abs/2511.23404)"),
+    "xlstm-7b": Released(
+        "NX-AI/xLSTM-7b",
+        {"model_type": "xlstm", "vocab_size": 50304, "hidden_size": 4096, "num_hidden_layers": 32,
+         "num_heads": 8, "weight_mode": "fused"},
+        "7B", "[xLSTM 7B](https://arxiv.org/abs/2503.13427)"),
+    "gpt2": Released(
+        "openai-community/gpt2",
+        {"model_type": "gpt2"},  # GPT2Config's defaults are GPT-2 small
+        "124M (117M in the paper's count)", "[model card](https://huggingface.co/openai-community/gpt2)"),
+    "recurrentgemma-2b": Released(
+        "google/recurrentgemma-2b", dict(griffin.RECURRENTGEMMA_2B),
+        "2.7B", "[RecurrentGemma](https://arxiv.org/abs/2404.07839)"),
+    "mamba-2.8b": Released(
+        "state-spaces/mamba-2.8b-hf", hf_config("mamba-2.8b"),
+        "2.8B", "[mamba README](https://github.com/state-spaces/mamba#pretrained-models)"),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family page.
+
+    Attributes
+    ----------
+    key : str
+        The page's file name (``language-models/<key>.md``).
+    title : str
+    model_types : tuple of str
+        The ``model_type`` values the page covers.
+    source : str
+        transformers' modelling file(s), as cited.
+    intro : str
+        The page's first paragraph (Markdown).
+    released : tuple of str
+        Keys of :data:`RELEASED` in its table; the first is the page's example.
+    """
+
+    key: str
+    title: str
+    model_types: tuple[str, ...]
+    source: str
+    intro: str
+    released: tuple[str, ...] = field(default=())
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family("jamba", "Jamba", ("jamba",), "models/jamba/modeling_jamba.py",
+           "AI21's Jamba interleaves Mamba layers with attention (one attention layer in every "
+           "`attn_layer_period`, at `attn_layer_offset`) and replaces every `expert_layer_period`-th MLP by "
+           "a mixture of experts, of which a token visits `num_experts_per_tok`.",
+           ("jamba-v0.1",)),
+    Family("qwen3-next", "Qwen3-Next and Qwen3.5", ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"),
+           "models/qwen3_next/modeling_qwen3_next.py",
+           "Qwen3-Next alternates three Gated DeltaNet layers (linear attention with a delta rule, whose "
+           "state is a matrix per head) with one gated full-attention layer (`layer_types`), each followed by "
+           "a mixture of many small experts and one shared expert.",
+           ("qwen3-next-80b-a3b",)),
+    Family("lfm2", "LFM2", ("lfm2", "lfm2_moe"), "models/lfm2/modeling_lfm2.py, models/lfm2_moe/modeling_lfm2_moe.py",
+           "Liquid's LFM2 mixes gated short convolutions (a state of `conv_L_cache` − 1 inputs) with grouped-query "
+           "attention (`layer_types`); LFM2-MoE adds experts after its first dense layers.",
+           ("lfm2-8b-a1b",)),
+    Family("xlstm", "xLSTM", ("xlstm",), "models/xlstm/modeling_xlstm.py",
+           "xLSTM-7B stacks mLSTM blocks only: matrix memory per head, no attention, so its cache is constant "
+           "in the sequence's length.",
+           ("xlstm-7b",)),
+    Family("transformers", "Transformer baselines", ("llama", "mistral", "qwen2", "mixtral", "gemma2", "gemma3_text", "gpt2"),
+           "models/llama/modeling_llama.py and its kin",
+           "Plain decoder Transformers, the baseline the hybrids are measured against: every layer keeps "
+           "keys and values for every token (a sliding-window layer for its window), and Mixtral's experts "
+           "show what *active* means without any recurrence.",
+           ("llama-2-7b", "mistral-7b", "mixtral-8x7b", "gpt2")),
+)  # fmt: skip
+
+#: Context lengths of the memory page (tokens).
+CONTEXTS = (1024, 4096, 16384, 65536, 262144, 1048576)
+#: Models on the memory page, in its legend's order.
+MEMORY_MODELS = ("llama-2-7b", "mistral-7b", "mixtral-8x7b", "jamba-v0.1", "qwen3-next-80b-a3b",
+                 "recurrentgemma-2b", "mamba-2.8b")  # fmt: skip
+DTYPE = "bfloat16"
+GIB = 2**30
+
+
+def released(key: str) -> Any:
+    """derive's report of the released model ``key`` (a key of :data:`RELEASED`).
+
+    Parameters
+    ----------
+    key : str
+
+    Returns
+    -------
+    derive.models.Report
+    """
+    return derive.explain(dict(RELEASED[key].config))
+
+
+def _layers(model: Module) -> list[Module]:
+    """The model's decoder layers, in order (a repeated run expanded to its copies)."""
+    stack = [model]
+    while stack:
+        m = stack.pop(0)
+        if m.type == "ModuleList" and m.name in ("layers", "blocks", "h"):
+            out = []
+            for child in m.children:
+                n = child.repeat if type(child.repeat) is int else 1
+                out += [child] * n
+            return out
+        stack += list(m.children)
+    return []
+
+
+def _signature(layer: Module) -> tuple:
+    return (layer.type,) + tuple((c.name, c.type) for c in layer.children)
+
+
+def layer_kinds(model: Module) -> tuple[list[int], list[dict]]:
+    """The layer pattern: each layer's kind (an index into the kinds), and each kind of layer.
+
+    Two layers are of one kind when they have the same class and the same children (by name and
+    class): Jamba's Mamba layers with an MLP and with experts are two kinds.
+
+    Parameters
+    ----------
+    model : derive.tree.Module
+        A whole model (``derive.explain(config).module``).
+
+    Returns
+    -------
+    pattern : list of int
+        One entry per layer.
+    kinds : list of dict
+        ``type``, ``parts`` (``"name (Class)"`` of each child), ``count`` (layers of the kind),
+        ``first`` (the first such layer's index).
+    """
+    kinds: list[tuple] = []
+    pattern = []
+    for layer in _layers(model):
+        sig = _signature(layer)
+        if sig not in kinds:
+            kinds.append(sig)
+        pattern.append(kinds.index(sig))
+    out = []
+    for i, sig in enumerate(kinds):
+        out.append({"type": sig[0], "parts": [f"{n} ({t})" for n, t in sig[1:]], "count": pattern.count(i),
+                    "first": pattern.index(i), "letter": chr(ord("A") + i)})  # fmt: skip
+    return pattern, out
+
+
+def _kind_tensors(report: Any, first: int) -> tuple[str, list[dict]]:
+    """The tensors of layer ``first``: the path they share (``model.layers.4.``) and, after it, each
+    one's name, shape and size."""
+    rows = []
+    prefix = ""
+    pat = re.compile(rf"^(.*?(?:layers|blocks|h)\.{first}\.)(.+)$")
+    for t in report.tensors:
+        m = pat.match(t["name"])
+        if m:
+            prefix = m.group(1)
+            rows.append({"name": m.group(2), "shape": shape_latex(tuple(t["shape"])), "numel": number(t["parameters"])})
+    return prefix, rows
+
+
+def _outside_layers(report: Any) -> list[dict]:
+    pat = re.compile(r"^(?:.*\.)?(?:layers|blocks|h)\.\d+\.")
+    return [{"name": t["name"], "shape": shape_latex(tuple(t["shape"])), "numel": number(t["parameters"])}
+            for t in report.tensors if not pat.match(t["name"])]  # fmt: skip
+
+
+def _row(key: str) -> dict:
+    """A released model's row: total, active, state bytes per sequence and KV bytes per token (bf16)."""
+    r = RELEASED[key]
+    report = released(key)
+    c = cost(report, 1, 1, DTYPE)
+    return {"key": key, "name": r.name, "published": r.published, "source": r.source,
+            "total": number(report.total), "active": number(report.active),
+            "state": number(c.state_bytes), "kv": number(c.kv_bytes_per_token),
+            "model_type": r.config["model_type"]}  # fmt: skip
+
+
+def family_context(family: Family) -> dict:
+    """Everything a family page shows.
+
+    Parameters
+    ----------
+    family : Family
+
+    Returns
+    -------
+    dict
+    """
+    key = family.released[0]
+    report = released(key)
+    pattern, kinds = layer_kinds(report.module)
+    for kind in kinds:
+        kind["prefix"], kind["tensors"] = _kind_tensors(report, kind["first"])
+    return {
+        "family": family,
+        "example": _row(key),
+        "config": dict(RELEASED[key].config),
+        "pattern": "".join(kinds[i]["letter"] for i in pattern),
+        "kinds": kinds,
+        "outside": _outside_layers(report),
+        "rows": [_row(k) for k in family.released],
+    }
+
+
+def _memory_rows() -> list[dict]:
+    rows = []
+    for key in MEMORY_MODELS:
+        report = released(key)
+        cache = [cost(report, t, 1, DTYPE).cache_bytes for t in CONTEXTS]
+        rows.append({"key": key, "name": RELEASED[key].name, "cache": cache,
+                     "gib": [f"{b / GIB:,.2f}" for b in cache],
+                     "weights": f"{cost(report, 1, 1, DTYPE).weight_bytes / GIB:,.1f}"})  # fmt: skip
+    return rows
+
+
+#: Line colours of the plot, legible on the light and the dark scheme (Material's palette, 500s).
+_COLOURS = ("#e53935", "#fb8c00", "#8e24aa", "#1e88e5", "#00897b", "#7cb342", "#a1887f")
+
+
+def memory_svg(rows: list[dict]) -> str:
+    """The cache against context length, one line per model, as an inline SVG (matplotlib, at build time).
+
+    The drawing is reproducible (no date, a fixed id salt); its black, and the fill of what has none,
+    is ``currentColor``, so axes and labels take the page's text colour in either scheme.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`memory_context`'s rows.
+
+    Returns
+    -------
+    str
+        An ``<svg>`` element with ``role="img"`` and an accessible name.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    with matplotlib.rc_context({"svg.hashsalt": "derive", "svg.fonttype": "path", "font.size": 11}):
+        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        for row, colour, marker in zip(rows, _COLOURS, "osD^vx+", strict=False):
+            ax.plot(CONTEXTS, [b / GIB for b in row["cache"]], marker=marker, color=colour, label=row["name"])
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(CONTEXTS, [f"{t // 1024}K" if t < 2**20 else f"{t // 2**20}M" for t in CONTEXTS])
+        ax.minorticks_off()
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("context length (tokens)")
+        ax.set_ylabel("cache per sequence (GiB, bf16)")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=8, frameon=False)
+        fig.patch.set_alpha(0)
+        ax.patch.set_alpha(0)
+        fig.tight_layout()
+        out = io.StringIO()
+        fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
+        plt.close(fig)
+    svg = out.getvalue()
+    svg = svg[svg.index("<svg") :].replace("#000000", "currentColor").replace("#ffffff", "none")
+    label = "The cache one sequence keeps, against its length, for " + ", ".join(r["name"] for r in rows)
+    # an SVG element with no fill of its own (matplotlib's glyphs) is filled black: currentColor instead
+    svg = svg.replace(
+        "<svg ", f'<svg role="img" aria-label="{label}" class="memory-plot" style="fill: currentColor" ', 1
+    )
+    return re.sub(r"\n\s*\n", "\n", svg)
+
+
+def memory_context() -> dict:
+    """Everything the memory page shows.
+
+    Returns
+    -------
+    dict
+    """
+    rows = _memory_rows()
+    jamba, mixtral, llama = (cost(released(k), 262144, 1, DTYPE) for k in ("jamba-v0.1", "mixtral-8x7b", "llama-2-7b"))
+    return {
+        "contexts": [f"{t // 1024}K" for t in CONTEXTS],
+        "rows": rows,
+        "svg": memory_svg(rows),
+        "jamba_kv": number(jamba.kv_bytes_per_token * 262144 // GIB),
+        "mixtral": number(mixtral.cache_bytes // GIB),
+        "llama": number(llama.cache_bytes // GIB),
+        "jamba_state": number(jamba.state_bytes),
+    }  # fmt: skip
+
+
+ORDER = 47
+PAGES = [
+    Page(f"language-models/{f.key}.md", f.title, "language-model.md.j2", lambda f=f: family_context(f), (), "Language models")
+    for f in FAMILIES
+] + [Page("language-models/memory.md", "Memory against context", "language-models-memory.md.j2", memory_context, (), "Language models")]  # fmt: skip

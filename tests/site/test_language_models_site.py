@@ -1,0 +1,111 @@
+"""The "Language models" pages (docs_src/pages/language_models.py) against transformers 5.23.0.
+
+Each released model the pages show is built by ``AutoModelForCausalLM.from_config`` on the ``meta``
+device: every tensor's name and shape, the total and the active count (each fused ``experts`` tensor
+at ``num_experts_per_tok`` of its experts) are read off it. It is then run there, in bf16, with
+``use_cache=True`` on one and on two tokens: the bytes of every tensor its cache holds (and every
+state a module keeps) give the state per sequence (constant in T) and the keys and values per
+token. The attention-only models are run at every context length of the memory page (a meta run
+costs no memory). Nothing expected here is read off derive.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import cache_live
+import hf_live
+import pytest
+
+from derive.analysis.cost import cost
+from docs_src.pages import language_models as lm
+
+#: Models whose forward on the meta device does not loop over the tokens (attention only): run at every length.
+ATTENTION_ONLY = ("llama-2-7b", "mistral-7b", "mixtral-8x7b")
+
+
+@functools.cache
+def _built(key: str, dtype: str = "bfloat16"):  # type: ignore[no-untyped-def]
+    import torch
+
+    config = dict(lm.RELEASED[key].config)
+    model = hf_live.build(config.pop("model_type"), config)
+    return model.to(getattr(torch, dtype))
+
+
+@functools.cache
+def _held(model, tokens: int) -> int:  # type: ignore[no-untyped-def]
+    import torch
+
+    with torch.device("meta"):
+        return sum(cache_live.cache_bytes(model, 1, tokens).values())
+
+
+@pytest.mark.parametrize("key", list(lm.RELEASED))
+def test_released_model_as_transformers_builds_it(key: str) -> None:
+    live = _built(key)
+    report = lm.released(key)
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(live)
+    assert report.total == hf_live.total(live)
+    assert report.active == hf_live.active(live)
+
+
+@pytest.mark.parametrize("key", list(lm.RELEASED))
+def test_released_model_cache_as_transformers_holds_it(key: str) -> None:
+    live = _built(key)
+    one, two = _held(live, 1), _held(live, 2)
+    derived = cost(lm.released(key), 1, 1, "bfloat16")
+    assert two - one == derived.kv_bytes_per_token
+    assert 2 * one - two == derived.state_bytes
+
+
+def test_family_pages_show_the_live_numbers() -> None:
+    """Each family page's rows and example: total, active, state and KV per token, as measured above."""
+    for family in lm.FAMILIES:
+        context = lm.family_context(family)
+        for row in context["rows"]:
+            live = _built(row["key"])
+            one, two = _held(live, 1), _held(live, 2)
+            shown = {k: int(row[k].replace(",", "")) for k in ("total", "active", "state", "kv")}
+            assert shown == {"total": hf_live.total(live), "active": hf_live.active(live),
+                             "state": 2 * one - two, "kv": two - one}, (family.key, row["key"])  # fmt: skip
+        layers = [name for name, _ in hf_live.tensors(_built(context["rows"][0]["key"]))]
+        for kind in context["kinds"]:
+            prefix = kind["prefix"]
+            assert prefix.endswith(f".{kind['first']}.")
+            assert [t["name"] for t in kind["tensors"]] == [n[len(prefix) :] for n in layers if n.startswith(prefix)]
+
+
+def test_layer_pattern_is_the_models() -> None:
+    """Jamba-v0.1: attention at layers 4, 12, 20, 28; experts at every odd layer (transformers' classes)."""
+    live = _built("jamba-v0.1")
+    kinds = [(type(layer).__name__, type(layer.feed_forward).__name__) for layer in live.model.layers]
+    context = lm.family_context(lm.FAMILIES[0])
+    letters = {k["letter"]: k for k in context["kinds"]}
+    for (cls, ff), letter in zip(kinds, context["pattern"], strict=True):
+        kind = letters[letter]
+        assert kind["type"] == cls and f"feed_forward ({ff})" in kind["parts"]
+
+
+@pytest.mark.parametrize("key", ATTENTION_ONLY)
+def test_memory_rows_at_every_context(key: str) -> None:
+    """The attention-only rows at every length, Mistral's window included, against a meta run of that length."""
+    live = _built(key)
+    row = next(r for r in lm.memory_context()["rows"] if r["key"] == key)
+    assert row["cache"] == [_held(live, t) for t in lm.CONTEXTS]
+
+
+def test_memory_rows_of_the_recurrent_models() -> None:
+    """The others: the state and per-token keys and values measured on 1 and 2 tokens, times the length."""
+    rows = {r["key"]: r for r in lm.memory_context()["rows"]}
+    for key in set(lm.MEMORY_MODELS) - set(ATTENTION_ONLY) - {"recurrentgemma-2b"}:
+        live = _built(key)
+        one, two = _held(live, 1), _held(live, 2)
+        assert rows[key]["cache"] == [2 * one - two + (two - one) * t for t in lm.CONTEXTS], key
+
+
+def test_memory_page_reproduces_the_jamba_paper() -> None:
+    """Jamba paper, Table 1: KV cache at 256K tokens, 16-bit: Jamba 4GB, Mixtral 32GB, Llama-2 7B 128GB (GiB exact)."""
+    context = lm.memory_context()
+    assert (context["jamba_kv"], context["mixtral"], context["llama"]) == ("4", "32", "128")
+    assert context["svg"].startswith("<svg role=\"img\" aria-label=") and "#000000" not in context["svg"]
