@@ -182,6 +182,9 @@ def test_benchmark_page_shows_the_config_results(pages):
     for row in results["rows"]:
         assert f"| `{row['config']}` | {row['parameters']:,} |" in page
         assert f"{row['ratio']:,.0f}" in page
+        if "cache_bytes" in row:  # the language models: the cache after cache_tokens tokens, bf16
+            assert f"| `{row['config']}` | {row['cache_bytes']:,} |" in page
+    assert sum("cache_bytes" in row for row in results["rows"]) >= 8
     mamba = next(r for r in results["rows"] if r["config"].startswith("mamba-2.8b"))
     assert (
         mamba["parameters"] == 2_768_345_600
