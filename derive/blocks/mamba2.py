@@ -139,6 +139,8 @@ def mixer(
     conv_bias: bool = True,
     spelling: str = "mamba_ssm",
     name: str = "",
+    type: str | None = None,
+    norm_type: str | None = None,
 ) -> Module:
     """The Mamba-2 mixer: in_proj, depthwise conv1d over x, B, C, dt_bias, A_log, D, gated norm, out_proj.
 
@@ -167,6 +169,9 @@ def mixer(
     bias, conv_bias : bool
     spelling : {"mamba_ssm", "transformers"}
     name : str
+    type, norm_type : str, optional
+        The classes of the mixer and its gated norm where a family renames them (transformers'
+        ``BambaMixer`` and ``BambaRMSNormGated``; default the spelling's).
 
     Returns
     -------
@@ -182,6 +187,7 @@ def mixer(
     if spelling not in _ORDER:
         raise ValueError(f"spelling must be one of {sorted(_ORDER)}, got {spelling!r}")
     cls, norm_cls, order = _ORDER[spelling]
+    cls, norm_cls = type or cls, norm_type or norm_cls
     D, N, K, G = d_model, d_state, d_conv, ngroups
     E = expand * D
     S = E if d_ssm is None else d_ssm
