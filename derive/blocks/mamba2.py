@@ -130,6 +130,7 @@ def mixer(
     expand: Dim = 2,
     headdim: Dim = 64,
     *,
+    d_inner: Dim | None = None,
     d_ssm: Dim | None = None,
     ngroups: Dim = 1,
     nheads: Dim | None = None,
@@ -154,6 +155,8 @@ def mixer(
         K.
     expand : int or sympy.Expr, default 2
         E = expand · D.
+    d_inner : int or sympy.Expr, optional
+        E itself, where a family fixes it otherwise (Nemotron-H: ``mamba_num_heads * mamba_head_dim``).
     headdim : int or sympy.Expr, default 64
         P; H = d_ssm / P heads unless ``nheads`` is given.
     d_ssm : int or sympy.Expr, optional
@@ -189,7 +192,7 @@ def mixer(
     cls, norm_cls, order = _ORDER[spelling]
     cls, norm_cls = type or cls, norm_type or norm_cls
     D, N, K, G = d_model, d_state, d_conv, ngroups
-    E = expand * D
+    E = expand * D if d_inner is None else d_inner
     S = E if d_ssm is None else d_ssm
     H = _heads(S, headdim) if nheads is None else nheads
     channels = S + 2 * G * N
