@@ -194,7 +194,7 @@ def nemotron_h(config: Mapping[str, Any]) -> Module:
     mlp_bias = flags["mlp_bias"]
 
     def moe() -> Module:
-        parts = (
+        parts: tuple[Module, ...] = (
             routed_experts(latent or D, Fe, E, k, gated=False, type="NemotronHExperts"),
             router(D, E, correction_bias=True, name="gate", type="NemotronHTopkRouter"),
             plain_mlp(D, Fs, bias=mlp_bias, name="shared_experts", type="NemotronHMLP"),
