@@ -24,6 +24,7 @@ __all__ = [
     "ROPE_KEYS",
     "rope_buffers",
     "check_rope",
+    "rotary_dim",
     "layer_list",
     "causal_lm",
     "head_dim",
@@ -72,6 +73,50 @@ def check_rope(config: Mapping[str, Any], key: str = "rope_parameters") -> None:
         factor = rope.get("partial_rotary_factor", 1.0)
         if factor != 1.0:
             raise ValueError(f"config key {name!r}: partial_rotary_factor {factor!r} is not derived (only 1.0)")
+
+
+def rotary_dim(config: Mapping[str, Any], head_dim: Dim, default: float) -> Dim:
+    """The rotated width of a head, ``int(head_dim * partial_rotary_factor)`` (Bamba's default RoPE,
+    ``modeling_bamba.py`` 79-81, and the scaled RoPE types of ``modeling_rope_utils.py``).
+
+    Parameters
+    ----------
+    config : mapping
+        The config as given: ``rope_parameters`` (an object) may set ``rope_type`` and
+        ``partial_rotary_factor``; a legacy ``rope_scaling`` must be None.
+    head_dim : int or sympy.Expr
+        d.
+    default : float
+        The family's factor when ``rope_parameters`` sets none (Bamba hardcodes 0.5, most families 1.0).
+
+    Returns
+    -------
+    int or sympy.Expr
+        With a symbolic ``head_dim``, only the factors 1 and 0.5 (d and ⌊d/2⌋).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``rope_type``, a factor outside (0, 1], ``rope_scaling`` set, naming the key.
+    """
+    if config.get("rope_scaling") is not None:
+        raise ValueError("config key 'rope_scaling' is the legacy spelling: write rope_parameters")
+    rope = config.get("rope_parameters")
+    factor: Any = default
+    if rope is not None:
+        if not isinstance(rope, Mapping):
+            raise ValueError(f"config key 'rope_parameters' must be an object, got {rope!r:.60}")
+        kind = rope.get("rope_type", rope.get("type", "default"))
+        if kind not in ROPE_TYPES:
+            raise ValueError(f"config key 'rope_parameters': rope_type {kind!r} is not one derive maps")
+        factor = rope.get("partial_rotary_factor", default)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
+        raise ValueError(f"config key 'rope_parameters': partial_rotary_factor must be in (0, 1], got {factor!r}")
+    if type(head_dim) is int:
+        return int(head_dim * factor)
+    if factor in (1, 0.5):
+        return head_dim if factor == 1 else floordiv(head_dim, 2)
+    raise ValueError(f"config key 'rope_parameters': partial_rotary_factor {factor} with a symbolic head_dim")
 
 
 def rope_buffers(head_dim: Dim, prefix: str = "") -> tuple[Param, ...]:

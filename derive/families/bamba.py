@@ -35,11 +35,11 @@ from ..blocks.mamba2 import mixer
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
-from ..tree import Dim, Module
-from ._decoder import ROPE_TYPES, causal_lm, floordiv, kv_heads, layer_list, rope_buffers
+from ..tree import Module
+from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
 from .llama import register_family
 
-__all__ = ["bamba", "rotary_dim"]
+__all__ = ["bamba"]
 
 #: ``BambaConfig``'s shape keys and defaults (configuration_bamba.py 45-78).
 _DEFAULTS: dict[str, Any] = {
@@ -79,49 +79,6 @@ _SOURCE = (
     "transformers/models/bamba/configuration_bamba.py 45-113, modeling_bamba.py 50-86, 182-207, 583-646, "
     "803-812, 840-856, 927-941, 1009-1019"
 )
-
-
-def rotary_dim(config: Mapping[str, Any], head_dim: Dim, default: float) -> Dim:
-    """The rotated width of a head, ``int(head_dim * partial_rotary_factor)`` (``modeling_bamba.py`` 79-81).
-
-    Parameters
-    ----------
-    config : mapping
-        The config as given: ``rope_parameters`` (an object) may set ``rope_type`` and
-        ``partial_rotary_factor``; a legacy ``rope_scaling`` must be None.
-    head_dim : int or sympy.Expr
-        d.
-    default : float
-        The family's factor when ``rope_parameters`` sets none (Bamba hardcodes 0.5).
-
-    Returns
-    -------
-    int or sympy.Expr
-        With a symbolic ``head_dim``, only the factors 1 and 0.5 (d and ⌊d/2⌋).
-
-    Raises
-    ------
-    ValueError
-        An unknown ``rope_type``, a factor outside (0, 1], ``rope_scaling`` set, naming the key.
-    """
-    if config.get("rope_scaling") is not None:
-        raise ValueError("config key 'rope_scaling' is the legacy spelling: write rope_parameters")
-    rope = config.get("rope_parameters")
-    factor: Any = default
-    if rope is not None:
-        if not isinstance(rope, Mapping):
-            raise ValueError(f"config key 'rope_parameters' must be an object, got {rope!r:.60}")
-        kind = rope.get("rope_type", rope.get("type", "default"))
-        if kind not in ROPE_TYPES:
-            raise ValueError(f"config key 'rope_parameters': rope_type {kind!r} is not one derive maps")
-        factor = rope.get("partial_rotary_factor", default)
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
-        raise ValueError(f"config key 'rope_parameters': partial_rotary_factor must be in (0, 1], got {factor!r}")
-    if type(head_dim) is int:
-        return int(head_dim * factor)
-    if factor in (1, 0.5):
-        return head_dim if factor == 1 else floordiv(head_dim, 2)
-    raise ValueError(f"config key 'rope_parameters': partial_rotary_factor {factor} with a symbolic head_dim")
 
 
 def _int(c: Mapping[str, Any], key: str, minimum: int) -> int:
