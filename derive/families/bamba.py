@@ -138,7 +138,7 @@ def bamba(config: Mapping[str, Any]) -> Module:
             raise ValueError(f"config key 'mamba_d_head' ({given}) must be mamba_expand * hidden_size / mamba_n_heads ({P})")  # fmt: skip
     flags = {k: _hf.flag(c, k) for k in ("mamba_conv_bias", "mamba_proj_bias", "attention_bias", "mlp_bias")}
     tie = _hf.flag(c, "tie_word_embeddings")
-    rotary = rotary_dim(config, d, 0.5)
+    rotary = rotary_dim(config, d, 0.5, given=c["head_dim"] is not None)
 
     def make(attention: bool) -> Module:
         if attention:

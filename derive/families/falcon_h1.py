@@ -155,7 +155,9 @@ def falcon_h1(config: Mapping[str, Any]) -> Module:
     tie = _hf.flag(c, "tie_word_embeddings")
     rope = config.get("rope_parameters")
     kind = rope.get("rope_type", rope.get("type", "default")) if isinstance(rope, Mapping) else "default"
-    rotary = rotary_dim(config, d, 1.0) if kind != "default" else d  # the default type reads no factor (line 80)
+    rotary = rotary_dim(
+        config, d, 1.0, plain_reads_factor=False, given=c["head_dim"] is not None
+    )  # the default type reads no factor (line 80)
 
     mamba = mixer(
         D, N, K, expand, P, d_inner=E, ngroups=G, nheads=Hm, rmsnorm=flags["mamba_rms_norm"],

@@ -109,6 +109,7 @@ def test_closed_forms() -> None:
         ({"mamba_expand": 1.5}, "mamba_expand"),
         ({"attn_layer_indices": "9,18"}, "attn_layer_indices"),
         ({"head_dim": None}, "head_dim"),
+        ({"head_dim": 7, "rope_parameters": {"partial_rotary_factor": 1.0}}, "head_dim"),
         ({"layer_types": ["mamba"] * 32}, "layer_types"),
         ({"rope_parameters": {"rope_type": "longrope"}}, "rope_parameters"),
         ({"rope_scaling": {"type": "linear", "factor": 2.0}}, "rope_scaling"),

@@ -103,6 +103,7 @@ def test_closed_forms() -> None:
         ({"mlp_multipliers": [1.0]}, "mlp_multipliers"),
         ({"ssm_multipliers": [1.0] * 4}, "ssm_multipliers"),
         ({"head_dim": None}, "head_dim"),
+        ({"head_dim": 5}, "head_dim"),
         ({"layer_types": ["hybrid"] * 32}, "layer_types"),
         ({"rope_parameters": {"rope_type": "longrope"}}, "rope_parameters"),
     ],
