@@ -33,10 +33,11 @@ from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
+from ..layers.token_flops import matmul_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
 
-__all__ = ["EQUATIONS", "mixer", "cache", "Mamba2", "causal_lm", "LETTERS"]
+__all__ = ["EQUATIONS", "mixer", "cache", "decode_flops", "Mamba2", "causal_lm", "LETTERS"]
 
 #: The mixer's update, one step t, per head (LaTeX; x_t ∈ R^{H×P}, P = headdim, h_t ∈ R^{H×P×N}).
 EQUATIONS: tuple[tuple[str, str], ...] = (
@@ -206,6 +207,31 @@ def mixer(
     params = (Param("dt_bias", (H,)), Param("A_log", (H,)), Param("D", (S if D_has_hdim else H,)))
     states = cache(channels, H, headdim, N, K, spelling)
     return Module(name, cls, params, children, cache=states)
+
+
+def decode_flops(module: Module, tokens: Dim) -> Any:
+    """Matmul FLOPs of one token through a transformers Mamba-2 mixer at decode: its projections and
+    the state readout, 2·H·P·N.
+
+    The decode step's reference path (``selective_state_update``'s fallback, e.g.
+    ``models/nemotron_h/modeling_nemotron_h.py`` 247-260) updates the state element-wise and reads
+    it out with one ``torch.bmm`` of (batch·H, P, N) by (batch·H, N, 1); the depthwise convolution
+    is no matrix product. Held against ``FlopCounterMode`` by the Bamba, Nemotron-H, Falcon-H1,
+    GraniteMoeHybrid and Zamba2 tests; a family registers it for its mixer's class.
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The mixer (:func:`mixer`, spelling "transformers"): its ``recurrent_states`` give H, P, N.
+    tokens : int or sympy.Expr
+        Unused: the mixer's cost does not grow with the cache.
+
+    Returns
+    -------
+    int or sympy.Expr
+    """
+    _, H, P, N = module.cache[1].shape
+    return sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0) + 2 * H * P * N
 
 
 def Mamba2(

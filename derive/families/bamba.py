@@ -31,10 +31,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba2 import mixer
+from ..blocks.mamba2 import decode_flops, mixer
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
+from ..layers.token_flops import register
 from ..tree import Module
 from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
 from .llama import register_family
@@ -170,4 +171,5 @@ def bamba(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
+register("BambaMixer", decode_flops)
 register_family("bamba", "BambaConfig", "BambaForCausalLM", bamba, _SOURCE)

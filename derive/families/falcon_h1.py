@@ -35,11 +35,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba2 import mixer
+from ..blocks.mamba2 import decode_flops, mixer
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
+from ..layers.token_flops import register
 from ..tree import Module, Param
 from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
 from .llama import register_family
@@ -196,4 +197,5 @@ def falcon_h1(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
+register("FalconH1Mixer", decode_flops)
 register_family("falcon_h1", "FalconH1Config", "FalconH1ForCausalLM", falcon_h1, _SOURCE)

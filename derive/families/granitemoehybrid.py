@@ -34,11 +34,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba2 import mixer
+from ..blocks.mamba2 import decode_flops, mixer
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
+from ..layers.token_flops import register
 from ..tree import Module
 from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
 from .llama import register_family
@@ -204,4 +205,5 @@ def granitemoehybrid(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
+register("GraniteMoeHybridMambaLayer", decode_flops)
 register_family("granitemoehybrid", "GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM", granitemoehybrid, _SOURCE)

@@ -40,13 +40,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba2 import mixer
+from ..blocks.mamba2 import decode_flops, mixer
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import plain_mlp
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
+from ..layers.token_flops import register
 from ..tree import Module
 from ._decoder import causal_lm, kv_heads, layer_list
 from .llama import register_family
@@ -232,4 +233,5 @@ def nemotron_h(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
+register("NemotronHMamba2Mixer", decode_flops)
 register_family("nemotron_h", "NemotronHConfig", "NemotronHForCausalLM", nemotron_h, _SOURCE)

@@ -40,10 +40,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba2 import mixer
+from ..blocks.mamba2 import decode_flops, mixer
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
+from ..layers.token_flops import matmul_flops, register
 from ..tree import Dim, Module
 from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
 from .llama import register_family
@@ -134,6 +135,20 @@ def _adapters(name: str, hybrids: int, block: int, blocks: int, width: Dim, rank
     return Module(name, "ModuleList", children=entries)
 
 
+def _adapted(module: Module, tokens: Dim) -> Any:
+    """FLOPs of a shared block's part at one invocation: its own projections, and of each adapter list
+    the one adapter that layer runs (``self.linear_q_adapter_list[adapter_layer_idx]``, lines 295-299,
+    903); attention's scores and weighted values by the rule of :func:`self_attention`."""
+    lists = [c for c in module.children if c.type == "ModuleList"]
+    rest = tuple(c for c in module.children if c.type != "ModuleList")
+    own = module.replace(type="Attention" if module.type == "Zamba2Attention" else "Module", children=rest)
+    return matmul_flops(own, tokens) + sum((matmul_flops(a.children[0], tokens) for a in lists if a.children), 0)
+
+
+register("Zamba2Attention", _adapted)
+register("Zamba2MLP", _adapted)
+
+
 def _kinds(config: Mapping[str, Any], layers: Any) -> list[str]:
     given = {k: config[k] for k in ("layers_block_type", "layer_types") if config.get(k) is not None}
     if len(given) == 2 and given["layers_block_type"] != given["layer_types"]:
@@ -214,7 +229,7 @@ def zamba2(config: Mapping[str, Any]) -> Module:
         return Module(name, "Zamba2MambaDecoderLayer", children=(mamba, norm))
 
     def shared_block(block: int) -> Module:
-        attn = self_attention(2 * D, H, KV, d, type="Zamba2Attention")
+        attn = self_attention(2 * D, H, KV, d)  # its FLOPs rule is "Attention"'s (see _adapted)
         children = attn.children[:3] + (linear(H * d, D, False, name="o_proj"),)
         if flags["use_shared_attention_adapter"]:
             children += tuple(
@@ -225,7 +240,7 @@ def zamba2(config: Mapping[str, Any]) -> Module:
         return Module(
             "shared_transformer", "Zamba2AttentionDecoderLayer",
             children=(
-                attn.replace(children=children),
+                attn.replace(type="Zamba2Attention", children=children),
                 Module("feed_forward", "Zamba2MLP", children=mlp),
                 rms_norm((2 * D,), name="input_layernorm", type="Zamba2RMSNorm"),
                 rms_norm((D,), name="pre_ff_layernorm", type="Zamba2RMSNorm"),
@@ -260,4 +275,5 @@ def zamba2(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
+register("Zamba2MambaMixer", decode_flops)
 register_family("zamba2", "Zamba2Config", "Zamba2ForCausalLM", zamba2, _SOURCE)

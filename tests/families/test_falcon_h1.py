@@ -8,6 +8,7 @@ derive.
 from __future__ import annotations
 
 import cache_live
+import hf_cache
 import hf_live
 import pytest
 import sympy
@@ -139,3 +140,13 @@ def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     assert cost({"model_type": "falcon_h1", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(
         measured.values()
     )
+
+
+def test_decode_flops() -> None:
+    """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the projections, the Mamba-2
+    state readout, attention over the cache), and the cache the prefill leaves."""
+    model = hf_cache.tiny("falcon_h1", CACHE)
+    for batch, tokens in ((1, 1), (2, 5)):
+        held, flops = hf_cache.run(model, batch, tokens)
+        assert cost({"model_type": "falcon_h1", **CACHE}, tokens, batch, "float32").cache_bytes == held
+        assert cost({"model_type": "falcon_h1", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops

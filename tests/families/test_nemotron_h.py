@@ -8,6 +8,7 @@ derive.
 from __future__ import annotations
 
 import cache_live
+import hf_cache
 import hf_live
 import pytest
 import sympy
@@ -163,3 +164,13 @@ def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     assert cost({"model_type": "nemotron_h", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(
         measured.values()
     )
+
+
+def test_decode_flops() -> None:
+    """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the projections, the Mamba-2
+    state readout, attention over the cache), and the cache the prefill leaves."""
+    model = hf_cache.tiny("nemotron_h", CACHE)
+    for batch, tokens in ((1, 1), (2, 5)):
+        held, flops = hf_cache.run(model, batch, tokens)
+        assert cost({"model_type": "nemotron_h", **CACHE}, tokens, batch, "float32").cache_bytes == held
+        assert cost({"model_type": "nemotron_h", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
