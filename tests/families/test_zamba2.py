@@ -8,6 +8,8 @@ off the real models, never off derive.
 
 from __future__ import annotations
 
+import json
+
 import cache_live
 import hf_cache
 import hf_live
@@ -152,3 +154,11 @@ def test_decode_flops() -> None:
         held, flops = hf_cache.run(model, batch, tokens)
         assert cost({"model_type": "zamba2", **CACHE}, tokens, batch, "float32").cache_bytes == held
         assert cost({"model_type": "zamba2", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+
+
+def test_saved_config() -> None:
+    """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
+    import transformers
+
+    saved = json.loads(transformers.AutoConfig.for_model("zamba2", **CACHE).to_json_string())
+    assert derive.explain(saved).total == hf_live.total(hf_live.build("zamba2", CACHE))
