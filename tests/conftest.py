@@ -93,6 +93,11 @@ SLOW_TESTS = (
     "tests/families/test_minimax.py::test_drawn_configs",
     "tests/families/test_lfm2_moe.py::test_drawn_configs",
     "tests/families/test_kimi_linear.py::test_drawn_configs",
+    "tests/families/test_bamba.py::test_drawn_configs",
+    "tests/families/test_nemotron_h.py::test_drawn_configs",
+    "tests/families/test_falcon_h1.py::test_drawn_configs",
+    "tests/families/test_granitemoehybrid.py::test_drawn_configs",
+    "tests/families/test_zamba2.py::test_drawn_configs",
     "tests/families/test_families.py::test_a_live_config_object_at_its_defaults",
 )
 

@@ -33,10 +33,11 @@ from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
+from ..layers.token_flops import matmul_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
 
-__all__ = ["EQUATIONS", "mixer", "cache", "Mamba2", "causal_lm", "LETTERS"]
+__all__ = ["EQUATIONS", "mixer", "cache", "decode_flops", "Mamba2", "causal_lm", "LETTERS"]
 
 #: The mixer's update, one step t, per head (LaTeX; x_t ∈ R^{H×P}, P = headdim, h_t ∈ R^{H×P×N}).
 EQUATIONS: tuple[tuple[str, str], ...] = (
@@ -130,6 +131,7 @@ def mixer(
     expand: Dim = 2,
     headdim: Dim = 64,
     *,
+    d_inner: Dim | None = None,
     d_ssm: Dim | None = None,
     ngroups: Dim = 1,
     nheads: Dim | None = None,
@@ -139,6 +141,8 @@ def mixer(
     conv_bias: bool = True,
     spelling: str = "mamba_ssm",
     name: str = "",
+    type: str | None = None,
+    norm_type: str | None = None,
 ) -> Module:
     """The Mamba-2 mixer: in_proj, depthwise conv1d over x, B, C, dt_bias, A_log, D, gated norm, out_proj.
 
@@ -152,6 +156,8 @@ def mixer(
         K.
     expand : int or sympy.Expr, default 2
         E = expand · D.
+    d_inner : int or sympy.Expr, optional
+        E itself, where a family fixes it otherwise (Nemotron-H: ``mamba_num_heads * mamba_head_dim``).
     headdim : int or sympy.Expr, default 64
         P; H = d_ssm / P heads unless ``nheads`` is given.
     d_ssm : int or sympy.Expr, optional
@@ -167,6 +173,9 @@ def mixer(
     bias, conv_bias : bool
     spelling : {"mamba_ssm", "transformers"}
     name : str
+    type, norm_type : str, optional
+        The classes of the mixer and its gated norm where a family renames them (transformers'
+        ``BambaMixer`` and ``BambaRMSNormGated``; default the spelling's).
 
     Returns
     -------
@@ -182,8 +191,9 @@ def mixer(
     if spelling not in _ORDER:
         raise ValueError(f"spelling must be one of {sorted(_ORDER)}, got {spelling!r}")
     cls, norm_cls, order = _ORDER[spelling]
+    cls, norm_cls = type or cls, norm_type or norm_cls
     D, N, K, G = d_model, d_state, d_conv, ngroups
-    E = expand * D
+    E = expand * D if d_inner is None else d_inner
     S = E if d_ssm is None else d_ssm
     H = _heads(S, headdim) if nheads is None else nheads
     channels = S + 2 * G * N
@@ -197,6 +207,31 @@ def mixer(
     params = (Param("dt_bias", (H,)), Param("A_log", (H,)), Param("D", (S if D_has_hdim else H,)))
     states = cache(channels, H, headdim, N, K, spelling)
     return Module(name, cls, params, children, cache=states)
+
+
+def decode_flops(module: Module, tokens: Dim) -> Any:
+    """Matmul FLOPs of one token through a transformers Mamba-2 mixer at decode: its projections and
+    the state readout, 2·H·P·N.
+
+    The decode step's reference path (``selective_state_update``'s fallback, e.g.
+    ``models/nemotron_h/modeling_nemotron_h.py`` 247-260) updates the state element-wise and reads
+    it out with one ``torch.bmm`` of (batch·H, P, N) by (batch·H, N, 1); the depthwise convolution
+    is no matrix product. Held against ``FlopCounterMode`` by the Bamba, Nemotron-H, Falcon-H1,
+    GraniteMoeHybrid and Zamba2 tests; a family registers it for its mixer's class.
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The mixer (:func:`mixer`, spelling "transformers"): its ``recurrent_states`` give H, P, N.
+    tokens : int or sympy.Expr
+        Unused: the mixer's cost does not grow with the cache.
+
+    Returns
+    -------
+    int or sympy.Expr
+    """
+    _, H, P, N = module.cache[1].shape
+    return sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0) + 2 * H * P * N
 
 
 def Mamba2(

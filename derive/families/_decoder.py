@@ -24,6 +24,7 @@ __all__ = [
     "ROPE_KEYS",
     "rope_buffers",
     "check_rope",
+    "rotary_dim",
     "layer_list",
     "causal_lm",
     "head_dim",
@@ -72,6 +73,67 @@ def check_rope(config: Mapping[str, Any], key: str = "rope_parameters") -> None:
         factor = rope.get("partial_rotary_factor", 1.0)
         if factor != 1.0:
             raise ValueError(f"config key {name!r}: partial_rotary_factor {factor!r} is not derived (only 1.0)")
+
+
+def rotary_dim(
+    config: Mapping[str, Any], head_dim: Dim, default: float, *, plain_reads_factor: bool = True, given: bool = False
+) -> Dim:
+    """The rotated width of a head, ``int(head_dim * partial_rotary_factor)`` (Bamba's default RoPE,
+    ``modeling_bamba.py`` 79-81, and the scaled RoPE types of ``modeling_rope_utils.py``); the whole
+    head where the family's own default RoPE reads no factor (``modeling_falcon_h1.py`` 79-80).
+
+    Parameters
+    ----------
+    config : mapping
+        The config as given: ``rope_parameters`` (an object) may set ``rope_type`` and
+        ``partial_rotary_factor``; a legacy ``rope_scaling`` must be None.
+    head_dim : int or sympy.Expr
+        d.
+    default : float
+        The family's factor when ``rope_parameters`` sets none (Bamba hardcodes 0.5, most families 1.0).
+    plain_reads_factor : bool, default True
+        False: the ``default`` RoPE type rotates the whole head whatever the factor (Falcon-H1,
+        GraniteMoeHybrid).
+    given : bool, default False
+        ``head_dim`` is the config's own key: transformers' ``validate_rope`` then refuses an odd
+        ``head_dim`` > 4 that the factor rotates whole (``modeling_rope_utils.py`` 902-915), even
+        in a model that builds no rotary embedding.
+
+    Returns
+    -------
+    int or sympy.Expr
+        With a symbolic ``head_dim``, only the factors 1 and 0.5 (d and ⌊d/2⌋).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``rope_type``, a factor outside (0, 1], ``rope_scaling`` set, an odd whole
+        ``head_dim`` (see ``given``), naming the key.
+    """
+    if config.get("rope_scaling") is not None:
+        raise ValueError("config key 'rope_scaling' is the legacy spelling: write rope_parameters")
+    rope = config.get("rope_parameters")
+    factor: Any = default
+    if rope is not None:
+        if not isinstance(rope, Mapping):
+            raise ValueError(f"config key 'rope_parameters' must be an object, got {rope!r:.60}")
+        kind = rope.get("rope_type", rope.get("type", "default"))
+        if kind not in ROPE_TYPES:
+            raise ValueError(f"config key 'rope_parameters': rope_type {kind!r} is not one derive maps")
+        factor = rope.get("partial_rotary_factor", default)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
+        raise ValueError(f"config key 'rope_parameters': partial_rotary_factor must be in (0, 1], got {factor!r}")
+    if given and type(head_dim) is int and head_dim > 4 and head_dim % 2 and int(head_dim * factor) == head_dim:
+        raise ValueError(
+            f"config key 'head_dim' ({head_dim}) is odd and rotated whole: transformers' validate_rope refuses it"
+        )
+    if rope is not None and not plain_reads_factor and rope.get("rope_type", rope.get("type", "default")) == "default":
+        factor = 1
+    if type(head_dim) is int:
+        return int(head_dim * factor)
+    if factor in (1, 0.5):
+        return head_dim if factor == 1 else floordiv(head_dim, 2)
+    raise ValueError(f"config key 'rope_parameters': partial_rotary_factor {factor} with a symbolic head_dim")
 
 
 def rope_buffers(head_dim: Dim, prefix: str = "") -> tuple[Param, ...]:

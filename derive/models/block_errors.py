@@ -306,8 +306,14 @@ def _layer(name: str) -> int | None:
 
 
 def _key_lines(missing: list[str], unexpected: list[str], owner: str) -> tuple[list[str], set[str]]:
-    """Layers beyond the other side's, and flags that add a tensor, from missing and unexpected keys."""
+    """Layers beyond the other side's, and flags that add a tensor, from missing and unexpected keys —
+    only by a model holding ``owner`` where that is a class of a model derive builds: keys a
+    ``LlamaForCausalLM`` does not have say nothing of its layers, whichever model has them."""
+    from ..blocks import CONFIG_MODELS
+
     candidates = _candidates(missing + unexpected, owner)
+    if owner and any(owner in t.parts for t in map(template, CONFIG_MODELS) if t is not None):
+        candidates = [c for c in candidates if owner in c[0].parts]
     if not candidates:
         return [], set()
     main, prefix = candidates[0]

@@ -1,0 +1,237 @@
+"""Nemotron-H (``model_type`` ``nemotron_h``): one mixer per layer — Mamba-2, attention, an MLP or a
+mixture of experts — picked by the layer pattern.
+
+``NemotronHForCausalLM`` (``models/nemotron_h/modeling_nemotron_h.py`` 389-447
+``NemotronHMamba2Mixer``, 637-644 ``NemotronHMLP``, 652-673 ``NemotronHExperts``, 713-739
+``NemotronHMoE``, 757-768 ``NemotronHTopkRouter``, 869-884 ``NemotronHAttention``, 931-955
+``NemotronHBlock``, 1076-1083 ``NemotronHModel``, 1157-1164): every layer is ``norm`` then
+``mixer``, the kind read from ``layers_block_type`` (``layer_types``; the legacy names ``mamba``
+and ``attention`` remapped, ``configuration_utils.py`` 94-99) or else the string
+``hybrid_override_pattern`` — ``M`` Mamba-2, ``*`` attention, ``-`` MLP, ``E`` MoE
+(``configuration_nemotron_h.py`` 169-177, 275-279); with neither, the four layers ``M E * -``.
+``num_hidden_layers`` is ignored: the pattern's length is the layer count (its setter does nothing).
+
+- Mamba-2 (:func:`derive.blocks.mamba2.mixer`): E = ``mamba_num_heads`` · ``mamba_head_dim``
+  (``expand`` is not read), G = ``n_groups``, N = ``ssm_state_size``, K = ``conv_kernel``;
+  ``in_proj``/``out_proj`` biased with ``use_bias``.
+- attention: q/k/v/o never biased (``attention_bias`` is not read), head width ``head_dim``; no
+  rotary embedding.
+- MLP: ``up_proj``, ``down_proj`` (squared ReLU, no gate), biased with ``mlp_bias``.
+- MoE: ``experts`` (``up_proj`` (E, F, D'), ``down_proj`` (E, D', F), E = ``n_routed_experts``, F =
+  ``moe_intermediate_size``, D' = ``moe_latent_size`` or D), ``gate`` (E, D) with the buffer
+  ``e_score_correction_bias``, one ``shared_experts`` MLP of ``moe_shared_expert_intermediate_size``
+  whatever ``n_shared_experts`` says, and ``fc1_latent_proj``/``fc2_latent_proj`` with a latent size.
+
+``lm_head`` is never tied: ``_tied_weights_keys = {}`` (line 1158) whatever
+``tie_word_embeddings`` says. Its cache: a Mamba-2 layer keeps ``conv_states`` (batch, E + 2GN, K)
+in the model's dtype and ``recurrent_states`` (batch, H, P, N) in float32
+(:func:`derive.blocks.mamba2.cache`; ``mamba_ssm_cache_dtype`` is not read by transformers); an
+attention layer keys and values; an MLP or MoE layer an empty ``DummyLayer``.
+
+>>> from derive.tree import count, active
+>>> model = nemotron_h({"hybrid_override_pattern": "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"})
+>>> count(model)   # Nemotron-H-8B's layout
+8100852736
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..blocks import _hf
+from ..blocks.mamba2 import decode_flops, mixer
+from ..layers.embedding import embedding
+from ..layers.linear import linear
+from ..layers.lm_attention import self_attention
+from ..layers.mlp import plain_mlp
+from ..layers.moe import moe_block, routed_experts, router
+from ..layers.norm import rms_norm
+from ..layers.token_flops import register
+from ..tree import Module
+from ._decoder import causal_lm, kv_heads, layer_list
+from .llama import register_family
+
+__all__ = ["nemotron_h", "PATTERN"]
+
+#: ``hybrid_override_pattern``'s letters (configuration_nemotron_h.py 275-279).
+PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
+_LEGACY = {"mamba": "linear_attention", "attention": "full_attention"}
+
+#: ``NemotronHConfig``'s shape keys and defaults (configuration_nemotron_h.py 97-151).
+_DEFAULTS: dict[str, Any] = {
+    "vocab_size": 131072,
+    "hidden_size": 4096,
+    "layers_block_type": None,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "intermediate_size": 21504,
+    "mlp_bias": False,
+    "ssm_state_size": 128,
+    "mamba_num_heads": 128,
+    "mamba_head_dim": 64,
+    "n_groups": 8,
+    "conv_kernel": 4,
+    "use_conv_bias": True,
+    "use_bias": False,
+    "n_routed_experts": 8,
+    "moe_intermediate_size": 7688,
+    "moe_shared_expert_intermediate_size": 7688,
+    "moe_latent_size": None,
+    "num_experts_per_tok": 2,
+}
+#: Legacy keys ``__post_init__`` pops into the key it reads (configuration_nemotron_h.py 160-168).
+_ALIASES = {"mamba_n_groups": "n_groups", "mamba_d_conv": "conv_kernel", "mamba_conv_bias": "use_conv_bias"}
+_INERT = (
+    "num_logits_to_keep",
+    "num_hidden_layers",  # the pattern's length is the layer count
+    "hybrid_override_pattern",  # read below
+    "tie_word_embeddings",  # never tied (_tied_weights_keys = {})
+    "max_position_embeddings",
+    "attention_bias",  # q/k/v/o are built bias=False
+    "attention_dropout",
+    "sliding_window",
+    "mlp_hidden_act",
+    "use_mamba_kernels",
+    "mamba_hidden_act",
+    "expand",
+    "mamba_expand",
+    "time_step_min",
+    "time_step_max",
+    "time_step_limit",
+    "time_step_floor",
+    "mamba_dt_min",
+    "mamba_dt_max",
+    "mamba_dt_limit",
+    "mamba_dt_init_floor",
+    "chunk_size",
+    "mamba_chunk_size",
+    "mamba_proj_bias",  # not read by the mixer (use_bias is)
+    "mamba_ssm_cache_dtype",
+    "output_router_logits",
+    "n_shared_experts",  # one shared_experts MLP whatever its value
+    "moe_shared_expert_overlap",
+    "routed_scaling_factor",
+    "n_group",
+    "topk_group",
+    "norm_topk_prob",
+    "num_nextn_predict_layers",  # no multi-token-prediction module is built
+    "mtp_layers_block_type",
+    "mtp_hybrid_override_pattern",
+    "layer_norm_epsilon",
+    "residual_in_fp32",
+    "hidden_dropout",
+    "rescale_prenorm_residual",
+    "rope_theta",  # no rotary embedding
+    "rope_parameters",
+)
+_SOURCE = (
+    "transformers/models/nemotron_h/configuration_nemotron_h.py 84-285, modeling_nemotron_h.py 389-447, "
+    "637-768, 869-955, 1076-1083, 1157-1164"
+)
+
+
+def _kinds(config: Mapping[str, Any]) -> list[str]:
+    """Each layer's kind: ``layers_block_type`` (or ``layer_types``), else ``hybrid_override_pattern``."""
+    # layer_types (the attribute map's name) is set after layers_block_type: it wins
+    lists = [k for k in ("layer_types", "layers_block_type") if config.get(k) is not None][:1]
+    if lists:
+        kinds = config[lists[0]]
+        if isinstance(kinds, str) or not isinstance(kinds, Sequence):
+            raise ValueError(f"config key {lists[0]!r} must be a list, got {kinds!r:.60}")
+        kinds = [_LEGACY.get(k, k) if isinstance(k, str) else k for k in kinds]
+        if any(k not in PATTERN.values() for k in kinds):
+            raise ValueError(f"config key {lists[0]!r} must hold {sorted(PATTERN.values())}, got {kinds!r:.80}")
+        return kinds
+    if "hybrid_override_pattern" in config:
+        pattern = config["hybrid_override_pattern"]
+        if not isinstance(pattern, str) or any(ch not in PATTERN for ch in pattern):
+            raise ValueError(f"config key 'hybrid_override_pattern' must be a string of {''.join(PATTERN)}, got {pattern!r:.60}")  # fmt: skip
+        return [PATTERN[ch] for ch in pattern]
+    return ["linear_attention", "moe", "full_attention", "mlp"]
+
+
+def nemotron_h(config: Mapping[str, Any]) -> Module:
+    """``NemotronHForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it.
+
+    Parameters
+    ----------
+    config : mapping
+        Absent keys at ``NemotronHConfig``'s defaults (the legacy names ``mamba_n_groups``,
+        ``mamba_d_conv``, ``mamba_conv_bias`` read as transformers reads them). Sizes may be SymPy
+        symbols; the pattern is data.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    ValueError
+        A key derive cannot map, a pattern letter or layer kind transformers does not know, more
+        experts per token than experts; naming the key.
+    """
+    config = dict(config)
+    for alias, key in _ALIASES.items():  # the popped name wins (configuration_nemotron_h.py 160-168)
+        if alias in config:
+            config[key] = config.pop(alias)
+    if "num_local_experts" in config:  # the attribute map's name for n_routed_experts, set after it: it wins
+        config["n_routed_experts"] = config.pop("num_local_experts")
+    kinds = _kinds(config)
+    config.pop("layer_types", None)
+    c = _hf.resolve(config, cls="NemotronHConfig", defaults=_DEFAULTS, inert=_INERT)
+    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
+    H, d = _hf.size(c, "num_attention_heads"), _hf.size(c, "head_dim")
+    KV = kv_heads(c, H)
+    Hm, P = _hf.size(c, "mamba_num_heads"), _hf.size(c, "mamba_head_dim")
+    G, N, K = _hf.size(c, "n_groups"), _hf.size(c, "ssm_state_size"), _hf.size(c, "conv_kernel")
+    E, k = _hf.size(c, "n_routed_experts"), _hf.size(c, "num_experts_per_tok")
+    if type(E) is int and type(k) is int and k > E:
+        raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds n_routed_experts ({E})")
+    Fe, Fs = _hf.size(c, "moe_intermediate_size"), _hf.size(c, "moe_shared_expert_intermediate_size")
+    latent = None if c["moe_latent_size"] is None else _hf.size(c, "moe_latent_size")
+    flags = {f: _hf.flag(c, f) for f in ("mlp_bias", "use_conv_bias", "use_bias")}
+    mlp_bias = flags["mlp_bias"]
+
+    def moe() -> Module:
+        parts: tuple[Module, ...] = (
+            routed_experts(latent or D, Fe, E, k, gated=False, type="NemotronHExperts"),
+            router(D, E, correction_bias=True, name="gate", type="NemotronHTopkRouter"),
+            plain_mlp(D, Fs, bias=mlp_bias, name="shared_experts", type="NemotronHMLP"),
+        )
+        if latent is not None:
+            parts += (
+                linear(D, latent, mlp_bias, name="fc1_latent_proj"),
+                linear(latent, D, mlp_bias, name="fc2_latent_proj"),
+            )
+        return moe_block(*parts, name="mixer", type="NemotronHMoE")
+
+    def make(kind: str) -> Module:
+        if kind == "linear_attention":
+            mix = mixer(
+                D, N, K, 1, P, d_inner=Hm * P, ngroups=G, nheads=Hm, bias=flags["use_bias"],
+                conv_bias=flags["use_conv_bias"], spelling="transformers", name="mixer",
+                type="NemotronHMamba2Mixer", norm_type="NemotronHRMSNormGated",
+            )  # fmt: skip
+        elif kind == "full_attention":
+            mix = self_attention(D, H, KV, d, name="mixer", type="NemotronHAttention")
+        elif kind == "mlp":
+            mix = plain_mlp(D, F, bias=mlp_bias, name="mixer", type="NemotronHMLP")
+        else:
+            mix = moe()
+        return Module("", "NemotronHBlock", children=(rms_norm((D,), name="norm", type="NemotronHRMSNorm"), mix))
+
+    shape: dict[str, Any] = {"vocab_size": V, "hidden_size": D, "layers_block_type": kinds}
+    shape.update(num_attention_heads=H, num_key_value_heads=KV, head_dim=d, intermediate_size=F)
+    shape.update(ssm_state_size=N, mamba_num_heads=Hm, mamba_head_dim=P, n_groups=G, conv_kernel=K)
+    shape.update(n_routed_experts=E, num_experts_per_tok=k, moe_intermediate_size=Fe)
+    shape.update(moe_shared_expert_intermediate_size=Fs, moe_latent_size=latent, **flags)
+    return causal_lm(
+        "NemotronH", vocab=V, hidden=D, layers=layer_list(make, kinds, len(kinds)), tie=False, config=shape,
+        embed=embedding(V, D, name="embeddings"), norm=rms_norm((D,), name="norm_f", type="NemotronHRMSNorm"),
+    )  # fmt: skip
+
+
+register("NemotronHMamba2Mixer", decode_flops)
+register_family("nemotron_h", "NemotronHConfig", "NemotronHForCausalLM", nemotron_h, _SOURCE)

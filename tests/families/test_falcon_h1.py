@@ -1,0 +1,162 @@
+"""Falcon-H1 (``model_type`` ``falcon_h1``) held against transformers 5.23.0: meta-device builds of drawn
+configs (every tensor and buffer — the μP ``mup_vector`` a buffer — and the total), the cache of tiny
+models run with ``use_cache=True`` (float32, bfloat16) against derive's States (attention and Mamba-2 in
+every layer), and the configs derive refuses. Expected values are read off the real models, never off
+derive.
+"""
+
+from __future__ import annotations
+
+import json
+
+import cache_live
+import hf_cache
+import hf_live
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import derive
+from derive.analysis.cost import cost
+from derive.blocks import config_model
+from derive.tree import active, named_buffers
+
+
+def check(config: dict) -> None:
+    """derive's report against the model transformers builds on the meta device (or both refuse)."""
+    try:
+        model = hf_live.build("falcon_h1", config)
+    except Exception:  # transformers refuses it: derive must refuse it too
+        with pytest.raises(ValueError):
+            derive.explain({"model_type": "falcon_h1", **config})
+        return
+    report = derive.explain({"model_type": "falcon_h1", **config})
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
+    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
+    assert report.total == hf_live.total(model) == active(report.module)
+    hf_live.record("transformers", "FalconH1ForCausalLM")
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> dict:
+    kv = draw(st.sampled_from([1, 2]))
+    heads = kv * draw(st.integers(1, 3))
+    mamba_heads = draw(st.integers(1, 4))
+    config = {
+        "vocab_size": draw(st.integers(8, 64)),
+        "hidden_size": draw(st.sampled_from([6, 8, 12])),
+        "intermediate_size": draw(st.integers(1, 20)),
+        "num_hidden_layers": draw(st.integers(0, 3)),
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv,
+        "mamba_n_heads": mamba_heads,
+        "mamba_d_ssm": mamba_heads * draw(st.integers(1, 4)),
+        "mamba_n_groups": draw(st.integers(1, 3)),
+        "mamba_d_state": draw(st.integers(1, 8)),
+        "mamba_d_conv": draw(st.integers(1, 4)),
+        "mamba_rms_norm": draw(st.booleans()),
+        "mamba_conv_bias": draw(st.booleans()),
+        "mamba_proj_bias": draw(st.booleans()),
+        "projectors_bias": draw(st.booleans()),
+        "attention_bias": draw(st.booleans()),
+        "mlp_bias": draw(st.booleans()),
+        "tie_word_embeddings": draw(st.booleans()),
+        "ssm_multipliers": [draw(st.floats(0.5, 2.0)) for _ in range(5)],
+        "mlp_multipliers": [1.0, draw(st.floats(0.5, 2.0))],
+        "key_multiplier": 0.5,
+    }
+    if draw(st.booleans()):
+        config["head_dim"] = draw(st.integers(1, 6))
+    if draw(st.booleans()):
+        kind = draw(st.sampled_from(["default", "linear"]))
+        config["rope_parameters"] = {"rope_type": kind, "rope_theta": 1e4, "factor": 2.0}
+        config["rope_parameters"]["partial_rotary_factor"] = draw(st.sampled_from([0.25, 0.5, 1.0]))
+    return config
+
+
+@settings(max_examples=12, deadline=None)
+@given(config=configs())
+def test_drawn_configs(config: dict) -> None:
+    """Every tensor name and shape, buffer and total of drawn configs (widths, norms, biases, multipliers, RoPE)."""
+    check(config)
+
+
+def test_defaults() -> None:
+    """``FalconH1Config()`` and its mixer at ``mamba_expand`` · D, against transformers' own count."""
+    check({})
+    check({"mamba_d_ssm": None, "num_hidden_layers": 2})
+
+
+def test_closed_forms() -> None:
+    """The report's closed forms, at the config's values, give back the cache."""
+    config = {"model_type": "falcon_h1", "head_dim": 96, "rope_parameters": {"rope_type": "linear", "factor": 2.0}}
+    numeric = cost(derive.explain(config), 4096, 2, "bfloat16")
+    forms, letters = numeric.closed_forms()
+    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
+    values.update({sympy.Symbol("T", integer=True, positive=True): 4096, sympy.Symbol("N", integer=True, positive=True): 2})  # fmt: skip
+    assert sympy.sympify(forms["cache_bytes"]).subs(values) == numeric.cache_bytes
+
+
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [
+        ({"mamba_n_heads": 3}, "mamba_n_heads"),
+        ({"mamba_d_head": 32}, "mamba_d_head"),
+        ({"mlp_multipliers": [1.0]}, "mlp_multipliers"),
+        ({"ssm_multipliers": [1.0] * 4}, "ssm_multipliers"),
+        ({"head_dim": None}, "head_dim"),
+        ({"head_dim": 5}, "head_dim"),
+        ({"layer_types": ["hybrid"] * 32}, "layer_types"),
+        ({"rope_parameters": {"rope_type": "longrope"}}, "rope_parameters"),
+    ],
+)
+def test_refused(config: dict, words: str) -> None:
+    """Keys derive cannot map and values transformers refuses, naming the key."""
+    with pytest.raises(ValueError, match=words):
+        config_model("falcon_h1").build(config)
+
+
+CACHE = {
+    "vocab_size": 40,
+    "hidden_size": 16,
+    "intermediate_size": 24,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "mamba_d_ssm": 24,
+    "mamba_n_heads": 4,
+    "mamba_n_groups": 2,
+    "mamba_d_state": 8,
+    "mamba_d_conv": 3,
+    "mamba_chunk_size": 4,
+}
+
+
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
+    """Keys and values, conv states and float32 SSM states, in every layer (measured)."""
+    module = config_model("falcon_h1").build(CACHE)
+    measured = cache_live.cache_bytes(cache_live.model("falcon_h1", CACHE, dtype), batch, prefill, steps)
+    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
+    assert cost({"model_type": "falcon_h1", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(
+        measured.values()
+    )
+
+
+def test_decode_flops() -> None:
+    """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the projections, the Mamba-2
+    state readout, attention over the cache), and the cache the prefill leaves."""
+    model = hf_cache.tiny("falcon_h1", CACHE)
+    for batch, tokens in ((1, 1), (2, 5)):
+        held, flops = hf_cache.run(model, batch, tokens)
+        assert cost({"model_type": "falcon_h1", **CACHE}, tokens, batch, "float32").cache_bytes == held
+        assert cost({"model_type": "falcon_h1", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+
+
+def test_saved_config() -> None:
+    """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
+    import transformers
+
+    saved = json.loads(transformers.AutoConfig.for_model("falcon_h1", **CACHE).to_json_string())
+    assert derive.explain(saved).total == hf_live.total(hf_live.build("falcon_h1", CACHE))

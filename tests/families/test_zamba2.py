@@ -1,0 +1,164 @@
+"""Zamba2 (``model_type`` ``zamba2``) held against transformers 5.23.0: meta-device builds of drawn configs
+(every tensor and buffer, the total: shared blocks tied whole count once, only with
+``tie_word_embeddings``), Zamba2-2.7B's layout against transformers' own count and the published size,
+the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against derive's States (every
+hybrid layer caches, its block tied or not), and the configs derive refuses. Expected values are read
+off the real models, never off derive.
+"""
+
+from __future__ import annotations
+
+import json
+
+import cache_live
+import hf_cache
+import hf_live
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import derive
+from derive.analysis.cost import cost
+from derive.blocks import config_model
+from derive.tree import active, named_buffers
+
+
+def check(config: dict) -> None:
+    """derive's report against the model transformers builds on the meta device (or both refuse)."""
+    try:
+        model = hf_live.build("zamba2", config)
+    except Exception:  # transformers refuses it: derive must refuse it too
+        with pytest.raises(ValueError):
+            derive.explain({"model_type": "zamba2", **config})
+        return
+    report = derive.explain({"model_type": "zamba2", **config})
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
+    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
+    assert report.total == hf_live.total(model) == active(report.module)
+    hf_live.record("transformers", "Zamba2ForCausalLM")
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> dict:
+    kv = draw(st.sampled_from([1, 2]))
+    heads = kv * draw(st.integers(1, 2))
+    layers = draw(st.integers(1, 6))
+    hidden = draw(st.sampled_from([4, 8]))
+    expand = draw(st.integers(1, 2))
+    config = {
+        "vocab_size": draw(st.integers(8, 64)),
+        "hidden_size": hidden,
+        "intermediate_size": draw(st.none() | st.integers(1, 12)),
+        "num_hidden_layers": layers,
+        "layers_block_type": draw(st.lists(st.sampled_from(["mamba", "hybrid"]), min_size=layers, max_size=layers)),
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv,
+        "n_mamba_heads": draw(st.sampled_from([h for h in (1, 2, 4) if expand * hidden % h == 0])),
+        "mamba_ngroups": draw(st.integers(1, 2)),
+        "mamba_d_state": draw(st.integers(1, 6)),
+        "mamba_d_conv": draw(st.integers(1, 4)),
+        "mamba_expand": expand,
+        "num_mem_blocks": draw(st.integers(1, 3)),
+        "use_shared_attention_adapter": draw(st.booleans()),
+        "adapter_rank": draw(st.integers(1, 4)),
+        "use_mem_rope": draw(st.booleans()),
+        "add_bias_linear": draw(st.booleans()),
+        "tie_word_embeddings": draw(st.booleans()),
+    }
+    if draw(st.booleans()):
+        config["head_dim"] = draw(st.sampled_from([2, 3, 4, 6]))
+    return config
+
+
+@settings(max_examples=12, deadline=None)
+@given(config=configs())
+def test_drawn_configs(config: dict) -> None:
+    """Every tensor name and shape, buffer and total of drawn configs (patterns, memory blocks, adapters, ties)."""
+    check(config)
+
+
+#: Zamba2-2.7B: Zamba2Config's defaults (its 54-layer pattern, the "Zamba2-2.7B style") with the two
+#: memory blocks, the MLP LoRA of rank 128 and 80 Mamba-2 heads of 64 of Zyphra/Zamba2's config.json.
+ZAMBA2_2_7B = {"num_mem_blocks": 2, "n_mamba_heads": 80}
+
+
+def test_zamba2_2_7b() -> None:
+    """Zamba2-2.7B against transformers' own count on the meta device, and its published "2.7B"."""
+    check(ZAMBA2_2_7B)
+    check({**ZAMBA2_2_7B, "tie_word_embeddings": False})  # no tie: each of the 9 hybrid layers holds its block
+    report = derive.explain({"model_type": "zamba2", **ZAMBA2_2_7B})
+    assert abs(report.total - 2.7e9) / 2.7e9 < 0.03
+
+
+def test_closed_forms() -> None:
+    """The report's closed forms, at the config's values, give back the cache (a tied block's attention caches)."""
+    numeric = cost(derive.explain({"model_type": "zamba2", **ZAMBA2_2_7B}), 4096, 2, "bfloat16")
+    forms, letters = numeric.closed_forms()
+    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
+    values.update({sympy.Symbol("T", integer=True, positive=True): 4096, sympy.Symbol("N", integer=True, positive=True): 2})  # fmt: skip
+    assert sympy.sympify(forms["cache_bytes"]).subs(values) == numeric.cache_bytes
+
+
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [
+        ({"num_hidden_layers": 2, "layers_block_type": ["hybrid"]}, "layers_block_type"),
+        ({"num_hidden_layers": 1, "layers_block_type": ["attention"]}, "layers_block_type"),
+        ({"num_hidden_layers": 4}, "layers_block_type"),
+        ({"n_mamba_heads": 3}, "n_mamba_heads"),
+        ({"attention_hidden_size": 1024}, "attention_hidden_size"),
+        ({"hybrid_layer_ids": [0]}, "hybrid_layer_ids"),
+        ({"head_dim": 165}, "head_dim"),
+        ({"d_model": 8}, "d_model"),
+    ],
+)
+def test_refused(config: dict, words: str) -> None:
+    """Patterns and keys derive cannot map, saved derived keys that disagree, values transformers refuses."""
+    with pytest.raises(ValueError, match=words):
+        config_model("zamba2").build(config)
+
+
+CACHE = {
+    "vocab_size": 40,
+    "hidden_size": 8,
+    "intermediate_size": 12,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 2,  # the q/k/v adapters give 2D: with fewer key/value heads the forward fails
+    "n_mamba_heads": 2,
+    "mamba_d_state": 4,
+    "mamba_d_conv": 3,
+    "chunk_size": 4,
+    "adapter_rank": 3,
+    "use_shared_attention_adapter": True,
+    "num_hidden_layers": 4,
+    "layers_block_type": ["mamba", "hybrid", "mamba", "hybrid"],
+}
+
+
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
+    """Conv and float32 SSM states in every layer, keys and values in both hybrid layers — the second's block
+    tied to the first's (measured)."""
+    module = config_model("zamba2").build(CACHE)
+    measured = cache_live.cache_bytes(cache_live.model("zamba2", CACHE, dtype), batch, prefill, steps)
+    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
+    assert cost({"model_type": "zamba2", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(measured.values())
+
+
+def test_decode_flops() -> None:
+    """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the projections, the Mamba-2
+    state readout, attention over the cache), and the cache the prefill leaves."""
+    model = hf_cache.tiny("zamba2", CACHE)
+    for batch, tokens in ((1, 1), (2, 5)):
+        held, flops = hf_cache.run(model, batch, tokens)
+        assert cost({"model_type": "zamba2", **CACHE}, tokens, batch, "float32").cache_bytes == held
+        assert cost({"model_type": "zamba2", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+
+
+def test_saved_config() -> None:
+    """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
+    import transformers
+
+    saved = json.loads(transformers.AutoConfig.for_model("zamba2", **CACHE).to_json_string())
+    assert derive.explain(saved).total == hf_live.total(hf_live.build("zamba2", CACHE))
