@@ -106,6 +106,19 @@ RELEASED: dict[str, Released] = {
         {"model_type": "xlstm", "vocab_size": 50304, "hidden_size": 4096, "num_hidden_layers": 32,
          "num_heads": 8, "weight_mode": "fused"},
         "7B", "[xLSTM 7B](https://arxiv.org/abs/2503.13427)"),
+    "bamba-9b": Released(
+        "ibm-ai-platform/Bamba-9B",
+        {"model_type": "bamba", "attn_layer_indices": [9, 18, 27], "mamba_d_state": 128},
+        "9.8B", "[Bamba (Hugging Face blog)](https://huggingface.co/blog/bamba)"),
+    "nemotron-h-8b": Released(
+        "nvidia/Nemotron-H-8B-Base-8K",
+        {"model_type": "nemotron_h",
+         "hybrid_override_pattern": "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"},
+        "8B", "[Nemotron-H](https://arxiv.org/abs/2504.03624)"),
+    "zamba2-2.7b": Released(
+        "Zyphra/Zamba2-2.7B",
+        {"model_type": "zamba2", "num_mem_blocks": 2, "n_mamba_heads": 80},
+        "2.7B", "[Zamba2 suite](https://arxiv.org/abs/2411.15242)"),
     "gpt2": Released(
         "openai-community/gpt2",
         {"model_type": "gpt2"},  # GPT2Config's defaults are GPT-2 small
@@ -166,6 +179,20 @@ FAMILIES: tuple[Family, ...] = (
            "xLSTM-7B stacks mLSTM blocks only: matrix memory per head, no attention, so its cache is constant "
            "in the sequence's length.",
            ("xlstm-7b",)),
+    Family("bamba", "Bamba", ("bamba",), "models/bamba/modeling_bamba.py",
+           "IBM's Bamba is a stack of Mamba-2 layers with a few attention layers at `attn_layer_indices`; "
+           "its cache grows only through those.",
+           ("bamba-9b",)),
+    Family("nemotron-h", "Nemotron-H", ("nemotron_h",), "models/nemotron_h/modeling_nemotron_h.py",
+           "NVIDIA's Nemotron-H spells its layers out in `hybrid_override_pattern`: `M` a Mamba-2 layer, `*` "
+           "attention, `-` an MLP, `E` a mixture of experts — each a layer of its own, so only the `*` layers "
+           "keep keys and values (serving engines that gave every layer a KV cache over-counted it 8–10×).",
+           ("nemotron-h-8b",)),
+    Family("zamba2", "Zamba2", ("zamba2",), "models/zamba2/modeling_zamba2.py",
+           "Zyphra's Zamba2 is a Mamba-2 stack into which a few *shared* transformer blocks are invoked again "
+           "and again, each call with its own LoRA adapters: the shared weights count once, but every call "
+           "keeps its own keys and values.",
+           ("zamba2-2.7b",)),
     Family("transformers", "Transformer baselines", ("llama", "mistral", "qwen2", "mixtral", "gemma2", "gemma3_text", "gpt2"),
            "models/llama/modeling_llama.py and its kin",
            "Plain decoder Transformers, the baseline the hybrids are measured against: every layer keeps "

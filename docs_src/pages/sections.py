@@ -67,6 +67,9 @@ ABOUT = {
     "language-models/qwen3-next.md": "Gated DeltaNet and gated attention, 3 to 1, with many small experts.",
     "language-models/lfm2.md": "Gated short convolutions and grouped-query attention; LFM2-MoE's experts.",
     "language-models/xlstm.md": "mLSTM blocks only: a cache constant in the sequence's length.",
+    "language-models/bamba.md": "Mamba-2 layers with attention at three places.",
+    "language-models/nemotron-h.md": "Mamba-2, attention and MLP layers spelled out in a pattern string.",
+    "language-models/zamba2.md": "Mamba-2 with shared transformer blocks invoked again, each call with LoRA adapters.",
     "language-models/transformers.md": "Llama, Mistral, Mixtral, GPT-2: the KV cache that grows with every token.",
     "language-models/memory.md": "The cache a sequence keeps against its length, for released models, plotted.",
     "questions/bidirectional-more-than-twice.md": "Layer 1 of a bidirectional stack reads both directions of "
