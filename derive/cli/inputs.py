@@ -2,8 +2,9 @@
 
 In this order: ``--explain-error`` is an error message; ``-`` is model code on stdin; a path that
 exists is a file (code, checkpoint or config, read by :func:`derive.models.explain`); text on
-several lines is model code; one line is parsed as one Python expression (never evaluated) and
-is a *constructor* when it is a call of a class registered for a framework
+several lines is model code unless it is one call and nothing else (a constructor pasted as its
+asker wrapped it, one argument a line: :func:`one_call`), read as the call on one line is; one
+line is parsed as one Python expression (never evaluated) and is a *constructor* when it is a call of a class registered for a framework
 (:mod:`derive.engine.constructors`, plus the torch and Keras recurrent classes of
 :mod:`derive.cli.parse`) whose arguments are literals, and *model code* otherwise — decided by
 :func:`derive.models.pasted.line_framework`, the rule :func:`derive.explain` follows too. A class
@@ -21,6 +22,7 @@ are refused, naming the option that chooses.
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
 from dataclasses import dataclass
@@ -31,7 +33,17 @@ from ..models.pasted import CODE_READERS, candidates, is_legacy, line_framework,
 from ..models.source import SourceError
 from .parse import InputError, parse_text
 
-__all__ = ["Input", "decide", "classify", "candidates", "load_registries", "is_legacy", "CODE_READERS", "MAX_STDIN"]
+__all__ = [
+    "Input",
+    "decide",
+    "classify",
+    "one_call",
+    "candidates",
+    "load_registries",
+    "is_legacy",
+    "CODE_READERS",
+    "MAX_STDIN",
+]
 
 #: Most characters of model code read from stdin (a model file is far shorter).
 MAX_STDIN = 300_000
@@ -85,6 +97,29 @@ def classify(text: str, framework: str | None) -> tuple[str, str | None]:
         return line_framework(parse_text(text), framework)
     except SourceError as error:
         raise InputError(str(error)) from None
+
+
+def one_call(text: str) -> bool:
+    """Whether text on several lines is one call and nothing else (parsed, never evaluated): a
+    constructor pasted as the asker wrapped it, read as one line is.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> one_call("Mamba(\\n    d_model=16,\\n    d_state=16,\\n)"), one_call("x = 1\\nnn.LSTM(x, 2)")
+    (True, False)
+    """
+    try:
+        return isinstance(ast.parse(text.strip(), mode="eval").body, ast.Call)
+    except (SyntaxError, ValueError):
+        return False
 
 
 def framework_asked(torch: bool, keras: bool, name: str | None) -> str | None:
@@ -175,7 +210,8 @@ def decide(args: Any) -> Input:
     text = args.input
     if text is None:
         raise InputError("nothing to read: give a constructor, model code, a FILE, or - for stdin (see derive --help)")
-    if text == "-" or "\n" in text or ("(" not in text and os.path.exists(text)):
+    several = "\n" in text and not one_call(text)
+    if text == "-" or several or ("(" not in text and os.path.exists(text)):
         if framework not in (None, *CODE_READERS):
             raise InputError(
                 f"model code is read for PyTorch and Keras; {framework} classes are read one constructor at a time"
@@ -187,7 +223,7 @@ def decide(args: Any) -> Input:
             return Input("file", text, framework)
         if text.lower().endswith(PATH_SUFFIXES) or "/" in text or os.sep in text:
             raise InputError(f"no such file: {text}")
-    if "\n" in text:
+    if several:
         return Input("code", text, framework)
     kind, chosen = classify(text, framework)
     return Input(kind, text, chosen)
