@@ -1,7 +1,7 @@
 """A constructor of any registered framework on the command line: read, made, described.
 
-The text is read with :mod:`ast` (never evaluated): literals, the size symbols ``I H L P``, tuples
-and lists, and calls of the same framework's registered classes (``sLSTMLayerConfig(...)`` inside
+The text is read with :mod:`ast` (never evaluated): literals, the size symbols ``I H L P``, tuples,
+lists and dicts with string keys (``ssm_cfg={"d_state": 8}``), and calls of the same framework's registered classes (``sLSTMLayerConfig(...)`` inside
 ``sLSTMLayer(...)``). Anything else in an argument — a name, an attribute, another call — is kept
 as its source text (:class:`derive.models.source.Opaque`): the class's constructor ignores it
 where it changes no tensor (an initializer, ``key=key``, ``rngs=nnx.Rngs(0)``) and refuses it,
@@ -68,6 +68,10 @@ def _value(node: ast.expr, framework: str, depth: int) -> Any:
             raise InputError(f"more than {MAX_ITEMS} items in a tuple or list")
         items = [_value(e, framework, depth + 1) for e in node.elts]
         return tuple(items) if isinstance(node, ast.Tuple) else items
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+        if len(node.keys) > MAX_ITEMS:
+            raise InputError(f"more than {MAX_ITEMS} items in a dict")
+        return {k.value: _value(v, framework, depth + 1) for k, v in zip(node.keys, node.values)}  # type: ignore[union-attr]
     if isinstance(node, ast.Call):
         name = dotted(node.func)
         if name is not None and find(name, framework):
