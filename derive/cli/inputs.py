@@ -3,9 +3,9 @@
 In this order: ``--explain-error`` is an error message; ``-`` is model code on stdin; a path that
 exists is a file (code, checkpoint or config, read by :func:`derive.models.explain`); text on
 several lines is model code unless it is one call and nothing else (a constructor pasted as its
-asker wrapped it, one argument a line: :func:`one_call`), read as the call on one line is; one
-line is parsed as one Python expression (never evaluated) and is a *constructor* when it is a call of a class registered for a framework
-(:mod:`derive.engine.constructors`, plus the torch and Keras recurrent classes of
+asker wrapped it, one argument a line: :func:`derive.models.pasted.one_call`), read as the call on
+one line is; one line is parsed as one Python expression (never evaluated) and is a
+*constructor* when it is a call of a class registered for a framework (:mod:`derive.engine.constructors`, plus the torch and Keras recurrent classes of
 :mod:`derive.cli.parse`) whose arguments are literals, and *model code* otherwise — decided by
 :func:`derive.models.pasted.line_framework`, the rule :func:`derive.explain` follows too. A class
 that several frameworks name alike is torch's unless a framework is asked for (``--framework``,
@@ -22,14 +22,13 @@ are refused, naming the option that chooses.
 
 from __future__ import annotations
 
-import ast
 import os
 import sys
 from dataclasses import dataclass
 from typing import Any
 
 from ..engine.constructors import frameworks
-from ..models.pasted import CODE_READERS, candidates, is_legacy, line_framework, load_registries
+from ..models.pasted import CODE_READERS, candidates, is_legacy, line_framework, load_registries, one_call
 from ..models.source import SourceError
 from .parse import InputError, parse_text
 
@@ -97,29 +96,6 @@ def classify(text: str, framework: str | None) -> tuple[str, str | None]:
         return line_framework(parse_text(text), framework)
     except SourceError as error:
         raise InputError(str(error)) from None
-
-
-def one_call(text: str) -> bool:
-    """Whether text on several lines is one call and nothing else (parsed, never evaluated): a
-    constructor pasted as the asker wrapped it, read as one line is.
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> one_call("Mamba(\\n    d_model=16,\\n    d_state=16,\\n)"), one_call("x = 1\\nnn.LSTM(x, 2)")
-    (True, False)
-    """
-    try:
-        return isinstance(ast.parse(text.strip(), mode="eval").body, ast.Call)
-    except (SyntaxError, ValueError):
-        return False
 
 
 def framework_asked(torch: bool, keras: bool, name: str | None) -> str | None:
@@ -210,7 +186,7 @@ def decide(args: Any) -> Input:
     text = args.input
     if text is None:
         raise InputError("nothing to read: give a constructor, model code, a FILE, or - for stdin (see derive --help)")
-    several = "\n" in text and not one_call(text)
+    several = "\n" in text and one_call(text) is None
     if text == "-" or several or ("(" not in text and os.path.exists(text)):
         if framework not in (None, *CODE_READERS):
             raise InputError(
