@@ -169,10 +169,10 @@ def _state_dict(text: str) -> list[str]:
     from .block_errors import explain_blocks
 
     owner = re.search(r"Error\(s\) in loading state_dict for (\w+)", text)
-    from .block_architecture import checkpoint_architecture
+    from .block_architecture import checkpoint_architecture, one_side_block
 
     architecture = checkpoint_architecture(missing, unexpected, owner[1] if owner else "")
-    lines += [architecture] if architecture else []
+    lines += [architecture] if architecture else one_side_block(missing, unexpected)
     not_recurrent = {n: s for n, s in found.items() if _split(n)[1] is None}
     blocks, explained = explain_blocks(not_recurrent, missing, unexpected, owner[1] if owner else "")
     lines += blocks
