@@ -33,7 +33,7 @@ from . import _hf, register_config
 from .mamba import Mamba
 from .mamba2 import Mamba2
 
-__all__ = ["lm_head_model", "padded_vocab", "mlp_width"]
+__all__ = ["lm_head_model", "lm_head_model_keywords", "padded_vocab", "mlp_width"]
 
 #: ``MambaConfig``'s fields and defaults (mamba_ssm/models/config_mamba.py 7–18).
 _DEFAULTS: dict[str, Any] = {
@@ -186,6 +186,95 @@ def _config(*args: Any, **kwargs: Any) -> Module:
         given[key] = value
     return lm_head_model(given)
 
+
+_V1_SOURCE = (
+    "mamba_ssm/models/mixer_seq_simple.py 21-47 (create_block), 83-131 (MixerModel), 173-206 "
+    "(MambaLMHeadModel) (mamba-ssm 1.0.1)"
+)
+
+
+def lm_head_model_keywords(
+    d_model: Dim,
+    n_layer: Dim,
+    vocab_size: Dim,
+    initializer_cfg: Any = None,
+    pad_vocab_size_multiple: Dim = 1,
+    device: Any = None,
+    dtype: Any = None,
+    *,
+    ssm_cfg: Any = None,
+    norm_epsilon: Any = 1e-5,
+    rms_norm: bool = False,
+    fused_add_norm: bool = False,
+    residual_in_fp32: bool = False,
+    **backbone_kwargs: Any,
+) -> Module:
+    """mamba_ssm 1.0's ``MambaLMHeadModel(d_model, n_layer, vocab_size, ...)``: the model made from
+    keywords, before ``MambaConfig`` (1.1 and later take a config; this signature raises TypeError there).
+
+    Its defaults are not ``MambaConfig``'s: ``nn.LayerNorm`` (weight and bias: ``rms_norm=False``), the
+    vocabulary not padded (``pad_vocab_size_multiple=1``), ``lm_head`` always tied to the embedding;
+    the other keywords are ``MixerModel``'s (mamba-ssm 1.0.1, ``models/mixer_seq_simple.py`` 21–47,
+    83–131, 173–206).
+
+    Parameters
+    ----------
+    d_model, n_layer, vocab_size : int or sympy.Expr
+    initializer_cfg, device, dtype, norm_epsilon, fused_add_norm, residual_in_fp32 : optional
+        Change no tensor.
+    pad_vocab_size_multiple : int, default 1
+    ssm_cfg : dict, optional
+        The ``Mamba`` mixer's arguments (1.0 has no ``Mamba2``: no ``layer`` key).
+    rms_norm : bool, default False
+    **backbone_kwargs
+        Any other keyword: refused, as ``MixerModel`` refuses it.
+
+    Returns
+    -------
+    derive.tree.Module
+        As :func:`lm_head_model`.
+
+    Raises
+    ------
+    TypeError
+        A keyword ``MixerModel`` does not take (``MambaConfig``'s later fields named as such).
+    ValueError
+        An ``ssm_cfg`` that is no dict or has a ``layer`` key (mamba_ssm 2's), and :func:`lm_head_model`'s
+        refusals.
+
+    Examples
+    --------
+    >>> from derive.tree import count
+    >>> count(lm_head_model_keywords(d_model=2560, n_layer=32, vocab_size=50432))  # LayerNorms: 33 biases more
+    1449006080
+    """
+    for key in backbone_kwargs:
+        later = f" (a field of MambaConfig, mamba_ssm 1.1 and later: MambaLMHeadModel(MambaConfig({key}=...)))"
+        raise TypeError(
+            f"mamba_ssm 1.0's MixerModel got an unexpected keyword argument {key!r}{later * (key in _DEFAULTS)}"
+        )
+    if ssm_cfg is not None and not isinstance(ssm_cfg, Mapping):
+        raise ValueError(f"ssm_cfg must be a dict of the Mamba mixer's arguments, got {ssm_cfg!r}")
+    mixer = dict(ssm_cfg or {})
+    if "layer" in mixer:
+        raise ValueError(
+            "ssm_cfg 'layer' is mamba_ssm 2's: 1.0's MambaLMHeadModel(d_model=...) makes Mamba mixers only"
+        )
+    config = {"d_model": d_model, "n_layer": n_layer, "vocab_size": vocab_size, "ssm_cfg": mixer}
+    config.update(pad_vocab_size_multiple=pad_vocab_size_multiple, rms_norm=rms_norm, tie_embeddings=True)
+    return lm_head_model(config)
+
+
+register(
+    Constructor(
+        "mamba_ssm",
+        "MambaLMHeadModel",
+        lm_head_model_keywords,
+        prefixes=("", "mamba_ssm.", "mamba_ssm.models.mixer_seq_simple."),
+        module_types=("mamba_ssm.models.mixer_seq_simple",),
+        source=_V1_SOURCE,
+    )
+)
 
 register(
     Constructor(

@@ -2,9 +2,10 @@
 
 In this order: ``--explain-error`` is an error message; ``-`` is model code on stdin; a path that
 exists is a file (code, checkpoint or config, read by :func:`derive.models.explain`); text on
-several lines is model code; one line is parsed as one Python expression (never evaluated) and
-is a *constructor* when it is a call of a class registered for a framework
-(:mod:`derive.engine.constructors`, plus the torch and Keras recurrent classes of
+several lines is model code unless it is one call and nothing else (a constructor pasted as its
+asker wrapped it, one argument a line: :func:`derive.models.pasted.one_call`), read as the call on
+one line is; one line is parsed as one Python expression (never evaluated) and is a
+*constructor* when it is a call of a class registered for a framework (:mod:`derive.engine.constructors`, plus the torch and Keras recurrent classes of
 :mod:`derive.cli.parse`) whose arguments are literals, and *model code* otherwise — decided by
 :func:`derive.models.pasted.line_framework`, the rule :func:`derive.explain` follows too. A class
 that several frameworks name alike is torch's unless a framework is asked for (``--framework``,
@@ -27,11 +28,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.constructors import frameworks
-from ..models.pasted import CODE_READERS, candidates, is_legacy, line_framework, load_registries
+from ..models.pasted import CODE_READERS, candidates, is_legacy, line_framework, load_registries, one_call
 from ..models.source import SourceError
 from .parse import InputError, parse_text
 
-__all__ = ["Input", "decide", "classify", "candidates", "load_registries", "is_legacy", "CODE_READERS", "MAX_STDIN"]
+__all__ = [
+    "Input",
+    "decide",
+    "classify",
+    "one_call",
+    "candidates",
+    "load_registries",
+    "is_legacy",
+    "CODE_READERS",
+    "MAX_STDIN",
+]
 
 #: Most characters of model code read from stdin (a model file is far shorter).
 MAX_STDIN = 300_000
@@ -175,7 +186,8 @@ def decide(args: Any) -> Input:
     text = args.input
     if text is None:
         raise InputError("nothing to read: give a constructor, model code, a FILE, or - for stdin (see derive --help)")
-    if text == "-" or "\n" in text or ("(" not in text and os.path.exists(text)):
+    several = "\n" in text and one_call(text) is None
+    if text == "-" or several or ("(" not in text and os.path.exists(text)):
         if framework not in (None, *CODE_READERS):
             raise InputError(
                 f"model code is read for PyTorch and Keras; {framework} classes are read one constructor at a time"
@@ -187,7 +199,7 @@ def decide(args: Any) -> Input:
             return Input("file", text, framework)
         if text.lower().endswith(PATH_SUFFIXES) or "/" in text or os.sep in text:
             raise InputError(f"no such file: {text}")
-    if "\n" in text:
+    if several:
         return Input("code", text, framework)
     kind, chosen = classify(text, framework)
     return Input(kind, text, chosen)

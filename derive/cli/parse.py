@@ -21,11 +21,9 @@ __all__ = ["parse", "parse_text", "dotted", "InputError"]
 
 #: Keyword arguments of a wrapper that hold nested calls.
 KERAS_NESTED = ("layer", "backward_layer", "layers", "cell", "cells")
-#: Sanity limits on literals.
-MAX_INT = 10**15
-MAX_STR = 64
-MAX_TEXT = 2000
-MAX_ITEMS = 32
+# the sanity limits on a constructor line's literals (written once: derive.models.constructor_line)
+from ..models.constructor_line import MAX_INT, MAX_ITEMS, MAX_STR, MAX_TEXT  # noqa: E402
+
 #: Exit status for input the tool refuses.
 EXIT_BAD_INPUT = 2
 

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from .pasted import detect
+from .pasted import CODE_READERS, detect, line_framework, one_call
 from .report import Report, Row
 from .source import SourceError
 
@@ -86,21 +86,41 @@ def _is_live(obj: Any) -> bool:
     )
 
 
+def _explain_text(text: str, framework: str | None, input_dim: Any, partial: bool) -> Report:
+    """Pasted text, decided as the command line decides it (:func:`derive.models.pasted.line_framework`):
+    one call of a class another framework than torch or Keras registers is that constructor, read
+    as the command line reads it (:func:`derive.models.constructor_line.explain_constructor`);
+    anything else is model code."""
+    node = one_call(text)
+    if node is not None:
+        kind, chosen = line_framework(node, framework)
+        if kind == "constructor" and chosen is not None and chosen not in CODE_READERS:
+            from .constructor_line import explain_constructor
+
+            if partial:
+                raise SourceError("partial applies to model code: a constructor is counted whole")
+            return explain_constructor(node, chosen, input_dim)
+    return explain_code(text, framework, input_dim, partial)
+
+
 def explain(obj: Any, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:
     """Explain a model: code, a file, a state dict or a live model object.
 
     Parameters
     ----------
     obj : str, os.PathLike, Mapping or model object
-        Model code; a path to ``.py`` code or a checkpoint (``.pt``, ``.pth``, ``.bin``,
+        Model code, or one constructor of a registered framework (``hk.LSTM(128)``,
+        ``RecurrentGemmaConfig()``: decided as the command line decides a line); a path to ``.py`` code or a checkpoint (``.pt``, ``.pth``, ``.bin``,
         ``.safetensors``, ``.keras``, ``.onnx``); a mapping of tensor names to tensors or shapes
         (a state dict: the same answer for tensors and for their shapes; with ``partial``, part of
         one, e.g. read off an error message); a ``torch.nn.Module`` or a
         Keras ``Model``/``Layer``.
-    framework : {"torch", "keras"}, optional
-        Forces the framework of code.
+    framework : str, optional
+        Forces the framework of code (``"torch"``, ``"keras"``) or of a constructor (any framework
+        that registers constructors: ``"equinox"``, ``"haiku"``, ...).
     input_dim : int, optional
-        Keras code: features per step of the input.
+        Keras code, or a constructor of a layer that makes its weights when first applied (Haiku,
+        Flax linen): features per step of the input.
     partial : bool
         Code: count the known layers and mark unknown ones instead of refusing. A mapping: it holds
         only some of the model's tensors (what they cannot fix is marked unknown).
@@ -143,7 +163,7 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
 
         return explain_file(path)
     if isinstance(obj, str):
-        return explain_code(obj, framework, input_dim, partial)
+        return _explain_text(obj, framework, input_dim, partial)
     if isinstance(obj, Mapping):
         from .state_dict import explain_state_dict
 

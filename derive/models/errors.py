@@ -41,9 +41,16 @@ _KEYS = re.compile(r"(?P<kind>Missing key\(s\)|Unexpected key\(s\)) in state_dic
 _NAME = re.compile(
     r"^(?P<kind>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)(?:_l(?P<layer>\d+))?(?P<reverse>_reverse)?$"
 )
+#: Keras' refusal of an input of the wrong rank (``InputSpec``'s check), in its three wordings: Keras 3
+#: and Keras 2.6+ (``Input 0 of layer "lstm" is incompatible with the layer: ... Full shape received:
+#: (1, 60)``, ``keras/src/layers/input_spec.py``, ``assert_input_compatibility``), TF 2.0-2.5's tf.keras
+#: (the layer's name unquoted; TF 1.x's tf.keras printed the shape as a list, ``[None, 60]``) and Keras
+#: 2.0-2.3 (``Input 0 is incompatible with layer lstm_33: expected ndim=3, found ndim=4``,
+#: ``keras/engine/base_layer.py``, no shape).
 _NDIM = re.compile(
-    r"Input 0 (?:with name '[^']*' )?of layer [\"'](?P<layer>[^\"']+)[\"'] is incompatible with the layer: expected ndim=(?P<want>\d+),"
-    r" found ndim=(?P<got>\d+)\. Full shape received: (?P<shape>\([^)]*\))"
+    r"Input \d+ (?:with name '[^']*' )?(?:of layer (?P<layer>\"[^\"]+\"|'[^']+'|\S+) is incompatible with the layer"
+    r"|is incompatible with layer (?P<old>[^\s:]+)): expected ndim=(?P<want>\d+), found ndim=(?P<got>\d+)"
+    r"(?:\. Full shape received: (?P<shape>\([^)]*\)|\[[^\]]*\]))?"
 )
 _TORCH_INPUT = re.compile(r"input\.size\(-1\) must be equal to input_size\. Expected (?P<want>\d+), got (?P<got>\d+)")
 _HINTS = {
@@ -162,10 +169,10 @@ def _state_dict(text: str) -> list[str]:
     from .block_errors import explain_blocks
 
     owner = re.search(r"Error\(s\) in loading state_dict for (\w+)", text)
-    from .block_architecture import checkpoint_architecture
+    from .block_architecture import checkpoint_architecture, one_side_block
 
     architecture = checkpoint_architecture(missing, unexpected, owner[1] if owner else "")
-    lines += [architecture] if architecture else []
+    lines += [architecture] if architecture else one_side_block(missing, unexpected)
     not_recurrent = {n: s for n, s in found.items() if _split(n)[1] is None}
     blocks, explained = explain_blocks(not_recurrent, missing, unexpected, owner[1] if owner else "")
     lines += blocks
@@ -205,6 +212,26 @@ def _state_dict(text: str) -> list[str]:
     return lines
 
 
+def _ndim(m: re.Match[str]) -> str:
+    """One line for Keras' rank refusal: the ranks, the shape where the message gives it, what to change."""
+    layer = (m["layer"] or m["old"]).strip("\"'")
+    want, got = int(m["want"]), int(m["got"])
+    axes = " (batch, time, features)" if want == 3 else ""  # a recurrent layer's input
+    shape = f" {clean(m['shape'], 60)}" if m["shape"] else ""
+    many = abs(got - want)
+    axis = "one axis" if many == 1 else f"{many} axes"
+    if got < want and want == 3:
+        fix = "give each sample a time axis, e.g. Input(shape=(T, F)) or x.reshape(N, T, F); for one step per sample use T=1"
+    elif got < want:
+        fix = f"the input lacks {axis}: reshape it to {want} axes"
+    else:
+        fix = (
+            f"the input has {axis} too many: reshape it to {want} axes (or put a Reshape, Flatten or TimeDistributed "
+            "layer before this one); an input_shape= leaves out the batch axis"
+        )
+    return f"layer {clean(layer, 60)} expects ndim={want}{axes} but got ndim={got}{shape}: {fix}"
+
+
 def explain_error(text: str) -> str:
     """Explain a PyTorch or Keras error message about a recurrent layer.
 
@@ -231,11 +258,7 @@ def explain_error(text: str) -> str:
         raise ValueError(f"text longer than {MAX_ERROR_TEXT:,} characters")
     lines = _state_dict(text)
     for m in _NDIM.finditer(text):
-        lines.append(
-            f"layer {clean(m['layer'], 60)} expects ndim={m['want']} (batch, time, features) but got "
-            f"ndim={m['got']} {clean(m['shape'], 60)}: give each sample a time axis, e.g. "
-            "Input(shape=(T, F)) or x.reshape(N, T, F); for one step per sample use T=1"
-        )
+        lines.append(_ndim(m))
     for m in _TORCH_INPUT.finditer(text):
         lines.append(
             f"the RNN was built with input_size={m['want']} but the input's last dimension is {m['got']}: "

@@ -171,6 +171,13 @@ def explain_keras(text: str, input_dim: Any = None, partial: bool = False) -> Re
     """
     tree = parse_module(text)
     reader = KerasInterpreter(partial)
+    implied = _implied_sequential(tree)
+    if implied is not None:
+        name, line = implied
+        reader.notes.append(
+            f"line {line}: {name}.add(...) on a {name} the code never makes: read as "
+            f"{name} = Sequential() before it (the line the paste leaves out)"
+        )
     program = _Program()
     reader.run(tree, program.after)
     if program.refusal is not None:
@@ -181,6 +188,52 @@ def explain_keras(text: str, input_dim: Any = None, partial: bool = False) -> Re
         raise SourceError(str(error)) from None
     except RecursionError:
         raise SourceError("code nested too deeply") from None
+
+
+def _bound(tree: ast.Module) -> set[str]:
+    """Every name the code binds anywhere (assigned, imported, defined, a parameter, a loop's or a
+    handler's name)."""
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+    return bound
+
+
+def _implied_sequential(tree: ast.Module) -> tuple[str, int] | None:
+    """The name of ``model.add(...)`` lines pasted without their ``model = Sequential()`` line.
+
+    When the code's top-level statements call ``.add(...)`` on one name (and no other) that the code
+    never binds, the ``Sequential()`` it was made by is put before the first of them in ``tree``
+    (``Sequential.add`` is the only ``add`` of Keras' models and layers that adds a layer); the name
+    and the line are returned. Otherwise ``tree`` is left as it is and None returned.
+    """
+    added = [
+        (s, s.value.func.value.id)
+        for s in tree.body
+        if isinstance(s, ast.Expr)
+        and isinstance(s.value, ast.Call)
+        and isinstance(s.value.func, ast.Attribute)
+        and s.value.func.attr == "add"
+        and isinstance(s.value.func.value, ast.Name)
+    ]
+    names = {name for _, name in added}
+    if len(names) != 1 or names & _bound(tree):
+        return None
+    first, name = added[0]
+    made = ast.Assign([ast.Name(name, ast.Store())], ast.Call(ast.Name("Sequential", ast.Load()), [], []))
+    tree.body.insert(tree.body.index(first), ast.fix_missing_locations(ast.copy_location(made, first)))
+    return name, first.lineno
 
 
 def _report(reader: KerasInterpreter, program: _Program, input_dim: Any) -> Report:

@@ -1,14 +1,15 @@
 """Which framework pasted text is written for: the one rule, for the command line and :func:`derive.explain`.
 
-One line that is a call (``nn.LSTM(32, 128)``, ``hk.LSTM(128)``,
+One call (``nn.LSTM(32, 128)``, ``hk.LSTM(128)``,
 ``tf.compat.v1.nn.dynamic_rnn(LSTMCell(48), inputs)``) is decided by :func:`line_framework`: the
 frameworks with a class written that way (:func:`candidates`: the torch and Keras recurrent
 classes the strict constructor parser reads, then every class registered in
 :mod:`derive.engine.constructors`), the one asked for, and, where several name the class alike
 (``LSTM``: torch and Keras), the arguments: a keyword torch's class does not take
 (``input_shape=``, ``return_sequences=``, ``units=``) or a single size (Keras' ``units``; torch's
-classes take ``input_size`` and ``hidden_size``) is not torch's. Several lines, or a line that is no
-constructor, are model code: :func:`detect` reads the names it uses. Where several frameworks write
+classes take ``input_size`` and ``hidden_size``) is not torch's. A call over several lines
+(:func:`one_call`) is decided as on one. Other text on several lines, or a line that is no
+constructor, is model code: :func:`detect` reads the names it uses. Where several frameworks write
 a class alike, the one whose class takes the arguments is chosen (``nn.LSTMCell(features=128)``
 is Flax linen's), torch's where its class does; two others alike are refused, naming
 ``--framework``.
@@ -33,6 +34,7 @@ from .source import SourceError, dotted
 
 __all__ = [
     "line_framework",
+    "one_call",
     "detect",
     "candidates",
     "is_legacy",
@@ -299,7 +301,7 @@ def detect(text: str) -> str:
     >>> detect("nn.LSTM(32, 128)"), detect("Sequential([LSTM(64), Dense(1)])")
     ('torch', 'keras')
     """
-    node = _one_call(text)
+    node = one_call(text)
     if node is not None:
         try:
             kind, framework = line_framework(node, None)
@@ -328,10 +330,23 @@ def detect(text: str) -> str:
     return "torch"
 
 
-def _one_call(text: str) -> ast.Call | None:
-    """``text`` as one call expression on one line, or None (several lines, statements, no call)."""
-    if "\n" in text.strip():
-        return None
+def one_call(text: str) -> ast.Call | None:
+    """``text`` as one call and nothing else, on one line or over several (a constructor pasted as its
+    asker wrapped it, one argument a line), parsed, never evaluated; None for anything else.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    ast.Call or None
+
+    Examples
+    --------
+    >>> one_call("Mamba(\\n    d_model=16,\\n    d_state=16,\\n)") is not None, one_call("x = 1\\nnn.LSTM(x, 2)")
+    (True, None)
+    """
     try:
         node = ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError):

@@ -192,7 +192,9 @@ def explain_torch(text: str, partial: bool = False) -> Report:
     ----------
     text : str
         Python source: a model file, ``nn.Sequential(...)``, a ``class Net(nn.Module)`` (optionally
-        instantiated, ``model = Net(...)``), or one module constructor.
+        instantiated, ``model = Net(...)``), or one module constructor. A file that makes no model
+        at its top level but in a function its ``if __name__ == "__main__":`` block calls without
+        arguments (a test, a ``main()``) is read as that function's body, noted.
     partial : bool
         Count the known modules and mark unknown ones instead of refusing.
 
@@ -215,14 +217,47 @@ def explain_torch(text: str, partial: bool = False) -> Report:
     561152
     """
     tree = parse_module(text)
+    try:
+        reader, program, (title, model) = _read(tree, partial)
+    except SourceError as none_found:
+        called = _guarded_function(tree)
+        if called is None or not str(none_found).startswith("no PyTorch model found"):
+            raise
+        function, line = called  # the file's definitions, then the function's body as the program
+        body = [s for s in tree.body if not main_guard(s) and s is not function] + function.body
+        reader, program, (title, model) = _read(ast.Module(body, []), partial)
+        reader.notes.insert(
+            0, f'line {line}: the model {function.name}() makes, which the if __name__ == "__main__": block calls'
+        )
+    module = to_tree(model)
+    general = program.closed_form(model, [s for s in tree.body if main_guard(s)])
+    return Report.from_module(module, "torch", title, notes=[*reader.notes, *([general] if general else [])])
+
+
+def _read(tree: ast.Module, partial: bool) -> tuple[Interpreter, _Program, tuple[str, ModObj]]:
+    """The statements of ``tree`` read as a program, and the model they make."""
     semantics = TorchSemantics(partial)
     reader = Interpreter(semantics, partial)
     program = _Program(reader)
     reader.run(tree, program.after)
     try:
-        title, model = program.choose()
+        return reader, program, program.choose()
     except RecursionError:
         raise SourceError("code nested too deeply") from None
-    module = to_tree(model)
-    general = program.closed_form(model, [s for s in tree.body if main_guard(s)])
-    return Report.from_module(module, "torch", title, notes=[*reader.notes, *([general] if general else [])])
+
+
+def _guarded_function(tree: ast.Module) -> tuple[ast.FunctionDef, int] | None:
+    """The function of the file that ``if __name__ == "__main__":`` calls last, without arguments,
+    when it takes none (a test or a ``main()`` that makes the model in its body), and the call's line."""
+    functions = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
+    for guard in reversed([s for s in tree.body if main_guard(s)]):
+        assert isinstance(guard, ast.If)
+        for statement in reversed(guard.body):
+            call = statement.value if isinstance(statement, ast.Expr) else None
+            if not isinstance(call, ast.Call) or call.args or call.keywords or not isinstance(call.func, ast.Name):
+                continue
+            function = functions.get(call.func.id)
+            spec = function.args if function is not None else None
+            if function is not None and spec is not None and not (spec.posonlyargs or spec.args or spec.kwonlyargs):
+                return function, call.lineno
+    return None

@@ -9,6 +9,7 @@ An argument mamba_ssm refuses must be refused by derive too.
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import hf_live
@@ -224,3 +225,55 @@ def lm_configs(draw: st.DrawFn) -> dict:
 @given(config=lm_configs())
 def test_random_mamba_lm_head_models(config: dict) -> None:
     check_lm(config)
+
+
+# --------------------------------------------------------------------------- mamba_ssm 1.0's keywords
+
+#: mamba_ssm 1.0's MambaLMHeadModel(d_model, n_layer, vocab_size, ...) (no MambaConfig) is
+#: MambaConfig's model with 1.0's defaults: rms_norm False (nn.LayerNorm), pad_vocab_size_multiple 1,
+#: the head tied (mamba-ssm 1.0.1, models/mixer_seq_simple.py 21-47, 83-131, 173-206). 1.0 cannot run
+#: here (it takes no config; mamba-ssm 2.3.2 raises TypeError for these keywords): its model is built
+#: by 2.3.2 from the config with those defaults written out.
+V1_DEFAULTS = {"rms_norm": False, "pad_vocab_size_multiple": 1}
+
+
+@pytest.mark.parametrize(
+    "keywords",
+    [
+        "d_model=2560, n_layer=32, vocab_size=50432",  # state-spaces/mamba#136: the asker's 1,449,006,080
+        "d_model=64, n_layer=2, vocab_size=100, rms_norm=True, pad_vocab_size_multiple=8",
+        "d_model=64, n_layer=3, vocab_size=101, ssm_cfg={'d_state': 8, 'expand': 3}, initializer_cfg=None",
+    ],
+)
+def test_mamba_ssm_1_0_keywords(keywords) -> None:
+    """``MambaLMHeadModel(d_model=..., n_layer=..., vocab_size=...)`` (issue 26): 1.0's model, noted."""
+    import ast
+
+    given = {k.arg: ast.literal_eval(k.value) for k in ast.parse(f"f({keywords})", mode="eval").body.keywords}
+    config = {**V1_DEFAULTS, **{k: v for k, v in given.items() if k != "initializer_cfg"}}
+    got = live({"kind": "lm", "config": config})
+    report = derive.explain(f"from mamba_ssm import MambaLMHeadModel\nmodel = MambaLMHeadModel({keywords})")
+    assert [[t["name"], list(t["shape"])] for t in report.tensors] == got["tensors"]
+    assert report.total == got["total"]
+    if given["d_model"] == 2560:
+        assert report.total == 1_449_006_080  # the count the asker printed
+
+
+@pytest.mark.parametrize(
+    "call,words",
+    [
+        (
+            "MambaLMHeadModel(d_model=64, n_layer=2, vocab_size=100, d_intermediate=128)",
+            "'d_intermediate' (a field of MambaConfig",
+        ),
+        (
+            "MambaLMHeadModel(d_model=64, n_layer=2, vocab_size=100, ssm_cfg={'layer': 'Mamba2'})",
+            "ssm_cfg 'layer' is mamba_ssm 2's",
+        ),
+        ("MambaLMHeadModel(d_model=64, n_layer=2)", "'vocab_size'"),
+        ("MambaLMHeadModel(cfg)", "cfg without a value"),  # a name: a config, maybe; not read as a size
+    ],
+)
+def test_mamba_ssm_1_0_keywords_refused_naming_the_argument(call, words) -> None:
+    with pytest.raises(ValueError, match=re.escape(words)):
+        derive.explain(f"from mamba_ssm import MambaLMHeadModel\nmodel = {call}")

@@ -123,6 +123,13 @@ CASES = [
     ("mamba_ssm", "Mamba2(d_model=64, d_state=16, headdim=16, ngroups=2, D_has_hdim=True, rmsnorm=False)", None),
     ("mamba_ssm", "Mamba2(64, headdim=16, d_ssm=64, bias=True, conv_bias=False)", None),
     ("mamba_ssm", "Mamba2(64, headdim=24)", None),
+    # mamba_ssm 1.0's keywords, no MambaConfig (the worker builds 1.0's defaults: mamba_worker.py, lm_1_0)
+    ("mamba_ssm", "MambaLMHeadModel(d_model=64, n_layer=2, vocab_size=101)", None),
+    (
+        "mamba_ssm",
+        "MambaLMHeadModel(64, 3, 100, pad_vocab_size_multiple=8, rms_norm=True, ssm_cfg={'d_state': 8})",
+        None,
+    ),
     (
         "mamba_ssm",
         "mamba_ssm.models.config_mamba.MambaConfig(d_model=64, n_layer=2, vocab_size=100, pad_vocab_size_multiple=8)",

@@ -255,3 +255,34 @@ def test_describe_takes_any_framework():
         patch.setitem(constructors.CONSTRUCTORS, ("keras", "Dense"), twin)
         with pytest.raises(InputError, match="--keras-version applies to Keras' recurrent layers"):
             describe("layers.Dense(3)", keras=True, keras_version="2.2")
+
+
+def test_a_constructor_over_several_lines_is_read_as_on_one():
+    """``nn.LSTM(\\n    32,\\n    128,\\n)`` as pasted: the constructor, not model code (issue 26)."""
+    text = "nn.LSTM(\n    32,\n    128,\n    num_layers=2,\n)"
+    status, out, _ = run(text, "--json")
+    data = json.loads(out)
+    want = meta(lambda: nn.LSTM(32, 128, num_layers=2))
+    assert status == 0 and data["total"] == count(want)
+    assert [(t["name"], tuple(t["shape"])) for t in data["tensors"]] == [
+        (n, tuple(p.shape)) for n, p in want.named_parameters()
+    ]
+    status, out, _ = run(text)
+    assert status == 0 and out.splitlines()[0] == "torch: LSTM(32, 128, num_layers=2)"
+    # a registered class over several lines, with its framework asked for: the one line's answer
+    wrapped = run("nn.LSTM(\n    3,\n    5,\n)", "--framework", "mlx", "--json")
+    assert wrapped[0] == 0 and wrapped == run("nn.LSTM(3, 5)", "--framework", "mlx", "--json")
+
+
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        # a call and then a statement: model code, whose reader does not know the class
+        ("Mamba(\n    d_model=18,\n)\nx = 1", "line 1: unknown name 'Mamba'"),
+        # one call over several lines whose keyword the class does not take: named
+        ("Mamba(\n    d_model=18,\n    d_stat=16,\n)", "unexpected keyword argument 'd_stat'"),
+    ],
+)
+def test_several_lines_that_are_not_one_constructor_are_refused(text, words):
+    status, _, err = run(text)
+    assert status == 2 and words in err, err

@@ -173,6 +173,45 @@ def test_input_errors_from_real_frameworks():
     assert derive.explain_error("CUDA out of memory").startswith("not recognised")
 
 
+@pytest.mark.parametrize(
+    "inputs,layer,want,got",
+    [
+        ((1, 60), keras.layers.LSTM(50, name="lstm_a"), 3, 2),  # a sample without its time axis
+        ((2, 64, 4, 850), keras.layers.LSTM(8, name="encoder1_"), 3, 4),  # an axis too many
+        ((2, 3), keras.layers.ConvLSTM1D(2, 1, name="conv_lstm"), 4, 2),
+    ],
+)
+def test_keras_rank_error_in_each_keras_wording(inputs, layer, want, got):
+    """Keras 3's own message, and the same refusal as TF 2.0-2.5's tf.keras (the name unquoted) and
+    Keras 2.0-2.3 (``is incompatible with layer NAME``, no shape) worded it (``derive.models.errors``
+    cites each): the ranks Keras gives, and the shape where the message has it (issue 26)."""
+    message = real_error(lambda: layer(keras.ops.zeros(inputs)))
+    name, shape = layer.name, str(inputs)
+    assert f"of layer '{name}' is incompatible" in message and f"Full shape received: {shape}" in message
+    tf2 = (  # tensorflow/python/keras/engine/input_spec.py (TF 2.4), assert_input_compatibility
+        f"Input 0 of layer {name} is incompatible with the layer: expected ndim={want}, found ndim={got}. "
+        f"Full shape received: {shape}"
+    )
+    keras2 = f"ValueError: Input 0 is incompatible with layer {name}: expected ndim={want}, found ndim={got}"
+    for text, shown in ((message, shape), (tf2, shape), (keras2, None)):
+        answer = derive.explain_error(text)
+        assert answer.startswith(f"layer {name} expects ndim={want}"), answer
+        assert f"got ndim={got} {shown}:" in answer if shown else f"got ndim={got}:" in answer, answer
+        assert ("time axis" in answer) == (got < want == 3) and ("too many" in answer) == (got > want), answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Input 0 of layer lstm is incompatible with the layer: expected ndims=3, found ndim=2",  # not Keras' words
+        "Input 0 of layer lstm is incompatible with the layer: expected min_ndim=3, found ndim=2",  # another check
+        "Input 0 of layer  is incompatible with the layer: expected ndim=3, found ndim=2",  # no name
+    ],
+)
+def test_near_misses_of_the_keras_rank_error_are_not_recognised(text):
+    assert derive.explain_error(text).startswith("not recognised")
+
+
 def test_hostile_code():
     with pytest.raises(SourceError, match="longer than"):
         explain("x" * 10_000_001)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import tempfile
 import warnings
 
@@ -87,12 +88,76 @@ def test_explain_follows_the_same_rule():
     assert detect("os.GRU(3, 4)") == "torch"  # no framework writes it so: the code reader refuses it
 
 
-def test_explain_names_the_command_line_for_other_frameworks():
+def _cli_json(*argv: str) -> dict:
+    import io
+    import json
+    from contextlib import redirect_stdout
+
+    from derive.cli import main
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main([*argv, "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.parametrize(
+    "text,options",
+    [
+        ("RecurrentGemmaConfig(num_hidden_layers=3, vocab_size=64, hidden_size=32, num_attention_heads=2)", {}),
+        ("eqx.nn.GRUCell(5, 3, key=key)", {"framework": "equinox"}),
+        ("hk.LSTM(128)", {"input_dim": 4}),
+        ("tf.compat.v1.nn.dynamic_rnn(LSTMCell(48), inputs)", {"input_dim": 5}),
+        ("Mamba(\n    d_model=18,\n    d_state=16,\n)", {}),  # over several lines, as pasted
+    ],
+)
+def test_explain_reads_a_constructor_line_as_the_command_line_does(text, options):
+    """derive.explain and the command line decide a line by the one rule and read a registered
+    framework's constructor alike (issue 26): the same total and tensors. The command line's answers
+    are held against each package in tests/cli/test_cli_frameworks.py."""
+    argv = [text]
+    for key, value in options.items():
+        argv += [f"--{key.replace('_', '-')}", str(value)]
+    cli = _cli_json(*argv)
+    report = derive.explain(text, **options)
+    assert report.total == cli["total"]
+    counted = [(t["name"], tuple(t["shape"])) for t in cli["tensors"] if not t.get("buffer") and not t.get("tied_to")]
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == counted
+
+
+def test_explain_of_a_transformers_config_line_is_transformers_model():
+    """``RecurrentGemmaConfig(...)`` in a notebook: the model AutoModelForCausalLM builds (meta device)."""
+    import hf_live
+
+    config = {"num_hidden_layers": 3, "vocab_size": 64, "hidden_size": 32, "num_attention_heads": 2}
+    model = hf_live.build("recurrent_gemma", config)
+    report = derive.explain("RecurrentGemmaConfig(" + ", ".join(f"{k}={v}" for k, v in config.items()) + ")")
+    assert report.framework == "transformers" and report.total == hf_live.total(model)
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
+
+
+@pytest.mark.parametrize(
+    "text,options,words",
+    [
+        ("eqx.nn.GRUCell(5, 3)", {"framework": "equinox"}, "missing 1 required keyword-only argument: 'key'"),
+        ("hk.LSTM(128)", {}, "makes its weights when first applied: give the input width"),
+        ("eqx.nn.GRUCell(5, 3, key=key)", {"framework": "equinox", "partial": True}, "partial applies to model code"),
+        ("eqx.nn.GRUCell(5, 3, key=key)", {"framework": "haiku"}, "is not a class of haiku that derive knows"),
+        ("RecurrentGemmaConfig(hidden_size=width)", {}, "config key 'hidden_size' must be an int"),
+    ],
+)
+def test_explain_refuses_a_constructor_line_naming_why(text, options, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        derive.explain(text, **options)
+
+
+def test_detect_names_the_command_line_for_other_frameworks():
+    """detect (model code's framework) still says where another framework's constructor is read."""
     with pytest.raises(SourceError, match="is a tf1 constructor: derive reads it one constructor at a time") as info:
-        derive.explain("tf.compat.v1.nn.dynamic_rnn(LSTMCell(48))")
+        detect("tf.compat.v1.nn.dynamic_rnn(LSTMCell(48))")
     assert "--framework tf1" in str(info.value)
     with pytest.raises(SourceError, match="hk.LSTM is a haiku constructor"):
-        derive.explain("hk.LSTM(128)")
+        derive.models.explain_code("hk.LSTM(128)")
 
 
 def make(cls: str, *args, **kwargs):

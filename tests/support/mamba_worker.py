@@ -31,6 +31,36 @@ def _import() -> dict:
     from mamba_ssm.models.config_mamba import MambaConfig
     from mamba_ssm.models.mixer_seq_simple import MambaLMHeadModel
 
+    def lm_1_0(
+        d_model,
+        n_layer,
+        vocab_size,
+        initializer_cfg=None,
+        pad_vocab_size_multiple=1,
+        device=None,
+        dtype=None,
+        ssm_cfg=None,
+        norm_epsilon=1e-5,
+        rms_norm=False,
+        fused_add_norm=False,
+        residual_in_fp32=False,
+    ):
+        """mamba-ssm 1.0.1's ``MambaLMHeadModel(d_model, n_layer, vocab_size, ...)`` (models/mixer_seq_simple.py
+        173-206, its MixerModel's keywords 83-131; 1.0 installs beside no 2.x): 2.3.2's model of the
+        MambaConfig 1.0's defaults make (nn.LayerNorm unless rms_norm, no vocabulary padding, head tied)."""
+        config = MambaConfig(
+            d_model=d_model,
+            n_layer=n_layer,
+            vocab_size=vocab_size,
+            ssm_cfg=ssm_cfg or {},
+            rms_norm=rms_norm,
+            fused_add_norm=fused_add_norm,
+            residual_in_fp32=residual_in_fp32,
+            pad_vocab_size_multiple=pad_vocab_size_multiple,
+            tie_embeddings=True,
+        )
+        return MambaLMHeadModel(config)
+
     return {
         "torch": torch,
         "mamba_ssm": mamba_ssm,
@@ -38,6 +68,7 @@ def _import() -> dict:
         "Mamba2": Mamba2,
         "MambaConfig": MambaConfig,
         "lm": MambaLMHeadModel,
+        "MambaLMHeadModel": lm_1_0,
     }
 
 
@@ -50,7 +81,7 @@ def answer(request: dict, env: dict) -> object:
             block = env[request["cls"]](**request["kwargs"])
             return {name: _attribute(block, name, torch) for name in request["names"]}
         elif request["kind"] == "text":  # test code's own line (trusted), as the CLI test pastes it
-            names = {k: env[k] for k in ("mamba_ssm", "Mamba", "Mamba2")}
+            names = {k: env[k] for k in ("mamba_ssm", "Mamba", "Mamba2", "MambaLMHeadModel")}
             module = eval(request["text"], names)
             if isinstance(module, env["MambaConfig"]):  # a config line: the model mamba_ssm builds from it
                 module = env["lm"](module)

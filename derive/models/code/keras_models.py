@@ -15,7 +15,12 @@ from .keras_layer_api import make_weight, start_sequential
 from .keras_objects import KLayer, KTensor, KWeight
 from .values import Unknown
 
-__all__ = ["make_sequential", "make_functional", "make_lambda", "make_variable"]
+__all__ = ["make_sequential", "make_functional", "make_lambda", "make_variable", "LEGACY_MODEL_KEYWORDS"]
+
+#: Keras 1's keywords of ``Model`` and the ones Keras 2 renamed them to: Keras 2 still read the old
+#: ones (``keras/legacy/interfaces.py``, ``legacy_model_constructor_support``: ``('input', 'inputs')``,
+#: ``('output', 'outputs')``, a TypeError where both are given); Keras 3 refuses them.
+LEGACY_MODEL_KEYWORDS = {"input": "inputs", "output": "outputs"}
 
 
 def make_sequential(core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> KLayer:
@@ -66,8 +71,10 @@ def make_functional(core: Any, args: list[Any], kwargs: dict[str, Any], node: as
     Raises
     ------
     Refused
-        Either side missing, or not tensors derive has read.
+        Either side missing, or not tensors derive has read; a Keras 1 keyword (``input=``,
+        ``output=``, read as Keras 2 read them: :data:`LEGACY_MODEL_KEYWORDS`) given with its new name.
     """
+    kwargs = _renamed(core, kwargs, node)
     inputs = args[0] if args else kwargs.get("inputs")
     outputs = args[1] if len(args) > 1 else kwargs.get("outputs")
     if inputs is None or outputs is None:
@@ -84,6 +91,24 @@ def make_functional(core: Any, args: list[Any], kwargs: dict[str, Any], node: as
     model.layers = found  # InputLayers included, as Keras lists them
     model.output = outputs
     return model
+
+
+def _renamed(core: Any, kwargs: dict[str, Any], node: ast.AST) -> dict[str, Any]:
+    """``kwargs`` with Keras 1's ``input=``/``output=`` under Keras 2's names, the renaming noted."""
+    renamed = dict(kwargs)
+    old = [k for k in LEGACY_MODEL_KEYWORDS if k in kwargs]
+    for keyword in old:
+        new = LEGACY_MODEL_KEYWORDS[keyword]
+        if new in renamed:
+            raise core.refuse(node, f"Model got both the Keras 1 keyword {keyword}= and the Keras 2 keyword {new}=")
+        renamed[new] = renamed.pop(keyword)
+    if old:
+        written = ", ".join(f"{k}=" for k in old)
+        core.note(
+            f"line {getattr(node, 'lineno', 0)}: Model({written}) is Keras 1's spelling of "
+            f"{', '.join(LEGACY_MODEL_KEYWORDS[k] + '=' for k in old)}, read as Keras 2 read it (Keras 3 refuses it)"
+        )
+    return renamed
 
 
 def make_lambda(core: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> KLayer:

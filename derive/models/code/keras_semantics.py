@@ -32,7 +32,7 @@ from .keras_construct import (
 )
 from .keras_layer_api import layer_attr, set_layer_attr, tensor_attr
 from .keras_merge import KerasMerge
-from .keras_models import make_functional, make_lambda, make_sequential, make_variable
+from .keras_models import LEGACY_MODEL_KEYWORDS, make_functional, make_lambda, make_sequential, make_variable
 from .keras_objects import KLayer, KTensor, KWeight, Session, snake
 from .keras_ops import binop, call_op, subscript
 from .semantics import Semantics
@@ -255,7 +255,7 @@ class KerasSemantics(KerasMerge, Semantics):
             obj.mirror.name = obj.name
             obj.kind = "layer"
             return None
-        if obj.kind == "model" and (args or "inputs" in kwargs):
+        if obj.kind == "model" and (args or {"inputs", "input"} & set(kwargs)):
             functional = make_functional(core, args, kwargs, node)
             obj.kind, obj.inputs, obj.outputs, obj.layers = (
                 "functional",
@@ -264,7 +264,8 @@ class KerasSemantics(KerasMerge, Semantics):
                 functional.layers,
             )
             obj.built, obj.output = True, functional.output
-        unexpected = sorted(set(kwargs) - _LAYER_KWARGS - {"inputs", "outputs"})
+        read = {"inputs", "outputs", *(LEGACY_MODEL_KEYWORDS if obj.kind == "functional" else ())}
+        unexpected = sorted(set(kwargs) - _LAYER_KWARGS - read)
         if unexpected:
             raise core.refuse(node, f"Unrecognized keyword arguments passed to {obj.type}: {unexpected}")
         if not obj.name:

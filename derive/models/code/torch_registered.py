@@ -186,9 +186,13 @@ class RegisteredRules:
         if method == "for_model" and auto == "config":
             return self._for_model(core, args, kwargs, node)
         model = model_class(path)
-        if model is not None:
-            return self.from_config(core, model[0], model[1], args, kwargs, node, quiet=_MODEL_QUIET)
         found = registered(path)
+        if model is not None and not (found and _keywords(args, kwargs)):
+            return self.from_config(core, model[0], model[1], args, kwargs, node, quiet=_MODEL_QUIET)
+        if model is not None:
+            core.note(
+                f"line {node.lineno}: {source_of(node.func)}(...) given sizes, not a config: read as the version that took them ({found[0].source})"
+            )
         if not found:
             return NotImplemented
         if len({c.framework for c in found}) > 1:
@@ -413,6 +417,15 @@ def _config_value(value: Any) -> bool:
 
 def _unknown(value: Any) -> bool:
     return isinstance(value, (Unknown, Unread))
+
+
+def _keywords(args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """Whether a model class is called with sizes, not a config (mamba_ssm 1.0's
+    ``MambaLMHeadModel(d_model=..., n_layer=..., vocab_size=...)``): keywords only (no ``config=``), or
+    an int first (a name without a value may be a config)."""
+    if args:
+        return type(args[0]) is int
+    return bool(kwargs) and "config" not in kwargs
 
 
 def _why(core: Any, value: Any, node: ast.AST) -> str:
