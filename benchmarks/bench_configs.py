@@ -88,12 +88,17 @@ def derived_cache(config: dict) -> int:
 
 
 def closed_form(config: dict) -> float | None:
-    """Seconds of the first derivation of the config's closed form; None where derive has none."""
+    """Seconds of the first derivation of the config's closed form; None where derive has none or refuses
+    one (a size the closed form needs as a number, as Qwen3-Next's rotary width)."""
     module = derive.explain(config).module
     if module.formula is None:
         return None
     start = time.perf_counter()
-    module.formula.expr  # noqa: B018 - the closed form, derived once
+    try:
+        module.formula.expr  # noqa: B018 - the closed form, derived once
+    except ValueError as refused:
+        print(f"  closed form refused: {refused}")
+        return None
     return time.perf_counter() - start
 
 

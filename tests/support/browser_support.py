@@ -230,6 +230,10 @@ class Visit:
         ``idle``: also wait for the network to be quiet for 500 ms (Playwright's ``networkidle``);
         without, the page is taken as loaded at its ``load`` event.
         """
+        if self.page.url != "about:blank":
+            # the last page's late requests (its favicon) are cancelled by leaving it, and reported
+            # as failed then: leave it before the records start afresh
+            self.page.goto("about:blank")
         for record in (self.requests, self.outside, self.failed, self.console):
             record.clear()
         self.page.goto(self.base.geturl() + path, wait_until="load")
