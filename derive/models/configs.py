@@ -333,6 +333,8 @@ def _note(module: Module) -> str:
         ties = [p.tied_to for p in module.params if p.tied_to]
         return f"tied to {ties[0]}: counted once, there" if ties else ""
     n = module.repeat
+    if type(n) is not int:  # a symbol: num_hidden_layers = L
+        return f"{n} identical blocks, k = 0…{n - 1}"
     if n == 0:
         return "no layers"
     return f"{n:,} identical blocks, k = 0…{n - 1:,}" if n > 1 else "one block, k = 0"

@@ -223,3 +223,17 @@ def test_a_live_config_object_at_its_defaults(model_type: str) -> None:
 
     report = derive.explain(transformers.AutoConfig.for_model(model_type))
     assert report.total == hf_live.total(hf_live.build(model_type, {}))
+
+
+@pytest.mark.parametrize("model_type", ["llama", "mistral", "qwen2"])
+def test_symbolic_number_of_layers(model_type: str) -> None:
+    """``num_hidden_layers`` as a SymPy symbol L: the total is a polynomial in L (the report's note says
+    "L identical blocks"); at L = 1, 2, 3 it is what transformers builds."""
+    layers = sympy.Symbol("L", integer=True, positive=True)
+    small = {"vocab_size": 40, "hidden_size": 16, "intermediate_size": 24, "num_attention_heads": 4,
+             "num_key_value_heads": 2}  # fmt: skip
+    report = derive.explain({"model_type": model_type, **small, "num_hidden_layers": layers})
+    assert report.total.free_symbols == {layers}
+    assert any("L identical blocks" in row.note for row in report.rows)
+    for n in (1, 2, 3):
+        assert report.total.subs(layers, n) == hf_live.total(hf_live.build(model_type, {**small, "num_hidden_layers": n}))
