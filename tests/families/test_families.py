@@ -236,4 +236,6 @@ def test_symbolic_number_of_layers(model_type: str) -> None:
     assert report.total.free_symbols == {layers}
     assert any("L identical blocks" in row.note for row in report.rows)
     for n in (1, 2, 3):
-        assert report.total.subs(layers, n) == hf_live.total(hf_live.build(model_type, {**small, "num_hidden_layers": n}))
+        assert report.total.subs(layers, n) == hf_live.total(
+            hf_live.build(model_type, {**small, "num_hidden_layers": n})
+        )
