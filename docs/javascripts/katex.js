@@ -25,11 +25,15 @@
   // A display equation wider than its column is set again, as inline formulas in display style,
   // which KaTeX breaks after their top-level + and = signs (derive.render.latex.names_latex keeps
   // the + of a long sum in a product at the top level); an aligned block becomes one such formula
-  // a row. One still too wide (a single long group) is set smaller to fit, down to 0.6 em.
+  // a row (not one holding an environment of its own, whose rows and columns splitting would break).
+  // One still too wide (a single long group) is set smaller to fit, down to 0.6 em.
   // extra.css aligns them left.
   function rows(tex) {
     var m = tex.match(/^\\begin\{aligned\}([\s\S]*)\\end\{aligned\}$/);
     if (!m) return /\\begin\{/.test(tex) ? null : [tex];
+    // An environment inside the block (a matrix, a vector) has its own \\ rows and & columns:
+    // split, it would no longer parse. Such a block is left whole (it scrolls in its box).
+    if (/\\begin\{/.test(m[1])) return null;
     var out = [], depth = 0, start = 0, body = m[1];
     for (var i = 0; i < body.length; i++) {
       var c = body[i];

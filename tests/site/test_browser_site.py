@@ -28,6 +28,7 @@ Run these tests alone with ``./scripts/test -m browser``; skip them with ``-m "n
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,15 @@ AXE_BOTH_SCHEMES = {
     "api/frameworks/index.html",
     "404.html",
 }
+#: What is still wrong at 375 px, and open in issue 27: display formulas a little wider than the phone's
+#: column (a gate's equation cannot break inside its parentheses), inline formulas reaching past it, and
+#: dotted names in stacked tables broken across lines. A page with only these at 375 px is reported as an expected failure (xfail),
+#: naming each; every other check still fails it, and at 1280 px these fail it too.
+KNOWN_AT_PHONE_WIDTH = re.compile(
+    r"^a display formula is \d+ px wide in \d+ px|^an inline formula reaches \d+ px, its column ends at \d+"
+    r"|^\"[^\"]+\" broken across \d+ lines$"
+)
+
 # (page, width, scheme, axe: None (not run), "all" (every rule) or "all but contrast")
 CASES = [(path, 1280, "light", "all" if path in AXE_BOTH_SCHEMES else "all but contrast") for path in PAGES] + [
     (path, 375, "dark", "all" if path in AXE_BOTH_SCHEMES else None) for path in PAGES
@@ -129,10 +139,14 @@ def test_page_as_the_reader_sees_it(views, path, width, scheme, axe):
         seed = page.evaluate(SEED, path.startswith("api/"))
         if seed is not None:
             problems.append(f"the reader meets the project's word 'seed': {seed!r}")
+    known = [p for p in problems if width < 1280 and KNOWN_AT_PHONE_WIDTH.search(p)]
+    problems = [p for p in problems if p not in known]
     assert problems == [], f"{path} at {width} px:\n" + "\n".join(problems)
     if axe:
         violations = _axe(page, contrast=axe == "all")
         assert violations == [], f"axe-core, {path} at {width} px, {scheme}:\n{_report(violations)}"
+    if known:
+        pytest.xfail(f"issue 27, open at 375 px: {path}:\n" + "\n".join(known))
 
 
 def test_math_pages_really_have_math(views):
