@@ -137,6 +137,13 @@ def on_post_page(output: str, page, config, **kwargs) -> str:
     return importlib.import_module("docs_src.nav_labels").name_section_navs(output)
 
 
+def on_post_template(output_content: str, template_name: str, config, **kwargs) -> str:
+    """The same for the pages MkDocs renders from a theme template alone (``404.html``), which
+    ``on_post_page`` never sees."""
+    _importable(_root(config))
+    return importlib.import_module("docs_src.nav_labels").name_section_navs(output_content)
+
+
 def on_post_build(config, **kwargs) -> None:
     """The search index's math as plain text (``docs_src/search_text.py``); runs after Material's
     search plugin has written the index (hooks follow the plugins)."""
