@@ -31,6 +31,7 @@ __all__ = [
     "floordiv",
     "kv_heads",
     "layer_types",
+    "mamba2_heads",
 ]
 
 #: RoPE types whose inverse frequencies have ⌈head_dim / 2⌉ entries (``modeling_rope_utils.py``).
@@ -333,3 +334,42 @@ def causal_lm(
     model = Module("model", base or f"{prefix}Model", children=body)
     head = _hf.lm_head(hidden, vocab, "model.embed_tokens.weight" if tie else None)
     return Module("", architecture or f"{prefix}ForCausalLM", children=(model, head), config=dict(config))
+
+
+def mamba2_heads(c: Mapping[str, Any], hidden: Dim, config_class: str) -> tuple[Dim, Dim, Dim, Dim, Dim, Dim]:
+    """The Mamba-2 mixer's sizes from the ``mamba_*`` keys Bamba and GraniteMoeHybrid share:
+    ``mamba_expand``, heads, groups, state, conv width and head width (``mamba_d_head``, ``"auto"``
+    for ``mamba_expand * hidden_size`` / heads; ``configuration_bamba.py``).
+
+    Parameters
+    ----------
+    c : mapping
+        The resolved config.
+    hidden : int or sympy.Expr
+        ``hidden_size``.
+    config_class : str
+        Named in the refusal of a non-integer ``mamba_expand``.
+
+    Returns
+    -------
+    tuple
+        (``mamba_expand``, ``mamba_n_heads``, ``mamba_n_groups``, ``mamba_d_state``, ``mamba_d_conv``,
+        head width).
+
+    Raises
+    ------
+    ValueError
+        Heads not dividing the inner width, or a ``mamba_d_head`` that is not inner width / heads.
+    """
+    expand = _hf.strict_int(c, "mamba_expand", config_class)
+    heads, groups = _hf.size(c, "mamba_n_heads"), _hf.size(c, "mamba_n_groups")
+    state, conv = _hf.size(c, "mamba_d_state"), _hf.size(c, "mamba_d_conv")
+    inner = expand * hidden
+    if type(inner) is int and type(heads) is int and inner % heads:
+        raise ValueError(f"config key 'mamba_n_heads' ({heads}) must divide mamba_expand * hidden_size ({inner})")
+    head = floordiv(inner, heads)
+    if c["mamba_d_head"] != "auto":
+        given = _hf.size(c, "mamba_d_head")
+        if type(given) is int and type(head) is int and given != head:
+            raise ValueError(f"config key 'mamba_d_head' ({given}) must be mamba_expand * hidden_size / mamba_n_heads ({head})")  # fmt: skip
+    return expand, heads, groups, state, conv, head

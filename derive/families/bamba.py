@@ -37,7 +37,7 @@ from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Module
-from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
+from ._decoder import causal_lm, floordiv, kv_heads, layer_list, mamba2_heads, rope_buffers, rotary_dim
 from .llama import register_family
 
 __all__ = ["bamba"]
@@ -126,17 +126,7 @@ def bamba(config: Mapping[str, Any]) -> Module:
         raise ValueError("config key 'head_dim' is None: BambaAttention reads it as a size")
     d = floordiv(D, H) if c["head_dim"] is None else _hf.size(c, "head_dim")
     attends = _indices(c["attn_layer_indices"])
-    expand = _hf.strict_int(c, "mamba_expand", "BambaConfig")
-    Hm, G = _hf.size(c, "mamba_n_heads"), _hf.size(c, "mamba_n_groups")
-    N, K = _hf.size(c, "mamba_d_state"), _hf.size(c, "mamba_d_conv")
-    E = expand * D
-    if type(E) is int and type(Hm) is int and E % Hm:
-        raise ValueError(f"config key 'mamba_n_heads' ({Hm}) must divide mamba_expand * hidden_size ({E})")
-    P = floordiv(E, Hm)
-    if c["mamba_d_head"] != "auto":
-        given = _hf.size(c, "mamba_d_head")
-        if type(given) is int and type(P) is int and given != P:
-            raise ValueError(f"config key 'mamba_d_head' ({given}) must be mamba_expand * hidden_size / mamba_n_heads ({P})")  # fmt: skip
+    expand, Hm, G, N, K, P = mamba2_heads(c, D, "BambaConfig")
     flags = {k: _hf.flag(c, k) for k in ("mamba_conv_bias", "mamba_proj_bias", "attention_bias", "mlp_bias")}
     tie = _hf.flag(c, "tie_word_embeddings")
     rotary = rotary_dim(config, d, 0.5, given=c["head_dim"] is not None)

@@ -41,7 +41,7 @@ from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Module
-from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
+from ._decoder import causal_lm, floordiv, kv_heads, layer_list, mamba2_heads, rope_buffers, rotary_dim
 from .llama import register_family
 
 __all__ = ["granitemoehybrid"]
@@ -148,17 +148,7 @@ def granitemoehybrid(config: Mapping[str, Any]) -> Module:
     if type(E) is int and type(k) is int and E and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_local_experts ({E})")
     Fs = _hf.size(c, "shared_intermediate_size")
-    expand = _hf.strict_int(c, "mamba_expand", "GraniteMoeHybridConfig")
-    Hm, G = _hf.size(c, "mamba_n_heads"), _hf.size(c, "mamba_n_groups")
-    N, K = _hf.size(c, "mamba_d_state"), _hf.size(c, "mamba_d_conv")
-    Ein = expand * D
-    if type(Ein) is int and type(Hm) is int and Ein % Hm:
-        raise ValueError(f"config key 'mamba_n_heads' ({Hm}) must divide mamba_expand * hidden_size ({Ein})")
-    P = floordiv(Ein, Hm)
-    if c["mamba_d_head"] != "auto":
-        given = _hf.size(c, "mamba_d_head")
-        if type(given) is int and type(P) is int and given != P:
-            raise ValueError(f"config key 'mamba_d_head' ({given}) must be mamba_expand * hidden_size / mamba_n_heads ({P})")  # fmt: skip
+    expand, Hm, G, N, K, P = mamba2_heads(c, D, "GraniteMoeHybridConfig")
     flags = {f: _hf.flag(c, f) for f in ("attention_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings")}
     rope = c["position_embedding_type"] == "rope"
     rotated = rotary_dim(config, d, 1.0, plain_reads_factor=False, given=c["head_dim"] is not None)
