@@ -301,7 +301,7 @@ def lm_head(hidden_size: Dim, vocab_size: Dim, tied_to: str | None = None) -> Mo
     -------
     derive.tree.Module
     """
-    head = linear(hidden_size, vocab_size, False, name="lm_head")
+    head = linear(hidden_size, vocab_size, False, name="lm_head").replace(part="head")
     if tied_to is None:
         return head
     return head.replace(params=(Param("weight", (vocab_size, hidden_size), tied_to=tied_to),))

@@ -227,9 +227,9 @@ def mlp_block(width: Dim, expanded_width: Dim, *, spelling: str = "transformers"
     d, f = width, expanded_width
     if spelling == "deepmind":
         up = Module("ffw_up", "Einsum", (Param("w", (2, d, f)), Param("b", (2, 1, 1, f))))
-        return Module(name, "MLPBlock", children=(up, linear(f, d, name="ffw_down")))
+        return Module(name, "MLPBlock", children=(up, linear(f, d, name="ffw_down")), part="MLP")
     return Module(name, "RecurrentGemmaMlp", children=(linear(d, f, name="gate_proj"), linear(d, f, name="up_proj"),
-                                                       linear(f, d, name="down_proj")))  # fmt: skip
+                                                       linear(f, d, name="down_proj")), part="MLP")  # fmt: skip
 
 
 def layer_types(block_types: Sequence[str], num_layers: Dim) -> list[str] | dict[int, Dim]:

@@ -262,7 +262,8 @@ def block_frame(n_embd: Dim, att: Module, ffn: Module, *, first: bool, name: str
     if first:
         zero = layer_norm((n_embd,), name=n["first"])
         norms = (zero, *norms) if spelling == "transformers" else (*norms, zero)
-    return Module(name, type or n["types"][0], children=(*norms, att, ffn), row=True, formula=formula)
+    parts = (att.replace(part="recurrent mixers"), ffn.replace(part="MLP"))  # time mix, channel mix
+    return Module(name, type or n["types"][0], children=(*norms, *parts), row=True, formula=formula)
 
 
 def blinkdl_model(vocab_size: Dim, n_embd: Dim, n_layer: Dim, block: Callable[[bool, str], Module] | None, *,
@@ -314,7 +315,7 @@ def blinkdl_model(vocab_size: Dim, n_embd: Dim, n_layer: Dim, block: Callable[[b
         layer_norm((n_embd,), bias=norm_bias, name=ln_out),
     )
     head_params = (Param("weight", (vocab_size, n_embd), tied_to=tie),)
-    lm_head = Module(head, "Linear", head_params)
+    lm_head = Module(head, "Linear", head_params, part="head")
     children = (
         (Module(prefix, type.replace("ForCausalLM", "Model"), children=body), lm_head) if prefix else (*body, lm_head)
     )

@@ -276,7 +276,16 @@ def fla_block(d: Dim, att: Module, ffn: Module, *, first: bool, norm_first: bool
     norm = lambda n: layer_norm((d,), bias=norm_bias, name=n)  # noqa: E731
     pre = (norm("pre_norm"),) if first and norm_first else ()
     return Module(
-        name, type, children=(*pre, norm("attn_norm"), att.replace(name="attn"), norm("ffn_norm"), ffn), row=True
+        name,
+        type,
+        children=(
+            *pre,
+            norm("attn_norm"),
+            att.replace(name="attn", part="recurrent mixers"),  # time mix
+            norm("ffn_norm"),
+            ffn.replace(part="MLP"),  # channel mix
+        ),
+        row=True,
     )
 
 

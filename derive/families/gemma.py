@@ -121,7 +121,10 @@ def _gemma(config: Mapping[str, Any], version: int) -> Module:
     embed_type = f"{prefix}TextScaledWordEmbedding"
     register(embed_type, _embedding_flops)
     embed = Module(
-        "embed_tokens", embed_type, (Param("weight", (V, D)), Param("embed_scale", (), buffer=True, dtype="float32"))
+        "embed_tokens",
+        embed_type,
+        (Param("weight", (V, D)), Param("embed_scale", (), buffer=True, dtype="float32")),
+        part="embeddings",
     )
     if version == 2:
         rotary = rope_buffers(d)

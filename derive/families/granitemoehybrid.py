@@ -166,7 +166,10 @@ def granitemoehybrid(config: Mapping[str, Any]) -> Module:
                 ),
             )  # fmt: skip
         shared = (linear(D, 2 * Fs, False, name="input_linear"), linear(Fs, D, False, name="output_linear"))
-        parts += (Module("shared_mlp", "GraniteMoeHybridMLP", children=shared),)
+        # beside routed experts, the shared MLP is the shared expert (always active); alone, the MLP
+        parts += (
+            Module("shared_mlp", "GraniteMoeHybridMLP", children=shared, part="shared experts" if E != 0 else "MLP"),
+        )
         if kind == "linear_attention":
             mix = mixer(
                 D, N, K, expand, P, ngroups=G, nheads=Hm, bias=flags["mamba_proj_bias"],

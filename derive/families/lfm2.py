@@ -199,6 +199,7 @@ def lfm2(config: Mapping[str, Any]) -> Module:
             "feed_forward",
             "Lfm2MLP",
             children=(linear(D, F, False, name="w1"), linear(D, F, False, name="w3"), linear(F, D, False, name="w2")),
+            part="MLP",
         )
         norm = lambda n: rms_norm((D,), name=n, type="Lfm2RMSNorm")  # noqa: E731
         return Module("", "Lfm2DecoderLayer", children=(mixer, ff, norm("operator_norm"), norm("ffn_norm")))

@@ -132,7 +132,7 @@ def lfm2_moe(config: Mapping[str, Any]) -> Module:
                 ff = ff.replace(params=(Param("expert_bias", (E,), buffer=True, dtype="float32"),))
         else:
             mlp = (linear(D, F, False, name="w1"), linear(D, F, False, name="w3"), linear(F, D, False, name="w2"))
-            ff = Module("feed_forward", "Lfm2MoeMLP", children=mlp)
+            ff = Module("feed_forward", "Lfm2MoeMLP", children=mlp, part="MLP")
         norm = lambda n: rms_norm((D,), name=n, type="Lfm2MoeRMSNorm")  # noqa: E731
         return Module("", "Lfm2MoeDecoderLayer", children=(mixer, ff, norm("operator_norm"), norm("ffn_norm")))
 

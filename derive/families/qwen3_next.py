@@ -312,7 +312,7 @@ def build(config: Mapping[str, Any], variant: Variant) -> Module:
                 router(D, E, name="gate", type=f"{P}TopKRouter"),
                 routed_experts(D, Fe, E, k, type=f"{P}Experts"),
                 gated_mlp(D, Fs, name="shared_expert", type=f"{P}MLP"),
-                linear(D, 1, False, name="shared_expert_gate"),
+                linear(D, 1, False, name="shared_expert_gate").replace(part="shared experts"),
                 type=f"{P}SparseMoeBlock",
             )
         else:

@@ -120,7 +120,7 @@ def _scaled(width: Dim, factor: Any) -> Dim:
 
 def _norm(width: Dim, bias: bool, name: str, type: str = "RMSNorm") -> Module:
     params = (Param("weight", (width,)),) + ((Param("bias", (width,)),) if bias else ())
-    return Module(name, type, params)
+    return Module(name, type, params, part="norms")
 
 
 def mlstm_block(
@@ -177,7 +177,7 @@ def mlstm_block(
     )
     up = (linear(D, 2 * ffn, bias, name="proj_up_gate_z"),) if fused else (
         linear(D, ffn, bias, name="proj_up_gate"), linear(D, ffn, bias, name="proj_up"))  # fmt: skip
-    feed = Module("ffn", "FeedForward", children=(*up, linear(ffn, D, bias, name="proj_down")))
+    feed = Module("ffn", "FeedForward", children=(*up, linear(ffn, D, bias, name="proj_down")), part="MLP")
     return Module("", "xLSTMBlock", children=(_norm(D, bias, "norm_mlstm"), layer, _norm(D, bias, "norm_ffn"), feed))
 
 

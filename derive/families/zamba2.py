@@ -241,7 +241,7 @@ def zamba2(config: Mapping[str, Any]) -> Module:
             "shared_transformer", "Zamba2AttentionDecoderLayer",
             children=(
                 attn.replace(type="Zamba2Attention", children=children),
-                Module("feed_forward", "Zamba2MLP", children=mlp),
+                Module("feed_forward", "Zamba2MLP", children=mlp, part="MLP"),
                 rms_norm((2 * D,), name="input_layernorm", type="Zamba2RMSNorm"),
                 rms_norm((D,), name="pre_ff_layernorm", type="Zamba2RMSNorm"),
             ),
@@ -254,7 +254,10 @@ def zamba2(config: Mapping[str, Any]) -> Module:
         shared = shared_block(h % blocks)
         if tie and h >= blocks:
             shared = _tied(shared, f"model.layers.{hybrid_ids[h % blocks]}.shared_transformer")
-        children = (linear(D, D, False, name="linear"), mamba_layer("mamba_decoder"), shared)
+        # the hybrid layer's own projection of the shared block's output: counted with attention
+        # (the shared block's attention is what that layer adds to the Mamba stream)
+        projection = linear(D, D, False, name="linear").replace(part="attention")
+        children = (projection, mamba_layer("mamba_decoder"), shared)
         return Module("", "Zamba2HybridLayer", children=children)
 
     pattern = [("hybrid", hybrid_ids.index(i)) if kind == "hybrid" else ("mamba", 0) for i, kind in enumerate(kinds)]

@@ -45,4 +45,4 @@ def embedding(
     """
     s = _spelling(spelling)
     tensor = "embeddings" if s.framework == "keras" else "weight"
-    return Module(name, type, (Param(tensor, (num_embeddings, embedding_dim)),), sep=s.sep)
+    return Module(name, type, (Param(tensor, (num_embeddings, embedding_dim)),), sep=s.sep, part="embeddings")

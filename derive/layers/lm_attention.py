@@ -191,7 +191,7 @@ def self_attention(
         children += (rms_norm((d,), name="q_norm", type=norm_type), rms_norm((d,), name="k_norm", type=norm_type))
     config = {"num_heads": num_heads, "num_kv_heads": kv, "head_dim": d, "value_dim": d, "window": window}
     register(type, _attention_flops)
-    return Module(name, type, children=children, config=config, cache=kv_state(kv, d, window=window))
+    return Module(name, type, children=children, config=config, cache=kv_state(kv, d, window=window), part="attention")
 
 
 def gpt2_attention(hidden_size: Dim, num_heads: Dim, *, name: str = "attn", type: str = "GPT2Attention") -> Module:
@@ -212,7 +212,7 @@ def gpt2_attention(hidden_size: Dim, num_heads: Dim, *, name: str = "attn", type
     children = (conv1d(hidden_size, 3 * hidden_size, name="c_attn"), conv1d(hidden_size, hidden_size, name="c_proj"))
     config = {"num_heads": num_heads, "num_kv_heads": num_heads, "head_dim": d, "value_dim": d, "window": None}
     register(type, _attention_flops)
-    return Module(name, type, children=children, config=config, cache=kv_state(num_heads, d))
+    return Module(name, type, children=children, config=config, cache=kv_state(num_heads, d), part="attention")
 
 
 def _latent_flops(module: Module, tokens: Dim) -> Any:
@@ -280,4 +280,4 @@ def latent_attention(
     config = {"num_heads": H, "num_kv_heads": 1, "head_dim": qk, "value_dim": v_head_dim, "window": window}
     cache = kv_state(1, kv_lora_rank, qk_rope_head_dim, window)
     register(type, _latent_flops)
-    return Module(name, type, children=children, config=config, cache=cache)
+    return Module(name, type, children=children, config=config, cache=cache, part="attention")

@@ -48,7 +48,7 @@ def gated_mlp(
         linear(hidden_size, intermediate_size, bias, name="up_proj"),
         linear(intermediate_size, hidden_size, bias, name="down_proj"),
     )
-    return Module(name, type, children=children)
+    return Module(name, type, children=children, part="MLP")
 
 
 def plain_mlp(
@@ -71,7 +71,7 @@ def plain_mlp(
         linear(hidden_size, intermediate_size, bias, name="up_proj"),
         linear(intermediate_size, hidden_size, bias, name="down_proj"),
     )
-    return Module(name, type, children=children)
+    return Module(name, type, children=children, part="MLP")
 
 
 def conv1d(in_features: Dim, out_features: Dim, *, name: str) -> Module:
@@ -109,4 +109,5 @@ def gpt2_mlp(hidden_size: Dim, inner_size: Dim, *, name: str = "mlp", type: str 
         name,
         type,
         children=(conv1d(hidden_size, inner_size, name="c_fc"), conv1d(inner_size, hidden_size, name="c_proj")),
+        part="MLP",
     )

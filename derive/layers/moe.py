@@ -60,7 +60,7 @@ def router(
     if correction_bias:
         params += (Param("e_score_correction_bias", (num_experts,), buffer=True),)
     register(type, _router_flops)
-    return Module(name, type, params)
+    return Module(name, type, params, part="routers")
 
 
 def _router_flops(module: Module, tokens: Dim) -> Any:
@@ -96,7 +96,7 @@ def routed_experts(
     """
     E, D, F = num_experts, hidden_size, intermediate_size
     up = Param("gate_up_proj", (E, 2 * F, D)) if gated else Param("up_proj", (E, F, D))
-    return Module(name, type, (up, Param("down_proj", (E, D, F))), routed=(top_k, num_experts))
+    return Module(name, type, (up, Param("down_proj", (E, D, F))), routed=(top_k, num_experts), part="routed experts")
 
 
 def moe_block(*parts: Module, name: str = "mlp", type: str = "SparseMoeBlock") -> Module:
@@ -111,5 +111,8 @@ def moe_block(*parts: Module, name: str = "mlp", type: str = "SparseMoeBlock") -
     Returns
     -------
     derive.tree.Module
+        Its own part is none: each part keeps its own (:data:`derive.tree.PARTS`), an MLP beside
+        the routed experts becoming the shared experts.
     """
-    return Module(name, type, children=parts)
+    shared = tuple(p.replace(part="shared experts") if p.part == "MLP" else p for p in parts)
+    return Module(name, type, children=shared)

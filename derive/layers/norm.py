@@ -55,7 +55,7 @@ def layer_norm(
         params += (Param("gamma" if keras else "weight", tuple(shape)),)
     if bias:
         params += (Param("beta" if keras else "bias", tuple(shape)),)
-    return Module(name, type or ("LayerNormalization" if keras else "LayerNorm"), params, sep=s.sep)
+    return Module(name, type or ("LayerNormalization" if keras else "LayerNorm"), params, sep=s.sep, part="norms")
 
 
 def rms_norm(
@@ -84,7 +84,7 @@ def rms_norm(
     """
     s = _spelling(spelling)
     params = (Param("weight", tuple(shape)),) if weight else ()
-    return Module(name, type or "RMSNorm", params, sep=s.sep)
+    return Module(name, type or "RMSNorm", params, sep=s.sep, part="norms")
 
 
 def batch_norm(
@@ -146,7 +146,7 @@ def batch_norm(
             ("moving_stddev", "renorm_mean", "renorm_stddev") if renorm else ()
         )
         params += tuple(Param(stat, n, trainable=False) for stat in stats)
-        return Module(name, type or "BatchNormalization", params, sep=s.sep)
+        return Module(name, type or "BatchNormalization", params, sep=s.sep, part="norms")
     if renorm:
         raise ValueError("renorm is Keras' batch renormalisation; torch.nn.BatchNorm has none")
     params = ((Param("weight", n),) if weight else ()) + ((Param("bias", n),) if shift and bias else ())
@@ -156,7 +156,7 @@ def batch_norm(
             Param("running_var", n, buffer=True),
             Param("num_batches_tracked", (), buffer=True, dtype="int64"),
         )
-    return Module(name, type or "BatchNorm1d", params, sep=s.sep)
+    return Module(name, type or "BatchNorm1d", params, sep=s.sep, part="norms")
 
 
 def instance_norm(
@@ -237,4 +237,4 @@ def group_norm(
     s = _spelling(spelling)
     c = (num_channels,)
     params = ((Param("weight", c),) + ((Param("bias", c),) if bias else ())) if affine else ()
-    return Module(name, type or "GroupNorm", params, sep=s.sep)
+    return Module(name, type or "GroupNorm", params, sep=s.sep, part="norms")

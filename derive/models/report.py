@@ -16,7 +16,7 @@ from typing import Any
 import sympy
 
 from ..engine.symbols import plain
-from ..tree import Module, active, count, is_partial, named_parameters, numel
+from ..tree import Module, active, count, is_partial, named_parameters, numel, parts
 from .row import Row, jsonable, rows, show
 from .source import clean
 
@@ -186,6 +186,26 @@ class Report:
         return active(self.module)
 
     @property
+    def parts(self) -> list[dict[str, Any]] | None:
+        """Where a language model's parameters sit: ``[{"part", "parameters", "active"}]`` in the order
+        of :data:`derive.tree.PARTS` (embeddings, attention, recurrent mixers, MLP, routers, routed
+        experts, shared experts, norms, head); None for a tree that is not a language model, that
+        does not place every tensor (no part is guessed), or that is all one part (an ``nn.LSTM``:
+        the total says it).
+
+        Units: parameters; ``"parameters"`` add up to :attr:`total`, ``"active"`` (those one token
+        uses, as :attr:`active` counts them) to :attr:`active`. Each tensor is in the part of the
+        outermost module that declares one (:func:`derive.tree.parts`): QK-norms with attention,
+        a mixer's own norms with the mixer.
+        """
+        if self.module is None or not _is_language_model(self.module):
+            return None
+        whole, used = parts(self.module), parts(self.module, used=True)
+        if "other" in whole or len(whole) < 2:
+            return None
+        return [{"part": p, "parameters": n, "active": used.get(p, 0)} for p, n in whole.items()]
+
+    @property
     def recurrent(self) -> list[Row]:
         """The rows with an inferred constructor configuration."""
         return [r for r in self.rows if r.config is not None]
@@ -208,6 +228,8 @@ class Report:
         }
         if self.active is not None:
             data["active"] = jsonable(self.active)
+        if self.parts is not None:
+            data["parts"] = [{k: jsonable(v) for k, v in p.items()} for p in self.parts]
         if self.buffers:
             data["buffers"] = [{**b, "shape": jsonable(b["shape"])} for b in self.buffers]
         if self.ties:
@@ -266,6 +288,8 @@ class Report:
         if self.active is not None and self.active != self.total:  # a dense model's is its total (JSON has both)
             table.add_row(Text("active per token"), Text(""), Text(""), Text(show(self.active)), Text(""))
         console.print(table)
+        if self.parts is not None:
+            console.print(self._parts_table())
         for constructor in self.constructors:
             console.print(Text(clean(constructor, 300)))
         for note in self.notes:
@@ -282,6 +306,23 @@ class Report:
                 )
             )
         return buffer.getvalue()
+
+    def _parts_table(self) -> Any:
+        """Where the parameters sit, one row per part (an "active per token" column when it differs)."""
+        from rich.table import Table
+        from rich.text import Text
+
+        assert self.parts is not None
+        sparse = any(p["active"] != p["parameters"] for p in self.parts)
+        table = Table(title="where the parameters sit", title_justify="left")
+        table.add_column("part")
+        table.add_column("parameters", justify="right")
+        if sparse:
+            table.add_column("active per token", justify="right")
+        for p in self.parts:
+            cells = [Text(p["part"]), Text(show(p["parameters"]))]
+            table.add_row(*cells, *([Text(show(p["active"]))] if sparse else []))
+        return table
 
     def __str__(self) -> str:
         return self.text()

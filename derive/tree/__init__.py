@@ -32,7 +32,7 @@ A module that stands for ``repeat`` identical copies (a symbolic number of layer
 from __future__ import annotations
 
 from .nodes import Dim, Formula, Module, Param, State, closed_form, count, is_partial, numel
-from .usage import active, cache_elements, named_states
+from .usage import PARTS, active, cache_elements, named_states, parts
 from .walk import MAX_LISTED, named_buffers, named_modules, named_parameters, uncounted
 
 __all__ = [
@@ -51,6 +51,8 @@ __all__ = [
     "MAX_LISTED",
     "closed_form",
     "active",
+    "parts",
+    "PARTS",
     "cache_elements",
     "named_states",
 ]

@@ -283,6 +283,11 @@ class Module:
         The module holds ``num_experts`` routed experts of which a token visits ``top_k``
         (transformers' fused ``experts``): a token uses ``top_k / num_experts`` of its
         parameters (:func:`derive.tree.active`).
+    part : str
+        Where its parameters sit in a language model, one of :data:`derive.tree.PARTS`
+        (``"attention"``, ``"MLP"``, ...), declared by the primitive that builds it; ``""`` for a
+        module that is not one part (a decoder layer, a MoE block): its children say.
+        :func:`derive.tree.parts` gives each parameter the part of its outermost declaring module.
     """
 
     name: str
@@ -300,6 +305,7 @@ class Module:
     row: bool = False
     cache: tuple[State, ...] = ()
     routed: tuple[Dim, Dim] | None = None
+    part: str = ""
 
     def replace(self, **changes: Any) -> Module:
         """A copy with ``changes`` (``name``, ``children``, ...).

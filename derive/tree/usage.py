@@ -1,5 +1,6 @@
-"""What a token uses and what a sequence keeps: the active parameters (routed experts a token does
-not visit left out) and the inference cache (each module's :class:`~derive.tree.State` s).
+"""What a token uses, where it sits and what a sequence keeps: the active parameters (routed experts
+a token does not visit left out), the parts of a language model (:func:`parts`) and the inference
+cache (each module's :class:`~derive.tree.State` s).
 
 Active parameters follow the Hugging Face Hub's definition (huggingface.js PR #2182, "Compute MoE
 active parameter count"): everything is active — embeddings, the head, routers, shared experts,
@@ -24,7 +25,24 @@ from typing import Any
 from .nodes import Dim, Module, State, _is_int, _plain, _sum, count
 from .walk import _copies, _fill, _join
 
-__all__ = ["active", "cache_elements", "named_states"]
+__all__ = ["PARTS", "active", "parts", "cache_elements", "named_states"]
+
+#: The parts of a language model, in the order a model is read: where its parameters sit. The
+#: router (``gate``/``router``) is its own part; a shared-expert gate (Qwen's ``shared_expert_gate``)
+#: belongs to the shared experts; the norms inside an attention or mixer (QK-norm, Jamba's
+#: ``dt_layernorm``) to that attention or mixer. "other": a tensor no primitive placed.
+PARTS = (
+    "embeddings",
+    "attention",
+    "recurrent mixers",
+    "MLP",
+    "routers",
+    "routed experts",
+    "shared experts",
+    "norms",
+    "head",
+    "other",
+)
 
 
 def active(module: Module) -> Dim:
@@ -60,6 +78,69 @@ def active(module: Module) -> Dim:
     terms += [active(c) for c in module.children]
     subtotal = _sum(terms)
     return subtotal if module.repeat == 1 else _sum([subtotal * module.repeat])
+
+
+def parts(module: Module, *, used: bool = False) -> dict[str, Dim]:
+    """Parameters by where they sit: each counted tensor in the part (:attr:`Module.part`) of its
+    outermost module that declares one, ``"other"`` when none does. A module that declares none but
+    keeps an inference cache (:attr:`Module.cache`) is attention when it keeps tokens (keys and
+    values, a sliding window's too) and a recurrent mixer when its state has a fixed size (Mamba,
+    Gated DeltaNet, MiniMax's lightning attention, RWKV's time mixing): what a token costs to keep
+    is what sets the two apart.
+
+    Parameters
+    ----------
+    module : Module
+    used : bool, default False
+        True: the parameters one token uses (:func:`active`: a routed-experts module at
+        ``top_k / num_experts``), so the parts add up to :func:`active` instead of the total.
+
+    Returns
+    -------
+    dict of str -> int or sympy.Expr
+        Units: parameters, in the order of :data:`PARTS`, parts with nothing left out; the values
+        add up to :func:`~derive.tree.count` (``used``: :func:`active`). Tied tensors count once,
+        where they are stored; a part derive cannot count (:attr:`Module.counted` False) is not in it.
+
+    Examples
+    --------
+    >>> from .nodes import Param
+    >>> attn = Module("self_attn", "Attention", (Param("q_proj.weight", (8, 8)),), part="attention")
+    >>> norm = Module("q_norm", "RMSNorm", (Param("weight", (8,)),), part="norms")
+    >>> parts(Module("", "Layer", children=(attn.replace(children=(norm,)), norm)))
+    {'attention': 72, 'norms': 8}
+    """
+    terms: dict[str, list[Any]] = {}
+    _parts(module, "", 1, used, terms)
+    return {p: _plain(_sum(terms[p])) for p in PARTS if p in terms}
+
+
+def _kept(module: Module) -> str:
+    """The part of a module that declares none, by what it keeps while generating: a module keeping
+    tokens (keys and values) is attention, one keeping a state of fixed size a recurrent mixer; a
+    counter (an integer, xLSTM's ``seqlen_offset``) says neither."""
+    kept = [state for state in module.cache if not (state.dtype or "").startswith("int")]  # not a counter
+    if not kept:
+        return ""
+    return "attention" if any(state.per_token for state in kept) else "recurrent mixers"
+
+
+def _parts(module: Module, part: str, times: Dim, used: bool, terms: dict[str, list[Any]]) -> None:
+    """Add ``module``'s parameters, ``times`` copies of it (its ancestors' repeats), to ``terms``."""
+    if not module.counted:
+        return
+    part = part or module.part or _kept(module)
+    if part:
+        size = active(module) if used else count(module)
+        if size != 0:
+            terms.setdefault(part, []).append(size * times)
+        return
+    times = times if module.repeat == 1 else times * module.repeat
+    own = [p.numel for p in module.params if p.counted]
+    if own:
+        terms.setdefault("other", []).append(_sum(own) * times)
+    for child in module.children:
+        _parts(child, part, times, used, terms)
 
 
 def cache_elements(module: Module, batch: Dim, tokens: Dim) -> dict[str | None, Dim]:

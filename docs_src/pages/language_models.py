@@ -323,9 +323,14 @@ def family_context(family: Family) -> dict:
     pattern, kinds = layer_kinds(report.module)
     for kind in kinds:
         kind["prefix"], kind["tensors"] = _kind_tensors(report, kind["first"])
+    assert report.parts is not None, key  # every tensor of a family placed (tests/families: test_parts_*)
+    parts = [{"part": p["part"], "parameters": number(p["parameters"]), "active": number(p["active"]),
+              "share": f"{100 * p['parameters'] / report.total:.1f} %"} for p in report.parts]  # fmt: skip
     return {
         "family": family,
         "example": _row(key),
+        "parts": parts,
+        "sparse": report.active != report.total,
         "config": dict(RELEASED[key].config),
         "pattern": "".join(kinds[i]["letter"] for i in pattern),
         "kinds": kinds,

@@ -20,6 +20,7 @@ import pytest
 import sympy
 
 import derive
+import derive.blocks
 import derive.families.llama
 from derive.analysis.cost import cost, model_cost
 from derive.tree import active
@@ -239,3 +240,46 @@ def test_symbolic_number_of_layers(model_type: str) -> None:
         assert report.total.subs(layers, n) == hf_live.total(
             hf_live.build(model_type, {**small, "num_hidden_layers": n})
         )
+
+
+#: Every model type transformers builds from a config that derive reads (fla's RWKV-6/7 and
+#: mamba_ssm are not transformers classes): at the config class's defaults, LFM2-MoE with a pattern.
+PART_CONFIGS = [
+    (t, {}) for t in sorted(derive.blocks.CONFIG_MODELS) if t not in ("lfm2_moe", "mamba_ssm", "rwkv6", "rwkv7")
+]
+PART_CONFIGS.append(("lfm2_moe", {"num_hidden_layers": 4, "layer_types": ["conv", "conv", "full_attention", "conv"]}))
+
+
+@pytest.mark.parametrize(("model_type", "config"), PART_CONFIGS, ids=[t for t, _ in PART_CONFIGS])
+def test_parts_as_transformers_classes_place_them(model_type: str, config: dict) -> None:
+    """Where the parameters sit (embeddings, attention, recurrent mixers, MLP, routers, routed and
+    shared experts, norms, head), in all and per token, against the model transformers builds: each
+    parameter placed by the class of its outermost module that is a part (``hf_live.parts``)."""
+    live = hf_live.build(model_type, config)
+    whole, used = hf_live.parts(live)
+    report = derive.explain({"model_type": model_type, **config})
+    assert report.parts is not None, model_type
+    assert {p["part"]: p["parameters"] for p in report.parts} == whole
+    assert {p["part"]: p["active"] for p in report.parts} == used
+    assert "other" not in whole
+
+
+def test_parts_in_json_text_and_closed_form() -> None:
+    """Mixtral-8x7B's parts in ``--json`` and the text; in a symbolic config they add up to the total."""
+    report = derive.explain(MIXTRAL_8X7B)
+    data = report.to_dict()
+    assert [p["part"] for p in data["parts"]] == [
+        "embeddings",
+        "attention",
+        "routers",
+        "routed experts",
+        "norms",
+        "head",
+    ]
+    assert sum(p["parameters"] for p in data["parts"]) == data["total"]
+    assert sum(p["active"] for p in data["parts"]) == data["active"]
+    assert "where the parameters sit" in report.text() and "routed experts" in report.text()
+    D = sympy.Symbol("hidden_size", integer=True, positive=True)
+    symbolic = derive.explain({**MIXTRAL_8X7B, "hidden_size": D})
+    assert sympy.expand(sum(p["parameters"] for p in symbolic.parts) - symbolic.total) == 0
+    assert derive.explain("nn.LSTM(10, 20)").parts is None  # not every tensor placed: no parts, none guessed

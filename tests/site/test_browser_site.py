@@ -189,21 +189,26 @@ def test_checkpoint_diagnoses_wrap(views):
 
 
 def test_the_reading_checks_can_fail(views):
-    """A wide table in its region, a formula that cannot break, names run together: each is reported."""
+    """A wide table in its region, a stacked one whose cell is still too wide, a formula that cannot break,
+    names run together: each is reported."""
     page = _open(views(1280, "light"), "cells/lstm/index.html")
     page.evaluate(
         r"""() => {
           const h1 = document.querySelector('.md-content h1');
+          const table = (name, count) => '<table><thead><tr><th>name</th><th>count</th></tr></thead>' +
+            '<tbody><tr><td><span style="white-space: nowrap">' + (name + ' ').repeat(80) + '</span></td><td>' + count + '</td></tr></tbody></table>';
           h1.insertAdjacentHTML('afterend',
-            '<div class="table-region stacked" role="region" tabindex="0" aria-label="t"><table><thead><tr><th>name</th><th>count</th></tr></thead>' +
-            '<tbody><tr><td><span style="white-space: nowrap">' + 'weight_ih_l0 '.repeat(80) + '</span></td><td>42</td></tr></tbody></table></div>' +
+            '<div class="table-region" role="region" tabindex="0" aria-label="t1"><div class="md-typeset__scrollwrap"><div class="md-typeset__table">' +
+            table('weight_ih_l0', '42') + '</div></div></div>' +
+            '<div class="table-region stacked" role="region" tabindex="0" aria-label="t2">' + table('bias_hh_l0', '7') + '</div>' +
             '<div class="arithmatex" id="wide-eq"></div><p><span class="arithmatex" id="names"></span></p>');
           katex.render('\\begin{aligned} N &= ' + 'H + '.repeat(150) + '1 \\end{aligned}', document.getElementById('wide-eq'), {displayMode: true});
           katex.render('\\mathrm{hidden\\_size} \\mathrm{expand}', document.getElementById('names'));
         }"""
     )
     problems = "\n".join(page.evaluate(READING, True))
-    assert "it scrolls" in problems and "one block per row" in problems and '"42" is outside the view' in problems
+    assert "it scrolls" in problems and '"42" is outside the view' in problems, problems
+    assert "one block per row" in problems and 'td "bias_hh_l0 bias_hh_l0' in problems and "it is cut or scrolls apart" in problems
     assert "a display formula is" in problems and "two names run together" in problems
     page.evaluate("() => document.querySelector('.md-content').insertAdjacentText('beforeend', 'seed 001')")
     assert "seed 001" in page.evaluate(SEED, True)

@@ -48,6 +48,8 @@ def test_released_model_as_transformers_builds_it(key: str) -> None:
     assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(live)
     assert report.total == hf_live.total(live)
     assert report.active == hf_live.active(live)
+    whole, used = hf_live.parts(live)
+    assert {p["part"]: (p["parameters"], p["active"]) for p in report.parts} == {k: (whole[k], used[k]) for k in whole}
 
 
 @pytest.mark.parametrize("key", list(lm.RELEASED))
@@ -69,6 +71,9 @@ def test_family_pages_show_the_live_numbers() -> None:
             shown = {k: int(row[k].replace(",", "")) for k in ("total", "active", "state", "kv")}
             assert shown == {"total": hf_live.total(live), "active": hf_live.active(live),
                              "state": 2 * one - two, "kv": two - one}, (family.key, row["key"])  # fmt: skip
+        whole, used = hf_live.parts(_built(context["rows"][0]["key"]))
+        assert {p["part"]: int(p["parameters"].replace(",", "")) for p in context["parts"]} == whole, family.key
+        assert {p["part"]: int(p["active"].replace(",", "")) for p in context["parts"]} == used, family.key
         layers = [name for name, _ in hf_live.tensors(_built(context["rows"][0]["key"]))]
         for kind in context["kinds"]:
             prefix = kind["prefix"]

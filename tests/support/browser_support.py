@@ -121,6 +121,12 @@ READING = r"""(desktop) => {
       problems.push(`table "${head}" is ${region.scrollWidth} px wide in ${region.clientWidth} px: it scrolls`);
     if (desktop && region.classList.contains('stacked'))
       problems.push(`table "${head}" is set one block per row at ${window.innerWidth} px`);
+    // A box inside the region (the table, a cell) whose content is wider than it: that content is
+    // cut off or scrolls on its own, out of the region's reach.
+    for (const inner of region.querySelectorAll('.md-typeset__scrollwrap, .md-typeset__table, table, td, th')) {
+      if (inner.scrollWidth > inner.clientWidth + 1 && inner.clientWidth > 0)
+        problems.push(`table "${head}": ${inner.tagName.toLowerCase()} "${short(inner)}" holds ${inner.scrollWidth} px in ${inner.clientWidth} px: it is cut or scrolls apart`);
+    }
     for (const row of table.rows) {
       if (row.parentElement.tagName === 'THEAD' && region.classList.contains('stacked')) continue;
       for (const cell of row.cells) {

@@ -50,6 +50,64 @@ def active(model: Any) -> int:
     return out
 
 
+#: transformers' classes of recurrent mixers (a fixed-size state: Mamba, Mamba-2, Gated DeltaNet,
+#: Kimi's delta attention, MiniMax's lightning attention, LFM2's short convolution, RG-LRU's block,
+#: the mLSTM layer, RWKV's time mixing), matched on the class name before "attention".
+RECURRENT = re.compile(
+    r"(Mixer|MambaLayer|GatedDeltaNet|DeltaAttention|LightningAttention|ShortConv|RecurrentBlock|mLSTMLayer|RwkvSelfAttention)$"
+)
+
+
+def _part(module: Any, attr: str, parent: Any) -> str | None:
+    """The part a module of a transformers model is, from its class and its attribute name (None: a
+    container, its children say). Written from the classes transformers builds, not from derive."""
+    import torch
+
+    cls, owner = type(module).__name__, type(parent).__name__
+    if isinstance(module, torch.nn.Embedding):
+        return "embeddings"
+    if attr == "lm_head" or (attr == "head" and owner.endswith("ForCausalLM")):
+        return "head"
+    if cls.endswith("Experts"):
+        return "routed experts"
+    if cls.endswith(("Router", "TopkRouter")) or (attr == "gate" and owner.endswith(("MoeBlock", "MoE"))):
+        return "routers"
+    if attr.startswith("shared_expert") or (attr == "shared_mlp" and getattr(parent, "block_sparse_moe", None)):
+        return "shared experts"
+    if RECURRENT.search(cls):
+        return "recurrent mixers"
+    # Zamba2's hybrid layer projects its shared block's output (derive counts it with attention)
+    if cls.endswith("Attention") or (attr == "linear" and owner.endswith("HybridLayer")):
+        return "attention"
+    if cls.endswith(("MLP", "Mlp", "FeedForward")):
+        return "MLP"
+    if "Norm" in cls:
+        return "norms"
+    return None
+
+
+def parts(model: Any) -> tuple[dict[str, int], dict[str, int]]:
+    """Parameters by part, total and per token, read off the model's modules: each parameter in the
+    part of its outermost module that is one (:func:`_part`), "other" if none is; per token, a fused
+    ``experts`` tensor at ``num_experts_per_tok`` of its experts (as :func:`active`)."""
+    k = getattr(model.config, "num_experts_per_tok", None)
+    whole: dict[str, int] = {}
+    used: dict[str, int] = {}
+    for name, p in model.named_parameters():
+        part, parent, path = "other", model, name.split(".")[:-1]
+        for attr in path:
+            module = getattr(parent, attr) if not attr.isdigit() else parent[int(attr)]
+            found = _part(module, attr, parent)
+            if found:
+                part = found
+                break
+            parent = module
+        whole[part] = whole.get(part, 0) + p.numel()
+        routed = part == "routed experts" and k
+        used[part] = used.get(part, 0) + (p.numel() // p.shape[0] * k if routed else p.numel())
+    return whole, used
+
+
 def under(model: Any, path: str) -> int:
     """Parameters whose names lie under ``path`` (``{k}`` matches any layer index)."""
     pattern = re.compile(re.escape(path).replace(r"\{k\}", r"\d+") + r"\.")

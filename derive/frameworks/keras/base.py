@@ -114,6 +114,8 @@ class CellModule(Module):
     row : bool
     cache : tuple of State
     routed : (top_k, num_experts) or None
+    part : str
+        As :class:`derive.tree.Module`.
 
     Attributes
     ----------
