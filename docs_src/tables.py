@@ -27,15 +27,17 @@ RANGE = re.compile(r"\d[\d,]*…[\d,]*\d")
 TEXT = re.compile(r"(<[^>]+>)")
 
 
-#: A name longer than this may break after its dots and slashes (``<wbr>``) where a table is set one
-#: block per row on a narrow screen (``extra.css``); elsewhere ``span.nobr`` keeps it whole.
+#: A name longer than this may break after its dots and slashes (``<wbr>``), and only there, where a
+#: table is set one block per row on a narrow screen (``extra.css``: ``span.nobr.long``); elsewhere,
+#: and always inside each piece, ``span.nobr`` keeps it whole.
 LONG_NAME = 24
 SEPARATOR = re.compile(r"(?<=[./])(?=[^./])")
 
 
 def _word(word: str) -> str:
     if len(word) > LONG_NAME:
-        word = SEPARATOR.sub("<wbr>", word)
+        pieces = "<wbr>".join(f'<span class="nobr">{piece}</span>' for piece in SEPARATOR.split(word))
+        return f'<span class="nobr long">{pieces}</span>'
     return f'<span class="nobr">{word}</span>'
 
 

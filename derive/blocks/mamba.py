@@ -36,6 +36,8 @@ from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
+from ..layers.token_flops import matmul_flops
+from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
 
@@ -238,6 +240,37 @@ def mixer(
         children += (_weightless(E, "dt_layernorm"), _weightless(N, "b_layernorm"), _weightless(N, "c_layernorm"))
     states = cache(E, N, K, spelling)
     return Module(name, cls, (Param("A_log", (E, N)), Param("D", (E,))), children, cache=states)
+
+
+def decode_flops(module: Module, tokens: Dim) -> Any:
+    """Matmul FLOPs of one token through a transformers Mamba mixer at decode: its four projections
+    and the state readout, 2·E·N.
+
+    The decode step (``mamba_selective_state_update``'s torch path, ``models/mamba/modeling_mamba.py``
+    128–161; the same in ``falcon_mamba`` 143–176 and Jamba) updates the state element-wise and reads
+    it out with ``torch.matmul(state, C)``, (batch, E, N) by (batch, N, 1); the depthwise convolution
+    is an ``aten.convolution``, not a matrix product. Held against ``FlopCounterMode`` on tiny
+    models (tests/families).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The mixer (:func:`mixer`, spelling "transformers"): its ``A_log`` (E, N) gives E and N.
+    tokens : int or sympy.Expr
+        Unused: the mixer's cost does not grow with the cache.
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs (a multiply-add is 2).
+    """
+    E, N = module.params[0].shape  # A_log (E, N)
+    projections = sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0)
+    return projections + 2 * E * N
+
+
+for _mixer in ("MambaMixer", "FalconMambaMixer"):
+    register_flops(_mixer, decode_flops)
 
 
 def Mamba(

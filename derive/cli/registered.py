@@ -14,8 +14,8 @@ from typing import Any
 import sympy
 
 from ..engine.symbols import plain
-from ..models.constructor_line import Made, module_of, read_call
-from ..models.source import Opaque, SourceError
+from ..models.constructor_line import Made, argument_notes, module_of, read_call
+from ..models.source import SourceError
 from ..tree import Module, count, is_partial, named_parameters
 from .parse import SYMBOLS, InputError, parse_text
 
@@ -163,8 +163,7 @@ def describe_registered(text: str, framework: str, input_dim: Any = None) -> dic
         raise InputError(str(error)) from None
     total = plain(count(module))
     formula, values = _own_formula(module, total) or _formula(made, total, input_dim, deferred)
-    ignored = [v.source for v in [*made.args, *made.kwargs.values()] if isinstance(v, Opaque)]
-    notes = [f"not evaluated (no tensor's shape depends on it): {', '.join(ignored)}"] if ignored else []
+    notes = argument_notes(made, total)
     try:
         rows = tensor_rows(module)
     except ValueError as error:

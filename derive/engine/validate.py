@@ -6,6 +6,7 @@ raises for it, and a message that names the argument and what is allowed.
 
 from __future__ import annotations
 
+import keyword
 import math
 import numbers
 from typing import Any, cast
@@ -26,7 +27,10 @@ def size(name: str, value: Any, *, minimum: int = 1) -> Size:
         The argument's name, used in the message.
     value : int or sympy.Expr
         A Python or NumPy integer (not a bool), or a SymPy expression that may be a
-        positive integer (a symbol with unknown assumptions is accepted).
+        positive integer (a symbol with unknown assumptions is accepted). A size written as a
+        bare name that the pasted line or file never defines (``LSTMCell(num_units=state_size)``:
+        what derive read but did not evaluate, its ``unread_source`` an identifier) is that name
+        as a positive-integer symbol: the count comes in terms of it, as for a torch line.
     minimum : int
         Smallest allowed value (1 for sizes, 0 for ``proj_size``).
 
@@ -52,6 +56,9 @@ def size(name: str, value: Any, *, minimum: int = 1) -> Size:
             if _below(value, minimum):
                 raise ValueError(_too_small(name, minimum))
             return value
+    unread = getattr(value, "unread_source", None)
+    if isinstance(unread, str) and unread.isidentifier() and not keyword.iskeyword(unread):
+        return sympy.Symbol(unread, integer=True, positive=True)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         got = type(value).__name__
         if isinstance(value, float) and math.isnan(value):

@@ -33,12 +33,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba import dt_rank_auto, mixer
+from ..blocks.mamba import decode_flops, dt_rank_auto, mixer
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
-from ..layers.token_flops import matmul_flops, register
+from ..layers.token_flops import register
 from ..tree import Dim, Module, State
 from ._decoder import causal_lm, kv_heads, layer_list
 from .llama import register_family
@@ -84,13 +84,7 @@ _SOURCE = (
 _PATTERN = ("num_hidden_layers", "attn_layer_period", "attn_layer_offset", "expert_layer_period", "expert_layer_offset")
 
 
-def _mixer_flops(module: Module, tokens: Dim) -> Any:
-    E, N = module.params[0].shape  # A_log (E, N)
-    projections = sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0)
-    return projections + 2 * E * N
-
-
-register("JambaMambaMixer", _mixer_flops)
+register("JambaMambaMixer", decode_flops)
 
 
 def jamba_mamba(D: Dim, E: Dim, N: Dim, K: Dim, R: Dim, *, conv_bias: bool, bias: bool) -> Module:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.constructors import Constructor, find
-from ..tree import Module
+from ..tree import Module, count
 from .pasted import SYMBOLS
 from .report import Report
 from .source import Opaque, SourceError, dotted
@@ -31,6 +31,7 @@ __all__ = [
     "read_call",
     "module_of",
     "explain_constructor",
+    "argument_notes",
     "MAX_INT",
     "MAX_STR",
     "MAX_TEXT",
@@ -257,6 +258,31 @@ def explain_constructor(node: ast.Call, framework: str, input_dim: Any = None) -
     """
     made = read_call(node, framework)
     module, _ = module_of(made, input_dim)
-    ignored = [v.source for v in [*made.args, *made.kwargs.values()] if isinstance(v, Opaque)]
-    notes = [f"not evaluated (no tensor's shape depends on it): {', '.join(ignored)}"] if ignored else []
+    notes = argument_notes(made, count(module))
     return Report.from_module(module, framework, f"{framework}: {ast.unparse(node)}", notes=notes)
+
+
+def argument_notes(made: Made, total: Any) -> list[str]:
+    """What a report says of the arguments it did not evaluate: the sizes named by a variable the
+    line does not define (the count is in terms of them) and the rest, which no tensor depends on.
+
+    Parameters
+    ----------
+    made : Made
+    total : int or sympy.Expr
+        The count (its free symbols are the names it is in terms of).
+
+    Returns
+    -------
+    list of str
+    """
+    named = {str(s) for s in getattr(total, "free_symbols", ())}
+    opaque = [v.source for v in [*made.args, *made.kwargs.values()] if isinstance(v, Opaque)]
+    sizes = [s for s in opaque if s in named]
+    ignored = [s for s in opaque if s not in named]
+    notes = []
+    if sizes:
+        notes.append(f"not defined in the line, so the count is in terms of it: {', '.join(sizes)}")
+    if ignored:
+        notes.append(f"not evaluated (no tensor's shape depends on it): {', '.join(ignored)}")
+    return notes

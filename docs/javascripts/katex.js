@@ -25,53 +25,93 @@
   // A display equation wider than its column is set again, as inline formulas in display style,
   // which KaTeX breaks after their top-level + and = signs (derive.render.latex.names_latex keeps
   // the + of a long sum in a product at the top level); an aligned block becomes one such formula
-  // a row (not one holding an environment of its own, whose rows and columns splitting would break).
-  // One still too wide (a single long group) is set smaller to fit, down to 0.6 em.
-  // extra.css aligns them left.
+  // a row (a matrix or vector inside a row stays whole in it).
+  // One still too wide (a single long group, a gate inside \left( \right), a block holding a matrix)
+  // is set smaller to fit, down to 0.6 em — measured again each time (when the fonts have loaded,
+  // their widths are not the fallback's; when the window is resized). extra.css aligns them left.
   function rows(tex) {
     var m = tex.match(/^\\begin\{aligned\}([\s\S]*)\\end\{aligned\}$/);
     if (!m) return /\\begin\{/.test(tex) ? null : [tex];
-    // An environment inside the block (a matrix, a vector) has its own \\ rows and & columns:
-    // split, it would no longer parse. Such a block is left whole (it scrolls in its box).
-    if (/\\begin\{/.test(m[1])) return null;
-    var out = [], depth = 0, start = 0, body = m[1];
+    // Split at the block's own \\ and drop its own & only: an environment inside it (a matrix, a
+    // vector) keeps its rows and columns, whole, inside its row.
+    var out = [], row = "", braces = 0, envs = 0, body = m[1];
     for (var i = 0; i < body.length; i++) {
       var c = body[i];
-      if (c === "{") depth++;
-      else if (c === "}") depth--;
-      else if (c === "\\" && body[i + 1] === "\\" && depth === 0) {
-        out.push(body.slice(start, i));
-        start = i + 2;
+      if (c === "\\") {
+        var word = body.slice(i).match(/^\\(begin|end)\{/);
+        if (word) envs += word[1] === "begin" ? 1 : -1;
+        if (body[i + 1] === "\\" && braces === 0 && envs === 0) {
+          out.push(row);
+          row = "";
+        } else {
+          row += c + body[i + 1];
+        }
         i++;
-      } else if (c === "\\") i++;
+        continue;
+      }
+      if (c === "{") braces++;
+      else if (c === "}") braces--;
+      if (c === "&" && braces === 0 && envs === 0) continue;
+      row += c;
     }
-    out.push(body.slice(start));
-    return out.map(function (row) { return row.replace(/(^|[^\\])&/g, "$1").trim(); })
-      .filter(function (row) { return row.length > 0; });
+    out.push(row);
+    return out.map(function (r) { return r.trim(); }).filter(function (r) { return r.length > 0; });
   }
 
   function wrapWide() {
     if (typeof katex === "undefined") return;
     document.querySelectorAll(".md-typeset div.arithmatex").forEach(function (el) {
-      var tex = (el.dataset.tex || "").trim().replace(/^\\\[/, "").replace(/\\\]$/, "").trim();
-      if (!tex || el.dataset.wrapped || el.scrollWidth <= el.clientWidth + 1) return;
-      var lines = rows(tex);
-      if (!lines) return;
-      var box = document.createElement("span");
-      box.className = "katex-display katex-wrapped";
-      lines.forEach(function (line) {
-        var row = document.createElement("span");
-        row.className = "katex-row";
-        katex.render("\\displaystyle " + line, row, { displayMode: false, throwOnError: false });
-        box.appendChild(row);
-      });
-      el.replaceChildren(box);
-      el.dataset.wrapped = "1";
-      if (el.scrollWidth > el.clientWidth + 1) {
-        var scale = Math.max(0.6, (el.clientWidth - 2) / el.scrollWidth);
-        box.style.fontSize = scale.toFixed(3) + "em";
-      }
+      wrap(el);
+      // each row of a wrapped block on its own, so that only the rows too wide are set smaller
+      var parts = el.querySelectorAll(".katex-wrapped > .katex-row");
+      if (!parts.length) parts = el.querySelectorAll(".katex-display");
+      parts.forEach(function (part) { shrink(part, el); });
     });
+  }
+
+  // The narrowest a part can be set (its widest unbreakable piece), at its present size.
+  function needed(part) {
+    var width = part.style.width;
+    part.style.width = "min-content";
+    var need = part.getBoundingClientRect().width;
+    part.style.width = width;
+    return need;
+  }
+
+  function shrink(part, el) {
+    part.style.fontSize = "";
+    // Material sets each child of div.arithmatex min-content wide with a padding of its own: a
+    // row has the div's width less that padding
+    var room = el.clientWidth - 2;
+    if (part.classList.contains("katex-row")) {
+      var box = getComputedStyle(part.parentElement);
+      room -= parseFloat(box.paddingLeft) + parseFloat(box.paddingRight);
+    }
+    for (var pass = 0; pass < 3; pass++) {
+      var need = needed(part);
+      if (need <= room + 1) break;
+      var now = parseFloat(part.style.fontSize) || 1;
+      var scale = Math.max(0.6, (now * room) / need);
+      if (scale >= now) break;
+      part.style.fontSize = scale.toFixed(3) + "em";
+    }
+  }
+
+  function wrap(el) {
+    var tex = (el.dataset.tex || "").trim().replace(/^\\\[/, "").replace(/\\\]$/, "").trim();
+    if (!tex || el.dataset.wrapped || el.scrollWidth <= el.clientWidth + 1) return;
+    var lines = rows(tex);
+    if (!lines) return;
+    var box = document.createElement("span");
+    box.className = "katex-display katex-wrapped";
+    lines.forEach(function (line) {
+      var row = document.createElement("span");
+      row.className = "katex-row";
+      katex.render("\\displaystyle " + line, row, { displayMode: false, throwOnError: false });
+      box.appendChild(row);
+    });
+    el.replaceChildren(box);
+    el.dataset.wrapped = "1";
   }
 
   // A display equation wider than the column scrolls sideways inside its div.arithmatex

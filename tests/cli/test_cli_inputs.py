@@ -186,7 +186,7 @@ def test_registered_constructor_refusals():
         ("hk.LSTM(8)",): "hk.LSTM makes its weights when first applied: give the input width with --input-dim",
         ("mlx.nn.LSTM(3, 4)", "--input-dim", "5"): "mlx.nn.LSTM takes it as an argument",
         ("xlstm.sLSTMLayerConfig(embedding_dim=8)",): "is not a layer (it configures one)",
-        ("hk.LSTM(hidden)", "--input-dim", "3"): "hidden_size should be of type int, got: hidden (not evaluated",
+        ("hk.LSTM(cfg.hidden)", "--input-dim", "3"): "hidden_size should be of type int, got: cfg.hidden (not evaluated",
         ("hk.LSTM(8, name=3)", "--input-dim", "3"): "name should be a non-empty str or None",
         ("mlx.nn.LSTM(3, 4, *a)",): "starred arguments",
         ("mlx.nn.LSTM(3, 4, **a)",): "keyword unpacking",
@@ -286,3 +286,16 @@ def test_a_constructor_over_several_lines_is_read_as_on_one():
 def test_several_lines_that_are_not_one_constructor_are_refused(text, words):
     status, _, err = run(text)
     assert status == 2 and words in err, err
+
+
+def test_registered_constructor_with_an_undefined_size_name(capsys) -> None:  # type: ignore[no-untyped-def]
+    """``hk.LSTM(hidden)`` pasted alone: counted in terms of ``hidden`` (as a torch line is), said in a note;
+    at hidden = 8 on 3 features, Haiku's LSTM: one (3 + 8) x 4·8 matrix and a 4·8 bias."""
+    import json
+
+    import sympy
+
+    assert main(["hk.LSTM(hidden)", "--input-dim", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sympy.sympify(data["total"]).subs("hidden", 8) == (3 + 8) * 32 + 32
+    assert any("in terms of it: hidden" in note for note in data["notes"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 
 import pytest
@@ -69,3 +71,32 @@ def test_shown_bounds_what_it_prints():
     assert validate.shown(Hostile()) == "<Hostile object>"
     long = validate.shown("x" * 1000, limit=40)
     assert len(long) < 80 and "characters" in long and long.startswith("'xxxxxxxxx")
+
+
+def test_a_size_named_by_an_undefined_variable_is_that_symbol() -> None:
+    """``LSTMCell(num_units=state_size)`` pasted alone: the count comes in terms of ``state_size``;
+    anything else derive did not evaluate (an attribute, a call) is still refused, naming it."""
+    from derive.models.source import Opaque
+
+    got = validate.size("num_units", Opaque("state_size"))
+    assert got == sympy.Symbol("state_size", integer=True, positive=True) and got.is_positive
+    for source in ("args.hidden", "int(sys.argv[1])", "lambda"):
+        with pytest.raises(TypeError, match="not evaluated"):
+            validate.size("num_units", Opaque(source))
+
+
+def test_tf1_line_with_an_undefined_size_in_the_cli() -> None:
+    """TensorFlow issue 15087's line as pasted: the formula in state_size; at 70 (the asker's) the TF1 count."""
+    import json
+
+    from derive.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["tf.nn.rnn_cell.LSTMCell(num_units=state_size, state_is_tuple=True)", "--framework", "tf1",
+                       "--input-dim", "27", "--json"])  # fmt: skip
+    data = json.loads(out.getvalue())
+    assert status == 0 and "state_size" in data["notes"][0] and "in terms of it" in data["notes"][0]
+    assert (
+        sympy.sympify(data["total"]).subs("state_size", 70) == 4 * 70 * (27 + 70) + 4 * 70
+    )  # TF1's kernel (97, 280) and bias

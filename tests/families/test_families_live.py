@@ -26,6 +26,9 @@ CLASSES = {
     "gemma2": "Gemma2ForCausalLM",
     "gemma3_text": "Gemma3ForCausalLM",
     "gpt2": "GPT2LMHeadModel",
+    "mamba": "MambaForCausalLM",
+    "falcon_mamba": "FalconMambaForCausalLM",
+    "mamba2": "Mamba2ForCausalLM",
 }
 PROPERTY = settings(max_examples=12, deadline=None)
 
@@ -158,6 +161,21 @@ RUN = [
             "expert_layer_period": 3,
             "expert_layer_offset": 0,
             "mamba_d_state": 5,
+        },
+    ),  # fmt: skip
+    ("mamba", {"hidden_size": 32, "state_size": 8, "num_hidden_layers": 2, "vocab_size": 64, "conv_kernel": 3}),
+    ("falcon_mamba", {"hidden_size": 24, "state_size": 4, "num_hidden_layers": 2, "vocab_size": 64, "expand": 3}),
+    (
+        "mamba2",
+        {
+            "hidden_size": 32,
+            "num_heads": 8,
+            "head_dim": 8,
+            "n_groups": 2,
+            "state_size": 8,
+            "num_hidden_layers": 2,
+            "vocab_size": 64,
+            "conv_kernel": 4,
         },
     ),  # fmt: skip
 ]

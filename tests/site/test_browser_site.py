@@ -6,12 +6,15 @@ opened once per width and checked for everything a reader meets (issues 13 and 2
   exception, no failed request and none leaving 127.0.0.1 (the site serves everything itself);
 * layout: the page never scrolls sideways; every table stands in its own focusable, labelled
   scroll region (``tabindex=0``, ``role=region``, a unique ``aria-label``) which is the element
-  that scrolls; no word of a name in a table is broken across lines; a display equation wider
-  than the column scrolls and is focusable; no Markdown fence in the visible text;
+  that scrolls; no word of a name in a table is broken across lines (a long name in a table set
+  one block per row breaks after its dots and slashes only, each piece whole); a display equation
+  wider than the column scrolls and is focusable; no Markdown fence in the visible text;
 * reading: every cell of every table inside its region, read without scrolling sideways (at
   1280 px a table is a table, ``docs_src/tables.py``; narrower, a table that does not fit is set
-  one block per row, ``docs/javascripts/tables.js``); no typeset formula wider than its box,
-  none running two names together; no "seed" (the project's word for its first questions) in
+  one block per row, ``docs/javascripts/tables.js``) and none of its cells cut inside it; no
+  typeset formula wider than its box at either width (``docs/javascripts/katex.js`` breaks a long
+  one after its + and = signs, an aligned block a row at a time, and sets a row that still does
+  not fit smaller), none running two names together; no "seed" (the project's word for its first questions) in
   the prose, outside the API reference where ``seed`` is a Keras argument;
 * accessibility: axe-core (``node_modules/axe-core``, pinned in ``package-lock.json``, injected
   by the test — the site never serves it) reports no violation on the page, content and theme
@@ -28,7 +31,6 @@ Run these tests alone with ``./scripts/test -m browser``; skip them with ``-m "n
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -53,14 +55,6 @@ AXE_BOTH_SCHEMES = {
     "api/frameworks/index.html",
     "404.html",
 }
-#: What is still wrong at 375 px, and open in issue 27: display formulas a little wider than the phone's
-#: column (a gate's equation cannot break inside its parentheses), inline formulas reaching past it, and
-#: dotted names in stacked tables broken across lines. A page with only these at 375 px is reported as an expected failure (xfail),
-#: naming each; every other check still fails it, and at 1280 px these fail it too.
-KNOWN_AT_PHONE_WIDTH = re.compile(
-    r"^a display formula is \d+ px wide in \d+ px|^an inline formula reaches \d+ px, its column ends at \d+"
-    r"|^\"[^\"]+\" broken across \d+ lines$"
-)
 
 # (page, width, scheme, axe: None (not run), "all" (every rule) or "all but contrast")
 CASES = [(path, 1280, "light", "all" if path in AXE_BOTH_SCHEMES else "all but contrast") for path in PAGES] + [
@@ -139,14 +133,10 @@ def test_page_as_the_reader_sees_it(views, path, width, scheme, axe):
         seed = page.evaluate(SEED, path.startswith("api/"))
         if seed is not None:
             problems.append(f"the reader meets the project's word 'seed': {seed!r}")
-    known = [p for p in problems if width < 1280 and KNOWN_AT_PHONE_WIDTH.search(p)]
-    problems = [p for p in problems if p not in known]
     assert problems == [], f"{path} at {width} px:\n" + "\n".join(problems)
     if axe:
         violations = _axe(page, contrast=axe == "all")
         assert violations == [], f"axe-core, {path} at {width} px, {scheme}:\n{_report(violations)}"
-    if known:
-        pytest.xfail(f"issue 27, open at 375 px: {path}:\n" + "\n".join(known))
 
 
 def test_math_pages_really_have_math(views):
@@ -208,7 +198,11 @@ def test_the_reading_checks_can_fail(views):
     )
     problems = "\n".join(page.evaluate(READING, True))
     assert "it scrolls" in problems and '"42" is outside the view' in problems, problems
-    assert "one block per row" in problems and 'td "bias_hh_l0 bias_hh_l0' in problems and "it is cut or scrolls apart" in problems
+    assert (
+        "one block per row" in problems
+        and 'td "bias_hh_l0 bias_hh_l0' in problems
+        and "it is cut or scrolls apart" in problems
+    )
     assert "a display formula is" in problems and "two names run together" in problems
     page.evaluate("() => document.querySelector('.md-content').insertAdjacentText('beforeend', 'seed 001')")
     assert "seed 001" in page.evaluate(SEED, True)

@@ -8,6 +8,7 @@ returned ``past_key_values`` (its layers' attributes, lists and dicts walked, ea
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 #: FlopCounterMode's matrix-product operators (what derive's flops_per_token counts).
@@ -61,11 +62,14 @@ def run(model: Any, batch: int, tokens: int) -> tuple[int, int]:
     from torch.utils.flop_counter import FlopCounterMode
 
     ids = torch.randint(0, model.config.vocab_size, (batch, tokens), generator=torch.Generator().manual_seed(1))
+    # the cache is past_key_values, or cache_params for the Mamba models
+    key = next(k for k in ("past_key_values", "cache_params") if k in inspect.signature(model.forward).parameters)
     with torch.no_grad():
         out = model(ids, use_cache=True)
-        held = sum(t.numel() * t.element_size() for t in cache_tensors(out.past_key_values))
+        cache = getattr(out, key)
+        held = sum(t.numel() * t.element_size() for t in cache_tensors(cache))
         with FlopCounterMode(display=False) as counter:
-            model(ids[:, :1], past_key_values=out.past_key_values, use_cache=True)
+            model(ids[:, :1], use_cache=True, **{key: cache})
     counts = counter.get_flop_counts()["Global"]
     flops = sum(v for k, v in counts.items() if str(k) in MATMUL_OPS)
     assert flops % batch == 0
