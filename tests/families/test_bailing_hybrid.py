@@ -7,12 +7,14 @@ against derive's States, and the configs derive refuses. Expected values are rea
 from __future__ import annotations
 
 import cache_live
+import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
+from derive.analysis.cost import cost
 from derive.blocks import config_model
 from derive.tree import active, named_buffers
 
@@ -114,6 +116,7 @@ CACHE = {
     "moe_intermediate_size": 8,
     "num_hidden_layers": 3,
     "num_attention_heads": 2,
+    "num_key_value_heads": 2,  # read only by eager attention's key/value groups: 2 // 32 = 0 fails its forward
     "kv_lora_rank": 8,
     "qk_rope_head_dim": 4,
     "v_head_dim": 6,
@@ -134,3 +137,14 @@ def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     module = config_model("bailing_hybrid").build(CACHE)
     measured = cache_live.cache_bytes(cache_live.model("bailing_hybrid", CACHE, dtype), batch, prefill, steps)
     assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
+
+
+def test_decode_flops() -> None:
+    """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: KDA's projections, the gated
+    latent attention re-expanding every cached latent, the router, the experts a token visits and the
+    shared experts), and the cache the prefill leaves."""
+    model = hf_cache.tiny("bailing_hybrid", CACHE)
+    for batch, tokens in ((1, 1), (2, 5)):
+        held, flops = hf_cache.run(model, batch, tokens)
+        assert cost({"model_type": "bailing_hybrid", **CACHE}, tokens, batch, "float32").cache_bytes == held
+        assert cost({"model_type": "bailing_hybrid", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
