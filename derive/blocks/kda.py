@@ -21,6 +21,11 @@ Its cache (a ``LinearAttentionLayer``): ``conv_states`` (batch, 3H·d, K) in the
 it, ``update_recurrent_state(last_recurrent_state.to(torch.float32), ...)``
 (``modeling_kimi_linear.py`` 708, ``modeling_bailing_hybrid.py`` 760).
 
+A token's matmul FLOPs at decode (:func:`decode_flops`): its projections alone, the forget gate's
+included — the one-token step (``recurrent_kimi_delta_attention``, ``modeling_bailing_hybrid.py``
+494-544) updates and reads the state element-wise, and the convolution (``causal_conv1d_update``) is
+no matrix product.
+
 >>> from derive.tree import count
 >>> mixer = kda(2304, 32, 128, 4)   # Kimi-Linear-48B-A3B's self_attn on its KDA layers
 >>> count(mixer)
@@ -32,9 +37,10 @@ from __future__ import annotations
 from ..layers.conv import conv
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
+from ..layers.token_flops import matmul_flops, register
 from ..tree import Dim, Module, Param, State
 
-__all__ = ["SPELLINGS", "kda", "cache"]
+__all__ = ["SPELLINGS", "kda", "cache", "decode_flops"]
 
 #: Per spelling: the class prefix of its modules.
 SPELLINGS = {"kimi_linear": "KimiLinear", "bailing_hybrid": "BailingHybrid"}
@@ -127,3 +133,26 @@ def kda(
     return Module(
         name, f"{prefix}DeltaAttention", children=(*projections, conv1d, *rest), cache=cache(num_heads, d, conv_kernel)
     )
+
+
+def decode_flops(module: Module, tokens: Dim) -> Dim:
+    """Matmul FLOPs of one token through the mixer at decode: every projection, the forget gate's too
+    (see the module's docstring).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The mixer (:func:`kda`).
+    tokens : int or sympy.Expr
+        Unused: the mixer's cost does not grow with the cache.
+
+    Returns
+    -------
+    int or sympy.Expr
+    """
+    gate = [g for c in module.children if c.name == "forget_gate" for g in c.children]
+    return sum((matmul_flops(c, tokens) for c in (*module.children, *gate) if c.type == "Linear"), 0)
+
+
+for _prefix in SPELLINGS.values():
+    register(f"{_prefix}DeltaAttention", decode_flops)

@@ -11,6 +11,9 @@ Its cache (a ``LinearAttentionLayer`` of a ``"conv"`` layer, ``cache_utils.py`` 
 ``conv_states`` (batch, D, L), the full kernel width (``conv_kernel_size=self.conv_kernel_size``),
 in the model's dtype; no recurrent state.
 
+A token's matmul FLOPs at decode (:func:`decode_flops`): ``in_proj`` and ``out_proj``; the gates are
+element-wise and the convolution (``causal_conv1d_update``, ``F.conv1d``) is no matrix product.
+
 >>> from derive.tree import count
 >>> count(short_conv(2048, 3))   # LFM2-1.2B's conv layers
 16783360
@@ -20,9 +23,10 @@ from __future__ import annotations
 
 from ..layers.conv import conv
 from ..layers.linear import linear
+from ..layers.token_flops import matmul_flops, register
 from ..tree import Dim, Module, State
 
-__all__ = ["SPELLINGS", "short_conv"]
+__all__ = ["SPELLINGS", "short_conv", "decode_flops"]
 
 #: Per model type: the class name.
 SPELLINGS = {"lfm2": "Lfm2ShortConv", "lfm2_moe": "Lfm2MoeShortConv", "lfm3": "Lfm3ShortConv"}
@@ -61,3 +65,24 @@ def short_conv(
         linear(D, D, conv_bias, name="out_proj"),
     )
     return Module(name, SPELLINGS[spelling], children=children, cache=(State("conv_states", ("batch", D, L)),))
+
+
+def decode_flops(module: Module, tokens: Dim) -> Dim:
+    """Matmul FLOPs of one token through the mixer at decode: its two projections (see the module's docstring).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The mixer (:func:`short_conv`).
+    tokens : int or sympy.Expr
+        Unused: the mixer's cost does not grow with the cache.
+
+    Returns
+    -------
+    int or sympy.Expr
+    """
+    return sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0)
+
+
+for _cls in SPELLINGS.values():
+    register(_cls, decode_flops)

@@ -46,7 +46,7 @@ from ..tree import Module
 from ._decoder import causal_lm, layer_list
 from .llama import register_family
 
-__all__ = ["kimi_linear"]
+__all__ = ["kimi_linear", "ALIASES", "aliased"]
 
 #: ``KimiLinearConfig``'s shape keys (transformers' own names, as ``to_dict`` writes them) and defaults.
 _DEFAULTS: dict[str, Any] = {
@@ -76,7 +76,7 @@ _DEFAULTS: dict[str, Any] = {
     "first_k_dense_replace": 1,
 }
 #: ``attribute_map`` (configuration_kimi_linear.py 67-74): the alias and the attribute it sets.
-_ALIASES = {
+ALIASES = {
     "num_local_experts": "num_experts",
     "num_experts_per_tok": "num_experts_per_token",
     "n_shared_experts": "num_shared_experts",
@@ -106,9 +106,26 @@ _SOURCE = (
 )
 
 
-def _aliased(config: Mapping[str, Any]) -> dict[str, Any]:
+def aliased(config: Mapping[str, Any], aliases: Mapping[str, str] = ALIASES) -> dict[str, Any]:
+    """The config with each alias of ``attribute_map`` written under the attribute it sets.
+
+    Parameters
+    ----------
+    config : mapping
+    aliases : mapping of str -> str
+        Alias -> attribute (Kimi-Linear's and Bailing-hybrid's DeepSeek-style names).
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ValueError
+        An alias and its attribute both given, with different values.
+    """
     out = dict(config)
-    for alias, key in _ALIASES.items():
+    for alias, key in aliases.items():
         if alias in out:
             value = out.pop(alias)
             if key in out and out[key] != value:
@@ -164,7 +181,7 @@ def kimi_linear(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, aliases that disagree, a pattern transformers would not build,
         more experts per token than experts, naming the key.
     """
-    c = _hf.resolve(_aliased(config), cls="KimiLinearConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = _hf.resolve(aliased(config), cls="KimiLinearConfig", defaults=_DEFAULTS, inert=_INERT)
     linear = c["linear_attn_config"] or {}
     if not isinstance(linear, Mapping):
         raise ValueError(f"config key 'linear_attn_config' must be an object, got {linear!r:.60}")

@@ -49,7 +49,7 @@ from ..tree import Dim, Module
 from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
 from .llama import register_family
 
-__all__ = ["zamba2", "DEFAULT_PATTERN"]
+__all__ = ["zamba2", "DEFAULT_PATTERN", "tied_whole", "block_types"]
 
 #: ``Zamba2Config``'s default ``layers_block_type`` (configuration_zamba2.py 115-123): 54 layers, 9 hybrid.
 DEFAULT_PATTERN = (
@@ -116,10 +116,23 @@ _SOURCE = (
 )
 
 
-def _tied(module: Module, prefix: str) -> Module:
-    """``module`` with every parameter tied to the same name under ``prefix`` (a block tied whole)."""
+def tied_whole(module: Module, prefix: str) -> Module:
+    """``module`` with every parameter tied to the same name under ``prefix``: a shared block tied
+    whole to its first copy (Zamba's and Zamba2's ``shared_transf``/``shared_transformer``).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+    prefix : str
+        The first copy's dotted name (``"model.layers.2.shared_transformer"``).
+
+    Returns
+    -------
+    derive.tree.Module
+        Counted once (its parameters are the first copy's); its cache is still its own.
+    """
     params = tuple(p if p.buffer else replace(p, tied_to=f"{prefix}.{p.name}") for p in module.params)
-    children = tuple(_tied(child, f"{prefix}.{child.name}") for child in module.children)
+    children = tuple(tied_whole(child, f"{prefix}.{child.name}") for child in module.children)
     return module.replace(params=params, children=children)
 
 
@@ -149,11 +162,33 @@ register("Zamba2Attention", _adapted)
 register("Zamba2MLP", _adapted)
 
 
-def _kinds(config: Mapping[str, Any], layers: Any) -> list[str]:
+def block_types(config: Mapping[str, Any], layers: Any, default: Sequence[str] = DEFAULT_PATTERN) -> list[str]:
+    """Each layer's kind, ``"linear_attention"`` (a Mamba layer) or ``"hybrid"``, from
+    ``layers_block_type`` or its attribute-map name ``layer_types`` (``"mamba"`` read as
+    ``"linear_attention"``, as ``remap_legacy_layer_types`` reads it).
+
+    Parameters
+    ----------
+    config : mapping
+        The config as given.
+    layers : int
+        ``num_hidden_layers``.
+    default : sequence of str
+        The config class's pattern when neither key is given.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        The two keys disagree, a kind other than a Mamba or a hybrid layer, a pattern of the wrong length.
+    """
     given = {k: config[k] for k in ("layers_block_type", "layer_types") if config.get(k) is not None}
     if len(given) == 2 and given["layers_block_type"] != given["layer_types"]:
         raise ValueError("config keys 'layers_block_type' and 'layer_types' disagree (the same attribute)")
-    key, kinds = next(iter(given.items()), ("layers_block_type", DEFAULT_PATTERN))
+    key, kinds = next(iter(given.items()), ("layers_block_type", default))
     if isinstance(kinds, str) or not isinstance(kinds, Sequence) or any(k not in _KINDS for k in kinds):
         raise ValueError(f"config key {key!r} must list {sorted(_KINDS)}, got {kinds!r:.80}")
     if len(kinds) != layers:
@@ -198,7 +233,7 @@ def zamba2(config: Mapping[str, Any]) -> Module:
     L, blocks = _hf.size(c, "num_hidden_layers", 0), _hf.size(c, "num_mem_blocks")
     if type(L) is not int or type(blocks) is not int:
         raise ValueError("config keys 'num_hidden_layers' and 'num_mem_blocks' must be numbers: they fix the pattern")
-    kinds = _kinds(config, L)
+    kinds = block_types(config, L)
     hybrid_ids = [i for i, kind in enumerate(kinds) if kind == "hybrid"]
     F = 4 * D if not c["intermediate_size"] else _hf.size(c, "intermediate_size")
     H = _hf.size(c, "num_attention_heads")
@@ -253,7 +288,7 @@ def zamba2(config: Mapping[str, Any]) -> Module:
         h = kind[1]
         shared = shared_block(h % blocks)
         if tie and h >= blocks:
-            shared = _tied(shared, f"model.layers.{hybrid_ids[h % blocks]}.shared_transformer")
+            shared = tied_whole(shared, f"model.layers.{hybrid_ids[h % blocks]}.shared_transformer")
         # the hybrid layer's own projection of the shared block's output: counted with attention
         # (the shared block's attention is what that layer adds to the Mamba stream)
         projection = linear(D, D, False, name="linear").replace(part="attention")

@@ -30,7 +30,8 @@ __all__ = ["PARTS", "active", "parts", "cache_elements", "named_states"]
 #: The parts of a language model, in the order a model is read: where its parameters sit. The
 #: router (``gate``/``router``) is its own part; a shared-expert gate (Qwen's ``shared_expert_gate``)
 #: belongs to the shared experts; the norms inside an attention or mixer (QK-norm, Jamba's
-#: ``dt_layernorm``) to that attention or mixer. "other": a tensor no primitive placed.
+#: ``dt_layernorm``) to that attention or mixer; hyper-connections (Qwen4-Exp's residual streams'
+#: mixing weights, their grouped norm included) are their own part. "other": a tensor no primitive placed.
 PARTS = (
     "embeddings",
     "attention",
@@ -39,6 +40,7 @@ PARTS = (
     "routers",
     "routed experts",
     "shared experts",
+    "hyper-connections",
     "norms",
     "head",
     "other",

@@ -243,11 +243,26 @@ def test_symbolic_number_of_layers(model_type: str) -> None:
 
 
 #: Every model type transformers builds from a config that derive reads (fla's RWKV-6/7 and
-#: mamba_ssm are not transformers classes): at the config class's defaults, LFM2-MoE with a pattern.
+#: mamba_ssm are not transformers classes): at the config class's defaults, LFM2-MoE with a pattern,
+#: Qwen4-Exp with the QSA indexer's keys its indexed layers need.
 PART_CONFIGS = [
-    (t, {}) for t in sorted(derive.blocks.CONFIG_MODELS) if t not in ("lfm2_moe", "mamba_ssm", "rwkv6", "rwkv7")
+    (t, {})
+    for t in sorted(derive.blocks.CONFIG_MODELS)
+    if t not in ("lfm2_moe", "qwen4_exp_text", "mamba_ssm", "rwkv6", "rwkv7")
 ]
 PART_CONFIGS.append(("lfm2_moe", {"num_hidden_layers": 4, "layer_types": ["conv", "conv", "full_attention", "conv"]}))
+PART_CONFIGS.append(
+    (
+        "qwen4_exp_text",
+        {
+            "indexer_n_heads": 1,
+            "indexer_kv_heads": 1,
+            "indexer_head_dim": 256,
+            "indexer_budget": 4,
+            "indexer_compress_ratio": 2,
+        },
+    )
+)
 
 
 @pytest.mark.parametrize(("model_type", "config"), PART_CONFIGS, ids=[t for t, _ in PART_CONFIGS])

@@ -7,12 +7,14 @@ derive's States, and the configs derive refuses. Expected values are read off th
 from __future__ import annotations
 
 import cache_live
+import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
+from derive.analysis.cost import cost
 from derive.blocks import config_model
 from derive.tree import named_buffers
 
@@ -129,3 +131,14 @@ def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     module = config_model("kimi_linear").build(CACHE)
     measured = cache_live.cache_bytes(cache_live.model("kimi_linear", CACHE, dtype), batch, prefill, steps)
     assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
+
+
+def test_decode_flops() -> None:
+    """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: KDA's projections, its low-rank
+    gates included; latent attention re-expanding every cached latent; the router, visited and shared experts)."""
+    config = {**CACHE, "num_key_value_heads": 2}  # eager attention's key/value groups: 2 // 32 = 0 fails its forward
+    model = hf_cache.tiny("kimi_linear", config)
+    for batch, tokens in ((1, 1), (2, 5)):
+        held, flops = hf_cache.run(model, batch, tokens)
+        assert cost({"model_type": "kimi_linear", **config}, tokens, batch, "float32").cache_bytes == held
+        assert cost({"model_type": "kimi_linear", **config}, tokens + 1, batch, "float32").flops_per_token == flops

@@ -1,0 +1,200 @@
+"""Bailing-hybrid (``model_type`` ``bailing_hybrid``, Ling 3.0): Kimi Delta Attention layers and gated
+multi-head latent attention closing every group of ``layer_group_size`` layers, a DeepSeek-style mixture
+of experts with shared experts after the first dense layers.
+
+``BailingHybridForCausalLM`` (``models/bailing_hybrid/modeling_bailing_hybrid.py`` 98-114 the rotary
+embedding, 146-200 the experts and MLP, 292-330 ``BailingHybridAttention``, 403-413 the forget gate,
+651-690 ``BailingHybridDeltaAttention``, 767-778 the router, 808-820 ``BailingHybridMoE``, 832-849
+``BailingHybridDecoderLayer``, 932-943 ``BailingHybridModel``, 1010-1020): layer i's ``self_attn`` is
+MLA (:func:`derive.layers.lm_attention.latent_attention`, its query full-rank, and ``g_proj`` Linear(D,
+H), a sigmoid gate per head) when ``layer_types[i]`` is ``"full_attention"``, else KDA
+(:func:`derive.blocks.kda.kda`, spelling ``bailing_hybrid``: H = ``num_attention_heads`` heads of
+``head_dim``, conv width ``short_conv_kernel_size``); its ``mlp`` is ``BailingHybridMoE`` —
+``experts`` (E = ``num_experts``, k = ``num_experts_per_token``, width ``moe_intermediate_size``),
+``gate`` (E, D) with the buffer ``e_score_correction_bias``, ``shared_experts`` (a gated MLP of
+``moe_intermediate_size`` · ``num_shared_experts``) — when ``mlp_layer_types[i]`` is ``"sparse"``, else a
+gated MLP of ``intermediate_size``. ``lm_head`` is never tied (``_tied_weights_keys = {}``).
+
+The patterns, as ``BailingHybridConfig.__post_init__`` makes them (``configuration_bailing_hybrid.py``
+138-160): ``layer_types`` as given, else attention where (i + 1) % ``layer_group_size`` = 0;
+``mlp_layer_types`` as given, else the first ``first_k_dense_replace`` dense. ``__post_init__`` sets
+``linear_head_dim``, ``linear_num_heads`` and ``linear_conv_kernel_dim`` from ``head_dim``,
+``num_attention_heads`` and ``short_conv_kernel_size`` (saved values are overwritten), then
+``head_dim`` to ``qk_rope_head_dim``: the rotary embedding's buffers have ``qk_rope_head_dim`` / 2
+entries — and a saved config, read back, builds KDA heads of ``qk_rope_head_dim``, as transformers does.
+Config keys are read under both of transformers' names (``attribute_map``, lines 81-89).
+
+Its cache: MLA keeps the compressed latent per token (keys (batch, 1, tokens, ``kv_lora_rank``), values
+(batch, 1, tokens, ``qk_rope_head_dim``)); KDA keeps ``conv_states`` (model dtype) and float32
+``recurrent_states``.
+
+>>> from derive.tree import count, active
+>>> model = bailing_hybrid({})   # BailingHybridConfig()
+>>> count(model), active(model)
+(124414191072, 5505672672)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..blocks import _hf
+from ..blocks.kda import kda
+from ..layers.linear import linear
+from ..layers.lm_attention import latent_attention
+from ..layers.mlp import gated_mlp
+from ..layers.moe import moe_block, routed_experts, router
+from ..layers.norm import rms_norm
+from ..tree import Module
+from ._decoder import causal_lm, layer_list, rope_buffers, rotary_dim
+from .kimi_linear import ALIASES, aliased
+from .llama import register_family
+
+__all__ = ["bailing_hybrid"]
+
+#: ``BailingHybridConfig``'s shape keys (the names ``to_dict`` writes) and defaults (configuration_bailing_hybrid.py 91-136).
+_DEFAULTS: dict[str, Any] = {
+    "vocab_size": 157184,
+    "hidden_size": 2560,
+    "intermediate_size": 6144,
+    "moe_intermediate_size": 768,
+    "num_hidden_layers": 42,
+    "num_attention_heads": 32,
+    "num_shared_experts": 1,
+    "kv_lora_rank": 512,
+    "qk_rope_head_dim": 64,
+    "v_head_dim": 128,
+    "qk_nope_head_dim": 128,
+    "num_experts_per_token": 8,
+    "num_experts": 512,
+    "first_k_dense_replace": 2,
+    "attention_bias": False,
+    "head_dim": 128,
+    "short_conv_kernel_size": 4,
+    "layer_group_size": 6,
+    "layer_types": None,
+    "mlp_layer_types": None,
+}
+#: ``attribute_map`` (configuration_bailing_hybrid.py 81-89): Kimi-Linear's, and the MTP layers' count.
+_ALIASES = {**ALIASES, "num_mtp_layers": "num_nextn_predict_layers"}
+_INERT = (
+    "model_max_length",
+    "moe_renormalize",
+    "num_expert_group",
+    "topk_group",
+    "routed_scaling_factor",
+    "output_router_logits",
+    "rms_norm_eps",
+    "attention_dropout",
+    "pretraining_tp",
+    "num_key_value_heads",  # read only for the key/value groups of MLA's single latent
+    "num_nextn_predict_layers",  # no MTP module is built (layers past num_hidden_layers are ignored on load)
+    "mtp_loss_scaling_factor",
+    "kda_safe_gate",
+    "kda_lower_bound",
+    "tie_word_embeddings",  # the class ties nothing
+    # set by __post_init__ from other keys whatever they say
+    "linear_head_dim",
+    "linear_num_heads",
+    "linear_conv_kernel_dim",
+    "qk_head_dim",
+    "rope_parameters",  # read by rotary_dim
+    "rope_theta",
+    "rope_scaling",
+)
+_SOURCE = (
+    "transformers/models/bailing_hybrid/configuration_bailing_hybrid.py 81-160, modeling_bailing_hybrid.py 98-114, "
+    "146-200, 292-330, 403-413, 651-690, 767-849, 932-943, 1010-1020"
+)
+
+
+def _pattern(c: Mapping[str, Any], key: str, layers: int, made: list[str], allowed: tuple[str, str]) -> list[str]:
+    value = made if c[key] is None else c[key]
+    if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != layers:
+        raise ValueError(f"config key {key!r} must list num_hidden_layers ({layers}) types, got {value!r:.60}")
+    if any(v not in allowed for v in value):
+        raise ValueError(f"config key {key!r} must hold {allowed}, got {value!r:.80}")
+    return list(value)
+
+
+def bailing_hybrid(config: Mapping[str, Any]) -> Module:
+    """``BailingHybridForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it.
+
+    Parameters
+    ----------
+    config : mapping
+        Absent keys at ``BailingHybridConfig``'s defaults; either name of an aliased key.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    ValueError
+        A key derive cannot map, aliases that disagree, a pattern transformers would not build,
+        more experts per token than experts, a ``pad_token_id`` outside the vocabulary, naming the key.
+    """
+    c = _hf.resolve(aliased(config, _ALIASES), cls="BailingHybridConfig", defaults=_DEFAULTS, inert=_INERT)
+    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
+    L = _hf.size(c, "num_hidden_layers", 0)
+    group, first = _hf.size(c, "layer_group_size"), _hf.size(c, "first_k_dense_replace", 0)
+    if any(type(v) is not int for v in (L, group, first)):
+        raise ValueError(
+            "config keys 'num_hidden_layers', 'layer_group_size' and 'first_k_dense_replace' must be numbers: "
+            "they fix the layer pattern"
+        )
+    H, Fe = _hf.size(c, "num_attention_heads"), _hf.size(c, "moe_intermediate_size")
+    E, k, shared = _hf.size(c, "num_experts"), _hf.size(c, "num_experts_per_token"), _hf.size(c, "num_shared_experts")
+    if type(E) is int and type(k) is int and k > E:
+        raise ValueError(f"config key 'num_experts_per_token' ({k}) exceeds num_experts ({E})")
+    mla = {key: _hf.size(c, key) for key in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")}
+    d, K, bias = _hf.size(c, "head_dim"), _hf.size(c, "short_conv_kernel_size"), _hf.flag(c, "attention_bias")
+    pad = config.get("pad_token_id", 156892)  # the embedding's padding_idx
+    if type(pad) is int and type(V) is int and not -V <= pad < V:
+        raise ValueError(
+            f"config key 'pad_token_id' ({pad}) must be below vocab_size ({V}): torch's Embedding refuses it"
+        )
+    made = ["full_attention" if (i + 1) % group == 0 else "linear_attention" for i in range(L)]
+    kinds = _pattern(c, "layer_types", L, made, ("full_attention", "linear_attention"))
+    mlps = _pattern(
+        c, "mlp_layer_types", L, ["dense" if i < first else "sparse" for i in range(L)], ("dense", "sparse")
+    )
+    rotated = rotary_dim(
+        config, mla["qk_rope_head_dim"], 1.0, plain_reads_factor=False
+    )  # its default RoPE reads no factor
+
+    def make(kind: tuple[str, str]) -> Module:
+        attn_kind, mlp_kind = kind
+        if attn_kind == "full_attention":
+            mixer = latent_attention(D, H, **mla, bias=bias, norm_type="BailingHybridRMSNorm", type="BailingHybridAttention")  # fmt: skip
+            mixer = mixer.replace(children=mixer.children + (linear(D, H, False, name="g_proj"),))
+        else:
+            mixer = kda(D, H, d, K, spelling="bailing_hybrid")
+        if mlp_kind == "sparse":
+            mlp = moe_block(
+                routed_experts(D, Fe, E, k, type="BailingHybridExperts"),
+                router(D, E, correction_bias=True, name="gate", type="BailingHybridTopkRouter"),
+                gated_mlp(D, Fe * shared, name="shared_experts", type="BailingHybridMLP"),
+                type="BailingHybridMoE",
+            )
+        else:
+            mlp = gated_mlp(D, F, type="BailingHybridMLP")
+        norm = lambda n: rms_norm((D,), name=n, type="BailingHybridRMSNorm")  # noqa: E731
+        children = (mixer, mlp, norm("input_layernorm"), norm("post_attention_layernorm"))
+        return Module("", "BailingHybridDecoderLayer", children=children)
+
+    shape: dict[str, Any] = {"vocab_size": V, "hidden_size": D, "intermediate_size": F, "num_hidden_layers": L}
+    shape.update(num_attention_heads=H, moe_intermediate_size=Fe, num_experts=E, num_experts_per_token=k)
+    shape.update(num_shared_experts=shared, attention_bias=bias, head_dim=d, short_conv_kernel_size=K, **mla)
+    shape.update(
+        layer_types=kinds, mlp_layer_types=mlps, _fixed=("num_hidden_layers", "layer_types", "mlp_layer_types")
+    )
+    return causal_lm(
+        "BailingHybrid", vocab=V, hidden=D, layers=layer_list(make, list(zip(kinds, mlps)), L), tie=False,
+        config=shape, rotary=rope_buffers(rotated),
+    )  # fmt: skip
+
+
+register_family("bailing_hybrid", "BailingHybridConfig", "BailingHybridForCausalLM", bailing_hybrid, _SOURCE)
