@@ -114,7 +114,8 @@ def parts(module: Module, *, used: bool = False) -> dict[str, Dim]:
     """
     terms: dict[str, list[Any]] = {}
     _parts(module, "", 1, used, terms)
-    return {p: _plain(_sum(terms[p])) for p in PARTS if p in terms}
+    order = [p for p in PARTS if p in terms] + [p for p in terms if p not in PARTS]  # none left out
+    return {p: _plain(_sum(terms[p])) for p in order}
 
 
 def _kept(module: Module) -> str:

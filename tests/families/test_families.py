@@ -276,6 +276,8 @@ def test_parts_as_transformers_classes_place_them(model_type: str, config: dict)
     assert report.parts is not None, model_type
     assert {p["part"]: p["parameters"] for p in report.parts} == whole
     assert {p["part"]: p["active"] for p in report.parts} == used
+    assert sum(p["parameters"] for p in report.parts) == report.total == hf_live.total(live)
+    assert sum(p["active"] for p in report.parts) == report.active
     assert "other" not in whole
 
 
