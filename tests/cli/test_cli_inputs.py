@@ -186,7 +186,7 @@ def test_registered_constructor_refusals():
         ("hk.LSTM(8)",): "hk.LSTM makes its weights when first applied: give the input width with --input-dim",
         ("mlx.nn.LSTM(3, 4)", "--input-dim", "5"): "mlx.nn.LSTM takes it as an argument",
         ("xlstm.sLSTMLayerConfig(embedding_dim=8)",): "is not a layer (it configures one)",
-        ("hk.LSTM(cfg.hidden)", "--input-dim", "3"): "hidden_size should be of type int, got: cfg.hidden (not evaluated",
+        ("hk.LSTM(cfg.hidden)", "--input-dim", "3"): "should be of type int, got: cfg.hidden (not evaluated",
         ("hk.LSTM(8, name=3)", "--input-dim", "3"): "name should be a non-empty str or None",
         ("mlx.nn.LSTM(3, 4, *a)",): "starred arguments",
         ("mlx.nn.LSTM(3, 4, **a)",): "keyword unpacking",
