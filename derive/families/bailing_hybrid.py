@@ -44,7 +44,7 @@ from ..blocks.kda import kda
 from ..layers.linear import linear
 from ..layers.lm_attention import latent_attention
 from ..layers.mlp import gated_mlp
-from ..layers.moe import moe_block, routed_experts, router
+from ..layers.moe import deepseek_moe
 from ..layers.norm import rms_norm
 from ..tree import Module
 from ._decoder import causal_lm, layer_list, rope_buffers, rotary_dim
@@ -173,12 +173,7 @@ def bailing_hybrid(config: Mapping[str, Any]) -> Module:
         else:
             mixer = kda(D, H, d, K, spelling="bailing_hybrid")
         if mlp_kind == "sparse":
-            mlp = moe_block(
-                routed_experts(D, Fe, E, k, type="BailingHybridExperts"),
-                router(D, E, correction_bias=True, name="gate", type="BailingHybridTopkRouter"),
-                gated_mlp(D, Fe * shared, name="shared_experts", type="BailingHybridMLP"),
-                type="BailingHybridMoE",
-            )
+            mlp = deepseek_moe(D, Fe, E, k, shared, prefix="BailingHybrid")
         else:
             mlp = gated_mlp(D, F, type="BailingHybridMLP")
         norm = lambda n: rms_norm((D,), name=n, type="BailingHybridRMSNorm")  # noqa: E731

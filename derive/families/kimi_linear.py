@@ -40,7 +40,7 @@ from ..blocks import _hf
 from ..blocks.kda import kda
 from ..layers.lm_attention import latent_attention
 from ..layers.mlp import gated_mlp
-from ..layers.moe import moe_block, routed_experts, router
+from ..layers.moe import deepseek_moe
 from ..layers.norm import rms_norm
 from ..tree import Module
 from ._decoder import causal_lm, layer_list
@@ -215,12 +215,7 @@ def kimi_linear(config: Mapping[str, Any]) -> Module:
         else:
             mixer = kda(D, hl, hd, K, spelling="kimi_linear")
         if mlp_kind == "sparse":
-            mlp = moe_block(
-                routed_experts(D, Fe, E, k, type="KimiLinearExperts"),
-                router(D, E, correction_bias=True, name="gate", type="KimiLinearTopkRouter"),
-                gated_mlp(D, Fe * shared, name="shared_experts", type="KimiLinearMLP"),
-                type="KimiLinearMoE",
-            )
+            mlp = deepseek_moe(D, Fe, E, k, shared, prefix="KimiLinear")
         else:
             mlp = gated_mlp(D, F, type="KimiLinearMLP")
         norm = lambda n: rms_norm((D,), name=n, type="KimiLinearRMSNorm")  # noqa: E731

@@ -27,9 +27,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..tree import Dim, Module, Param
+from .mlp import gated_mlp
 from .token_flops import register
 
-__all__ = ["router", "routed_experts", "moe_block"]
+__all__ = ["router", "routed_experts", "moe_block", "deepseek_moe"]
 
 
 def router(
@@ -116,3 +117,33 @@ def moe_block(*parts: Module, name: str = "mlp", type: str = "SparseMoeBlock") -
     """
     shared = tuple(p.replace(part="shared experts") if p.part == "MLP" else p for p in parts)
     return Module(name, type, children=shared)
+
+
+def deepseek_moe(
+    hidden_size: Dim, intermediate_size: Dim, num_experts: Dim, top_k: Dim, num_shared: Dim, *, prefix: str
+) -> Module:
+    """DeepSeek-V3's MoE layer as Kimi-Linear and Bailing-hybrid build it (``{prefix}MoE``): the routed
+    ``experts``, the ``gate`` router with its correction-bias buffer, and ``shared_experts``, one
+    gated MLP of ``num_shared`` · F (``models/kimi_linear/modeling_kimi_linear.py`` 718–760).
+
+    Parameters
+    ----------
+    hidden_size, intermediate_size : int or sympy.Expr
+        D and one expert's F (``moe_intermediate_size``).
+    num_experts, top_k, num_shared : int or sympy.Expr
+        E, k and the shared experts' count.
+    prefix : str
+        The family's class prefix (``"KimiLinear"``).
+
+    Returns
+    -------
+    derive.tree.Module
+        3·E·D·F + E·D + 3·D·F·num_shared parameters.
+    """
+    D, F, E = hidden_size, intermediate_size, num_experts
+    return moe_block(
+        routed_experts(D, F, E, top_k, type=f"{prefix}Experts"),
+        router(D, E, correction_bias=True, name="gate", type=f"{prefix}TopkRouter"),
+        gated_mlp(D, F * num_shared, name="shared_experts", type=f"{prefix}MLP"),
+        type=f"{prefix}MoE",
+    )
