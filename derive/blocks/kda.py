@@ -37,7 +37,7 @@ from __future__ import annotations
 from ..layers.conv import conv
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
-from ..layers.token_flops import matmul_flops, register
+from ..layers.token_flops import projections, register
 from ..tree import Dim, Module, Param, State
 
 __all__ = ["SPELLINGS", "kda", "cache", "decode_flops"]
@@ -150,8 +150,8 @@ def decode_flops(module: Module, tokens: Dim) -> Dim:
     -------
     int or sympy.Expr
     """
-    gate = [g for c in module.children if c.name == "forget_gate" for g in c.children]
-    return sum((matmul_flops(c, tokens) for c in (*module.children, *gate) if c.type == "Linear"), 0)
+    gates = [c for c in module.children if c.name == "forget_gate"]
+    return projections(module, tokens) + sum((projections(g, tokens) for g in gates), 0)
 
 
 for _prefix in SPELLINGS.values():

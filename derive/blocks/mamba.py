@@ -36,7 +36,7 @@ from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
-from ..layers.token_flops import matmul_flops
+from ..layers.token_flops import projections
 from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
@@ -265,8 +265,7 @@ def decode_flops(module: Module, tokens: Dim) -> Any:
         Units: FLOPs (a multiply-add is 2).
     """
     E, N = module.params[0].shape  # A_log (E, N)
-    projections = sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0)
-    return projections + 2 * E * N
+    return projections(module, tokens) + 2 * E * N
 
 
 for _mixer in ("MambaMixer", "FalconMambaMixer"):

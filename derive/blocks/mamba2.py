@@ -33,7 +33,7 @@ from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
-from ..layers.token_flops import matmul_flops
+from ..layers.token_flops import projections
 from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
@@ -232,7 +232,7 @@ def decode_flops(module: Module, tokens: Dim) -> Any:
     int or sympy.Expr
     """
     _, H, P, N = module.cache[1].shape
-    return sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0) + 2 * H * P * N
+    return projections(module, tokens) + 2 * H * P * N
 
 
 register_flops("Mamba2Mixer", decode_flops)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ..layers.conv import conv
 from ..layers.linear import linear
-from ..layers.token_flops import matmul_flops, register
+from ..layers.token_flops import projections, register
 from ..tree import Dim, Module, State
 
 __all__ = ["SPELLINGS", "short_conv", "decode_flops"]
@@ -81,7 +81,7 @@ def decode_flops(module: Module, tokens: Dim) -> Dim:
     -------
     int or sympy.Expr
     """
-    return sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0)
+    return projections(module, tokens)
 
 
 for _cls in SPELLINGS.values():

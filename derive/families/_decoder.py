@@ -31,6 +31,7 @@ __all__ = [
     "floordiv",
     "kv_heads",
     "layer_types",
+    "kinds_of",
     "mamba2_heads",
 ]
 
@@ -243,12 +244,35 @@ def layer_types(c: Mapping[str, Any], layers: Dim, allowed: Sequence[str]) -> li
         Not a list of ``num_hidden_layers`` allowed names.
     """
     kinds = c.get("layer_types")
-    if kinds is None:
-        return None
+    return None if kinds is None else kinds_of("layer_types", kinds, layers, allowed)
+
+
+def kinds_of(key: str, kinds: Any, layers: Dim, allowed: Sequence[str]) -> list[str]:
+    """A config's list of one kind per layer (``layer_types``, ``mlp_layer_types``), checked.
+
+    Parameters
+    ----------
+    key : str
+        The config key, named in a refusal.
+    kinds : object
+        Its value (or the pattern the config class makes when it is absent).
+    layers : int
+        ``num_hidden_layers``.
+    allowed : sequence of str
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        Not a list of ``num_hidden_layers`` allowed names.
+    """
     if isinstance(kinds, str) or not isinstance(kinds, Sequence) or any(k not in allowed for k in kinds):
-        raise ValueError(f"config key 'layer_types' must be a list of {sorted(allowed)}, got {kinds!r:.80}")
+        raise ValueError(f"config key {key!r} must be a list of {sorted(allowed)}, got {kinds!r:.80}")
     if type(layers) is not int or len(kinds) != layers:
-        raise ValueError(f"config key 'layer_types' has {len(kinds)} entries for num_hidden_layers={layers!r}")
+        raise ValueError(f"config key {key!r} has {len(kinds)} entries for num_hidden_layers={layers!r}")
     return list(kinds)
 
 

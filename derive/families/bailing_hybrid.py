@@ -36,7 +36,7 @@ Its cache: MLA keeps the compressed latent per token (keys (batch, 1, tokens, ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ..blocks import _hf
@@ -47,7 +47,7 @@ from ..layers.mlp import gated_mlp
 from ..layers.moe import deepseek_moe
 from ..layers.norm import rms_norm
 from ..tree import Module
-from ._decoder import causal_lm, layer_list, rope_buffers, rotary_dim
+from ._decoder import causal_lm, kinds_of, layer_list, rope_buffers, rotary_dim
 from .kimi_linear import ALIASES, aliased
 from .llama import register_family
 
@@ -110,12 +110,8 @@ _SOURCE = (
 
 
 def _pattern(c: Mapping[str, Any], key: str, layers: int, made: list[str], allowed: tuple[str, str]) -> list[str]:
-    value = made if c[key] is None else c[key]
-    if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != layers:
-        raise ValueError(f"config key {key!r} must list num_hidden_layers ({layers}) types, got {value!r:.60}")
-    if any(v not in allowed for v in value):
-        raise ValueError(f"config key {key!r} must hold {allowed}, got {value!r:.80}")
-    return list(value)
+    """``c[key]``, or the pattern the config class makes when it is absent, checked."""
+    return kinds_of(key, made if c[key] is None else c[key], layers, allowed)
 
 
 def bailing_hybrid(config: Mapping[str, Any]) -> Module:

@@ -33,7 +33,7 @@ float32 ``recurrent_states``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ..blocks import _hf
@@ -43,7 +43,7 @@ from ..layers.mlp import gated_mlp
 from ..layers.moe import deepseek_moe
 from ..layers.norm import rms_norm
 from ..tree import Module
-from ._decoder import causal_lm, layer_list
+from ._decoder import causal_lm, kinds_of, layer_list
 from .llama import register_family
 
 __all__ = ["kimi_linear", "ALIASES", "aliased"]
@@ -152,15 +152,10 @@ def _patterns(c: Mapping[str, Any], layers: int, linear: Mapping[str, Any]) -> t
         if type(first) is not int:
             raise ValueError(f"config key 'first_k_dense_replace' must be an int, got {first!r}")
         mlps = ["dense" if i < first else "sparse" for i in range(layers)]
-    for key, value, allowed in (
-        ("layer_types", kinds, ("full_attention", "linear_attention")),
-        ("mlp_layer_types", mlps, ("dense", "sparse")),
-    ):
-        if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != layers:
-            raise ValueError(f"config key {key!r} must list num_hidden_layers ({layers}) types, got {value!r:.60}")
-        if any(v not in allowed for v in value):
-            raise ValueError(f"config key {key!r} must hold {allowed}, got {value!r:.80}")
-    return list(kinds), list(mlps)
+    return (
+        kinds_of("layer_types", kinds, layers, ("full_attention", "linear_attention")),
+        kinds_of("mlp_layer_types", mlps, layers, ("dense", "sparse")),
+    )
 
 
 def kimi_linear(config: Mapping[str, Any]) -> Module:

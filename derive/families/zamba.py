@@ -52,7 +52,7 @@ from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
-from ..layers.token_flops import matmul_flops, register
+from ..layers.token_flops import projections, register
 from ..tree import Dim, Module, Param, State
 from ._decoder import causal_lm, floordiv, kv_heads, layer_list
 from .llama import register_family
@@ -104,10 +104,9 @@ _SOURCE = (
 
 def _mixer_flops(module: Module, tokens: Dim) -> Any:
     """In and out projections, each head's selection and time step, and its state readout (module docstring)."""
-    projections = sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0)
     per_head = sum((2 * p.numel for p in module.params if p.name in ("x_proj_weight", "dt_proj_weight")), 0)
     _, H, P, N = module.cache[1].shape
-    return projections + per_head + 2 * H * P * N
+    return projections(module, tokens) + per_head + 2 * H * P * N
 
 
 register("ZambaMambaMixer", _mixer_flops)

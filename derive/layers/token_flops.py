@@ -29,7 +29,7 @@ from typing import Any
 
 from ..tree import Dim, Module, count
 
-__all__ = ["RULES", "register", "matmul_flops"]
+__all__ = ["RULES", "register", "matmul_flops", "projections"]
 
 #: Per class name (:attr:`derive.tree.Module.type`): ``rule(module, tokens)`` -> matmul FLOPs of
 #: one token with ``tokens`` tokens in the cache after it (its own included).
@@ -102,3 +102,21 @@ def matmul_flops(module: Module, tokens: Dim) -> Dim:
             raise ValueError(f"the FLOPs of {module.type} {module.name!r} are not derived (no rule for its class)")
         cost = sum((matmul_flops(child, tokens) for child in module.children), 0)
     return cost if module.repeat == 1 else cost * module.repeat
+
+
+def projections(module: Module, tokens: Dim) -> Dim:
+    """Matmul FLOPs of one token through ``module``'s own ``Linear`` children: a recurrent mixer's
+    projections, the part of its decode step that is matrix products (the rule registered for its
+    class adds its state readout, if any; its convolution and element-wise state update add none).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+    tokens : int or sympy.Expr
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs.
+    """
+    return sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0)

@@ -113,7 +113,7 @@ def parts(module: Module, *, used: bool = False) -> dict[str, Dim]:
     {'attention': 72, 'norms': 8}
     """
     terms: dict[str, list[Any]] = {}
-    _parts(module, "", 1, used, terms)
+    _parts(module, 1, used, terms)
     order = [p for p in PARTS if p in terms] + [p for p in terms if p not in PARTS]  # none left out
     return {p: _plain(_sum(terms[p])) for p in order}
 
@@ -128,11 +128,12 @@ def _kept(module: Module) -> str:
     return "attention" if any(state.per_token for state in kept) else "recurrent mixers"
 
 
-def _parts(module: Module, part: str, times: Dim, used: bool, terms: dict[str, list[Any]]) -> None:
-    """Add ``module``'s parameters, ``times`` copies of it (its ancestors' repeats), to ``terms``."""
+def _parts(module: Module, times: Dim, used: bool, terms: dict[str, list[Any]]) -> None:
+    """Add ``module``'s parameters, ``times`` copies of it (its ancestors' repeats), to ``terms``:
+    all of it to its part if it is one, else its own tensors to "other" and its children each."""
     if not module.counted:
         return
-    part = part or module.part or _kept(module)
+    part = module.part or _kept(module)
     if part:
         size = active(module) if used else count(module)
         if size != 0:
@@ -143,7 +144,7 @@ def _parts(module: Module, part: str, times: Dim, used: bool, terms: dict[str, l
     if own:
         terms.setdefault("other", []).append(_sum(own) * times)
     for child in module.children:
-        _parts(child, part, times, used, terms)
+        _parts(child, times, used, terms)
 
 
 def cache_elements(module: Module, batch: Dim, tokens: Dim) -> dict[str | None, Dim]:

@@ -83,8 +83,7 @@ def cache_bytes(built: Any, batch: int, prefill: int, steps: int = 0, seed: int 
     vocab = built.config.get_text_config().vocab_size
     ids = torch.randint(0, vocab, (batch, prefill + steps))
     before = _module_states(built)  # references held: a freed tensor's id may be reused
-    params = inspect.signature(built.forward).parameters
-    key = next(k for k in ("past_key_values", "cache_params", "state") if k in params)
+    key = cache_key(built)
     with torch.no_grad():
         out = built(input_ids=ids[:, :prefill], use_cache=True)
         cache = getattr(out, key, None)
@@ -105,6 +104,12 @@ def cache_bytes(built: Any, batch: int, prefill: int, steps: int = 0, seed: int 
         seen.add(id(tensor))
         totals[_NAMES[str(tensor.dtype).removeprefix("torch.")]] += tensor.numel() * tensor.element_size()
     return dict(totals)
+
+
+def cache_key(model: Any) -> str:
+    """The keyword ``model.forward`` takes its cache by: ``past_key_values``, Mamba's ``cache_params``, RWKV's ``state``."""
+    params = inspect.signature(model.forward).parameters
+    return next(k for k in ("past_key_values", "cache_params", "state") if k in params)
 
 
 #: Bytes per entry of each dtype derive names.

@@ -8,8 +8,9 @@ returned ``past_key_values`` (its layers' attributes, lists and dicts walked, ea
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
+
+import cache_live
 
 #: FlopCounterMode's matrix-product operators (what derive's flops_per_token counts).
 MATMUL_OPS = ("aten.mm", "aten.addmm", "aten.bmm", "aten.baddbmm")
@@ -62,8 +63,7 @@ def run(model: Any, batch: int, tokens: int) -> tuple[int, int]:
     from torch.utils.flop_counter import FlopCounterMode
 
     ids = torch.randint(0, model.config.vocab_size, (batch, tokens), generator=torch.Generator().manual_seed(1))
-    # the cache is past_key_values, or cache_params for the Mamba models
-    key = next(k for k in ("past_key_values", "cache_params") if k in inspect.signature(model.forward).parameters)
+    key = cache_live.cache_key(model)
     with torch.no_grad():
         out = model(ids, use_cache=True)
         cache = getattr(out, key)
