@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import derive.torch as dt  # noqa: E402
-from derive.vectorize import vectorize  # noqa: E402
 
 from derive import H, I, L  # noqa: E402
+from derive.analysis.vectorize import vectorize  # noqa: E402
 
 #: (input_size, hidden_size, num_layers) of the bidirectional LSTMs measured.
 MODELS = [(32, 16, 1), (32, 128, 2), (256, 512, 2), (512, 1024, 3), (1024, 2048, 4), (2048, 4096, 4), (4096, 8192, 2)]

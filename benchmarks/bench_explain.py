@@ -17,7 +17,7 @@
     torch, torchinfo, derive`` and the model built, not timed), best of 3 processes per tool, each
     tool in its own processes; the cold derive call is also split into the part spent deriving
     the recurrent modules' tensors in the engine (``derive.torch`` stacks,
-    ``derive.models.torch_recurrent._shapes``) and the rest (reading the module, the tree, the
+    ``derive.read.torch_recurrent._shapes``) and the rest (reading the module, the tree, the
     rows) — and
     ``derive.explain(keras code)`` against building the Keras model from the same code and calling
     ``count_params()``, as a user would. Every count is asserted equal across the methods.
@@ -244,7 +244,7 @@ import json, sys, time
 import torch, torchinfo
 from torch import nn
 import derive
-from derive.models import torch_recurrent
+from derive.read import torch_recurrent
 
 namespace = {"nn": nn, "torch": torch}
 exec(sys.argv[2], namespace)  # the benchmark's own constant code (the site's), built as a user would

@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import derive.torch as dt  # noqa: E402
-from derive.cost import cost  # noqa: E402
-from derive.vectorize import vectorize  # noqa: E402
 
 from derive import PYTORCH, SIMPLE_CONCAT, H, I, L, Stack, compare, solve  # noqa: E402
+from derive.analysis.cost import cost  # noqa: E402
+from derive.analysis.vectorize import vectorize  # noqa: E402
 from derive.cli import describe  # noqa: E402
 from derive.render.display import html_repr  # noqa: E402
 

@@ -31,8 +31,8 @@ from .engine.wirings import DEEP_BIDIRECTIONAL, SIMPLE_CONCAT, UNIDIRECTIONAL
 from .frameworks import keras
 from .frameworks import pytorch as torch
 from .frameworks.pytorch import PYTORCH
-from .models import live_torch as _live_torch  # noqa: F401  (the live-object readers: a first explain(model)
-from .models import objects as _objects  # noqa: F401  imports nothing more)
+from .read.live import objects as _objects  # noqa: F401  (the live-object readers: a first explain(model)
+from .read.live import pytorch as _live_torch  # noqa: F401  imports nothing more)
 from .render import display as _display  # noqa: F401  (registers the notebook display of stacks)
 
 __all__ = [
@@ -71,7 +71,7 @@ conventions = _moved.alias("derive.conventions")  # noqa: F811  (also finds the 
 
 
 def explain(obj: object, **options: object) -> object:
-    """Explain a whole model: code, a file, a state dict or a live model (see :func:`derive.models.explain`).
+    """Explain a whole model: code, a file, a state dict or a live model (see :func:`derive.read.explain`).
 
     Parameters
     ----------
@@ -81,15 +81,15 @@ def explain(obj: object, **options: object) -> object:
 
     Returns
     -------
-    derive.models.Report
+    derive.read.Report
     """
-    from .models import explain as _explain
+    from .read import explain as _explain
 
     return _explain(obj, **options)  # type: ignore[arg-type]
 
 
 def explain_error(text: str) -> str:
-    """Explain a framework error message about a recurrent layer (see :func:`derive.models.errors.explain_error`).
+    """Explain a framework error message about a recurrent layer (see :func:`derive.read.errors.messages.explain_error`).
 
     Parameters
     ----------
@@ -99,7 +99,7 @@ def explain_error(text: str) -> str:
     -------
     str
     """
-    from .models.errors import explain_error as _explain_error
+    from .read.errors.messages import explain_error as _explain_error
 
     return _explain_error(text)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import jinja2
 import sympy
 
-__all__ = ["Example", "Page", "pages", "nav", "examples", "render_pages", "number"]
+__all__ = ["Example", "Page", "pages", "nav", "examples", "render_pages", "number", "markdown_text"]
 
 
 @dataclass(frozen=True)
@@ -184,6 +184,28 @@ def number(value) -> str:
     return f"{int(value):,}"
 
 
+def markdown_text(value: str) -> str:
+    r"""User text (a question's title) shown literally in Markdown: markup characters escaped.
+
+    Parameters
+    ----------
+    value : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(markdown_text("LSTM's *units* <b>"))
+    LSTM's \*units\* &lt;b&gt;
+    """
+    import html
+    import re
+
+    return re.sub(r"([\\`*_\[\]])", r"\\\1", html.escape(" ".join(value.split()), quote=False))
+
+
 def _environment(template_dir: Path) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir)),
@@ -195,6 +217,7 @@ def _environment(template_dir: Path) -> jinja2.Environment:
     )
     env.filters["number"] = number
     env.filters["tex"] = sympy.latex
+    env.filters["markdown_text"] = markdown_text
     return env
 
 

@@ -538,10 +538,9 @@ MISC_VALUES = st.sampled_from(
     MISC_VALUES,
 )
 def test_public_functions_answer_or_refuse_cleanly(function, a, b):
-    from derive.cost import cost
-    from derive.vectorize import vectorize
-
     from derive import compare, frameworks, solve
+    from derive.analysis.cost import cost
+    from derive.analysis.vectorize import vectorize
 
     calls = {
         "solve": lambda: solve(a, b),

@@ -27,9 +27,9 @@ import numpy as np
 import pytest
 import sympy
 import torch
-from derive.symbols import H, I, L
 
 from derive import cells
+from derive.engine.symbols import H, I, L
 
 HUGE = 10**30
 NAN, INF = float("nan"), float("inf")
@@ -414,7 +414,7 @@ def test_a_layer_that_is_not_an_int_is_a_type_error(layer):
 
 
 def test_upper_layer_of_a_one_layer_stack_is_refused():
-    from derive.stack import UPPER
+    from derive.engine.stack import UPPER
 
     with pytest.raises(ValueError, match="num_layers is 1"):
         dt.LSTM(3, 4).layer_count(UPPER)
@@ -422,7 +422,7 @@ def test_upper_layer_of_a_one_layer_stack_is_refused():
 
 @pytest.mark.parametrize("value", [0, -1, -(2**80), np.array([3, 0]), np.array([5, -2], dtype=object)])
 def test_vectorize_refuses_sizes_below_one(value):
-    from derive.vectorize import vectorize
+    from derive.analysis.vectorize import vectorize
 
     f = vectorize(dt.LSTM(I, H, L).count)
     with pytest.raises(ValueError, match="H must be a positive integer"):
@@ -433,10 +433,9 @@ def test_vectorize_refuses_sizes_below_one(value):
 
 
 def _public_calls():
-    from derive.cost import cost, step_ops, stored_elements
-    from derive.vectorize import vectorize
-
     from derive import compare, solve
+    from derive.analysis.cost import cost, step_ops, stored_elements
+    from derive.analysis.vectorize import vectorize
     from derive.render import display, latex
 
     return {
@@ -482,7 +481,7 @@ def test_solve_of_a_non_polynomial_is_a_type_error():
 
 
 def test_cost_of_none_is_a_type_error():
-    from derive.cost import cost
+    from derive.analysis.cost import cost
 
     with pytest.raises(TypeError, match="stack must be a derive stack"):
         cost(None, 5)

@@ -12,10 +12,10 @@ import time
 import derive.torch as dt
 import pytest
 import sympy
-from derive.cost import cost
 from torch import nn
 
 from derive import PYTORCH, SIMPLE_CONCAT, UNIDIRECTIONAL, L, Stack, compare
+from derive.analysis.cost import cost
 from derive.cli import describe
 from derive.render.display import LISTED_LAYERS, html_repr, tensor_rows
 

@@ -327,7 +327,7 @@ def cost(stack: Any, seq_len: Size = T, batch: Size = N, dtype: str = "float32")
 
     Parameters
     ----------
-    stack : derive.stack.Stack, derive.tree.Module, derive.models.Report or mapping
+    stack : derive.stack.Stack, derive.tree.Module, derive.read.Report or mapping
         E.g. ``derive.torch.LSTM(32, 128, 2, bidirectional=True)``; sizes may be symbolic. A
         module tree, a report with one (``derive.explain("config.json")``) or a transformers
         config as a mapping (with its ``model_type``) gives a :class:`ModelCost`.

@@ -8,9 +8,9 @@ many such tensors there are. The sum of those changes is, by construction and
 checked, the difference of the counts.
 
 >>> from derive import I, H, L
->>> from derive.conventions import PYTORCH
->>> from derive.stack import Stack
->>> from derive.wirings import SIMPLE_CONCAT
+>>> from derive.frameworks.pytorch import PYTORCH
+>>> from derive.engine.stack import Stack
+>>> from derive.engine.wirings import SIMPLE_CONCAT
 >>> import derive.torch as dt
 >>> concat = Stack("LSTM", I, H, L, True, 0, PYTORCH, SIMPLE_CONCAT)
 >>> compare(dt.LSTM(I, H, L, bidirectional=True), concat).total

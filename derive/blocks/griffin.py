@@ -38,6 +38,7 @@ from ..layers.norm import rms_norm
 from ..tree import Dim, Module, Param, State
 from . import register_config
 from ._keys import config_constructor, flag, formula, is_int, recipe, size, value
+from ._shapes import Inferred, Shapes, Unreadable, dims, layer_count, ratio, register_shapes, tied
 
 __all__ = ["SOURCE", "EQUATIONS", "RECURRENTGEMMA_2B", "floordiv", "rg_lru", "recurrent_block",
            "attention_block", "mlp_block", "layer_types", "recurrent_gemma_for_causal_lm", "LETTERS"]  # fmt: skip
@@ -394,3 +395,73 @@ register(
         source=SOURCE["transformers"],
     )
 )
+
+
+# --------------------------------------------------------------------------- the way back: a checkpoint's tensors -> the config
+
+
+def _period(kinds: list[str]) -> list[str]:
+    """The shortest pattern whose repeats give ``kinds`` (transformers repeats ``block_types``)."""
+    return next(kinds[:p] for p in range(1, len(kinds) + 1) if all(k == kinds[i % p] for i, k in enumerate(kinds)))
+
+
+@register_shapes("RecurrentGemmaForCausalLM")
+def recurrent_gemma_hf(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
+    """``RecurrentGemmaForCausalLM``: the block pattern from which layers hold an RG-LRU.
+
+    Parameters
+    ----------
+    shapes : mapping of str -> tuple of int
+        The checkpoint's tensors, by name.
+    ties : mapping of str -> str
+        Tensor name -> the name it shares its storage with.
+
+    Returns
+    -------
+    Inferred or None
+        The inferred config, or None when the tensors are not this model's.
+
+    Raises
+    ------
+    Unreadable
+        The tensors are this model's but do not give its config (the message says why).
+    """
+    if "model.embed_tokens.weight" not in shapes or "model.layers.0.temporal_pre_norm.weight" not in shapes:
+        return None
+    vocab, d = dims(shapes, "model.embed_tokens.weight", 2)
+    layers = layer_count(shapes, "model.layers.")
+    kinds = [
+        "recurrent" if f"model.layers.{i}.temporal_block.rg_lru.recurrent_param" in shapes else "attention"
+        for i in range(layers)
+    ]
+    recurrent = [i for i, kind in enumerate(kinds) if kind == "recurrent"]
+    if not recurrent:
+        raise Unreadable("no layer holds an RG-LRU: num_attention_heads cannot be told from attention layers alone")
+    block = f"model.layers.{recurrent[0]}.temporal_block."
+    heads = dims(shapes, block + "rg_lru.input_gate_weight", 3)[0]
+    config: dict[str, Any] = {
+        "model_type": "recurrent_gemma",
+        "vocab_size": vocab,
+        "hidden_size": d,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "lru_width": dims(shapes, block + "linear_x.weight", 2)[0],
+        "conv1d_width": dims(shapes, block + "conv_1d.weight", 3)[2],
+        "intermediate_size": 2 * dims(shapes, "model.layers.0.mlp_block.gate_proj.weight", 2)[0],
+        "block_types": _period(kinds),
+        "tie_word_embeddings": tied(shapes, ties, "lm_head.weight", "model.embed_tokens.weight"),
+    }
+    notes = [
+        f"intermediate_size: the MLP is {config['intermediate_size'] // 2:,} wide, half of it (transformers halves "
+        f"it, so {config['intermediate_size'] + 1:,} gives the same tensors)",
+        f"block_types: the layers repeat {config['block_types']}",
+    ]
+    if "attention" in kinds:
+        attention = f"model.layers.{kinds.index('attention')}.temporal_block."
+        q, kv = dims(shapes, attention + "q_proj.weight", 2)[0], dims(shapes, attention + "k_proj.weight", 2)[0]
+        head_dim = ratio(q, heads)
+        if head_dim is None or kv % head_dim:
+            raise Unreadable(f"{attention}q_proj.weight has {q} rows: not num_attention_heads ({heads}) × head_dim")
+        config.update(head_dim=head_dim, num_key_value_heads=kv // head_dim)
+        config["attention_bias"] = attention + "q_proj.bias" in shapes
+    return Inferred("recurrent_gemma", config, notes, embedding="model.embed_tokens.weight")

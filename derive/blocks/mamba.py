@@ -40,6 +40,7 @@ from ..layers.token_flops import projections
 from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
+from ._shapes import Inferred, Shapes, dims, layer_count, ratio, register_shapes, tied
 
 __all__ = ["EQUATIONS", "dt_rank_auto", "inner_width", "mixer", "cache", "Mamba", "causal_lm", "LETTERS"]
 
@@ -513,3 +514,50 @@ for _type, _cls in (("mamba", "MambaConfig"), ("falcon_mamba", "FalconMambaConfi
             source=_HF_SOURCE[_type],
         )
     )
+
+
+# --------------------------------------------------------------------------- the way back: a checkpoint's tensors -> the config
+
+
+@register_shapes("MambaForCausalLM")
+def mamba_hf(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
+    """``MambaForCausalLM`` (FalconMamba saves the same tensors).
+
+    Parameters
+    ----------
+    shapes : mapping of str -> tuple of int
+        The checkpoint's tensors, by name.
+    ties : mapping of str -> str
+        Tensor name -> the name it shares its storage with.
+
+    Returns
+    -------
+    Inferred or None
+        The inferred config, or None when the tensors are not this model's.
+    """
+    if "backbone.embeddings.weight" not in shapes or "backbone.layers.0.mixer.x_proj.weight" not in shapes:
+        return None
+    m = "backbone.layers.0.mixer."
+    vocab, d = dims(shapes, "backbone.embeddings.weight", 2)
+    e, n = dims(shapes, m + "A_log", 2)
+    k = dims(shapes, m + "conv1d.weight", 3)[2]
+    r = dims(shapes, m + "dt_proj.weight", 2)[1]
+    config: dict[str, Any] = {"model_type": "mamba", "vocab_size": vocab, "hidden_size": d, "state_size": n}
+    expand = ratio(e, d)
+    notes = [
+        "FalconMamba's checkpoints hold the same tensors (its dt/B/C norms have no weights): the count is the same"
+    ]
+    if expand is None:
+        config["intermediate_size"] = e
+        notes.append(f"the inner width {e:,} is not a multiple of hidden_size {d:,}: given as intermediate_size")
+    else:
+        config["expand"] = expand
+    config.update(
+        num_hidden_layers=layer_count(shapes, "backbone.layers."),
+        conv_kernel=k,
+        time_step_rank=r,
+        use_bias=m + "in_proj.bias" in shapes,
+        use_conv_bias=m + "conv1d.bias" in shapes,
+        tie_word_embeddings=tied(shapes, ties, "lm_head.weight", "backbone.embeddings.weight"),
+    )
+    return Inferred("mamba", config, notes, embedding="backbone.embeddings.weight")

@@ -37,6 +37,7 @@ from ..layers.token_flops import projections
 from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
+from ._shapes import Inferred, Shapes, Unreadable, dims, groups_and_state, layer_count, ratio, register_shapes, tied
 
 __all__ = ["EQUATIONS", "mixer", "cache", "decode_flops", "Mamba2", "causal_lm", "LETTERS"]
 
@@ -475,3 +476,74 @@ register(
         source=_HF_SOURCE,
     )
 )
+
+
+# --------------------------------------------------------------------------- the way back: a checkpoint's tensors -> the config
+
+
+def mixer_sizes(shapes: Shapes, m: str) -> dict[str, int]:
+    """E, H, the channels of B and C (2GN), d_ssm, K and D's length, from a Mamba-2 mixer's tensors."""
+    d, e = dims(shapes, m + "out_proj.weight", 2)
+    (h,) = dims(shapes, m + "A_log", 1)
+    rows = dims(shapes, m + "in_proj.weight", 2)[0]
+    channels, _, k = dims(shapes, m + "conv1d.weight", 3)
+    bc = rows - 2 * e - h
+    if bc <= 0 or bc % 2:
+        raise Unreadable(f"{m}in_proj.weight has {rows} rows: not 2E + 2GN + H of a Mamba-2 mixer")
+    return {
+        "d": d,
+        "e": e,
+        "h": h,
+        "gn": bc // 2,
+        "d_ssm": channels - bc,
+        "k": k,
+        "skip": dims(shapes, m + "D", 1)[0],
+    }
+
+
+@register_shapes("Mamba2ForCausalLM")
+def mamba2_hf(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
+    """``Mamba2ForCausalLM``.
+
+    Parameters
+    ----------
+    shapes : mapping of str -> tuple of int
+        The checkpoint's tensors, by name.
+    ties : mapping of str -> str
+        Tensor name -> the name it shares its storage with.
+
+    Returns
+    -------
+    Inferred or None
+        The inferred config, or None when the tensors are not this model's.
+
+    Raises
+    ------
+    Unreadable
+        The tensors are this model's but do not give its config (the message says why).
+    """
+    if "backbone.embeddings.weight" not in shapes or "backbone.layers.0.mixer.dt_bias" not in shapes:
+        return None
+    m = "backbone.layers.0.mixer."
+    vocab, d = dims(shapes, "backbone.embeddings.weight", 2)
+    s = mixer_sizes(shapes, m)
+    expand, head_dim = ratio(s["e"], d), ratio(s["e"], s["h"])
+    if expand is None or head_dim is None:
+        raise Unreadable(f"the inner width {s['e']:,} is not expand × hidden_size and num_heads × head_dim")
+    groups, state, note = groups_and_state(s["gn"], 128)
+    config = {
+        "model_type": "mamba2",
+        "vocab_size": vocab,
+        "hidden_size": d,
+        "num_hidden_layers": layer_count(shapes, "backbone.layers."),
+        "expand": expand,
+        "num_heads": s["h"],
+        "head_dim": head_dim,
+        "n_groups": groups,
+        "state_size": state,
+        "conv_kernel": s["k"],
+        "use_bias": m + "in_proj.bias" in shapes,
+        "use_conv_bias": m + "conv1d.bias" in shapes,
+        "tie_word_embeddings": tied(shapes, ties, "lm_head.weight", "backbone.embeddings.weight"),
+    }
+    return Inferred("mamba2", config, [f"n_groups, state_size: {note}"], embedding="backbone.embeddings.weight")

@@ -30,8 +30,9 @@ from ..layers.linear import linear
 from ..layers.norm import layer_norm, rms_norm
 from ..tree import Dim, Module
 from . import _hf, register_config
+from ._shapes import Inferred, Shapes, Unreadable, dims, groups_and_state, layer_count, ratio, register_shapes, tied
 from .mamba import Mamba
-from .mamba2 import Mamba2
+from .mamba2 import Mamba2, mixer_sizes
 
 __all__ = ["lm_head_model", "lm_head_model_keywords", "padded_vocab", "mlp_width"]
 
@@ -286,3 +287,72 @@ register(
         source="mamba_ssm/models/config_mamba.py 4-18 (mamba-ssm 2.3.2.post1)",
     )
 )
+
+
+# --------------------------------------------------------------------------- the way back: a checkpoint's tensors -> the config
+
+
+@register_shapes("MambaLMHeadModel")
+def mamba_ssm_lm(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
+    """mamba_ssm's ``MambaLMHeadModel`` (``backbone.embedding``; Mamba or Mamba-2 mixers).
+
+    Parameters
+    ----------
+    shapes : mapping of str -> tuple of int
+        The checkpoint's tensors, by name.
+    ties : mapping of str -> str
+        Tensor name -> the name it shares its storage with.
+
+    Returns
+    -------
+    Inferred or None
+        The inferred config, or None when the tensors are not this model's.
+
+    Raises
+    ------
+    Unreadable
+        The tensors are this model's but do not give its config (the message says why).
+    """
+    if "backbone.embedding.weight" not in shapes or "backbone.layers.0.mixer.A_log" not in shapes:
+        return None
+    m = "backbone.layers.0.mixer."
+    vocab, d = dims(shapes, "backbone.embedding.weight", 2)
+    notes = []
+    if vocab % 8:
+        pad, ssm_note = 1, "pad_vocab_size_multiple=1 (the embedding's rows are no multiple of 8)"
+    else:
+        pad, ssm_note = 8, f"vocab_size: any value the padding to a multiple of 8 takes to {vocab:,}"
+    notes.append(f"the embedding has {vocab:,} rows; {ssm_note}")
+    ssm: dict[str, Any]
+    if m + "x_proj.weight" in shapes:
+        e, n = dims(shapes, m + "A_log", 2)
+        expand = ratio(e, d)
+        ssm = {"layer": "Mamba1", "d_state": n, "d_conv": dims(shapes, m + "conv1d.weight", 3)[2]}
+        ssm["expand"] = expand if expand is not None else e / d
+        ssm["dt_rank"] = dims(shapes, m + "dt_proj.weight", 2)[1]
+    else:
+        s = mixer_sizes(shapes, m)
+        expand = ratio(s["e"], d)
+        if expand is None:
+            raise Unreadable(f"the inner width {s['e']:,} is not expand × d_model (Mamba2 takes an int)")
+        groups, state, note = groups_and_state(s["gn"], 128)
+        if s["d_ssm"] % s["h"]:
+            raise Unreadable(f"{m}A_log has {s['h']} heads: they do not divide the SSM width {s['d_ssm']:,}")
+        ssm = {"layer": "Mamba2", "d_state": state, "d_conv": s["k"], "expand": expand, "ngroups": groups}
+        ssm.update(headdim=s["d_ssm"] // s["h"], D_has_hdim=s["skip"] != s["h"], rmsnorm=m + "norm.weight" in shapes)
+        if s["d_ssm"] != s["e"]:
+            ssm["d_ssm"] = s["d_ssm"]
+        notes.append(f"ssm_cfg ngroups, d_state: {note}")
+    ssm["conv_bias"], ssm["bias"] = m + "conv1d.bias" in shapes, m + "in_proj.bias" in shapes
+    config: dict[str, Any] = {
+        "d_model": d,
+        "n_layer": layer_count(shapes, "backbone.layers."),
+        "vocab_size": vocab,
+        "pad_vocab_size_multiple": pad,
+        "ssm_cfg": ssm,
+        "rms_norm": "backbone.norm_f.bias" not in shapes,
+        "tie_embeddings": tied(shapes, ties, "lm_head.weight", "backbone.embedding.weight"),
+    }
+    if "backbone.layers.0.mlp.fc2.weight" in shapes:
+        config["d_intermediate"] = dims(shapes, "backbone.layers.0.mlp.fc2.weight", 2)[1]
+    return Inferred("mamba_ssm", config, notes, embedding="backbone.embedding.weight")

@@ -33,6 +33,7 @@ from ..layers.norm import layer_norm
 from ..tree import Dim, Formula, Module, Param, State
 from . import register_config
 from ._keys import config_constructor, flag, formula, is_int, recipe, size
+from ._shapes import Inferred, Shapes, dims, layer_count, register_shapes, tied
 
 __all__ = [
     "EQUATIONS",
@@ -415,3 +416,37 @@ register(
         source="transformers 5.23.0 models/rwkv/configuration_rwkv.py 54-71",
     )
 )
+
+
+# --------------------------------------------------------------------------- the way back: a checkpoint's tensors -> the config
+
+
+@register_shapes("RwkvForCausalLM")
+def rwkv_hf(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
+    """``RwkvForCausalLM`` (RWKV-4).
+
+    Parameters
+    ----------
+    shapes : mapping of str -> tuple of int
+        The checkpoint's tensors, by name.
+    ties : mapping of str -> str
+        Tensor name -> the name it shares its storage with.
+
+    Returns
+    -------
+    Inferred or None
+        The inferred config, or None when the tensors are not this model's.
+    """
+    if "rwkv.embeddings.weight" not in shapes or "rwkv.blocks.0.attention.time_decay" not in shapes:
+        return None
+    vocab, d = dims(shapes, "rwkv.embeddings.weight", 2)
+    config = {
+        "model_type": "rwkv",
+        "vocab_size": vocab,
+        "hidden_size": d,
+        "num_hidden_layers": layer_count(shapes, "rwkv.blocks."),
+        "attention_hidden_size": dims(shapes, "rwkv.blocks.0.attention.time_decay", 1)[0],
+        "intermediate_size": dims(shapes, "rwkv.blocks.0.feed_forward.key.weight", 2)[0],
+        "tie_word_embeddings": tied(shapes, ties, "head.weight", "rwkv.embeddings.weight"),
+    }
+    return Inferred("rwkv", config, head="head.weight", embedding="rwkv.embeddings.weight")

@@ -17,7 +17,7 @@ never by trying one reader and then another). A constructor is read with :mod:`a
 evaluated: one call of a class registered for a framework (:mod:`derive.engine.constructors`) or
 of the torch and Keras recurrent classes (:mod:`derive.cli.parse`), whose arguments are literals —
 int, float, bool, str, None, tuples and lists of them — or the size symbols ``I``, ``H``, ``L``,
-``P``; a torch or Keras call holding anything else is read as model code (:func:`derive.models.explain`).
+``P``; a torch or Keras call holding anything else is read as model code (:func:`derive.read.explain`).
 Input derive refuses — ``__import__``, a lambda, an operator, an int beyond 10**15, a string
 beyond 64 characters, an argument the framework itself refuses — ends with one line on stderr and
 exit status 2; an answer whose total is partial (a part not counted) with exit status 3.

@@ -128,7 +128,7 @@ def _check_options(args: Any, given: Input) -> None:
 
 
 def _explain_error(text: str) -> int:
-    from ..models.errors import explain_error
+    from ..read.errors.messages import explain_error
 
     try:
         output.write(explain_error(text))
@@ -158,7 +158,7 @@ def _constructor(args: Any, given: Input) -> int:
 
 
 def _model(args: Any, given: Input) -> int:
-    from ..models import SourceError, explain, explain_code
+    from ..read import SourceError, explain, explain_code
 
     if args.input_dim is not None and given.kind == "file" and not given.text.endswith(".py"):
         raise InputError("--input-dim is for Keras code; a checkpoint's or a config's shapes give the input width")

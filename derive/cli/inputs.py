@@ -1,13 +1,13 @@
 """What the command line was given: decided once, from the options and the parsed text, never by trying.
 
 In this order: ``--explain-error`` is an error message; ``-`` is model code on stdin; a path that
-exists is a file (code, checkpoint or config, read by :func:`derive.models.explain`); text on
+exists is a file (code, checkpoint or config, read by :func:`derive.read.explain`); text on
 several lines is model code unless it is one call and nothing else (a constructor pasted as its
-asker wrapped it, one argument a line: :func:`derive.models.pasted.one_call`), read as the call on
+asker wrapped it, one argument a line: :func:`derive.read.pasted.one_call`), read as the call on
 one line is; one line is parsed as one Python expression (never evaluated) and is a
 *constructor* when it is a call of a class registered for a framework (:mod:`derive.engine.constructors`, plus the torch and Keras recurrent classes of
 :mod:`derive.cli.parse`) whose arguments are literals, and *model code* otherwise — decided by
-:func:`derive.models.pasted.line_framework`, the rule :func:`derive.explain` follows too. A class
+:func:`derive.read.pasted.line_framework`, the rule :func:`derive.explain` follows too. A class
 that several frameworks name alike is torch's unless a framework is asked for (``--framework``,
 ``--keras``) or its arguments are Keras' (``GRU(16, input_dim=4)``); two other frameworks alike
 are refused, naming the option that chooses.
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.constructors import frameworks
-from ..models.pasted import CODE_READERS, candidates, is_legacy, line_framework, load_registries, one_call
-from ..models.source import SourceError
+from ..read.pasted import CODE_READERS, candidates, is_legacy, line_framework, load_registries, one_call
+from ..read.source import SourceError
 from .parse import InputError, parse_text
 
 __all__ = [
@@ -73,7 +73,7 @@ class Input:
 
 def classify(text: str, framework: str | None) -> tuple[str, str | None]:
     """Whether one line is a constructor (and of which framework) or model code
-    (:func:`derive.models.pasted.line_framework`, the one rule, on the parsed line).
+    (:func:`derive.read.pasted.line_framework`, the one rule, on the parsed line).
 
     Parameters
     ----------
@@ -90,7 +90,7 @@ def classify(text: str, framework: str | None) -> tuple[str, str | None]:
     Raises
     ------
     InputError
-        Not one expression, and the refusals of :func:`derive.models.pasted.line_framework`.
+        Not one expression, and the refusals of :func:`derive.read.pasted.line_framework`.
     """
     try:
         return line_framework(parse_text(text), framework)
@@ -190,7 +190,9 @@ def decide(args: Any) -> Input:
     if text == "-" or several or ("(" not in text and os.path.exists(text)):
         if framework not in (None, *CODE_READERS):
             raise InputError(
-                f"model code is read for PyTorch and Keras; {framework} classes are read one constructor at a time"
+                f"model code is read for PyTorch and Keras; {framework} classes are read one constructor line at a "
+                f"time: give derive the line that builds the model, with its sizes written in, and --framework "
+                f"{framework} (--input-dim N for the input's features)"
             )
     if text == "-":
         return Input("code", read_stdin(MAX_STDIN, "model code"), framework)

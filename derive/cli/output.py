@@ -15,7 +15,7 @@ from typing import Any, NoReturn, TextIO
 
 import sympy
 
-from ..models.report import Report
+from ..read.report import Report
 
 __all__ = [
     "literal",
@@ -320,12 +320,12 @@ def count_name(formula: object) -> str:
 
 
 def report_json(report: Report, cost_info: dict[str, Any] | None = None) -> str:
-    """A whole model's report as JSON (:meth:`derive.models.Report.to_dict`: ``total``, ``layers``,
+    """A whole model's report as JSON (:meth:`derive.read.Report.to_dict`: ``total``, ``layers``,
     ``tensors``, ``partial``, ``active`` for a language model, ...), with ``"cost"`` when asked.
 
     Parameters
     ----------
-    report : derive.models.Report
+    report : derive.read.Report
     cost_info : dict, optional
         :meth:`derive.cost.ModelCost.as_dict`.
 
@@ -366,7 +366,7 @@ def report_latex(report: Report) -> str:
 
     Parameters
     ----------
-    report : derive.models.Report
+    report : derive.read.Report
 
     Returns
     -------
@@ -380,7 +380,7 @@ def report_tensors(report: Report) -> list[dict[str, Any]]:
 
     Parameters
     ----------
-    report : derive.models.Report
+    report : derive.read.Report
 
     Returns
     -------

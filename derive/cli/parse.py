@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-# the classes, prefixes and symbols of the one rule of which framework a line is (derive.models.pasted)
-from ..models.pasted import (
+# the classes, prefixes and symbols of the one rule of which framework a line is (derive.read.pasted)
+from ..read.pasted import (
     KERAS_CELLS,
     KERAS_LAYERS,
     KERAS_PREFIXES,
@@ -21,8 +21,8 @@ __all__ = ["parse", "parse_text", "dotted", "InputError"]
 
 #: Keyword arguments of a wrapper that hold nested calls.
 KERAS_NESTED = ("layer", "backward_layer", "layers", "cell", "cells")
-# the sanity limits on a constructor line's literals (written once: derive.models.constructor_line)
-from ..models.constructor_line import MAX_INT, MAX_ITEMS, MAX_STR, MAX_TEXT  # noqa: E402
+# the sanity limits on a constructor line's literals (written once: derive.read.code.constructor_line)
+from ..read.code.constructor_line import MAX_INT, MAX_ITEMS, MAX_STR, MAX_TEXT  # noqa: E402
 
 #: Exit status for input the tool refuses.
 EXIT_BAD_INPUT = 2

@@ -1,5 +1,5 @@
 """A constructor of any registered framework on the command line: read and made as
-:mod:`derive.models.constructor_line` reads and makes it, described (its count, tensors, closed form).
+:mod:`derive.read.code.constructor_line` reads and makes it, described (its count, tensors, closed form).
 
 >>> info = describe_registered("mlx.nn.GRU(16, 32)", "mlx")
 >>> info["count"], info["tensors"][0][0], str(info["formula"]), info["values"]
@@ -14,8 +14,8 @@ from typing import Any
 import sympy
 
 from ..engine.symbols import plain
-from ..models.constructor_line import Made, argument_notes, module_of, read_call
-from ..models.source import SourceError
+from ..read.code.constructor_line import Made, argument_notes, module_of, read_call
+from ..read.source import SourceError
 from ..tree import Module, count, is_partial, named_parameters
 from .parse import SYMBOLS, InputError, parse_text
 

@@ -118,14 +118,15 @@ def find(dotted: str, framework: str | None = None) -> list[Constructor]:
     Returns
     -------
     list of Constructor
-        Those whose class name ends ``dotted`` and one of whose prefixes is what precedes it.
+        Those whose class name ends ``dotted`` and one of whose prefixes is what precedes it (a
+        class name may itself be dotted: MXNet's ``sym.RNN``, written ``mx.sym.RNN``).
     """
-    prefix, _, name = dotted.rpartition(".")
-    prefix = prefix + "." if prefix else ""
     return [
         c
         for (fw, n), c in CONSTRUCTORS.items()
-        if n == name and prefix in c.prefixes and (framework is None or fw == framework)
+        if dotted.endswith(n)
+        and dotted[: len(dotted) - len(n)] in c.prefixes
+        and (framework is None or fw == framework)
     ]
 
 

@@ -72,10 +72,11 @@ register(
 # given is prepended, as Gluon does. Initializers, ``dtype`` and ``params`` change no tensor.
 
 from dataclasses import replace  # noqa: E402
+from types import FunctionType  # noqa: E402
 from typing import Any  # noqa: E402
 
 from ..engine import validate  # noqa: E402
-from ..tree import Module  # noqa: E402
+from ..tree import Module, Param, count  # noqa: E402
 from .mirror import Deferred, choice, constructor, optional_size, stack_module  # noqa: E402
 
 _PREFIXES = ("mx.gluon.rnn.", "mxnet.gluon.rnn.", "gluon.rnn.", "rnn.")
@@ -231,3 +232,71 @@ def _gru_cell(
     params: Any = None,
 ) -> Any:
     return _gluon("GRUCell", input_size, hidden_size, prefix)
+
+
+# --------------------------------------------------------------------------- the symbol API's fused RNN
+# ``mx.sym.RNN(data=data, state_size=512, num_layers=5, mode="lstm", state=h0, state_cell=c0)``
+# (mxnet 1.9.1, src/operator/rnn-inl.h ``RNNParam``; python/mxnet/symbol/gen_op.py is generated
+# from it): one operator whose weights are a single flat variable, ``<name>_parameters``, of the
+# length infer_shape gives from the data's features — the fused vector a Gluon layer of the same
+# mode, sizes and direction packs (rnn_layer.py ``_RNNLayer._forward_kernel`` concatenates exactly
+# these tensors). The symbols ``data``, ``state``, ``state_cell`` and ``sequence_length`` hold
+# no weight: what the line passes there is not read.
+
+_SYM_MODES = {"lstm": "LSTM", "gru": "GRU", "rnn_relu": "RNN", "rnn_tanh": "RNN"}
+_SYM_SOURCE = "src/operator/rnn-inl.h (mxnet 1.9.1, RNNParam; the fused parameters' length: GetRnnParamSize)"
+
+
+def _sym_rnn(
+    data: Any = None,
+    parameters: Any = None,
+    state: Any = None,
+    state_cell: Any = None,
+    sequence_length: Any = None,
+    state_size: Any = None,
+    num_layers: Any = None,
+    bidirectional: Any = False,
+    mode: Any = None,
+    p: Any = 0.0,
+    state_outputs: Any = False,
+    projection_size: Any = None,
+    lstm_state_clip_min: Any = None,
+    lstm_state_clip_max: Any = None,
+    lstm_state_clip_nan: Any = False,
+    use_sequence_length: Any = False,
+    name: Any = None,
+    attr: Any = None,
+    out: Any = None,
+) -> Any:
+    for key, value in (("state_size", state_size), ("num_layers", num_layers), ("mode", mode)):
+        if value is None:
+            raise TypeError(
+                f"Required parameter {key} of RNN is not presented (mx.sym.RNN needs state_size, num_layers and mode)"
+            )
+    choice("mode", mode, tuple(_SYM_MODES))
+    cls = _SYM_MODES[mode]
+    options: dict[str, Any] = {"num_layers": num_layers, "bidirectional": bidirectional}
+    if cls == "LSTM":
+        options["proj_size"] = 0 if projection_size in (None, 0) else optional_size("projection_size", projection_size)
+    elif projection_size not in (None, 0):
+        raise ValueError(f"projection_size is for mode='lstm' only, got mode={mode!r}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name should be a str or None, got: {validate.shown(name)}")
+    tensor = f"{name or 'rnn0'}_parameters"
+
+    def make(width: Any) -> Module:
+        layers = stack_module("mxnet", cls, width, state_size, type=cls, sep="_", **options)
+        return Module("", "RNN", params=(Param(tensor, (count(layers),)),))
+
+    return Deferred(make)
+
+
+for _written in ("sym.RNN", "symbol.RNN"):  # one function object each: the decorator names it "<class>.__init__"
+    constructor(
+        "mxnet",
+        _written,
+        prefixes=("mx.", "mxnet.", ""),
+        letters={"state_size": "H", "num_layers": "L", "projection_size": "P"},
+        deferred=True,
+        source=_SYM_SOURCE,
+    )(FunctionType(_sym_rnn.__code__, _sym_rnn.__globals__, _written, _sym_rnn.__defaults__))

@@ -219,7 +219,7 @@ def released(key: str) -> Any:
 
     Returns
     -------
-    derive.models.Report
+    derive.read.Report
     """
     return derive.explain(dict(RELEASED[key].config))
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import sympy
 
 import derive
-from derive.models.report import Report, show
-from derive.models.state_dict import explain_state_dict
+from derive.read.files.state_dict import explain_state_dict
+from derive.read.report import Report, show
 
 from ..site import Example, Page, number
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 import doctest
 import random
 
-import derive.cost
 import derive.torch as dt
 import pytest
 import sympy
 import torch
-from derive.cost import DTYPE_BYTES, N, cost, step_ops, stored_elements
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
+import derive.analysis.cost
 from derive import H, I, L, P, T
+from derive.analysis.cost import DTYPE_BYTES, N, cost, step_ops, stored_elements
 
 
 def torch_flops(module: nn.Module, seq_len: int, batch: int) -> int:
@@ -41,7 +41,7 @@ CONFIGS = [
 
 
 def test_docstring_examples():
-    assert doctest.testmod(derive.cost).failed == 0
+    assert doctest.testmod(derive.analysis.cost).failed == 0
 
 
 @pytest.mark.parametrize("cls,args,kwargs", CONFIGS, ids=lambda v: str(v))

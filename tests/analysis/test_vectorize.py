@@ -6,20 +6,20 @@ import doctest
 import random
 
 import derive.torch as dt
-import derive.vectorize
 import numpy as np
 import pytest
 import sympy
-from derive.cost import N, cost
-from derive.vectorize import vectorize
 from torch import nn
 
+import derive.analysis.vectorize
 from derive import H, I, L, P, T
+from derive.analysis.cost import N, cost
+from derive.analysis.vectorize import vectorize
 
 
 def test_docstring_examples():
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    assert doctest.testmod(derive.vectorize, optionflags=flags).failed == 0
+    assert doctest.testmod(derive.analysis.vectorize, optionflags=flags).failed == 0
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Checkpoints of block models read back to their configs (``derive.models.block_infer``).
+"""Checkpoints of block models read back to their configs (``derive.read.files.block_infer``).
 
 The checkpoints are written by the real libraries from models transformers 5.23.0 builds with real
 (tiny) CPU tensors: ``model.save_pretrained`` (``model.safetensors``, a tied head left out),
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import derive
-from derive.models.state_dict import explain_state_dict
+from derive.read.files.state_dict import explain_state_dict
 
 PROPERTY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 #: The architecture derive names for each model type (FalconMamba saves Mamba's tensors).
@@ -41,7 +41,7 @@ def tied_copies(model) -> set[str]:
     return set(model.state_dict()) - {name for name, _ in model.named_parameters()}
 
 
-def inferred(report: derive.models.Report, model, model_type: str) -> None:
+def inferred(report: derive.read.Report, model, model_type: str) -> None:
     """The report is the model's config's: the architecture, every tensor, the total, the keys."""
     assert report.title == f"{NAMED[model_type]} from its tensors (config inferred)"
     assert report.total == hf_live.total(model)
@@ -150,7 +150,7 @@ def test_tensors_the_config_cannot_rebuild_are_read_as_tensors() -> None:
     assert not explain_state_dict(shapes, complete=False).title.endswith("(config inferred)")
 
 
-def whole(shapes: dict) -> derive.models.Report:
+def whole(shapes: dict) -> derive.read.Report:
     """A whole state dict given as names and shapes."""
     return explain_state_dict(shapes, complete=True)
 

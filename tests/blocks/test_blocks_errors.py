@@ -1,4 +1,4 @@
-"""``load_state_dict`` errors between block models explained (``derive.models.block_errors``).
+"""``load_state_dict`` errors between block models explained (``derive.read.errors.blocks``).
 
 Every message is produced by torch: two models transformers 5.23.0 builds on the meta device from
 configs that differ in one key, the second loading the first's state dict. ``derive.explain_error``

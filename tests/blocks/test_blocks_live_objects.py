@@ -1,4 +1,4 @@
-"""Live transformers models explained from their ``model.config`` (``derive.models.live_blocks``),
+"""Live transformers models explained from their ``model.config`` (``derive.read.live.blocks``),
 held against the objects themselves.
 
 Each model is built by transformers 5.23.0 on the meta device (``tests/support/hf_live.py``);
@@ -23,11 +23,11 @@ CLASSES = blocks_configs.CLASSES
 PROPERTY = settings(max_examples=40, deadline=None)
 
 
-def listed(report: derive.models.Report) -> list[tuple[str, tuple]]:
+def listed(report: derive.read.Report) -> list[tuple[str, tuple]]:
     return [(t["name"], tuple(t["shape"])) for t in report.tensors]
 
 
-def derived_from_config(model, model_type: str) -> derive.models.Report:
+def derived_from_config(model, model_type: str) -> derive.read.Report:
     """``derive.explain(model)``: derived from the config, every tensor and the total the object's."""
     report = derive.explain(model)
     assert report.title.startswith(f"{type(model).__name__} (live; derived from its {model_type!r} config)")
@@ -37,7 +37,7 @@ def derived_from_config(model, model_type: str) -> derive.models.Report:
     return report
 
 
-def closed_forms_hold(report: derive.models.Report) -> None:
+def closed_forms_hold(report: derive.read.Report) -> None:
     """Each row's closed form, at the config's values, is its count (RecurrentGemma's layer rows have
     none once the pattern is symbolic: the total's closed form is checked instead)."""
     for row in report.rows:

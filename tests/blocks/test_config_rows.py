@@ -18,7 +18,7 @@ from blocks_live import hf_model
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from derive.models.configs import _labels, _of_kind, explain_config
+from derive.read.configs.pretrained import _labels, _of_kind, explain_config
 from derive.tree import Module
 
 

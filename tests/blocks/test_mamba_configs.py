@@ -21,8 +21,8 @@ from derive.blocks.mamba2 import mixer as mixer2
 from derive.blocks.mamba_lm import mlp_width, padded_vocab
 from derive.cli import main as cli_main
 from derive.engine.constructors import find, lookup
-from derive.models.configs import MAX_CONFIG_BYTES, explain_config, is_config, load
-from derive.models.source import SourceError
+from derive.read.configs.pretrained import MAX_CONFIG_BYTES, explain_config, is_config, load
+from derive.read.source import SourceError
 from derive.tree import count
 
 SMALL = {"model_type": "mamba", "hidden_size": 32, "num_hidden_layers": 2, "vocab_size": 50}

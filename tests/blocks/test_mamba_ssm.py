@@ -47,7 +47,7 @@ def check_block(cls: str, kwargs: dict) -> object:
     return module
 
 
-def check_lm(config: dict) -> derive.models.Report:
+def check_lm(config: dict) -> derive.read.Report:
     """``derive.explain(config)`` against ``MambaLMHeadModel(MambaConfig(**config))``."""
     try:
         got = live({"kind": "lm", "config": config})

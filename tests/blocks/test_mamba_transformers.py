@@ -20,7 +20,7 @@ CLASSES = {"mamba": "MambaForCausalLM", "falcon_mamba": "FalconMambaForCausalLM"
 PROPERTY = settings(max_examples=60, deadline=None)
 
 
-def check(model_type: str, config: dict, formula: bool = False) -> derive.models.Report:
+def check(model_type: str, config: dict, formula: bool = False) -> derive.read.Report:
     """derive's report of ``config`` against the built model: tensors, buffers, total, rows (and closed forms)."""
     try:
         model = hf_live.build(model_type, config)
@@ -99,7 +99,7 @@ def test_the_maintainers_counts_mamba_48() -> None:
     ],
 )
 def test_configs_and_their_closed_forms(model_type: str, config: dict) -> None:
-    assert isinstance(check(model_type, config, formula=True), derive.models.Report)
+    assert isinstance(check(model_type, config, formula=True), derive.read.Report)
 
 
 def test_live_config_objects_and_saved_config_files(tmp_path) -> None:

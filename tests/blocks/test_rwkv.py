@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from derive.blocks import CONFIG_MODELS, config_model
 from derive.blocks.rwkv import ffn_width, rwkv4_blinkdl, rwkv_for_causal_lm
-from derive.models.report import Report
+from derive.read.report import Report
 from derive.tree import count
 
 PROPERTY = settings(max_examples=40, deadline=None)

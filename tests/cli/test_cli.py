@@ -105,7 +105,7 @@ def test_symbolic_sizes():
 
 
 def test_cost_option_matches_the_library():
-    from derive.cost import cost
+    from derive.analysis.cost import cost
 
     result = run("nn.GRU(10, 20, 2)", "--cost", "--seq-len", "7", "--batch", "3", "--json")
     data = json.loads(result.stdout)

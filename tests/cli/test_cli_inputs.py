@@ -148,9 +148,9 @@ def test_files(tmp_path, monkeypatch):
         seen.append((path, framework))
         raise FileNotFoundError("stub")
 
-    import derive.models
+    import derive.read
 
-    monkeypatch.setattr(derive.models, "explain", explain)
+    monkeypatch.setattr(derive.read, "explain", explain)
     config = tmp_path / "config.json"
     config.write_text("{}", encoding="utf-8")
     status, _, err = run(str(config))

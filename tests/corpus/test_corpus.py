@@ -33,6 +33,7 @@ import pytest
 
 import derive
 from derive.cli import main
+from docs_src.pages import asked
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS_FILE = ROOT / "docs_src" / "corpus" / "questions.toml"
@@ -241,6 +242,8 @@ def test_question(q: Question, tmp_path: Path) -> None:
     if q.given:  # an answer in the names the input leaves undefined, at the values the question states
         answer = _at(answer, q.given)
     assert answer.total == truth.total, f"derive says {answer.total}, {q.framework} {truth.total}"
+    page = asked.shown()  # the "Asked and answered" page's number, held against the framework too
+    assert page.get(q.id, truth.total) == truth.total, f"the page says {page[q.id]}, {q.framework} {truth.total}"
     if q.truth.get("total_only"):
         return
     assert answer.tensors is not None

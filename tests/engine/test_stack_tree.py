@@ -129,7 +129,10 @@ def test_copy_index_formats_as_the_tree_fills_it() -> None:
 
 
 def test_the_old_conventions_path_still_finds_pytorch() -> None:
-    from derive.conventions import PYTORCH as old
+    with pytest.warns(
+        DeprecationWarning, match=r"derive\.conventions is an old path: import derive\.engine\.conventions"
+    ):
+        from derive.conventions import PYTORCH as old
 
     assert old is PYTORCH and derive.conventions.PYTORCH is PYTORCH
     assert derive.conventions.Convention is derive.engine.conventions.Convention
@@ -185,3 +188,34 @@ def test_the_int_count_is_torchs_for_many_sizes() -> None:
                 for k in range(layers)
             ]
             assert [ours.layer_count(k) for k in range(layers)] == by_layer
+
+
+def test_old_reader_paths_warn_and_give_the_new_modules() -> None:
+    """derive.models (before 0.3) is derive.read: each old path warns, names the new one, and gives its module."""
+    import importlib
+
+    from derive._moved import MOVED, REMOVED_IN
+
+    old = [k for k in MOVED if k.startswith("derive.models")]
+    assert len(old) >= 60
+    for path in old:
+        with pytest.warns(DeprecationWarning, match=rf"{path} is an old path: import {MOVED[path]} .*{REMOVED_IN}"):
+            module = importlib.import_module(path)
+        new = importlib.import_module(MOVED[path])
+        assert module is new or module.__dict__.get("_target") is new
+    # importing the old package's modules never rebinds the new package's attributes
+    import derive.read
+    import derive.read.code
+
+    assert derive.read.code.__name__ == "derive.read.code"
+
+
+def test_the_short_paths_users_type_do_not_warn() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        import derive.keras as dk
+        import derive.torch as dt
+
+    assert dt.LSTM(10, 20).count == 2560 and dk.LSTM(20).count(10) == 2480

@@ -76,7 +76,7 @@ def test_shown_bounds_what_it_prints():
 def test_a_size_named_by_an_undefined_variable_is_that_symbol() -> None:
     """``LSTMCell(num_units=state_size)`` pasted alone: the count comes in terms of ``state_size``;
     anything else derive did not evaluate (an attribute, a call) is still refused, naming it."""
-    from derive.models.source import Opaque
+    from derive.read.source import Opaque
 
     got = validate.size("num_units", Opaque("state_size"))
     assert got == sympy.Symbol("state_size", integer=True, positive=True) and got.is_positive

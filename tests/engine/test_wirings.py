@@ -21,10 +21,13 @@ import itertools
 import pytest
 import sympy
 import torch
-from derive.conventions import PYTORCH
-from derive.difference import compare
-from derive.stack import UPPER, Stack
-from derive.wirings import (
+from torch import nn
+from torch_live import MODES, KerasLikeStack, TwoStacks, tied, torch_count, torch_shapes
+
+from derive import H, I, L, P
+from derive.analysis.difference import compare
+from derive.engine.stack import UPPER, Stack
+from derive.engine.wirings import (
     DEEP_BIDIRECTIONAL,
     SHARED_INPUT_WEIGHTS,
     SIMPLE_CONCAT,
@@ -35,10 +38,7 @@ from derive.wirings import (
     keras_bidirectional,
     modified_brnn,
 )
-from torch import nn
-from torch_live import MODES, KerasLikeStack, TwoStacks, tied, torch_count, torch_shapes
-
-from derive import H, I, L, P
+from derive.frameworks.pytorch import PYTORCH
 
 G = {"RNN_TANH": 1, "LSTM": 4, "GRU": 3}
 SIZES = [(5, 7, 1), (5, 7, 2), (3, 4, 3), (32, 128, 2)]

@@ -58,3 +58,28 @@ def test_the_recorded_names() -> None:
 def test_random_layers_cells_and_stacks(cls, i, h, layers, bi, proj) -> None:
     proj = proj % h if cls == "LSTM" else 0  # MXNet requires projection_size < hidden_size
     check(cls, i, h, num_layers=layers, bidirectional=bi, proj_size=proj)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    mode=st.sampled_from(["lstm", "gru", "rnn_relu", "rnn_tanh"]),
+    written=st.sampled_from(["mx.sym.RNN", "mx.symbol.RNN"]),
+    i=st.integers(1, 9),
+    h=st.integers(2, 9),
+    layers=st.integers(1, 3),
+    bi=st.booleans(),
+    proj=st.integers(0, 8),
+)
+def test_the_symbol_apis_fused_rnn(mode, written, i, h, layers, bi, proj) -> None:
+    """``mx.sym.RNN``: one flat ``<name>_parameters`` variable, its length as MXNet's infer_shape gives it."""
+    import derive
+
+    proj = proj % h if mode == "lstm" else 0
+    extra_args = f", projection_size={proj}" if proj else ""
+    line = f"{written}(data=data, state_size={h}, num_layers={layers}, mode='{mode}', bidirectional={bi}, name='rnn'{extra_args})"
+    real_line = line.replace("data=data", "data=mx.sym.Variable('data')")
+    got = extra.worker_request("mxnet", extra.mxnet_python(), {"text": real_line, "input_size": i})
+    report = derive.explain(line, framework="mxnet", input_dim=i)
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == [(n, tuple(s)) for n, s, _ in got]
+    assert report.total == sum(math.prod(s) for _, s, _ in got)
+    live_record.checked("mxnet", "sym.RNN")

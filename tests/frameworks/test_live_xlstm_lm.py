@@ -14,7 +14,7 @@ import live_record  # noqa: E402
 import torch  # noqa: E402
 
 from derive.engine.constructors import lookup  # noqa: E402
-from derive.models.torch_code import explain_torch  # noqa: E402
+from derive.read.code.pytorch.reader import explain_torch  # noqa: E402
 from derive.tree import count, named_parameters  # noqa: E402
 
 #: (stack or LM keywords, mLSTM layer keywords or None, sLSTM layer keywords or None, feed-forward or "default"/None)
@@ -125,7 +125,7 @@ def test_the_readme_example_as_constructors():
     ],
 )  # fmt: skip
 def test_what_xlstm_refuses_is_refused(code, words):
-    from derive.models.source import SourceError
+    from derive.read.source import SourceError
 
     with pytest.raises(SourceError, match=words):
         explain_torch(

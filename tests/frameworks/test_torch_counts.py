@@ -16,11 +16,11 @@ import derive.torch as dt
 import pytest
 import sympy
 import torch
-from derive.stack import UPPER
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from derive import H, I, L, P
+from derive.engine.stack import UPPER
 
 LAYER_CLASSES = ("RNN", "LSTM", "GRU")
 CELL_CLASSES = ("RNNCell", "LSTMCell", "GRUCell")

@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 import derive  # noqa: E402
-from derive.models.block_architecture import checkpoint_architecture  # noqa: E402
+from derive.read.errors.architecture import checkpoint_architecture  # noqa: E402
 
 
 def _model(kind: str):
@@ -101,7 +101,7 @@ def test_missing_keys_that_are_one_block_are_named(kind, block):
 def test_keys_that_are_no_one_block_name_none():
     with torch.device("meta"):
         names = list(_Hybrid("mamba2", (0,)).state_dict())
-    from derive.models.block_architecture import keys_block
+    from derive.read.errors.architecture import keys_block
 
     assert keys_block(names) is not None
     assert keys_block([k for k in names if not k.endswith("dt_bias")]) is None  # a tensor Mamba-2 always has

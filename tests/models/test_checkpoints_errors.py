@@ -12,8 +12,8 @@ keras = pytest.importorskip("keras")
 from torch import nn  # noqa: E402
 
 import derive  # noqa: E402
-from derive.models import explain  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.read import explain  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 CONFIGS = [dict(num_layers=2, bidirectional=True), dict(proj_size=16), dict(bias=False, num_layers=3), {}]
 
@@ -183,7 +183,7 @@ def test_input_errors_from_real_frameworks():
 )
 def test_keras_rank_error_in_each_keras_wording(inputs, layer, want, got):
     """Keras 3's own message, and the same refusal as TF 2.0-2.5's tf.keras (the name unquoted) and
-    Keras 2.0-2.3 (``is incompatible with layer NAME``, no shape) worded it (``derive.models.errors``
+    Keras 2.0-2.3 (``is incompatible with layer NAME``, no shape) worded it (``derive.read.errors.messages``
     cites each): the ranks Keras gives, and the shape where the message has it (issue 26)."""
     message = real_error(lambda: layer(keras.ops.zeros(inputs)))
     name, shape = layer.name, str(inputs)
@@ -409,7 +409,7 @@ READERS = {
 def test_an_unknown_part_is_counted_refused_or_marked(reader, tmp_path):
     obj, truth = READERS[reader](tmp_path)
     if reader == "Keras config":
-        from derive.models.keras_functional import explain_keras_config
+        from derive.read.configs.keras_functional import explain_keras_config
 
         report = explain_keras_config({"class_name": "Sequential", "config": obj})
     else:

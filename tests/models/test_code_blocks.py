@@ -25,9 +25,9 @@ pytest.importorskip("transformers")
 
 import ssm_reference  # noqa: E402
 
-from derive.models.code.imported import config_class, model_class, registered  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
-from derive.models.torch_code import explain_torch  # noqa: E402
+from derive.read.code.python.imported import config_class, model_class, registered  # noqa: E402
+from derive.read.code.pytorch.reader import explain_torch  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 from derive.tree import named_buffers  # noqa: E402
 
 FILES = Path(__file__).parent / "block_files"
@@ -214,22 +214,22 @@ REFUSED = {
     ),
     "a package derive does not know": (
         "from mamba_ssm import Mamba\nfrom zeta.nn import MambaBlock\nmodel = MambaBlock(dim=64, depth=2)",
-        "imported from zeta.nn, which derive does not read",
+        "imported from zeta.nn, which is not installed here",
         3,
     ),
     "fla's own Mamba (not registered)": (
         "from fla.layers import Mamba\nmodel = Mamba(hidden_size=64)",
-        "imported from fla.layers, which derive does not read",
+        "imported from fla.layers, which is not installed here",
         2,
     ),
     "a local module named like fla's": (
         "from layers import GatedLinearAttention\nmodel = GatedLinearAttention(hidden_size=64)",
-        "imported from layers, which derive does not read",
+        "imported from layers, which is not installed here",
         2,
     ),
     "a relative import": (
         "from .s4d import S4D\nmodel = S4D(64)",
-        "imported from .s4d, which derive does not read",
+        "imported from .s4d, which derive does not read (a module beside this code",
         2,
     ),
     "a Flax class in torch code": (
@@ -509,8 +509,8 @@ def test_a_config_dict_changed_in_place_is_seen():
 
 
 def test_ties_inside_repeated_layers_are_placed():
-    from derive.models.code.torch_registered import adopt_tied
-    from derive.models.code.torch_tree import to_tree
+    from derive.read.code.pytorch.registered import adopt_tied
+    from derive.read.code.pytorch.tree import to_tree
     from derive.tree import Module, Param, count, named_parameters
 
     layer = Module("layers.{k}", "Layer", (Param("w", (3, 3)),), repeat=2)

@@ -14,7 +14,7 @@ import pytest
 from frameworks_live_extra import worker_request
 from mamba_live import ssm_python
 
-from derive.models.torch_code import explain_torch
+from derive.read.code.pytorch.reader import explain_torch
 from derive.tree import named_buffers
 
 pytestmark = pytest.mark.slow

@@ -10,10 +10,10 @@ torch = pytest.importorskip("torch")
 
 from torch_code import HEADER, same  # noqa: E402
 
-from derive.models.code import Interpreter, Semantics, Unknown  # noqa: E402
-from derive.models.code.torch_semantics import TorchSemantics  # noqa: E402
-from derive.models.code.values import Refused, UserRaise  # noqa: E402
-from derive.models.source import parse_module  # noqa: E402
+from derive.read.code.python import Interpreter, Semantics, Unknown  # noqa: E402
+from derive.read.code.python.values import Refused, UserRaise  # noqa: E402
+from derive.read.code.pytorch.semantics import TorchSemantics  # noqa: E402
+from derive.read.source import parse_module  # noqa: E402
 
 n = sympy.Symbol("n", integer=True, positive=True)
 

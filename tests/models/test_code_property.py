@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
-from derive.models.torch_code import explain_torch  # noqa: E402
+from derive.read.code.pytorch.reader import explain_torch  # noqa: E402
 from derive.tree import named_buffers  # noqa: E402
 
 small = st.integers(1, 6)

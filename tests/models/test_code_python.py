@@ -9,11 +9,11 @@ import math
 import pytest
 import sympy
 
-from derive.models.code import Interpreter, Semantics, Unknown
-from derive.models.code.frame import MAX_INT
-from derive.models.code.torch_semantics import TorchSemantics
-from derive.models.code.values import Refused
-from derive.models.source import parse_module
+from derive.read.code.python import Interpreter, Semantics, Unknown
+from derive.read.code.python.frame import MAX_INT
+from derive.read.code.python.values import Refused
+from derive.read.code.pytorch.semantics import TorchSemantics
+from derive.read.source import parse_module
 
 
 def read(code: str, name: str = "x", semantics: Semantics | None = None):

@@ -15,9 +15,9 @@ torch = pytest.importorskip("torch")
 
 from torch_code import HEADER, built, refused, same  # noqa: E402
 
-from derive.models import explain  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
-from derive.models.torch_code import explain_torch  # noqa: E402
+from derive.read import explain  # noqa: E402
+from derive.read.code.pytorch.reader import explain_torch  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 from derive.tree import named_parameters  # noqa: E402
 
 # -- issue 21: the wrong answers ---------------------------------------------------------------

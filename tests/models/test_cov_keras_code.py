@@ -1,6 +1,6 @@
 """Keras code read by derive (never run) against the same code run in real Keras 3 (torch backend).
 
-Each snippet is given to :func:`derive.models.explain` and executed with real Keras; the model
+Each snippet is given to :func:`derive.read.explain` and executed with real Keras; the model
 called ``model`` (or the last expression) is the real one. Totals, per-layer names and counts and
 output shapes must agree. Refusals name the construct, and Keras refuses the same input.
 """
@@ -17,9 +17,9 @@ keras = pytest.importorskip("keras")
 from keras import layers as kl  # noqa: E402
 from keras_code_live import PRELUDE, agree, refused_by_keras, run_real  # noqa: E402
 
-from derive.models import explain  # noqa: E402
-from derive.models import keras_layers as kl_layers  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.frameworks import keras as kl_layers  # noqa: E402
+from derive.read import explain  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 AGREE = {
     "function body, annotated size, imports": """

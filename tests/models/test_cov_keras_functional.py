@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 keras = pytest.importorskip("keras")
 from keras import layers as kl  # noqa: E402
 
-from derive.models import keras_functional  # noqa: E402
-from derive.models.keras_functional import explain_functional_config  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.read.configs import keras_functional  # noqa: E402
+from derive.read.configs.keras_functional import explain_functional_config  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 
 def rows(m) -> list[tuple[str, int]]:
@@ -122,7 +122,7 @@ def test_not_a_config_and_too_many_layers(monkeypatch):
 
 
 def test_config_dispatch_and_sequential_refusals():
-    from derive.models.keras_functional import explain_keras_config, explain_sequential_config
+    from derive.read.configs.keras_functional import explain_keras_config, explain_sequential_config
 
     with pytest.raises(SourceError, match="not a Keras model config"):
         explain_keras_config([1])

@@ -15,8 +15,8 @@ import pytest
 keras = pytest.importorskip("keras")
 from keras_code_live import same_as_keras  # noqa: E402
 
-from derive.models import explain  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.read import explain  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 OPERATIONS = [
     "ops.mean(x, axis=1)",

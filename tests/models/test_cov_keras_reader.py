@@ -16,8 +16,8 @@ import pytest
 keras = pytest.importorskip("keras")
 from keras_code_live import built, same_as_keras  # noqa: E402
 
-from derive.models import explain  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.read import explain  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 SAME = {
     "a custom layer: build with several shapes by name, compute_output_shape, a weight in __init__": """

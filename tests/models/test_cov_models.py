@@ -20,9 +20,11 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 import derive  # noqa: E402
-from derive.models import checkpoints, explain, explain_code, keras_config, state_dict  # noqa: E402
-from derive.models.report import Report, Row, jsonable, show  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.read import explain, explain_code  # noqa: E402
+from derive.read.configs import keras_config  # noqa: E402
+from derive.read.files import checkpoints, state_dict  # noqa: E402
+from derive.read.report import Report, Row, jsonable, show  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 
 def meta(factory):
@@ -416,9 +418,9 @@ def test_explain_code_framework_arguments():
         explain_code("nn.LSTM(3, 4)", framework="jax")
     with pytest.raises(SourceError, match="names of both PyTorch and Keras"):
         explain_code("import torch\nfrom keras import layers\nnn.LSTM(3, 4)\nkeras.layers.Dense(3)")
-    assert derive.models.detect("x = nn.Linear(3, 4)\ny = Dense(3)") == "torch"
-    assert derive.models.detect("import keras\nx = Linear(3, 4)") == "keras"
-    assert derive.models.detect("x = 1") == "torch"
+    assert derive.read.detect("x = nn.Linear(3, 4)\ny = Dense(3)") == "torch"
+    assert derive.read.detect("import keras\nx = Linear(3, 4)") == "keras"
+    assert derive.read.detect("x = 1") == "torch"
 
 
 def test_explain_refuses_other_objects():
@@ -477,7 +479,7 @@ def test_base_helpers_agree_with_torch():
     t = sympy.Symbol("T", positive=True, integer=True)
     assert conv_length(t, 3, 2, "same") == sympy.ceiling(t / 2)
     assert conv_length(t, 3, "x", "same") is None
-    from derive.models.torch_layers import TORCH_LAYERS
+    from derive.read.code.pytorch.layers import TORCH_LAYERS
 
     layer = TORCH_LAYERS["Linear"](3, 4)
     assert re.fullmatch(r"\w+\(in_features=3, out_features=4.*\)", repr(layer))
@@ -576,7 +578,7 @@ def test_onnx_deduplicated_initializers_are_the_original_tensors(tmp_path):
 
 
 def test_live_modules_derived_numeric_and_refused():
-    from derive.models.live_torch import torch_tree
+    from derive.read.live.pytorch import torch_tree
 
     class MyLinear(nn.Linear):  # a user's subclass: counted from its tensors
         pass

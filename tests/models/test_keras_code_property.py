@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 keras = pytest.importorskip("keras")
 from keras_specs import model, text  # noqa: E402
 
-from derive.models import explain  # noqa: E402
+from derive.read import explain  # noqa: E402
 
 _PRELUDE = "import keras\nfrom keras import layers\nfrom keras.layers import *  # noqa: F403\n"
 

@@ -10,7 +10,7 @@ keras = pytest.importorskip("keras")
 from keras import layers as kl  # noqa: E402
 from keras_specs import make, model  # noqa: E402
 
-from derive.models import explain  # noqa: E402
+from derive.read import explain  # noqa: E402
 
 
 def real_rows(m) -> list[tuple[str, int]]:

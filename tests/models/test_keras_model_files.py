@@ -21,8 +21,8 @@ import pytest
 
 keras = pytest.importorskip("keras")
 
-from derive.models.keras_code import explain_keras  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.read.code.keras.reader import explain_keras  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 FILES = Path(__file__).parent / "files" / "keras"
 

@@ -9,8 +9,8 @@ keras = pytest.importorskip("keras")
 from keras import layers as kl  # noqa: E402
 from keras_specs import make, model, text  # noqa: E402
 
-from derive.models import explain  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.read import explain  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 
 def per_layer(m) -> list[int]:

@@ -11,8 +11,8 @@ import pytest
 keras = pytest.importorskip("keras")
 from keras import layers as kl  # noqa: E402
 
-from derive.models import explain  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.read import explain  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 
 def weights(m) -> list[tuple[str, tuple[int, ...]]]:

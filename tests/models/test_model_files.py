@@ -22,8 +22,8 @@ import sympy
 
 torch = pytest.importorskip("torch")
 
-from derive.models.source import SourceError  # noqa: E402
-from derive.models.torch_code import explain_torch  # noqa: E402
+from derive.read.code.pytorch.reader import explain_torch  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 from derive.tree import named_buffers  # noqa: E402
 
 FILES = Path(__file__).parent / "files"

@@ -1,4 +1,4 @@
-"""The one rule of which framework pasted text is (derive.models.pasted), as the command line and
+"""The one rule of which framework pasted text is (derive.read.pasted), as the command line and
 derive.explain both follow it; TF 1's compositions refused where TensorFlow refuses them. Counts
 are Keras 3's (count_params() of the layer built on the same input); TF 1's names and shapes are
 held against TensorFlow in tests/cli/test_cli_lines_as_written.py."""
@@ -19,8 +19,8 @@ import pytest
 import derive
 from derive.cli.inputs import classify
 from derive.engine.constructors import lookup
-from derive.models import SourceError, detect
-from derive.models.pasted import candidates, line_framework
+from derive.read import SourceError, detect
+from derive.read.pasted import candidates, line_framework
 
 
 def node(text: str) -> ast.expr:
@@ -157,7 +157,7 @@ def test_detect_names_the_command_line_for_other_frameworks():
         detect("tf.compat.v1.nn.dynamic_rnn(LSTMCell(48))")
     assert "--framework tf1" in str(info.value)
     with pytest.raises(SourceError, match="hk.LSTM is a haiku constructor"):
-        derive.models.explain_code("hk.LSTM(128)")
+        derive.read.explain_code("hk.LSTM(128)")
 
 
 def make(cls: str, *args, **kwargs):

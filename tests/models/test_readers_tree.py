@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
-from derive.models import explain  # noqa: E402
+from derive.read import explain  # noqa: E402
 
 
 def params(module) -> int:

@@ -11,8 +11,8 @@ safetensors = pytest.importorskip("safetensors")
 from safetensors import safe_open  # noqa: E402
 from safetensors.torch import save_file  # noqa: E402
 
-from derive.models.safetensors_format import read_shapes  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.read.files.safetensors_format import read_shapes  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.uint8, torch.int64, torch.bool]
 

@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
-from derive.models import SourceError, explain  # noqa: E402
+from derive.read import SourceError, explain  # noqa: E402
 
 FILE = """
 import torch

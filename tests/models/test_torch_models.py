@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 nn = torch.nn
 
-from derive.models import explain  # noqa: E402
-from derive.models.source import SourceError  # noqa: E402
+from derive.read import explain  # noqa: E402
+from derive.read.source import SourceError  # noqa: E402
 
 size = st.integers(1, 40)
 

@@ -7,23 +7,23 @@ import html
 import random
 import re
 
-import derive.display
-import derive.solving
 import derive.torch as dt
 import pytest
 import sympy
-from derive.stack import Stack
 from torch import nn
 
 import derive
+import derive.analysis.solving
+import derive.render.display
 from derive import H, I, L, P, solve
+from derive.engine.stack import Stack
 
 
 def torch_count(module) -> int:
     return sum(p.numel() for p in module.parameters())
 
 
-@pytest.mark.parametrize("module", [derive.solving, derive.display], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [derive.analysis.solving, derive.render.display], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
@@ -118,7 +118,7 @@ def test_solve_largest_hidden_size_of_a_bidirectional_lstm_under_a_million():
     solution = solve(lambda h: dt.LSTM(32, h, 2, bidirectional=True), 1_000_000)
     _check_against_torch(lambda h: nn.LSTM(32, h, 2, bidirectional=True), solution)
     assert solution.n == sympy.floor(solution.root)
-    assert sympy.simplify(solution.polynomial.subs(derive.solving.x, solution.root) - 1_000_000) == 0
+    assert sympy.simplify(solution.polynomial.subs(derive.analysis.solving.x, solution.root) - 1_000_000) == 0
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import frameworks_live as live
 import live_registry
 import pytest
 import sympy
-from derive.latex import shape_latex
+from derive.render.latex import shape_latex
 from torch_live import torch_count as parameters_of
 from torch_live import torch_module
 

@@ -14,8 +14,8 @@ import keras
 import pytest
 import sympy
 import torch
-from derive.latex import shape_latex
-from derive.wirings import K
+from derive.render.latex import shape_latex
+from derive.engine.wirings import K
 from torch import nn
 from torch_live import MODES, TwoStacks, torch_count
 

@@ -132,8 +132,8 @@ def test_cell_page_closed_forms_match_torch(page, bidirectional, bias):
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_cell_page_tensor_tables_match_torch(page, bidirectional):
     """The symbolic tensor tables (layer 0 and layer k >= 1) substituted equal torch's shapes."""
-    from derive.latex import shape_latex
-    from derive.stack import UPPER
+    from derive.render.latex import shape_latex
+    from derive.engine.stack import UPPER
 
     kwargs = dict(page.symbolic_kwargs)
     stack = getattr(dt, page.cls)(I, H, L, bidirectional=bidirectional, **kwargs)

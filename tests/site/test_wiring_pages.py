@@ -18,12 +18,12 @@ import keras
 import numpy as np
 import pytest
 import sympy
-from derive.conventions import PYTORCH
-from derive.diagram import wiring_svg
-from derive.difference import compare
-from derive.latex import shape_latex
-from derive.stack import UPPER
-from derive.wirings import K
+from derive.frameworks.pytorch import PYTORCH
+from derive.render.diagram import wiring_svg
+from derive.analysis.difference import compare
+from derive.render.latex import shape_latex
+from derive.engine.stack import UPPER
+from derive.engine.wirings import K
 from torch import nn
 from torch_live import MODES, KerasLikeStack, TwoStacks, tied, torch_count, unidirectional
 

@@ -11,7 +11,7 @@ import keras
 import sympy
 from keras import layers as kl
 
-from derive.models import explain
+from derive.read import explain
 
 __all__ = ["PRELUDE", "run_real", "agree", "refused_by_keras", "built", "same_as_keras"]
 

@@ -4,7 +4,8 @@
 Protocol: one JSON request per line on stdin, ``{"text": ..., "input_size": I}`` — a constructor
 line evaluated as written (``mx``, ``rnn``, ``gluon`` in scope), applied once to zeros of I
 features, answered ``{"ok": [[name, shape, trainable], ...]}`` without the block's automatic
-prefix (kept when the text gives one); or ``{"cls": ..., "input_size": I, "hidden_size": H,
+prefix (kept when the text gives one) — a symbol (``mx.sym.RNN(...)``) answers its weight arguments
+as ``infer_shape`` gives them for that input; or ``{"cls": ..., "input_size": I, "hidden_size": H,
 "num_layers": L, "bidirectional": bool, "proj_size": P}``; one answer per line on stdout,
 ``{"ok": [[name, shape], ...]}`` in ``collect_params()`` order, the block's own prefix removed from
 the fused layers' names (Gluon numbers blocks per process: ``lstm0_``, ``lstm1_`` ...). Cells are
@@ -57,7 +58,14 @@ def build(r: dict) -> list:
 
 def from_text(r: dict) -> list:
     """The block a constructor line makes (test text, trusted), applied once to zeros."""
-    block = eval(r["text"], {"mx": mx, "mxnet": mx, "gluon": mx.gluon, "rnn": rnn})
+    block = eval(r["text"], {"mx": mx, "mxnet": mx, "gluon": mx.gluon, "rnn": rnn, "sym": mx.sym})
+    if isinstance(block, mx.sym.Symbol):  # the symbol API: its weights as infer_shape gives them
+        shapes, _, _ = block.infer_shape(data=(3, 2, r["input_size"]))
+        return [
+            [name, list(shape), True]
+            for name, shape in zip(block.list_arguments(), shapes)
+            if name.endswith("parameters")
+        ]
     block.initialize()
     x = mx.nd.zeros((3, 2, r["input_size"] or block._input_size))  # TNC; a cell reads one step (N, C)
     if isinstance(block, rnn.RecurrentCell):

@@ -32,7 +32,7 @@ def built(text: str, name: str = "model"):
 
 def same(text: str, name: str = "model", partial: bool = False):
     """derive's report of ``text`` equals torch's ``name`` built from it: tensors, buffers, total."""
-    from derive.models.torch_code import explain_torch
+    from derive.read.code.pytorch.reader import explain_torch
     from derive.tree import named_buffers
 
     model = built(text, name)
@@ -51,8 +51,8 @@ def refused(text: str, *words: str, partial: bool = False) -> str:
     """derive refuses ``text`` with a message that names the line and holds ``words``."""
     import pytest
 
-    from derive.models.source import SourceError
-    from derive.models.torch_code import explain_torch
+    from derive.read.code.pytorch.reader import explain_torch
+    from derive.read.source import SourceError
 
     with pytest.raises(SourceError) as error:
         explain_torch(HEADER + textwrap.dedent(text), partial)

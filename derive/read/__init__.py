@@ -1,0 +1,181 @@
+"""``derive.read``: whole models explained — pasted code, live objects, checkpoints, error messages.
+
+One entry point, :func:`explain`, takes model code (Keras or PyTorch, read with :mod:`ast`, never
+run), a path (``.py`` code; ``.pt``/``.pth``/``.bin``/``.safetensors``/``.keras``/``.onnx``
+checkpoints), a state dict (names -> tensors or shapes) or a live ``torch.nn.Module`` / Keras
+model, and returns a :class:`~derive.read.report.Report`: every layer with its parameters,
+closed form and output shape, and the total. :func:`explain_error` reads a framework's error
+message about a recurrent layer and names the constructor argument that differs.
+
+The readers are grouped by the way in: :mod:`.code` (a constructor line, a model's code),
+:mod:`.live` (live objects), :mod:`.files` (checkpoints and state dicts), :mod:`.configs`
+(``config.json``, Keras configs) and :mod:`.errors` (error messages). What they share sits here:
+:mod:`.source` (reading literals with :mod:`ast`, :exc:`~derive.read.source.SourceError`),
+:mod:`.pasted` (which framework pasted text is written for), :mod:`.torch_recurrent` (torch's
+recurrent modules as tree nodes) and the :class:`~derive.read.report.Report` (:mod:`.report`,
+:mod:`.row`).
+
+>>> report = explain("Sequential([Embedding(10000, 128), LSTM(64), Dense(1)])")
+>>> report.total
+1329473
+>>> explain("nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128))").total
+163328
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from .pasted import CODE_READERS, detect, line_framework, one_call
+from .report import Report, Row
+from .source import SourceError
+
+__all__ = ["explain", "explain_code", "detect", "Report", "Row", "SourceError", "CHECKPOINT_SUFFIXES"]
+
+#: File suffixes read as checkpoints.
+CHECKPOINT_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx")
+
+
+def explain_code(text: str, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:
+    """A model pasted as code, PyTorch or Keras (detected from the names unless given).
+
+    Parameters
+    ----------
+    text : str
+        Python source.
+    framework : {"torch", "keras"}, optional
+    input_dim : int, optional
+        Keras: features per step of the input when the code does not give its shape.
+    partial : bool
+        Count the known layers and mark unknown ones instead of refusing.
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    SourceError
+        See :func:`derive.read.code.keras.reader.explain_keras` and :func:`derive.read.code.pytorch.reader.explain_torch`.
+    ValueError
+        Unknown ``framework``.
+    """
+    framework = framework or detect(text)
+    if framework == "keras":
+        from .code.keras.reader import explain_keras
+
+        return explain_keras(text, input_dim, partial)
+    if framework == "torch":
+        if input_dim is not None:
+            raise SourceError("input_dim is for Keras: torch constructors give input_size themselves")
+        from .code.pytorch.reader import explain_torch
+
+        return explain_torch(text, partial)
+    raise ValueError(f"framework must be 'torch' or 'keras', got {framework!r}")
+
+
+def _looks_like_path(value: str) -> bool:
+    return (
+        "\n" not in value
+        and "(" not in value
+        and len(value) < 4096
+        and (value.endswith(CHECKPOINT_SUFFIXES + (".py",)) or os.path.sep in value)
+    )
+
+
+def _is_live(obj: Any) -> bool:
+    """Whether ``obj`` is a ``torch.nn.Module`` or a Keras layer (frameworks looked up, not imported)."""
+    torch, keras = sys.modules.get("torch"), sys.modules.get("keras")
+    return (torch is not None and isinstance(obj, torch.nn.Module)) or (
+        keras is not None and isinstance(obj, keras.layers.Layer)
+    )
+
+
+def _explain_text(text: str, framework: str | None, input_dim: Any, partial: bool) -> Report:
+    """Pasted text, decided as the command line decides it (:func:`derive.read.pasted.line_framework`):
+    one call of a class another framework than torch or Keras registers is that constructor, read
+    as the command line reads it (:func:`derive.read.code.constructor_line.explain_constructor`);
+    anything else is model code."""
+    node = one_call(text)
+    if node is not None:
+        kind, chosen = line_framework(node, framework)
+        if kind == "constructor" and chosen is not None and chosen not in CODE_READERS:
+            from .code.constructor_line import explain_constructor
+
+            if partial:
+                raise SourceError("partial applies to model code: a constructor is counted whole")
+            return explain_constructor(node, chosen, input_dim)
+    return explain_code(text, framework, input_dim, partial)
+
+
+def explain(obj: Any, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:
+    """Explain a model: code, a file, a state dict or a live model object.
+
+    Parameters
+    ----------
+    obj : str, os.PathLike, Mapping or model object
+        Model code, or one constructor of a registered framework (``hk.LSTM(128)``,
+        ``RecurrentGemmaConfig()``: decided as the command line decides a line); a path to ``.py`` code or a checkpoint (``.pt``, ``.pth``, ``.bin``,
+        ``.safetensors``, ``.keras``, ``.onnx``); a mapping of tensor names to tensors or shapes
+        (a state dict: the same answer for tensors and for their shapes; with ``partial``, part of
+        one, e.g. read off an error message); a ``torch.nn.Module`` or a
+        Keras ``Model``/``Layer``.
+    framework : str, optional
+        Forces the framework of code (``"torch"``, ``"keras"``) or of a constructor (any framework
+        that registers constructors: ``"equinox"``, ``"haiku"``, ...).
+    input_dim : int, optional
+        Keras code, or a constructor of a layer that makes its weights when first applied (Haiku,
+        Flax linen): features per step of the input.
+    partial : bool
+        Code: count the known layers and mark unknown ones instead of refusing. A mapping: it holds
+        only some of the model's tensors (what they cannot fix is marked unknown).
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    SourceError
+        Code or a file derive refuses (a ValueError).
+    TypeError
+        An object of another kind.
+    FileNotFoundError
+        A path that does not exist.
+
+    Examples
+    --------
+    >>> explain({"weight_ih_l0": (512, 300), "weight_hh_l0": (512, 128)}).rows[0].config["input_size"]
+    300
+    """
+    if _is_live(obj):  # a live torch/Keras object first: the one kind a first call must answer fast
+        from .live.objects import explain_object
+
+        return explain_object(obj)
+    # --- configs (derive.read.configs.pretrained): a config.json, its text, a config dict or a live config ---
+    from .configs.pretrained import explain_config, is_config
+
+    if is_config(obj):
+        return explain_config(obj)
+    # ---
+    if isinstance(obj, os.PathLike) or (isinstance(obj, str) and _looks_like_path(obj)):
+        path = os.fspath(obj)
+        if path.endswith(".py"):
+            from .files.checkpoints import read_text
+
+            return explain_code(read_text(path), framework, input_dim, partial)
+        from .files.checkpoints import explain_file
+
+        return explain_file(path)
+    if isinstance(obj, str):
+        return _explain_text(obj, framework, input_dim, partial)
+    if isinstance(obj, Mapping):
+        from .files.state_dict import explain_state_dict
+
+        return explain_state_dict(obj, complete=not partial)
+    from .live.objects import explain_object
+
+    return explain_object(obj)
