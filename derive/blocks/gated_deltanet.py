@@ -24,6 +24,15 @@ float32 whatever the model's dtype — the delta rule runs in float32 (``torch_c
 casts q, k, v, β, g ``.to(torch.float32)`` and starts its state from them,
 ``modeling_qwen3_next.py`` 399-403, 481-499; the same lines in each copy).
 
+A token's matmul FLOPs at decode (:func:`decode_flops`): its projections alone. With a state held and
+one token, the mixer takes the step path (``modeling_qwen3_next.py`` 684-691 and 729-740:
+``causal_conv1d_update``, ``torch_recurrent_gated_delta_rule``), whose torch fallback (512-576; the
+copies ``qwen3_5`` 428-492, ``qwen3_5_moe`` 424-488, ``olmo_hybrid`` 501-565, ``qwen4_exp`` 394-458)
+decays, updates and reads the state with element-wise products and sums (559-570), no matrix
+product; the convolution is no matrix product either. The first token of a sequence (no state yet)
+takes the chunked prefill path instead (``torch_chunk_gated_delta_rule``, 369-508: the token padded
+to a chunk of 64 and multiplied as 64 × 64 blocks), which this per-token rule does not describe.
+
 >>> from derive.tree import count
 >>> mixer = gated_deltanet(2048, 16, 32, 128, 128, 4)   # Qwen3-Next-80B-A3B's linear_attn
 >>> count(mixer)
@@ -37,9 +46,10 @@ from __future__ import annotations
 from ..layers.conv import conv
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
+from ..layers.token_flops import projections, register
 from ..tree import Dim, Module, Param, State
 
-__all__ = ["SPELLINGS", "gated_deltanet", "cache"]
+__all__ = ["SPELLINGS", "gated_deltanet", "cache", "decode_flops"]
 
 #: Per spelling: the mixer's class and its gated norm's class.
 SPELLINGS = {
@@ -152,3 +162,26 @@ def gated_deltanet(
             linear(D, num_v_heads, False, name="in_proj_a"),
         )
     return Module(name, cls, params, children, cache=states)
+
+
+def decode_flops(module: Module, tokens: Dim) -> Dim:
+    """Matmul FLOPs of one token through the mixer at decode: its projections, 2D(2H_k·d_k + 2H_v·d_v +
+    2H_v) + 2H_v·d_v·D (see the module's docstring: the recurrent step has no matrix product).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The mixer (:func:`gated_deltanet`).
+    tokens : int or sympy.Expr
+        Unused: the mixer's cost does not grow with the cache.
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs (a multiply-add is 2).
+    """
+    return projections(module, tokens)
+
+
+for _cls, _ in SPELLINGS.values():
+    register(_cls, decode_flops)
