@@ -33,7 +33,7 @@ from typing import Any
 
 from ..tree import Dim, Module, count
 
-__all__ = ["RULES", "BATCH_ONE", "register", "matmul_flops", "projections", "per_sequence"]
+__all__ = ["RULES", "BATCH_ONE", "register", "matmul_flops", "projections", "per_sequence", "first_token"]
 
 #: Per class name (:attr:`derive.tree.Module.type`): ``rule(module, tokens)`` -> matmul FLOPs of
 #: one token with ``tokens`` tokens in the cache after it (its own included).
@@ -153,3 +153,31 @@ def per_sequence(module: Module, batch: Dim) -> None:
         raise ValueError(f"the FLOPs of {module.type} {module.name!r} at a batch of {batch}: {BATCH_ONE[module.type]}")
     for child in module.children:
         per_sequence(child, batch)
+
+
+def first_token(tokens: Dim, first: Dim, later: Dim) -> Dim:
+    """A mixer's FLOPs when its first token (no state yet: transformers runs its prefill path) costs
+    ``first`` and every later one (the one-token step) ``later``.
+
+    Parameters
+    ----------
+    tokens : int or sympy.Expr
+        Tokens in the cache once this one is in: 1 for the first.
+    first, later : int or sympy.Expr
+
+    Returns
+    -------
+    int or sympy.Expr
+        ``first`` or ``later``; for a symbolic ``tokens``, ``Piecewise((first, Eq(tokens, 1)), (later, True))``.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> first_token(1, 10, 4), first_token(7, 10, 4), first_token(sympy.Symbol("T", positive=True), 10, 4)
+    (10, 4, Piecewise((10, Eq(T, 1)), (4, True)))
+    """
+    if isinstance(tokens, int) or getattr(tokens, "is_Integer", False):
+        return first if tokens == 1 else later
+    import sympy
+
+    return sympy.Piecewise((first, sympy.Eq(tokens, 1)), (later, True))

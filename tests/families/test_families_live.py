@@ -149,6 +149,10 @@ SMALL = {
     "num_key_value_heads": 2,
     "vocab_size": 64,
 }
+#: Families whose first token derive does not count yet: Mamba-2's (no state) runs the chunked scan
+#: padded to ``chunk_size`` (``models/mamba2/modeling_mamba2.py`` 548-585, ``mamba2_chunk_scan`` 257-360),
+#: not the one-token step its rule counts.
+FIRST_NOT_DERIVED = {"mamba2"}
 #: A hybrid stack's two kinds of layer, the recurrent mixer's first.
 HYBRID = {"num_hidden_layers": 2, "layer_types": ["linear_attention", "full_attention"]}
 RUN = [
@@ -209,13 +213,16 @@ RUN = [
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize(("model_type", "config"), RUN, ids=[f"{m}-{i}" for i, (m, _) in enumerate(RUN)])
 def test_cache_and_flops_run(model_type: str, config: dict, dtype: str) -> None:
-    """Bytes of every tensor in past_key_values after T tokens, and the next token's matmul FLOPs."""
+    """Bytes of every tensor in past_key_values after T tokens, the next token's matmul FLOPs, and a sequence's
+    first token's (no state yet: Gated DeltaNet's chunked path, lightning attention's block path)."""
     model = hf_cache.tiny(model_type, config, dtype)
     for batch, tokens in ((1, 1), (1, 5), (3, 2), (2, 9)):
         held, flops = hf_cache.run(model, batch, tokens)
         assert cost({"model_type": model_type, **config}, tokens, batch, dtype).cache_bytes == held
         assert cost({"model_type": model_type, **config}, tokens + 1, batch, dtype).flops_per_token == flops
         hf_live.record("transformers", CLASSES[model_type])
+    if model_type not in FIRST_NOT_DERIVED:
+        assert cost({"model_type": model_type, **config}, 1, 2, dtype).flops_per_token == hf_cache.first(model, 2)
 
 
 def test_recurrent_gemma_flops_with_a_wider_recurrence() -> None:
@@ -250,3 +257,12 @@ def test_rwkv_flops_of_one_sequence(dtype: str) -> None:
     assert cost({"model_type": "rwkv", **RWKV}, 7, 3, dtype).cache_bytes == held
     assert cost({"model_type": "rwkv", **RWKV}, 7, 3, dtype).flops_per_token is None
     assert cost({"model_type": "rwkv", **RWKV}).flops_per_token is None  # a symbolic batch
+
+
+def test_xlstm_flops_refused_where_transformers_cannot_step() -> None:
+    """q = 48 over 2 heads: the cache keeps per-head widths rounded up to a multiple of 64 (32, not 24), and
+    transformers fails writing its state; derive leaves the FLOPs underived."""
+    config = {"vocab_size": 50, "hidden_size": 96, "num_heads": 2, "num_hidden_layers": 1, "chunk_size": 4}
+    with pytest.raises(RuntimeError, match="must match"):
+        hf_cache.run(hf_cache.tiny("xlstm", config), 1, 2)
+    assert cost({"model_type": "xlstm", **config}, 3, 1).flops_per_token is None

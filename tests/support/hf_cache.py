@@ -81,3 +81,20 @@ def run(model: Any, batch: int, tokens: int) -> tuple[int, int]:
     flops = sum(v for k, v in counts.items() if str(k) in MATMUL_OPS)
     assert flops % batch == 0
     return held, flops // batch
+
+
+def first(model: Any, batch: int) -> int:
+    """Matmul FLOPs per sequence of a sequence's first token: a forward of one token, ``use_cache=True``, no cache
+    handed in (RecurrentGemma's handed a new one, as ``generate`` does), under ``FlopCounterMode``."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+    from transformers import DynamicCache
+
+    ids = torch.randint(0, model.config.vocab_size, (batch, 1), generator=torch.Generator().manual_seed(2))
+    handed = model.config.model_type == "recurrent_gemma"
+    kwargs = {"past_key_values": DynamicCache(config=model.config)} if handed else {}
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(ids, use_cache=True, **kwargs)
+    flops = sum(v for k, v in counter.get_flop_counts()["Global"].items() if str(k) in MATMUL_OPS)
+    assert flops % batch == 0
+    return flops // batch
