@@ -266,3 +266,17 @@ def test_xlstm_flops_refused_where_transformers_cannot_step() -> None:
     with pytest.raises(RuntimeError, match="must match"):
         hf_cache.run(hf_cache.tiny("xlstm", config), 1, 2)
     assert cost({"model_type": "xlstm", **config}, 3, 1).flops_per_token is None
+
+
+def test_xlstm_flops_in_symbols() -> None:
+    """The mLSTM's FLOPs with ``hidden_size`` a symbol, evaluated, against a tiny model's next token."""
+    import sympy
+
+    from derive.families.xlstm import xlstm
+    from derive.layers.token_flops import matmul_flops
+
+    config = {"vocab_size": 50, "hidden_size": 128, "num_heads": 2, "num_hidden_layers": 2, "chunk_size": 4}
+    D = sympy.Symbol("D", integer=True, positive=True)
+    form = matmul_flops(xlstm({**config, "hidden_size": D}), 4)
+    assert form.free_symbols == {D}
+    assert form.subs(D, 128) == hf_cache.run(hf_cache.tiny("xlstm", config), 2, 3)[1]
