@@ -429,7 +429,8 @@ class ModelCost:
         (a decode step attending over them), as ``torch.utils.flop_counter.FlopCounterMode``
         counts ``mm``/``addmm``/``bmm`` (:func:`derive.layers.token_flops.matmul_flops`: the
         lm_head 2·V·D tied or not, the embedding 0, k of E routed experts); None when a module's
-        FLOPs are not derived.
+        FLOPs are not derived, or hold at a batch of one only and ``batch`` is not 1
+        (:func:`derive.layers.token_flops.per_sequence`: transformers' RWKV).
     ``active``
         Parameters a token uses (:func:`derive.tree.active`: the Hugging Face Hub's definition,
         huggingface.js PR #2182 — everything but the routed experts a token does not visit, of
@@ -471,9 +472,10 @@ class ModelCost:
     @property
     def flops_per_token(self) -> Any:
         """Matmul FLOPs of the token that leaves ``seq_len`` tokens in the cache (None: not derived)."""
-        from ..layers.token_flops import matmul_flops
+        from ..layers.token_flops import matmul_flops, per_sequence
 
         try:
+            per_sequence(self.module, self.batch)
             return _plain(matmul_flops(self.module, self.seq_len))
         except ValueError:
             return None

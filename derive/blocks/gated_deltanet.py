@@ -24,6 +24,19 @@ float32 whatever the model's dtype — the delta rule runs in float32 (``torch_c
 casts q, k, v, β, g ``.to(torch.float32)`` and starts its state from them,
 ``modeling_qwen3_next.py`` 399-403, 481-499; the same lines in each copy).
 
+A token's matmul FLOPs at decode (:func:`decode_flops`): its projections alone. With a state held and
+one token, the mixer takes the step path (``modeling_qwen3_next.py`` 684-691 and 729-740:
+``causal_conv1d_update``, ``torch_recurrent_gated_delta_rule``), whose torch fallback (512-576; the
+copies ``qwen3_5`` 428-492, ``qwen3_5_moe`` 424-488, ``olmo_hybrid`` 501-565, ``qwen4_exp`` 394-458)
+decays, updates and reads the state with element-wise products and sums (559-570), no matrix
+product; the convolution is no matrix product either. The first token of a sequence (no state yet)
+takes the chunked prefill path instead (``torch_chunk_gated_delta_rule``, 369-508), the token padded
+to one chunk of c = 64 (``chunk_size``'s default, 376; the call passes none): per value head
+``k_beta @ key^T`` and ``query @ key^T`` (c × d_k by d_k × c, 458-459), the products with the state
+``k_cumdecay @ S`` and ``query @ S`` (c × d_k by d_k × d_v, 495-496), ``intra @ v_new`` (c × c by c ×
+d_v, 497) and ``key^T @ v_new`` (d_k × c by c × d_v, 499): H_v(4c²d_k + 2c²d_v + 6c·d_k·d_v) more;
+``torch.linalg.solve_triangular`` (469-470) is no product ``FlopCounterMode`` counts.
+
 >>> from derive.tree import count
 >>> mixer = gated_deltanet(2048, 16, 32, 128, 128, 4)   # Qwen3-Next-80B-A3B's linear_attn
 >>> count(mixer)
@@ -37,9 +50,13 @@ from __future__ import annotations
 from ..layers.conv import conv
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
+from ..layers.token_flops import first_token, projections, register
 from ..tree import Dim, Module, Param, State
 
-__all__ = ["SPELLINGS", "gated_deltanet", "cache"]
+__all__ = ["SPELLINGS", "CHUNK", "gated_deltanet", "cache", "decode_flops"]
+
+#: The chunk the prefill path pads a sequence to (``torch_chunk_gated_delta_rule``'s ``chunk_size``).
+CHUNK = 64
 
 #: Per spelling: the mixer's class and its gated norm's class.
 SPELLINGS = {
@@ -152,3 +169,30 @@ def gated_deltanet(
             linear(D, num_v_heads, False, name="in_proj_a"),
         )
     return Module(name, cls, params, children, cache=states)
+
+
+def decode_flops(module: Module, tokens: Dim) -> Dim:
+    """Matmul FLOPs of one token through the mixer: its projections, 2D(2H_k·d_k + 2H_v·d_v + 2H_v) +
+    2H_v·d_v·D (the recurrent step has no matrix product); the first token adds the chunked path's
+    H_v(4c²d_k + 2c²d_v + 6c·d_k·d_v), c = :data:`CHUNK` (see the module's docstring).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The mixer (:func:`gated_deltanet`): its ``recurrent_states`` give H_v, d_k, d_v.
+    tokens : int or sympy.Expr
+        Tokens in the cache once this one is in: 1 is the first token, any other a decode step.
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs (a multiply-add is 2).
+    """
+    _, H, dk, dv = module.cache[1].shape
+    c = CHUNK
+    chunked = H * (4 * c * c * dk + 2 * c * c * dv + 6 * c * dk * dv)
+    return projections(module, tokens) + first_token(tokens, chunked, 0)
+
+
+for _cls, _ in SPELLINGS.values():
+    register(_cls, decode_flops)

@@ -20,6 +20,13 @@ blocks), K = ``conv1d_width`` (4), F = the MLP's inner width — transformers' `
   default; DeepMind has no head). Block types repeat ``block_types`` (recurrent, recurrent, attention):
   layer i is ``block_types[i % len(block_types)]`` (HF ``layers_block_type``, at most 100 repeats).
 
+A token's matmul FLOPs at decode (transformers' classes, :func:`decode_flops`): the recurrent block's
+three projections, 6DW, and the RG-LRU's two block-diagonal gates, each a ``torch.baddbmm`` of (H, 1,
+W/H) by (H, W/H, W/H) per token: 4H⌊W/H⌋² (HF 311-315); the one-token convolution (446-450) and the
+scan (365-375) are element-wise. The local attention costs its projections and 4·H·d·S over the S =
+min(T, w) keys its cache hands back (the w - 1 kept and its own; every token when w = 1), as
+:func:`derive.layers.lm_attention.attention_flops` counts it.
+
 >>> from derive.tree import count
 >>> count(recurrent_gemma_for_causal_lm(RECURRENTGEMMA_2B))
 2682862080
@@ -34,14 +41,18 @@ from ..engine.constructors import Constructor, register
 from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
+from ..layers.lm_attention import attention_flops
 from ..layers.norm import rms_norm
+from ..layers.token_flops import matmul_flops, projections
+from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Module, Param, State
 from . import register_config
 from ._keys import config_constructor, flag, formula, is_int, recipe, size, value
 from ._shapes import Inferred, Shapes, Unreadable, dims, layer_count, ratio, register_shapes, tied
 
 __all__ = ["SOURCE", "EQUATIONS", "RECURRENTGEMMA_2B", "floordiv", "rg_lru", "recurrent_block",
-           "attention_block", "mlp_block", "layer_types", "recurrent_gemma_for_causal_lm", "LETTERS"]  # fmt: skip
+           "attention_block", "mlp_block", "layer_types", "recurrent_gemma_for_causal_lm", "LETTERS",
+           "decode_flops"]  # fmt: skip
 
 #: Where the tensors and conventions are read from (file and lines), shown on the site.
 SOURCE = {
@@ -207,7 +218,37 @@ def attention_block(width: Dim, num_heads: Dim, num_key_value_heads: Dim = 1, he
         State("values", ("batch", kv, "tokens", hd), window=kept),
         State("_sliding_window_tensor", (), "int64"),
     )
-    return Module(name, "RecurrentGemmaAttention", children=children, cache=states)
+    # the keys a token attends to: the kept w - 1 and its own (every token when w = 1)
+    config = {"num_heads": h, "num_kv_heads": kv, "head_dim": hd, "value_dim": hd,
+              "window": None if kept is None else attention_window_size}  # fmt: skip
+    return Module(name, "RecurrentGemmaAttention", children=children, config=config, cache=states)
+
+
+def decode_flops(module: Module, tokens: Dim) -> Dim:
+    """Matmul FLOPs of one token through transformers' ``RecurrentGemmaRglru`` (4H⌊W/H⌋², its two
+    gates) or ``RecurrentGemmaRecurrentBlock`` (6DW and its RG-LRU's) at decode (see the module's docstring).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        :func:`rg_lru` or :func:`recurrent_block`, spelling "transformers".
+    tokens : int or sympy.Expr
+        Unused: the cost does not grow with the sequence.
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs (a multiply-add is 2).
+    """
+    if module.type == "RecurrentGemmaRglru":
+        h, b, _ = module.params[1].shape  # input_gate_weight (H, W/H, W/H)
+        return 2 * 2 * h * b * b
+    return projections(module, tokens) + matmul_flops(module.child("rg_lru"), tokens)
+
+
+for _cls in ("RecurrentGemmaRglru", "RecurrentGemmaRecurrentBlock"):
+    register_flops(_cls, decode_flops)
+register_flops("RecurrentGemmaAttention", attention_flops)
 
 
 def mlp_block(width: Dim, expanded_width: Dim, *, spelling: str = "transformers", name: str = "mlp_block") -> Module:

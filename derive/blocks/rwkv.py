@@ -16,6 +16,15 @@ final LayerNorm. Sources: transformers 5.23.0 ``models/rwkv/modeling_rwkv.py`` 2
 (``RWKV_TimeMix``, ``RWKV_ChannelMix``, ``Block``: ``ln0`` on block 0) and ``RWKV-v4neo/train.py``
 166–172 (``dim_ffn`` = 4·``n_embd`` unless ``my_testing`` has ``r3``).
 
+A token's matmul FLOPs at decode (:func:`decode_flops`, transformers' classes): the projections alone,
+8AD for the time mix and 4FD + 2D² for the channel mix. One token always runs the torch recurrence,
+the CUDA kernel or not (``rwkv_linear_attention``, ``modeling_rwkv.py`` 206-215), and its WKV step
+(``rwkv_linear_attention_cpu``, 162-203) and token shift are element-wise. For one sequence only:
+at a batch of N the one-token step mixes the (N, 1, D) input with the (N, D) shifted state
+(``modeling_rwkv.py`` 251 and 256, 307 and 312), which broadcasts to (N, N, D), so every later
+product runs N × N rows — N times one sequence's, and logits of shape (N, N, V) — and derive
+leaves the FLOPs of a batch other than one underived (:data:`BATCH_ONE_REASON`).
+
 >>> from derive.tree import count
 >>> count(rwkv_for_causal_lm({"vocab_size": 50277, "hidden_size": 768, "num_hidden_layers": 12}))
 169342464
@@ -30,6 +39,8 @@ from ..engine.constructors import Constructor, register
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import layer_norm
+from ..layers.token_flops import projections
+from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import register_config
 from ._keys import config_constructor, flag, formula, is_int, recipe, size
@@ -46,6 +57,8 @@ __all__ = [
     "rwkv_for_causal_lm",
     "ffn_width",
     "transformers_state",
+    "decode_flops",
+    "BATCH_ONE_REASON",
     "LETTERS",
 ]
 
@@ -231,6 +244,35 @@ def rwkv4_block(hidden_size: Dim, attention_hidden_size: Dim, intermediate_size:
             spelling=spelling,
         ),  # fmt: skip
     )
+
+
+def decode_flops(module: Module, tokens: Dim) -> Dim:
+    """Matmul FLOPs of one token through transformers' ``RwkvSelfAttention`` (8AD) or ``RwkvFeedForward``
+    (4FD + 2D²) at decode: its projections (see the module's docstring).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The time mix or the channel mix of :func:`rwkv4_block` (spelling "transformers").
+    tokens : int or sympy.Expr
+        Unused: the cost does not grow with the sequence.
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs (a multiply-add is 2).
+    """
+    return projections(module, tokens)
+
+
+#: Why :func:`decode_flops` holds for a batch of one sequence only (see the module's docstring).
+BATCH_ONE_REASON = (
+    "transformers' one-token step broadcasts a batch of N to N x N rows (modeling_rwkv.py 251, 256, 307, 312), "
+    "N times one sequence's products"
+)
+
+for _mix in _NAMES["transformers"]["types"][1:]:
+    register_flops(_mix, decode_flops, batch_one=BATCH_ONE_REASON)
 
 
 def block_frame(n_embd: Dim, att: Module, ffn: Module, *, first: bool, name: str, spelling: str = "blinkdl",

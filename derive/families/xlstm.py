@@ -25,6 +25,15 @@ v' = ``config.v_dim // num_heads`` *round the dimensions up to a multiple of 64*
 already a multiple of 64 then cannot write its state into the cache (transformers fails); plus
 one int64 counter ``seqlen_offset`` (1,).
 
+A token's matmul FLOPs at decode (:func:`decode_flops`): the projections, and per head the three
+products of the mLSTM's step (``mlstm_recurrent_step__native_fw``, ``mlstm_kernels/torch/recurrent/
+native_step.py`` 79-88, mlstm_kernels 2.0.6; the same in transformers' fallback,
+``modeling_xlstm.py`` 431-438): the outer product k·v^T into C, the query's readout q^T·C and
+q^T·n, 4·q_h·v_h + 2·q_h with q_h = q / H and v_h = v / H — so 4qv/H + 2q per layer. One token with
+a state held runs the step kernel (``kernel_wrappers.py`` 321-360: ``S > 1`` runs the chunkwise
+kernel, padded to ``chunk_size``), the default ``step_kernel`` "native" (``configuration_xlstm.py``
+135; the Triton one needs a GPU).
+
 >>> from derive.tree import count
 >>> count(xlstm({"vocab_size": 50304, "hidden_size": 4096, "num_heads": 8, "num_hidden_layers": 32}))
 6865424896
@@ -38,10 +47,11 @@ from typing import Any
 from ..blocks import _hf
 from ..layers.embedding import embedding
 from ..layers.linear import linear
+from ..layers.token_flops import matmul_flops, projections, register
 from ..tree import Dim, Module, Param, State
 from .llama import register_family
 
-__all__ = ["xlstm", "mlstm_block", "round_up"]
+__all__ = ["xlstm", "mlstm_block", "round_up", "decode_flops"]
 
 #: ``xLSTMConfig``'s shape keys and defaults (configuration_xlstm.py 120-151).
 _DEFAULTS: dict[str, Any] = {
@@ -173,6 +183,7 @@ def mlstm_block(
             _norm(heads * head_v, bias, "multihead_norm", "MultiHeadLayerNorm"),
             linear(v, D, bias, name="out_proj"),
         ),
+        config={"num_heads": heads, "qk_dim": qk, "v_dim": v},
         cache=cache,
     )
     up = (linear(D, 2 * ffn, bias, name="proj_up_gate_z"),) if fused else (
@@ -229,6 +240,45 @@ def xlstm(config: Mapping[str, Any]) -> Module:
     shape.update(vocab_size=V, hidden_size=D, num_hidden_layers=L, num_heads=H, use_bias=bias)
     shape["tie_word_embeddings"] = tie  # read, and without effect: the head is never tied
     return Module("", "xLSTMForCausalLM", children=(backbone, _hf.lm_head(D, V)), config=shape)
+
+
+def decode_flops(module: Module, tokens: Dim) -> Dim:
+    """Matmul FLOPs of one token through an ``mLSTMLayer`` at decode: its projections and 4qv/H + 2q
+    (see the module's docstring); through ``xLSTMModel``, its children's (its cache is a counter).
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The layer (:func:`mlstm_block`'s ``mlstm_layer``) or the backbone.
+    tokens : int or sympy.Expr
+        Unused: the cost does not grow with the sequence.
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs (a multiply-add is 2).
+
+    Raises
+    ------
+    ValueError
+        The heads do not divide q or v, or the cache's per-head widths (rounded up to a multiple of
+        64) are not q / H and v / H: transformers cannot run that layer's step.
+    """
+    if module.type == "xLSTMModel":
+        return sum((matmul_flops(c, tokens) for c in module.children), 0)
+    H, qk, v = (module.config[k] for k in ("num_heads", "qk_dim", "v_dim"))
+    if all(type(x) is int for x in (H, qk, v, *module.cache[0].shape[2:])):
+        if qk % H or v % H or (qk // H, v // H) != module.cache[0].shape[2:]:
+            raise ValueError(
+                f"mLSTM layer of q = {qk}, v = {v} and {H} heads keeps a state of per-head widths "
+                f"{module.cache[0].shape[2:]}: transformers cannot run its step"
+            )
+        return projections(module, tokens) + 4 * qk * v // H + 2 * qk
+    return projections(module, tokens) + 4 * qk * v / H + 2 * qk
+
+
+for _cls in ("mLSTMLayer", "xLSTMModel"):
+    register(_cls, decode_flops)
 
 
 def _div(a: Dim, b: Dim) -> Dim:

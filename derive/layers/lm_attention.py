@@ -47,7 +47,7 @@ from .mlp import conv1d
 from .norm import rms_norm
 from .token_flops import matmul_flops, register
 
-__all__ = ["self_attention", "gpt2_attention", "latent_attention", "attended", "kv_state"]
+__all__ = ["self_attention", "gpt2_attention", "latent_attention", "attended", "kv_state", "attention_flops"]
 
 
 def _ints(*values: Any) -> bool:
@@ -116,7 +116,23 @@ def _projections(module: Module, tokens: Dim, skip: str = "") -> Any:
     return sum((matmul_flops(c, tokens) for c in module.children if c.name != skip), 0)
 
 
-def _attention_flops(module: Module, tokens: Dim) -> Any:
+def attention_flops(module: Module, tokens: Dim) -> Any:
+    """Matmul FLOPs of one token through a decoder self-attention: its projections and 2·H·(d + d_v)·S
+    over the S = :func:`attended` keys (see the module's docstring); a family registers it for its class.
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The attention, its :attr:`~derive.tree.Module.config` giving ``num_heads``, ``head_dim``,
+        ``value_dim`` and ``window`` (None: none).
+    tokens : int or sympy.Expr
+        Tokens in the cache once this one is in.
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs.
+    """
     c = module.config
     keys = attended(tokens, c["window"])
     return _projections(module, tokens) + 2 * c["num_heads"] * (c["head_dim"] + c["value_dim"]) * keys
@@ -190,7 +206,7 @@ def self_attention(
     if qk_norm:
         children += (rms_norm((d,), name="q_norm", type=norm_type), rms_norm((d,), name="k_norm", type=norm_type))
     config = {"num_heads": num_heads, "num_kv_heads": kv, "head_dim": d, "value_dim": d, "window": window}
-    register(type, _attention_flops)
+    register(type, attention_flops)
     return Module(name, type, children=children, config=config, cache=kv_state(kv, d, window=window), part="attention")
 
 
@@ -211,7 +227,7 @@ def gpt2_attention(hidden_size: Dim, num_heads: Dim, *, name: str = "attn", type
     d = hidden_size // num_heads
     children = (conv1d(hidden_size, 3 * hidden_size, name="c_attn"), conv1d(hidden_size, hidden_size, name="c_proj"))
     config = {"num_heads": num_heads, "num_kv_heads": num_heads, "head_dim": d, "value_dim": d, "window": None}
-    register(type, _attention_flops)
+    register(type, attention_flops)
     return Module(name, type, children=children, config=config, cache=kv_state(num_heads, d), part="attention")
 
 

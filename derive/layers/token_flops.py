@@ -16,6 +16,10 @@ kept apart here: these are *matmul* FLOPs). Per token, then:
 - a module with no rule is the sum of its children; one holding its own matrix (a weight of
   two or more axes) or an inference cache without a rule is refused: never a silent under-count.
 
+A rule is per sequence: a batch of N does N times one sequence's products. A class whose one-token
+step breaks that (transformers' RWKV broadcasts a batch of N to N × N rows) is registered with
+``batch_one`` and :func:`per_sequence` refuses any other batch for a tree holding it.
+
 >>> from derive.layers.linear import linear
 >>> from derive.tree import Module
 >>> matmul_flops(Module("mlp", "MLP", children=(linear(64, 96, name="up"), linear(96, 64, name="down"))), 1)
@@ -29,19 +33,21 @@ from typing import Any
 
 from ..tree import Dim, Module, count
 
-__all__ = ["RULES", "register", "matmul_flops", "projections"]
+__all__ = ["RULES", "BATCH_ONE", "register", "matmul_flops", "projections", "per_sequence", "first_token"]
 
 #: Per class name (:attr:`derive.tree.Module.type`): ``rule(module, tokens)`` -> matmul FLOPs of
 #: one token with ``tokens`` tokens in the cache after it (its own included).
 RULES: dict[str, Callable[[Module, Dim], Dim]] = {}
 
+#: Per class name: why its rule holds for a batch of one sequence only (see :func:`per_sequence`).
+BATCH_ONE: dict[str, str] = {}
 #: Classes whose weight is one matrix applied once per token.
 _MATRICES = frozenset({"Linear", "Conv1D"})
 #: Classes that cost no matrix product (an index lookup).
 _LOOKUPS = frozenset({"Embedding"})
 
 
-def register(type: str, rule: Callable[[Module, Dim], Dim]) -> None:
+def register(type: str, rule: Callable[[Module, Dim], Dim], *, batch_one: str = "") -> None:
     """Make ``rule`` the matmul FLOPs of one token through any module of class ``type``.
 
     Parameters
@@ -51,6 +57,8 @@ def register(type: str, rule: Callable[[Module, Dim], Dim]) -> None:
     rule : callable (Module, tokens) -> int or sympy.Expr
         Its FLOPs for the token whose forward leaves ``tokens`` tokens in the cache (it attends
         over ``min(tokens, window)`` of them), children included.
+    batch_one : str, optional
+        Why the rule holds for a batch of one sequence only (:data:`BATCH_ONE`); empty: any batch.
 
     Raises
     ------
@@ -60,6 +68,8 @@ def register(type: str, rule: Callable[[Module, Dim], Dim]) -> None:
     if RULES.get(type, rule) is not rule:
         raise ValueError(f"a FLOPs rule for {type!r} is registered already")
     RULES[type] = rule
+    if batch_one:
+        BATCH_ONE[type] = batch_one
 
 
 def _weights(module: Module) -> Any:
@@ -120,3 +130,54 @@ def projections(module: Module, tokens: Dim) -> Dim:
         Units: FLOPs.
     """
     return sum((matmul_flops(c, tokens) for c in module.children if c.type == "Linear"), 0)
+
+
+def per_sequence(module: Module, batch: Dim) -> None:
+    """Refuse ``batch`` unless the rules of every class in ``module`` hold for it: a class registered with
+    ``batch_one`` holds for a batch of 1 only.
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+    batch : int or sympy.Expr
+        Sequences per batch.
+
+    Raises
+    ------
+    ValueError
+        ``batch`` is not 1 and ``module`` holds such a class (named, with the reason).
+    """
+    if batch == 1:
+        return
+    if module.type in BATCH_ONE:
+        raise ValueError(f"the FLOPs of {module.type} {module.name!r} at a batch of {batch}: {BATCH_ONE[module.type]}")
+    for child in module.children:
+        per_sequence(child, batch)
+
+
+def first_token(tokens: Dim, first: Dim, later: Dim) -> Dim:
+    """A mixer's FLOPs when its first token (no state yet: transformers runs its prefill path) costs
+    ``first`` and every later one (the one-token step) ``later``.
+
+    Parameters
+    ----------
+    tokens : int or sympy.Expr
+        Tokens in the cache once this one is in: 1 for the first.
+    first, later : int or sympy.Expr
+
+    Returns
+    -------
+    int or sympy.Expr
+        ``first`` or ``later``; for a symbolic ``tokens``, ``Piecewise((first, Eq(tokens, 1)), (later, True))``.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> first_token(1, 10, 4), first_token(7, 10, 4), first_token(sympy.Symbol("T", positive=True), 10, 4)
+    (10, 4, Piecewise((10, Eq(T, 1)), (4, True)))
+    """
+    if isinstance(tokens, int) or getattr(tokens, "is_Integer", False):
+        return first if tokens == 1 else later
+    import sympy
+
+    return sympy.Piecewise((first, sympy.Eq(tokens, 1)), (later, True))

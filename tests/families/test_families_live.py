@@ -29,6 +29,13 @@ CLASSES = {
     "mamba": "MambaForCausalLM",
     "falcon_mamba": "FalconMambaForCausalLM",
     "mamba2": "Mamba2ForCausalLM",
+    "qwen3_next": "Qwen3NextForCausalLM",
+    "qwen3_5_text": "Qwen3_5ForCausalLM",
+    "olmo_hybrid": "OlmoHybridForCausalLM",
+    "minimax": "MiniMaxForCausalLM",
+    "recurrent_gemma": "RecurrentGemmaForCausalLM",
+    "xlstm": "xLSTMForCausalLM",
+    "rwkv": "RwkvForCausalLM",
 }
 PROPERTY = settings(max_examples=12, deadline=None)
 
@@ -142,6 +149,12 @@ SMALL = {
     "num_key_value_heads": 2,
     "vocab_size": 64,
 }
+#: Families whose first token derive does not count yet: Mamba-2's (no state) runs the chunked scan
+#: padded to ``chunk_size`` (``models/mamba2/modeling_mamba2.py`` 548-585, ``mamba2_chunk_scan`` 257-360),
+#: not the one-token step its rule counts.
+FIRST_NOT_DERIVED = {"mamba2"}
+#: A hybrid stack's two kinds of layer, the recurrent mixer's first.
+HYBRID = {"num_hidden_layers": 2, "layer_types": ["linear_attention", "full_attention"]}
 RUN = [
     ("llama", SMALL),
     ("llama", {**SMALL, "num_key_value_heads": 1, "head_dim": 16, "tie_word_embeddings": True}),
@@ -178,16 +191,92 @@ RUN = [
             "conv_kernel": 4,
         },
     ),  # fmt: skip
-]
+    # the recurrent mixers: Gated DeltaNet (two of its spellings), lightning attention, RG-LRU, mLSTM
+    ("qwen3_next", {**SMALL, **HYBRID, "num_key_value_heads": 1, "head_dim": 8, "num_experts": 4,
+                    "num_experts_per_tok": 2, "moe_intermediate_size": 8, "shared_expert_intermediate_size": 8,
+                    "linear_conv_kernel_dim": 3, "linear_key_head_dim": 4, "linear_value_head_dim": 6,
+                    "linear_num_key_heads": 2, "linear_num_value_heads": 4}),
+    ("qwen3_5_text", {**SMALL, **HYBRID, "head_dim": 8, "linear_conv_kernel_dim": 2, "linear_key_head_dim": 8,
+                      "linear_value_head_dim": 4, "linear_num_key_heads": 1, "linear_num_value_heads": 3}),
+    ("olmo_hybrid", {**SMALL, **HYBRID, "pad_token_id": 0, "linear_key_head_dim": 4, "linear_value_head_dim": 6,
+                     "linear_num_key_heads": 2, "linear_num_value_heads": 2}),
+    ("minimax", {**SMALL, **HYBRID, "num_local_experts": 4, "num_experts_per_tok": 2, "block_size": 4,
+                 "head_dim": 6}),
+    ("recurrent_gemma", {**SMALL, "num_hidden_layers": 2, "block_types": ["recurrent", "attention"],
+                         "lru_width": 32, "attention_window_size": 3, "conv1d_width": 3}),
+    ("xlstm", {"vocab_size": 50, "hidden_size": 128, "num_heads": 2, "num_hidden_layers": 2, "chunk_size": 4}),
+    ("xlstm", {"vocab_size": 50, "hidden_size": 128, "num_heads": 4, "num_hidden_layers": 1, "v_dim_factor": 0.5,
+               "use_bias": True, "chunk_size": 2}),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize(("model_type", "config"), RUN, ids=[f"{m}-{i}" for i, (m, _) in enumerate(RUN)])
 def test_cache_and_flops_run(model_type: str, config: dict, dtype: str) -> None:
-    """Bytes of every tensor in past_key_values after T tokens, and the next token's matmul FLOPs."""
+    """Bytes of every tensor in past_key_values after T tokens, the next token's matmul FLOPs, and a sequence's
+    first token's (no state yet: Gated DeltaNet's chunked path, lightning attention's block path)."""
     model = hf_cache.tiny(model_type, config, dtype)
     for batch, tokens in ((1, 1), (1, 5), (3, 2), (2, 9)):
         held, flops = hf_cache.run(model, batch, tokens)
         assert cost({"model_type": model_type, **config}, tokens, batch, dtype).cache_bytes == held
         assert cost({"model_type": model_type, **config}, tokens + 1, batch, dtype).flops_per_token == flops
         hf_live.record("transformers", CLASSES[model_type])
+    if model_type not in FIRST_NOT_DERIVED:
+        assert cost({"model_type": model_type, **config}, 1, 2, dtype).flops_per_token == hf_cache.first(model, 2)
+
+
+def test_recurrent_gemma_flops_with_a_wider_recurrence() -> None:
+    """RG-LRU's block-diagonal gates with ``lru_width`` W != ``hidden_size`` and heads not dividing it evenly
+    into the attention's: the next token's FLOPs (transformers decodes such a model only after a prefill of
+    two tokens or more: ``conv1d_state`` starts ``hidden_size`` wide)."""
+    config = {**SMALL, "num_hidden_layers": 2, "block_types": ["recurrent", "attention"], "lru_width": 24,
+              "num_attention_heads": 4, "attention_window_size": 1, "conv1d_width": 2}  # fmt: skip
+    model = hf_cache.tiny("recurrent_gemma", config)
+    for batch, tokens in ((1, 2), (3, 6)):
+        held, flops = hf_cache.run(model, batch, tokens)
+        assert cost({"model_type": "recurrent_gemma", **config}, tokens, batch).cache_bytes == held
+        assert cost({"model_type": "recurrent_gemma", **config}, tokens + 1, batch).flops_per_token == flops
+        hf_live.record("transformers", CLASSES["recurrent_gemma"])
+
+
+RWKV = {"vocab_size": 40, "hidden_size": 12, "num_hidden_layers": 3, "intermediate_size": 20}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_rwkv_flops_of_one_sequence(dtype: str) -> None:
+    """RWKV's next token at a batch of one (its projections); at a batch of N transformers' one-token step
+    broadcasts to N x N rows, N times one sequence's FLOPs (measured), which derive leaves underived."""
+    model = hf_cache.tiny("rwkv", RWKV, dtype)
+    for tokens in (1, 6):
+        held, flops = hf_cache.run(model, 1, tokens)
+        assert cost({"model_type": "rwkv", **RWKV}, tokens, 1, dtype).cache_bytes == held
+        assert cost({"model_type": "rwkv", **RWKV}, tokens + 1, 1, dtype).flops_per_token == flops
+        hf_live.record("transformers", CLASSES["rwkv"])
+    held, three = hf_cache.run(model, 3, 6)
+    assert three == 3 * flops
+    assert cost({"model_type": "rwkv", **RWKV}, 7, 3, dtype).cache_bytes == held
+    assert cost({"model_type": "rwkv", **RWKV}, 7, 3, dtype).flops_per_token is None
+    assert cost({"model_type": "rwkv", **RWKV}).flops_per_token is None  # a symbolic batch
+
+
+def test_xlstm_flops_refused_where_transformers_cannot_step() -> None:
+    """q = 48 over 2 heads: the cache keeps per-head widths rounded up to a multiple of 64 (32, not 24), and
+    transformers fails writing its state; derive leaves the FLOPs underived."""
+    config = {"vocab_size": 50, "hidden_size": 96, "num_heads": 2, "num_hidden_layers": 1, "chunk_size": 4}
+    with pytest.raises(RuntimeError, match="must match"):
+        hf_cache.run(hf_cache.tiny("xlstm", config), 1, 2)
+    assert cost({"model_type": "xlstm", **config}, 3, 1).flops_per_token is None
+
+
+def test_xlstm_flops_in_symbols() -> None:
+    """The mLSTM's FLOPs with ``hidden_size`` a symbol, evaluated, against a tiny model's next token."""
+    import sympy
+
+    from derive.families.xlstm import xlstm
+    from derive.layers.token_flops import matmul_flops
+
+    config = {"vocab_size": 50, "hidden_size": 128, "num_heads": 2, "num_hidden_layers": 2, "chunk_size": 4}
+    D = sympy.Symbol("D", integer=True, positive=True)
+    form = matmul_flops(xlstm({**config, "hidden_size": D}), 4)
+    assert form.free_symbols == {D}
+    assert form.subs(D, 128) == hf_cache.run(hf_cache.tiny("xlstm", config), 2, 3)[1]

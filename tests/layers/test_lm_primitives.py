@@ -13,7 +13,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from derive.layers.lm_attention import attended, latent_attention, self_attention
 from derive.layers.mlp import gated_mlp, plain_mlp
 from derive.layers.moe import routed_experts, router
-from derive.layers.token_flops import matmul_flops, register
+from derive.layers.token_flops import BATCH_ONE, matmul_flops, per_sequence, register
 from derive.tree import Module, Param, State, active, count, named_buffers, named_parameters
 
 
@@ -120,3 +120,18 @@ def test_flops_refuse_what_they_cannot_count() -> None:
         register("ATestRule", lambda m, t: 0)
     repeated = Module("layers", "Linear", (Param("weight", (3, 2)),), repeat=4)
     assert matmul_flops(repeated, 1) == 48
+
+
+def test_a_rule_for_one_sequence_refuses_another_batch() -> None:
+    """transformers' RWKV is registered for a batch of one (its step broadcasts N sequences to N x N rows)."""
+    import derive.blocks.rwkv  # noqa: F401  (registers its rules)
+
+    assert set(BATCH_ONE) == {"RwkvSelfAttention", "RwkvFeedForward"}
+    stack = Module("model", "RwkvModel", children=(Module("blocks", "ModuleList", children=(
+        Module("attention", "RwkvSelfAttention"),)),))  # fmt: skip
+    per_sequence(stack, 1)
+    with pytest.raises(ValueError, match="RwkvSelfAttention 'attention' at a batch of 2: .*N x N rows"):
+        per_sequence(stack, 2)
+    with pytest.raises(ValueError, match="at a batch of N"):
+        per_sequence(stack, sympy.Symbol("N"))
+    per_sequence(Module("mlp", "MLP", children=(Module("up", "Linear"),)), 5)

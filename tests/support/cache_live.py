@@ -44,7 +44,7 @@ def _walk(obj: Any, seen: set[int], found: list[Any], depth: int = 0) -> None:
             _walk(value, seen, found, depth + 1)
 
 
-def _module_states(model: Any) -> dict[tuple[str, str], Any]:
+def module_states(model: Any) -> dict[tuple[str, str], Any]:
     import torch
 
     held = {}
@@ -82,7 +82,7 @@ def cache_bytes(built: Any, batch: int, prefill: int, steps: int = 0, seed: int 
     torch.manual_seed(seed)
     vocab = built.config.get_text_config().vocab_size
     ids = torch.randint(0, vocab, (batch, prefill + steps))
-    before = _module_states(built)  # references held: a freed tensor's id may be reused
+    before = module_states(built)  # references held: a freed tensor's id may be reused
     key = cache_key(built)
     with torch.no_grad():
         out = built(input_ids=ids[:, :prefill], use_cache=True)
@@ -95,7 +95,7 @@ def cache_bytes(built: Any, batch: int, prefill: int, steps: int = 0, seed: int 
             cache = getattr(out, key, None) if getattr(out, key, None) is not None else cache
     found: list[Any] = []
     _walk(cache, set(), found)
-    found += [v for path, v in _module_states(built).items() if v is not before.get(path)]
+    found += [v for path, v in module_states(built).items() if v is not before.get(path)]
     totals: Counter[str] = Counter()
     seen: set[int] = set()
     for tensor in found:

@@ -2,8 +2,9 @@
 
 Every expected figure is read off the real thing: ``AutoModelForCausalLM.from_config`` with random
 weights, a forward of T tokens with ``use_cache=True``, and every tensor reachable from the
-returned ``past_key_values`` (its layers' attributes, lists and dicts walked, each tensor once), its
-``numel() * element_size()`` summed; then one more token under ``FlopCounterMode``.
+returned ``past_key_values`` (its layers' attributes, lists and dicts walked, each tensor once) and every
+state a module keeps on itself (RecurrentGemma's), its ``numel() * element_size()`` summed; then one more
+token under ``FlopCounterMode``.
 """
 
 from __future__ import annotations
@@ -61,16 +62,39 @@ def run(model: Any, batch: int, tokens: int) -> tuple[int, int]:
     """(bytes the cache holds after ``tokens`` tokens, matmul FLOPs of the next token per sequence)."""
     import torch
     from torch.utils.flop_counter import FlopCounterMode
+    from transformers import DynamicCache
 
     ids = torch.randint(0, model.config.vocab_size, (batch, tokens), generator=torch.Generator().manual_seed(1))
     key = cache_live.cache_key(model)
+    before = cache_live.module_states(model)  # references held: a freed tensor's id may be reused
     with torch.no_grad():
         out = model(ids, use_cache=True)
-        cache = getattr(out, key)
-        held = sum(t.numel() * t.element_size() for t in cache_tensors(cache))
+        cache = getattr(out, key, None)
+        if cache is None:  # the model keeps its cache only when handed one (RecurrentGemma, as generate does)
+            cache = DynamicCache(config=model.config)
+            model(ids, use_cache=True, **{key: cache})
+        kept = [v for path, v in cache_live.module_states(model).items() if v is not before.get(path)]
+        held = sum(t.numel() * t.element_size() for t in cache_tensors(cache) + kept)
         with FlopCounterMode(display=False) as counter:
             model(ids[:, :1], use_cache=True, **{key: cache})
     counts = counter.get_flop_counts()["Global"]
     flops = sum(v for k, v in counts.items() if str(k) in MATMUL_OPS)
     assert flops % batch == 0
     return held, flops // batch
+
+
+def first(model: Any, batch: int) -> int:
+    """Matmul FLOPs per sequence of a sequence's first token: a forward of one token, ``use_cache=True``, no cache
+    handed in (RecurrentGemma's handed a new one, as ``generate`` does), under ``FlopCounterMode``."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+    from transformers import DynamicCache
+
+    ids = torch.randint(0, model.config.vocab_size, (batch, 1), generator=torch.Generator().manual_seed(2))
+    handed = model.config.model_type == "recurrent_gemma"
+    kwargs = {"past_key_values": DynamicCache(config=model.config)} if handed else {}
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(ids, use_cache=True, **kwargs)
+    flops = sum(v for k, v in counter.get_flop_counts()["Global"].items() if str(k) in MATMUL_OPS)
+    assert flops % batch == 0
+    return flops // batch
