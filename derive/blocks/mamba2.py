@@ -28,12 +28,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import sympy
+
 from ..engine.constructors import Constructor, register
 from ..layers.conv import conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import rms_norm
-from ..layers.token_flops import projections
+from ..layers.token_flops import first_token, projections
 from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
@@ -226,15 +228,33 @@ def decode_flops(module: Module, tokens: Dim) -> Any:
     module : derive.tree.Module
         The mixer (:func:`mixer`, spelling "transformers"): its ``recurrent_states`` give H, P, N.
     tokens : int or sympy.Expr
-        Unused: the mixer's cost does not grow with the cache.
+        Tokens in the cache once this one is in. The cost does not grow with it, but the first
+        token of a sequence (no state yet) runs the chunked scan instead, which is not derived:
+        refused at 1, and ``nan`` at ``T = 1`` in a closed form.
 
     Returns
     -------
     int or sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        ``tokens`` is 1 (:data:`FIRST_TOKEN`).
     """
     _, H, P, N = module.cache[1].shape
-    return projections(module, tokens) + 2 * H * P * N
+    if tokens == 1:
+        raise ValueError(FIRST_TOKEN)
+    step = projections(module, tokens) + 2 * H * P * N
+    return step if isinstance(tokens, int) else first_token(tokens, sympy.nan, step)
 
+
+#: Why a sequence's first token has no derived FLOPs: with no state yet transformers runs the chunked
+#: scan, padded to ``chunk_size`` (``models/mamba2/modeling_mamba2.py`` 548-585, ``torch_forward``'s
+#: ``mamba2_chunk_scan`` path 257-360), not the one-token step ``decode_flops`` counts.
+FIRST_TOKEN = (
+    "the first token of a sequence (no state yet) runs Mamba-2's chunked scan, padded to chunk_size "
+    "(modeling_mamba2.py 548-585): its FLOPs are not derived"
+)
 
 register_flops("Mamba2Mixer", decode_flops)
 
