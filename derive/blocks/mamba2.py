@@ -502,7 +502,24 @@ register(
 
 
 def mixer_sizes(shapes: Shapes, m: str) -> dict[str, int]:
-    """E, H, the channels of B and C (2GN), d_ssm, K and D's length, from a Mamba-2 mixer's tensors."""
+    """E, H, the channels of B and C (2GN), d_ssm, K and D's length, from a Mamba-2 mixer's tensors.
+
+    Parameters
+    ----------
+    shapes : mapping of str to tuple
+        A checkpoint's tensor names and shapes.
+    m : str
+        The mixer's prefix (``"backbone.layers.0.mixer."``).
+
+    Returns
+    -------
+    dict of str to int
+
+    Raises
+    ------
+    Unreadable
+        A tensor missing or of another rank.
+    """
     d, e = dims(shapes, m + "out_proj.weight", 2)
     (h,) = dims(shapes, m + "A_log", 1)
     rows = dims(shapes, m + "in_proj.weight", 2)[0]

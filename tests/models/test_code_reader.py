@@ -136,7 +136,7 @@ def test_a_module_registered_twice_counts_once():
 
 def test_an_unknown_module_is_refused_with_its_line_and_name_or_marked_partial():
     text = """
-        from torchcrf import CRF
+        from crf_layers_not_installed import CRF
 
         class Tagger(nn.Module):
             def __init__(self, tags=9):
@@ -147,7 +147,7 @@ def test_an_unknown_module_is_refused_with_its_line_and_name_or_marked_partial()
 
         model = Tagger()
         """
-    refused(text, "'CRF' may be a module", "imported from torchcrf")
+    refused(text, "'CRF' may be a module", "imported from crf_layers_not_installed, which is not installed here")
     report = explain_torch(HEADER + textwrap.dedent(text), partial=True)
     assert report.partial and report.to_dict()["partial"] is True
     assert [(r.name, r.params) for r in report.rows][-1] == ("crf", None)

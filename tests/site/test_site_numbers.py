@@ -56,7 +56,9 @@ def test_worked_example_matches_torch(example):
 
 def test_every_example_is_rendered_and_checked():
     pages = site.render_pages(TEMPLATES)
-    shown = "\n".join(pages.values())
+    # the "Asked and answered" page shows the corpus's questions as their askers wrote them: each of its
+    # numbers is held against the framework by tests/corpus/test_corpus.py
+    shown = "\n".join(text for path, text in pages.items() if path != "questions/asked.md")
     for example in site.examples("torch"):
         assert example.call in shown, f"{example.call} is in EXAMPLES but on no page"
     # and every constructor call on a page is one of the checked examples — except inside a test file

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ....engine.constructors import lookup
 from ..python.frame import source_of
 from ..python.interpreter import Interpreter
-from ..python.packages import package_value, unread
+from ..python.packages import from_package
 from ..python.semantics import Semantics
 from ..python.values import Class, Ref, Unknown
 from .apply import apply, tensors_in
@@ -153,11 +153,11 @@ class KerasSemantics(KerasMerge, Semantics):
             if path.startswith(("tensorflow.", "numpy.", "torch.")):
                 made = call_op(core, path, args, kwargs, node)
                 return Unknown(written, f"{path}(...) is not read by derive", line) if made is NotImplemented else made
-            found = package_value(core, path)
-            if found is not None:
-                return core.call(found, args, kwargs, node)
+            made, why = from_package(core, path, args, kwargs, node)
+            if why is None:
+                return made
             self.handed_over(core, written, [*args, *kwargs.values()], node)
-            return Unknown(written, unread(path), line, "module")
+            return Unknown(written, why, line, "module")
         area, _, name = api.rpartition(".")
         name = ALIASES.get(name, name)
         if area in ("", "models") and name == "Sequential":

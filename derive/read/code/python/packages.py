@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...source import MAX_TEXT, SourceError, parse_module
 from .frame import Frame
-from .values import Class, Function, Ref
+from .values import Class, Function, Ref, Refused, UserRaise
 
 if TYPE_CHECKING:
     from .core import Core
 
-__all__ = ["MAX_MODULES", "MAX_HOPS", "locate", "package_value", "unread", "absolute"]
+__all__ = ["MAX_MODULES", "MAX_HOPS", "locate", "package_value", "from_package", "unread", "absolute"]
 
 #: Modules of installed packages read for one model at most.
 MAX_MODULES = 24
@@ -173,6 +173,41 @@ def package_value(core: Core, path: str) -> Any:
             continue
         return found if isinstance(found, (Class, Function)) else None
     return None
+
+
+def from_package(
+    core: Core, path: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+) -> tuple[Any, str | None]:
+    """Call ``path`` as its installed package's source defines it: ``(value, None)``, or ``(None, why)``
+    when derive cannot (the package is not installed as source, the name is not a class or function
+    there, or its code goes where the reader does not: the refusal, named).
+
+    Parameters
+    ----------
+    core : Core
+    path : str
+        The dotted name called (``"torchcrf.CRF"``).
+    args : list
+    kwargs : dict
+    node : ast.AST
+        The call.
+
+    Returns
+    -------
+    tuple
+        The call's value and None, or None and the words of the refusal.
+    """
+    found = package_value(core, path)
+    if found is None:
+        return None, unread(path)
+    partial, core.partial = core.partial, False  # a package's layer is read whole, or not counted whole
+    try:
+        return core.call(found, args, kwargs, node), None
+    except (Refused, UserRaise) as stopped:
+        module = path.rpartition(".")[0] or path
+        return None, f"imported from {module}, whose source derive reads but cannot follow ({stopped})"
+    finally:
+        core.partial = partial
 
 
 def absolute(frame: Frame, node: ast.ImportFrom) -> str:

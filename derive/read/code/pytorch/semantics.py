@@ -22,7 +22,7 @@ import sympy
 from ....engine.constructors import lookup
 from ..python.frame import source_of
 from ..python.imported import class_name, registered
-from ..python.packages import package_value, unread
+from ..python.packages import from_package
 from ..python.semantics import Semantics
 from ..python.values import Class, Ref, Unknown
 from .merge import TorchMerge
@@ -142,11 +142,11 @@ class TorchSemantics(RegisteredRules, TorchMerge, ModuleRules, Semantics):
         made = self.call_registered(core, ref, args, kwargs, node)
         if made is not NotImplemented:
             return made
-        found = package_value(core, path)
-        if found is not None:
-            return core.call(found, args, kwargs, node)
+        made, why = from_package(core, path, args, kwargs, node)
+        if why is None:
+            return made
         self.handed_over(core, written, [*args, *kwargs.values()], node)
-        return Unknown(written, unread(path), node.lineno, "module")
+        return Unknown(written, why, node.lineno, "module")
 
     def construct(self, core: Core, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> ModObj:
         """A registered ``torch.nn`` class made with the code's arguments.
