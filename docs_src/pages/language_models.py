@@ -131,7 +131,7 @@ RELEASED: dict[str, Released] = {
     "lfm3-1.7b": Released(
         "LiquidAI/LFM3-1.7B",
         {"model_type": "lfm3"},  # Lfm3Config's defaults are this model (configuration_lfm3.py's auto_docstring checkpoint)
-        "1.7B (its name)", "`Lfm3Config`'s docstring (`configuration_lfm3.py`), which names this checkpoint"),
+        "1.7B", "its name; `Lfm3Config`'s docstring names it"),
     "qwen4-exp-defaults": Released(
         "Qwen4ExpTextConfig() with an indexer",
         # Qwen4ExpTextConfig's defaults; its indexed-attention layers need the QSA indexer's keys, which it leaves
