@@ -1,7 +1,8 @@
 """The "Language models" pages: one per family of transformers' decoder LMs (hybrid attention +
 recurrent mixers + experts, and the plain-attention baselines), and memory against context length.
 
-Each family page shows, for its released model: the layer pattern read from the config, each kind
+Each family page shows, for its released model (or, where no released config could be checked, the
+config class's defaults, said to be no release): the layer pattern read from the config, each kind
 of layer's tensors in transformers' names, the total and the parameters a token uses, and what a
 sequence costs to keep (the recurrent state, constant in the sequence's length, and the keys and
 values it grows by per token). Every number is computed by :func:`derive.explain` and
@@ -71,7 +72,8 @@ class Released:
 
 #: Released models, keyed by a short id. Configs as their config.json files set the keys that shape
 #: them (transformers 5.23.0's config classes default to several of them: each class's docstring
-#: names the checkpoint its defaults reproduce).
+#: names the checkpoint its defaults reproduce). Where no released config of a family could be
+#: checked, its config class's defaults stand in, ``published`` None: the page says it is no release.
 RELEASED: dict[str, Released] = {
     "llama-2-7b": Released(
         "meta-llama/Llama-2-7b-hf",
@@ -455,6 +457,7 @@ def family_context(family: Family) -> dict:
     assert report.parts is not None, key  # every tensor of a family placed (tests/families: test_parts_*)
     parts = [{"part": p["part"], "parameters": number(p["parameters"]), "active": number(p["active"]),
               "share": f"{100 * p['parameters'] / report.total:.1f} %"} for p in report.parts]  # fmt: skip
+    rows = [_row(k) for k in family.released]
     return {
         "family": family,
         "example": _row(key),
@@ -464,7 +467,7 @@ def family_context(family: Family) -> dict:
         "pattern": "".join(kinds[i]["letter"] for i in pattern),
         "kinds": kinds,
         "outside": _outside_layers(report),
-        "rows": (rows := [_row(k) for k in family.released]),
+        "rows": rows,
         "notes": [r for r in rows if r["note"]],
         "defaults": [r for r in rows if r["published"] is None],
     }

@@ -118,3 +118,23 @@ def test_memory_page_reproduces_the_jamba_paper() -> None:
     context = lm.memory_context()
     assert (context["jamba_kv"], context["mixtral"], context["llama"]) == ("4", "32", "128")
     assert context["svg"].startswith('<svg role="img" aria-label=') and "#000000" not in context["svg"]
+
+
+def test_the_notes_hold_on_the_live_models() -> None:
+    """What the pages' notes say of a published figure, on transformers' models: MiniMax-M1's 45.9B active
+    is its active count less the embedding and the untied head; Kimi-Linear's card rounds 49.1B and 3.48B
+    (2.73B without the embedding and the head)."""
+
+    def embedding_and_head(live) -> int:  # type: ignore[no-untyped-def]
+        return live.get_input_embeddings().weight.numel() + live.get_output_embeddings().weight.numel()
+
+    minimax = _built("minimax-m1")
+    assert round((hf_live.active(minimax) - embedding_and_head(minimax)) / 1e8) == 459
+    assert round(embedding_and_head(minimax) / 1e7) == 246
+    kimi = _built("kimi-linear-48b-a3b")
+    assert round(hf_live.total(kimi) / 1e8) == 491
+    assert round(hf_live.active(kimi) / 1e7) == 348
+    assert round(embedding_and_head(kimi) / 1e7) == 75
+    assert round((hf_live.active(kimi) - embedding_and_head(kimi)) / 1e7) == 273
+    for key in ("minimax-m1", "kimi-linear-48b-a3b"):
+        assert lm.RELEASED[key].note, key
