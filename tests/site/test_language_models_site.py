@@ -3,9 +3,10 @@
 Each released model the pages show is built by ``AutoModelForCausalLM.from_config`` on the ``meta``
 device: every tensor's name and shape, the total and the active count (each fused ``experts`` tensor
 at ``num_experts_per_tok`` of its experts) are read off it. It is then run there, in bf16, with
-``use_cache=True`` on one and on two tokens: the bytes of every tensor its cache holds (and every
-state a module keeps) give the state per sequence (constant in T) and the keys and values per
-token. The attention-only models are run at every context length of the memory page (a meta run
+``use_cache=True`` on one token, then a second decoded as ``generate`` does: the bytes of every
+tensor its cache holds (and every state a module keeps) after each give the state per sequence
+(constant in T) and the keys and values per token. The attention-only models are run at every
+context length of the memory page (a meta run
 costs no memory). Nothing expected here is read off derive.
 """
 
@@ -35,6 +36,7 @@ def _built(key: str, dtype: str = "bfloat16"):  # type: ignore[no-untyped-def]
 
 @functools.cache
 def _held(model, tokens: int) -> int:  # type: ignore[no-untyped-def]
+    """The bytes the cache holds after a prefill of ``tokens`` tokens."""
     import torch
     import torch.fx.experimental._config as fx_config
 
@@ -43,6 +45,18 @@ def _held(model, tokens: int) -> int:  # type: ignore[no-untyped-def]
     # test_qwen4_exp.py measures that cache on the CPU).
     with fx_config.patch(meta_nonzero_assume_all_nonzero=True), torch.device("meta"):
         return sum(cache_live.cache_bytes(model, 1, tokens).values())
+
+
+@functools.cache
+def _one_and_two(model) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """The bytes the cache holds after one token and after a second, decoded as ``generate`` does (one run:
+    the recurrent layers' chunked prefill, slow on the meta device, done once)."""
+    import torch
+    import torch.fx.experimental._config as fx_config
+
+    with fx_config.patch(meta_nonzero_assume_all_nonzero=True), torch.device("meta"):
+        one, two = cache_live.cache_bytes_each(model, 1, 1, 1)
+    return sum(one.values()), sum(two.values())
 
 
 @pytest.mark.parametrize("key", list(lm.RELEASED))
@@ -59,7 +73,7 @@ def test_released_model_as_transformers_builds_it(key: str) -> None:
 @pytest.mark.parametrize("key", list(lm.RELEASED))
 def test_released_model_cache_as_transformers_holds_it(key: str) -> None:
     live = _built(key)
-    one, two = _held(live, 1), _held(live, 2)
+    one, two = _one_and_two(live)
     derived = cost(lm.released(key), 1, 1, "bfloat16")
     assert two - one == derived.kv_bytes_per_token
     assert 2 * one - two == derived.state_bytes
@@ -71,7 +85,7 @@ def test_family_pages_show_the_live_numbers() -> None:
         context = lm.family_context(family)
         for row in context["rows"]:
             live = _built(row["key"])
-            one, two = _held(live, 1), _held(live, 2)
+            one, two = _one_and_two(live)
             shown = {k: int(row[k].replace(",", "")) for k in ("total", "active", "state", "kv")}
             assert shown == {"total": hf_live.total(live), "active": hf_live.active(live),
                              "state": 2 * one - two, "kv": two - one}, (family.key, row["key"])  # fmt: skip
@@ -109,7 +123,7 @@ def test_memory_rows_of_the_recurrent_models() -> None:
     rows = {r["key"]: r for r in lm.memory_context()["rows"]}
     for key in set(lm.MEMORY_MODELS) - set(ATTENTION_ONLY) - {"recurrentgemma-2b"}:
         live = _built(key)
-        one, two = _held(live, 1), _held(live, 2)
+        one, two = _one_and_two(live)
         assert rows[key]["cache"] == [2 * one - two + (two - one) * t for t in lm.CONTEXTS], key
 
 
