@@ -46,11 +46,11 @@ CONFIGS = {
     "mamba-2.8b-hf": {"model_type": "mamba", "vocab_size": 50280, "hidden_size": 2560, "num_hidden_layers": 64},
     "Mamba2Config()": {"model_type": "mamba2"},
     "falcon_mamba 64 layers": {"model_type": "falcon_mamba", "hidden_size": 2048, "num_hidden_layers": 64},
-} | {r.name: dict(r.config) for key, r in RELEASED.items() if key != "mamba-2.8b"}
+} | {r.name: dict(r.config) for key, r in RELEASED.items() if key != "mamba-2.8b" and r.published is not None}
 #: Tokens of the sequence whose cache is measured (a meta run loops over them in the recurrent layers).
 CACHE_TOKENS = 256
-#: Configs whose cache is measured too: the language models.
-CACHED = {r.name for key, r in RELEASED.items() if key != "mamba-2.8b"}
+#: Configs whose cache is measured too: the released language models (not a config class's defaults).
+CACHED = {r.name for key, r in RELEASED.items() if key != "mamba-2.8b" and r.published is not None}
 
 
 def best_of(repeats: int, function) -> float:

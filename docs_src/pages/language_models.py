@@ -1,7 +1,8 @@
 """The "Language models" pages: one per family of transformers' decoder LMs (hybrid attention +
 recurrent mixers + experts, and the plain-attention baselines), and memory against context length.
 
-Each family page shows, for its released model: the layer pattern read from the config, each kind
+Each family page shows, for its released model (or, where no released config could be checked, the
+config class's defaults, said to be no release): the layer pattern read from the config, each kind
 of layer's tensors in transformers' names, the total and the parameters a token uses, and what a
 sequence costs to keep (the recurrent state, constant in the sequence's length, and the keys and
 values it grows by per token). Every number is computed by :func:`derive.explain` and
@@ -52,21 +53,27 @@ class Released:
         The Hub's name, e.g. ``"ai21labs/Jamba-v0.1"``.
     config : mapping
         Its ``config.json``'s shape keys, with ``model_type``.
-    published : str
-        The size its authors publish (``"52B total, 12B active"``).
+    published : str or None
+        The size its authors publish (``"52B total, 12B active"``); None for a config class's defaults
+        that no released model is known to have (the page says so).
     source : str
-        Where: a paper or model card (Markdown link).
+        Where: a paper or model card (Markdown link); for defaults, the config class.
+    note : str
+        Why derive's count differs from the published one, where it does (Markdown; shown under the
+        page's table).
     """
 
     name: str
     config: Mapping[str, Any]
-    published: str
+    published: str | None
     source: str
+    note: str = ""
 
 
 #: Released models, keyed by a short id. Configs as their config.json files set the keys that shape
 #: them (transformers 5.23.0's config classes default to several of them: each class's docstring
-#: names the checkpoint its defaults reproduce).
+#: names the checkpoint its defaults reproduce). Where no released config of a family could be
+#: checked, its config class's defaults stand in, ``published`` None: the page says it is no release.
 RELEASED: dict[str, Released] = {
     "llama-2-7b": Released(
         "meta-llama/Llama-2-7b-hf",
@@ -119,6 +126,81 @@ RELEASED: dict[str, Released] = {
         "Zyphra/Zamba2-2.7B",
         {"model_type": "zamba2", "num_mem_blocks": 2, "n_mamba_heads": 80},
         "2.7B", "[Zamba2 suite](https://arxiv.org/abs/2411.15242)"),
+    "zamba-7b": Released(
+        "Zyphra/Zamba-7B-v1",
+        {"model_type": "zamba"},  # ZambaConfig's defaults are this model (configuration_zamba.py; 76 layers, 13 hybrid)
+        "7B", "[Zamba](https://arxiv.org/abs/2405.16712)"),
+    "lfm3-1.7b": Released(
+        "LiquidAI/LFM3-1.7B",
+        {"model_type": "lfm3"},  # Lfm3Config's defaults are this model (configuration_lfm3.py's auto_docstring checkpoint)
+        "1.7B", "its name; `Lfm3Config`'s docstring names it"),
+    "qwen4-exp-defaults": Released(
+        "Qwen4ExpTextConfig() with an indexer",
+        # Qwen4ExpTextConfig's defaults; its indexed-attention layers need the QSA indexer's keys, which it leaves
+        # unset: these are the smallest its checks accept at the default head width (tests/families/test_qwen4_exp.py)
+        {"model_type": "qwen4_exp_text", "indexer_n_heads": 1, "indexer_kv_heads": 1, "indexer_head_dim": 256,
+         "indexer_budget": 4, "indexer_compress_ratio": 2},
+        None, "`Qwen4ExpTextConfig` (`configuration_qwen4_exp.py`) — no released config of `Qwen/Qwen4-Exp`, "
+        "which its docstring names, could be checked; the indexer's five keys are chosen, not read"),
+    "minimax-m1": Released(
+        "MiniMax-AI/MiniMax-M1",
+        # config.json of github.com/MiniMax-AI/MiniMax-M1 (MiniMax-Text-01's architecture): its attn_type_list
+        # (0 lightning, 1 softmax attention) as transformers' layer_types; rotary_dim 64 (RoPE on half of each
+        # head) shapes only buffers; shared_intermediate_size 0 (no shared expert), postnorm and its alphas none
+        {"model_type": "minimax", "vocab_size": 200064, "hidden_size": 6144, "intermediate_size": 9216,
+         "num_hidden_layers": 80, "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128,
+         "num_local_experts": 32, "num_experts_per_tok": 2, "tie_word_embeddings": False,
+         "layer_types": (["linear_attention"] * 7 + ["full_attention"]) * 10},
+        "456B total, 45.9B active", "[MiniMax-M1 README](https://github.com/MiniMax-AI/MiniMax-M1)",
+        "The 45.9B a token uses leave out the embedding and the untied head (2 × 200,064 × 6,144 = 2.46B): "
+        "transformers' model and derive count them as used by every token."),
+    "kimi-linear-48b-a3b": Released(
+        "moonshotai/Kimi-Linear-48B-A3B-Instruct",
+        # its config.json (as its quantized copies and Megatron-Bridge's Kimi-Linear test repeat it): the layer
+        # pattern in linear_attn_config (1-indexed), which transformers reads
+        {"model_type": "kimi_linear", "vocab_size": 163840, "hidden_size": 2304, "intermediate_size": 9216,
+         "moe_intermediate_size": 1024, "num_hidden_layers": 27, "num_attention_heads": 32,
+         "num_key_value_heads": 32, "kv_lora_rank": 512, "q_lora_rank": None, "qk_nope_head_dim": 128,
+         "qk_rope_head_dim": 64, "v_head_dim": 128, "num_experts": 256, "num_experts_per_token": 8,
+         "num_shared_experts": 1, "first_k_dense_replace": 1, "tie_word_embeddings": False,
+         "linear_attn_config": {"full_attn_layers": [4, 8, 12, 16, 20, 24, 27],
+                                "kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
+                                "head_dim": 128, "num_heads": 32, "short_conv_kernel_size": 4}},
+        "48B total, 3B active", "[model card](https://huggingface.co/moonshotai/Kimi-Linear-48B-A3B-Instruct)",
+        "The card rounds: 49.1B in all; of the 3.48B a token uses, 0.75B are the embedding and the untied head "
+        "(2 × 163,840 × 2,304), 2.73B without them."),
+    "bailing-hybrid-defaults": Released(
+        "BailingHybridConfig()",
+        {"model_type": "bailing_hybrid"},
+        None, "`BailingHybridConfig` (`configuration_bailing_hybrid.py`) — its docstring names "
+        "`inclusionAI/Ling-3.0-Flash`, whose config.json could not be checked"),
+    "olmo-hybrid-defaults": Released(
+        "OlmoHybridConfig()",
+        {"model_type": "olmo_hybrid"},
+        None, "`OlmoHybridConfig` (`configuration_olmo_hybrid.py`) — its docstring calls it similar to "
+        "`allenai/Olmo-Hybrid-7B`, whose config.json could not be checked"),
+    "falcon-h1-0.5b": Released(
+        "tiiuae/Falcon-H1-0.5B-Instruct",
+        # its config.json's shape keys, as Megatron-Bridge's Falcon-H1 test copies it (FALCON_H1_500M_CONFIG;
+        # transformers' doc table: 36 layers, 1,024 wide, 8 + 2 heads, 24 Mamba heads of 64, state 128); the copy
+        # leaves out mamba_d_ssm: 24 × 64, the only width FalconH1Config's validate_architecture accepts
+        {"model_type": "falcon_h1", "vocab_size": 32784, "hidden_size": 1024, "intermediate_size": 2048,
+         "num_hidden_layers": 36, "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
+         "mamba_d_ssm": 1536, "mamba_n_heads": 24, "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128,
+         "mamba_d_conv": 4, "mamba_expand": 2, "mamba_conv_bias": True, "mamba_proj_bias": False,
+         "mamba_rms_norm": False, "projectors_bias": False, "attention_bias": False, "mlp_bias": False,
+         "tie_word_embeddings": False},
+        "0.5B", "[Falcon-H1](https://arxiv.org/abs/2507.22448)"),
+    "granite-4.0-h-small": Released(
+        "ibm-granite/granite-4.0-h-small",
+        # its config.json's shape keys (as tests/families/test_granitemoehybrid.py holds them); the four
+        # attention layers at 5, 15, 25, 35 (its layer_types; positions change no count)
+        {"model_type": "granitemoehybrid", "vocab_size": 100352, "hidden_size": 4096, "num_hidden_layers": 40,
+         "num_attention_heads": 32, "num_key_value_heads": 8, "num_local_experts": 72, "num_experts_per_tok": 10,
+         "shared_intermediate_size": 1536, "intermediate_size": 768, "mamba_d_state": 128, "mamba_d_conv": 4,
+         "mamba_expand": 2, "tie_word_embeddings": True,
+         "layer_types": ["attention" if i % 10 == 5 else "mamba" for i in range(40)]},
+        "32B total, 9B active", "[model card](https://huggingface.co/ibm-granite/granite-4.0-h-small)"),
     "gpt2": Released(
         "openai-community/gpt2",
         {"model_type": "gpt2"},  # GPT2Config's defaults are GPT-2 small
@@ -165,16 +247,24 @@ FAMILIES: tuple[Family, ...] = (
            "`attn_layer_period`, at `attn_layer_offset`) and replaces every `expert_layer_period`-th MLP by "
            "a mixture of experts, of which a token visits `num_experts_per_tok`.",
            ("jamba-v0.1",)),
-    Family("qwen3-next", "Qwen3-Next and Qwen3.5", ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"),
-           "models/qwen3_next/modeling_qwen3_next.py",
+    Family("qwen3-next", "Qwen3-Next, Qwen3.5 and Qwen4-Exp",
+           ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen4_exp_text"),
+           "models/qwen3_next/modeling_qwen3_next.py, models/qwen4_exp/modeling_qwen4_exp.py",
            "Qwen3-Next alternates three Gated DeltaNet layers (linear attention with a delta rule, whose "
            "state is a matrix per head) with one gated full-attention layer (`layer_types`), each followed by "
-           "a mixture of many small experts and one shared expert.",
-           ("qwen3-next-80b-a3b",)),
-    Family("lfm2", "LFM2", ("lfm2", "lfm2_moe"), "models/lfm2/modeling_lfm2.py, models/lfm2_moe/modeling_lfm2_moe.py",
+           "a mixture of many small experts and one shared expert. Qwen4-Exp keeps that pattern "
+           "(`full_attention_interval`), gives its attention layers a QSA token indexer (`indexer_*` keys) and "
+           "replaces the layer norms by hyper-connections: `hc_count` residual streams mixed before and after "
+           "each block.",
+           ("qwen3-next-80b-a3b", "qwen4-exp-defaults")),
+    Family("lfm2", "LFM2 and LFM3", ("lfm2", "lfm2_moe", "lfm3"),
+           "models/lfm2/modeling_lfm2.py, models/lfm2_moe/modeling_lfm2_moe.py, models/lfm3/modeling_lfm3.py",
            "Liquid's LFM2 mixes gated short convolutions (a state of `conv_L_cache` − 1 inputs) with grouped-query "
-           "attention (`layer_types`); LFM2-MoE adds experts after its first dense layers.",
-           ("lfm2-8b-a1b",)),
+           "attention (`layer_types`); LFM2-MoE adds experts after its first dense layers. LFM3 keeps the "
+           "convolutions and makes some attention layers sliding-window (`\"sliding_attention\"` in "
+           "`layer_types`, keeping the last `sliding_window` tokens), gates each attention head and adds "
+           "sandwich norms.",
+           ("lfm2-8b-a1b", "lfm3-1.7b")),
     Family("xlstm", "xLSTM", ("xlstm",), "models/xlstm/modeling_xlstm.py",
            "xLSTM-7B stacks mLSTM blocks only: matrix memory per head, no attention, so its cache is constant "
            "in the sequence's length.",
@@ -188,11 +278,52 @@ FAMILIES: tuple[Family, ...] = (
            "attention, `-` an MLP, `E` a mixture of experts — each a layer of its own, so only the `*` layers "
            "keep keys and values (serving engines that gave every layer a KV cache over-counted it 8–10×).",
            ("nemotron-h-8b",)),
-    Family("zamba2", "Zamba2", ("zamba2",), "models/zamba2/modeling_zamba2.py",
+    Family("zamba2", "Zamba and Zamba2", ("zamba", "zamba2"),
+           "models/zamba2/modeling_zamba2.py, models/zamba/modeling_zamba.py",
            "Zyphra's Zamba2 is a Mamba-2 stack into which a few *shared* transformer blocks are invoked again "
            "and again, each call with its own LoRA adapters: the shared weights count once, but every call "
-           "keeps its own keys and values.",
-           ("zamba2-2.7b",)),
+           "keeps its own keys and values. Zamba (v1) did it first, with Mamba layers of `n_mamba_heads` "
+           "heads and one shared block, run at every `hybrid` layer of `layers_block_type` (tied whole to "
+           "the first with `tie_word_embeddings`).",
+           ("zamba2-2.7b", "zamba-7b")),
+    Family("falcon-h1", "Falcon-H1", ("falcon_h1",), "models/falcon_h1/modeling_falcon_h1.py",
+           "TII's Falcon-H1 runs attention and a Mamba-2 mixer *side by side* in every layer and adds their "
+           "outputs: there is no pattern to read, each layer keeps keys and values and a recurrent state. Its "
+           "μP multipliers (`*_multiplier`, `ssm_multipliers`) are numbers and a buffer, no parameter.",
+           ("falcon-h1-0.5b",)),
+    Family("granite-4-hybrid", "Granite 4.0-H", ("granitemoehybrid",),
+           "models/granitemoehybrid/modeling_granitemoehybrid.py",
+           "IBM's Granite 4.0-H models put a Mamba-2 or an attention mixer in each layer by `layer_types` "
+           "(`mamba` or `attention`; nine Mamba-2 layers to one attention layer in H-Small), and follow every "
+           "mixer by a mixture of `num_local_experts` experts and a shared MLP of `shared_intermediate_size`, "
+           "always active. No rotary embedding unless `position_embedding_type` is `rope`: Granite 4.0-H's attention "
+           "layers have none.",
+           ("granite-4.0-h-small",)),
+    Family("kimi-linear", "Kimi-Linear and Ling 3.0", ("kimi_linear", "bailing_hybrid"),
+           "models/kimi_linear/modeling_kimi_linear.py, models/bailing_hybrid/modeling_bailing_hybrid.py",
+           "Moonshot's Kimi-Linear interleaves Kimi Delta Attention (a delta rule with a forget gate per "
+           "channel, its state a matrix per head) with multi-head latent attention (MLA, caching a compressed "
+           "latent per token), three to one; its released config lists the layers in `linear_attn_config` "
+           "(`kda_layers`, `full_attn_layers`, counted from 1), or `layer_types` does. Every layer after the "
+           "first `first_k_dense_replace` has DeepSeek-style experts with a shared expert. inclusionAI's "
+           "Bailing-hybrid (Ling 3.0) builds the same from KDA and gated MLA, attention closing every group of "
+           "`layer_group_size` layers.",
+           ("kimi-linear-48b-a3b", "bailing-hybrid-defaults")),
+    Family("minimax", "MiniMax", ("minimax",), "models/minimax/modeling_minimax.py",
+           "MiniMax-01's architecture puts one softmax-attention layer after every seven lightning-attention "
+           "layers (linear attention computed in blocks of `block_size`, its state a matrix per head), each "
+           "followed by a mixture of `num_local_experts` experts of which a token visits "
+           "`num_experts_per_tok`. transformers reads the pattern from `layer_types`; the released config's "
+           "`attn_type_list` says the same (0 lightning, 1 softmax). Its cache keeps *every* token of the "
+           "attention layers: `MiniMaxCache` is made without the config, so a `sliding_window` shapes only the "
+           "mask.",
+           ("minimax-m1",)),
+    Family("olmo-hybrid", "OLMo-hybrid", ("olmo_hybrid",), "models/olmo_hybrid/modeling_olmo_hybrid.py",
+           "Ai2's OLMo-hybrid replaces three attention layers in four by Gated DeltaNet (`layer_types`; by "
+           "default attention at every fourth layer), with a dense MLP in every layer and OLMo 2's QK-norms "
+           "over all heads. No released config could be checked here: the page shows `OlmoHybridConfig()`'s "
+           "own defaults.",
+           ("olmo-hybrid-defaults",)),
     Family("transformers", "Transformer baselines", ("llama", "mistral", "qwen2", "mixtral", "gemma2", "gemma3_text", "gpt2"),
            "models/llama/modeling_llama.py and its kin",
            "Plain decoder Transformers, the baseline the hybrids are measured against: every layer keeps "
@@ -301,7 +432,7 @@ def _row(key: str) -> dict:
     r = RELEASED[key]
     report = released(key)
     c = cost(report, 1, 1, DTYPE)
-    return {"key": key, "name": r.name, "published": r.published, "source": r.source,
+    return {"key": key, "name": r.name, "published": r.published, "source": r.source, "note": r.note,
             "total": number(report.total), "active": number(report.active),
             "state": number(c.state_bytes), "kv": number(c.kv_bytes_per_token),
             "model_type": r.config["model_type"]}  # fmt: skip
@@ -326,6 +457,7 @@ def family_context(family: Family) -> dict:
     assert report.parts is not None, key  # every tensor of a family placed (tests/families: test_parts_*)
     parts = [{"part": p["part"], "parameters": number(p["parameters"]), "active": number(p["active"]),
               "share": f"{100 * p['parameters'] / report.total:.1f} %"} for p in report.parts]  # fmt: skip
+    rows = [_row(k) for k in family.released]
     return {
         "family": family,
         "example": _row(key),
@@ -335,7 +467,9 @@ def family_context(family: Family) -> dict:
         "pattern": "".join(kinds[i]["letter"] for i in pattern),
         "kinds": kinds,
         "outside": _outside_layers(report),
-        "rows": [_row(k) for k in family.released],
+        "rows": rows,
+        "notes": [r for r in rows if r["note"]],
+        "defaults": [r for r in rows if r["published"] is None],
     }
 
 

@@ -64,12 +64,20 @@ SECTIONS = {
 #: What a page answers, one line, for the sections whose pages derive's registries do not describe.
 ABOUT = {
     "language-models/jamba.md": "Mamba layers, one attention layer in eight, experts in every other layer.",
-    "language-models/qwen3-next.md": "Gated DeltaNet and gated attention, 3 to 1, with many small experts.",
-    "language-models/lfm2.md": "Gated short convolutions and grouped-query attention; LFM2-MoE's experts.",
+    "language-models/qwen3-next.md": "Gated DeltaNet and gated attention, 3 to 1, with many small experts; "
+    "Qwen4-Exp's indexer and hyper-connections.",
+    "language-models/lfm2.md": "Gated short convolutions and grouped-query attention; LFM2-MoE's experts, "
+    "LFM3's sliding windows.",
     "language-models/xlstm.md": "mLSTM blocks only: a cache constant in the sequence's length.",
     "language-models/bamba.md": "Mamba-2 layers with attention at three places.",
     "language-models/nemotron-h.md": "Mamba-2, attention and MLP layers spelled out in a pattern string.",
-    "language-models/zamba2.md": "Mamba-2 with shared transformer blocks invoked again, each call with LoRA adapters.",
+    "language-models/zamba2.md": "Mamba-2 with shared transformer blocks invoked again, each call with LoRA adapters; "
+    "Zamba's one shared block.",
+    "language-models/falcon-h1.md": "Attention and Mamba-2 side by side in every layer.",
+    "language-models/granite-4-hybrid.md": "Mamba-2 and attention, 9 to 1, experts and a shared MLP in every layer.",
+    "language-models/kimi-linear.md": "Kimi Delta Attention and latent attention, 3 to 1, with DeepSeek-style experts.",
+    "language-models/minimax.md": "Lightning attention and softmax attention, 7 to 1, experts in every layer.",
+    "language-models/olmo-hybrid.md": "Gated DeltaNet and attention, 3 to 1, with a dense MLP.",
     "language-models/transformers.md": "Llama, Mistral, Mixtral, GPT-2: the KV cache that grows with every token.",
     "language-models/memory.md": "The cache a sequence keeps against its length, for released models, plotted.",
     "questions/bidirectional-more-than-twice.md": "Layer 1 of a bidirectional stack reads both directions of "

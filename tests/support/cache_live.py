@@ -76,6 +76,11 @@ def cache_bytes(built: Any, batch: int, prefill: int, steps: int = 0, seed: int 
         ``{"bfloat16": ..., "float32": ..., "int64": ...}``: every tensor of the cache object and
         every state tensor a module holds (``numel() * element_size()``), each once.
     """
+    return cache_bytes_each(built, batch, prefill, steps, seed)[-1]
+
+
+def cache_bytes_each(built: Any, batch: int, prefill: int, steps: int = 0, seed: int = 0) -> list[dict[str, int]]:
+    """:func:`cache_bytes` after the prefill and after each step, from one run (the prefill done once)."""
     import torch
     from transformers import DynamicCache
 
@@ -84,15 +89,23 @@ def cache_bytes(built: Any, batch: int, prefill: int, steps: int = 0, seed: int 
     ids = torch.randint(0, vocab, (batch, prefill + steps))
     before = module_states(built)  # references held: a freed tensor's id may be reused
     key = cache_key(built)
+    held = []
     with torch.no_grad():
         out = built(input_ids=ids[:, :prefill], use_cache=True)
         cache = getattr(out, key, None)
         if cache is None:  # the model keeps its cache only when handed one (RecurrentGemma, as generate does)
             cache = DynamicCache(config=built.config)
             out = built(input_ids=ids[:, :prefill], use_cache=True, **{key: cache})
+        held.append(_held(built, cache, before))
         for t in range(prefill, prefill + steps):
             out = built(input_ids=ids[:, t : t + 1], use_cache=True, **{key: cache})
             cache = getattr(out, key, None) if getattr(out, key, None) is not None else cache
+            held.append(_held(built, cache, before))
+    return held
+
+
+def _held(built: Any, cache: Any, before: dict[tuple[str, str], Any]) -> dict[str, int]:
+    """Bytes of every tensor of ``cache`` and every state a module of ``built`` holds beyond ``before``, by dtype."""
     found: list[Any] = []
     _walk(cache, set(), found)
     found += [v for path, v in module_states(built).items() if v is not before.get(path)]
