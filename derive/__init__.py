@@ -22,8 +22,10 @@ independent stacks is the extra input columns of every layer above the first.
 """
 
 from . import _moved, blocks, cells, families, frameworks  # noqa: F401  (the registries: cells, frameworks, blocks, families and their constructors)
+from .analysis.cost import cost
 from .analysis.difference import compare
 from .analysis.solving import solve
+from .analysis.vectorize import vectorize
 from .engine import conventions, stack, wirings
 from .engine.stack import Stack
 from .engine.symbols import H, I, L, P, T, size_symbols
@@ -52,6 +54,8 @@ __all__ = [
     # questions
     "solve",
     "compare",
+    "cost",
+    "vectorize",
     # modules
     "cells",
     "conventions",
