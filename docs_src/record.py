@@ -67,16 +67,24 @@ def _sources(*texts: str) -> str:
 
 
 def _libraries() -> dict[str, Library]:
-    from derive.blocks import griffin, rwkv, rwkv6, rwkv7  # importing derive.blocks registers every block
+    import derive.families  # noqa: F401  (registers every language-model family's config reader)
+    from derive.blocks import (
+        CONFIG_MODELS,
+        griffin,
+        rwkv,
+        rwkv6,
+        rwkv7,
+    )  # importing derive.blocks registers every block
     from derive.engine.constructors import CONSTRUCTORS
 
     def cited(key: str) -> str:
         return _sources(*(c.source for (fw, _), c in CONSTRUCTORS.items() if fw == key))
 
+    # every model type derive reads from a config is transformers' but those of the block libraries below
+    transformers_models = tuple(sorted(set(CONFIG_MODELS) - {"mamba_ssm", "rwkv6", "rwkv7"}))
     found = [
-        Library("transformers", "transformers (Mamba, FalconMamba, Mamba-2, RWKV-4, RecurrentGemma)",
-                ("transformers",), models=("mamba", "falcon_mamba", "mamba2", "rwkv", "recurrent_gemma", "llama",
-                                           "mistral", "qwen2", "mixtral", "jamba", "gemma2", "gemma3_text", "gpt2")),
+        Library("transformers", "transformers (Mamba, FalconMamba, Mamba-2, RWKV-4, RecurrentGemma and the language models)",
+                ("transformers",), models=transformers_models),
         Library("mamba_ssm", "mamba_ssm (Mamba, Mamba-2)", ("mamba-ssm",), "ssm", models=("mamba_ssm",)),
         Library("fla", "flash-linear-attention (RWKV-6/7, GLA, RetNet, HGRN, DeltaNet)",
                 ("flash-linear-attention", "fla-core"), "ssm", models=("rwkv6", "rwkv7")),
