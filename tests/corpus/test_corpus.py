@@ -59,6 +59,7 @@ class Question:
     options: tuple[str, ...] = ()
     note: str = ""
     given: dict | None = None
+    needs: str = ""
     xfail: str = ""
 
     @property
@@ -255,6 +256,14 @@ def test_question(q: Question, tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- the corpus itself
 
+#: The packages the test extra pins (pyproject.toml), by distribution name.
+PINS = {
+    re.split(r"[=<>\[; ]", spec, maxsplit=1)[0].lower()
+    for spec in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]["test"]
+}
+
 
 def test_every_question_is_well_formed() -> None:
     ids = [q.id for q in QUESTIONS]
@@ -265,6 +274,7 @@ def test_every_question_is_well_formed() -> None:
         assert q.truth["kind"] in corpus_truth.BUILDERS, q.id
         assert q.input.strip() and q.title.strip(), q.id
         assert not q.xfail or q.xfail.startswith("issue 26: "), q.id
+        assert not q.needs or q.needs in PINS, (q.id, q.needs)  # a package the test environment installs
 
 
 def test_the_corpus_spans_every_form_and_interface() -> None:
