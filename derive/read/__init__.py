@@ -164,9 +164,11 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     if isinstance(obj, os.PathLike) or (isinstance(obj, str) and _looks_like_path(obj)):
         path = os.fspath(obj)
         if path.endswith(".py"):
+            from .code.python.packages import beside
             from .files.checkpoints import read_text
 
-            return explain_code(read_text(path), framework, input_dim, partial)
+            with beside(path):  # the modules of the user's own beside the file, found first as Python does
+                return explain_code(read_text(path), framework, input_dim, partial)
         from .files.checkpoints import explain_file
 
         return explain_file(path)

@@ -51,7 +51,7 @@ def test_a_bilstm_crf_with_torchcrf_as_torch_builds_it() -> None:
     report = derive.explain(BILSTM_CRF)
     assert report.total == sum(p.numel() for p in real.parameters())
     assert _derived_rows(report) == _torch_rows(real)
-    assert any("torchcrf read from its installed source" in note for note in report.notes)
+    assert any("torchcrf read from its source" in note for note in report.notes)
 
 
 PACKAGE = {
@@ -146,3 +146,22 @@ def test_the_standard_library_and_compiled_modules_are_not_read() -> None:
     assert locate("not an identifier") is None
     found = locate("torchcrf")
     assert found is None or found.name == "__init__.py"
+
+
+def test_a_module_of_ones_own_beside_the_file_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``model.py`` imports ``blocks.py`` beside it, as Python finds it when the file is run."""
+    (tmp_path / "blocks.py").write_text(
+        "from torch import nn\n\nclass Gate(nn.Module):\n    def __init__(self, d):\n"
+        "        super().__init__()\n        self.proj = nn.Linear(d, 2 * d)\n"
+    )
+    code = "from torch import nn\nfrom blocks import Gate\n\nmodel = nn.Sequential(nn.LSTM(8, 16), Gate(16))\n"
+    (tmp_path / "model.py").write_text(code)
+    report = derive.explain(str(tmp_path / "model.py"))
+    assert "blocks" not in sys.modules
+    with pytest.raises(SourceError, match="imported from blocks, which is not installed here"):
+        derive.explain(code)  # the same code pasted: no file, nothing beside it
+    monkeypatch.syspath_prepend(str(tmp_path))
+    scope: dict = {}
+    exec(compile(code, "<model>", "exec"), scope)  # the test runs the file's code, importing blocks itself
+    sys.modules.pop("blocks", None)
+    assert _derived_rows(report) == _torch_rows(scope["model"])

@@ -18,8 +18,12 @@ characters; a name re-exported (``from .crf import CRF`` in ``__init__.py``) is 
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import sysconfig
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +35,7 @@ from .values import Class, Function, Ref, Refused, UserRaise
 if TYPE_CHECKING:
     from .core import Core
 
-__all__ = ["MAX_MODULES", "MAX_HOPS", "locate", "package_value", "from_package", "unread", "absolute"]
+__all__ = ["MAX_MODULES", "MAX_HOPS", "beside", "locate", "package_value", "from_package", "unread", "absolute"]
 
 #: Modules of installed packages read for one model at most.
 MAX_MODULES = 24
@@ -43,8 +47,34 @@ _STDLIB = tuple(
 )
 
 
+#: The directory of the file being read, searched first (Python puts a script's own directory first on
+#: ``sys.path``): a module of the user's own beside it (``from blocks import Gate``) is read like a package.
+_BESIDE: ContextVar[str | None] = ContextVar("beside", default=None)
+
+
+@contextmanager
+def beside(path: str) -> Iterator[None]:
+    """Within the block, modules beside the file ``path`` are found first, as when Python runs it.
+
+    Parameters
+    ----------
+    path : str
+        The ``.py`` file being read.
+
+    Yields
+    ------
+    None
+    """
+    token = _BESIDE.set(os.path.dirname(os.path.abspath(path)))
+    try:
+        yield
+    finally:
+        _BESIDE.reset(token)
+
+
 def locate(module: str) -> Path | None:
-    """The ``.py`` file Python would import ``module`` from, found without importing anything.
+    """The ``.py`` file Python would import ``module`` from, found without importing anything (beside the
+    file being read first: :func:`beside`).
 
     Parameters
     ----------
@@ -66,7 +96,8 @@ def locate(module: str) -> Path | None:
     if not all(part.isidentifier() for part in parts):
         return None
     try:
-        spec = PathFinder.find_spec(parts[0], sys.path)
+        first = _BESIDE.get()
+        spec = PathFinder.find_spec(parts[0], ([first] if first else []) + sys.path)
         for k in range(1, len(parts)):
             if spec is None or not spec.submodule_search_locations:
                 return None
@@ -138,7 +169,7 @@ def _module_frame(core: Core, module: str) -> Frame | None:
     finally:
         core.frame, core.module_frame, core.stack, core.line = saved
     cache[module] = frame
-    core.note(f"{module} read from its installed source ({path.name} of {module.split('.')[0]}), never imported")
+    core.note(f"{module} read from its source ({path.name} of {module.split('.')[0]}), never imported")
     return frame
 
 
