@@ -80,11 +80,7 @@ def _libraries() -> dict[str, Library]:
     def cited(key: str) -> str:
         return _sources(*(c.source for (fw, _), c in CONSTRUCTORS.items() if fw == key))
 
-    # every model type derive reads from a config is transformers' but those of the block libraries below
-    transformers_models = tuple(sorted(set(CONFIG_MODELS) - {"mamba_ssm", "rwkv6", "rwkv7"}))
     found = [
-        Library("transformers", "transformers (Mamba, FalconMamba, Mamba-2, RWKV-4, RecurrentGemma and the language models)",
-                ("transformers",), models=transformers_models),
         Library("mamba_ssm", "mamba_ssm (Mamba, Mamba-2)", ("mamba-ssm",), "ssm", models=("mamba_ssm",)),
         Library("fla", "flash-linear-attention (RWKV-6/7, GLA, RetNet, HGRN, DeltaNet)",
                 ("flash-linear-attention", "fla-core"), "ssm", models=("rwkv6", "rwkv7")),
@@ -96,7 +92,12 @@ def _libraries() -> dict[str, Library]:
         Library("recurrentgemma", "Griffin / RecurrentGemma (google-deepmind/recurrentgemma)",
                 source=griffin.SOURCE["deepmind"]),
     ]  # fmt: skip
-    return {library.key: library for library in found}
+    # every model type derive reads from a config is transformers' but those the libraries above claim
+    claimed = {m for library in found for m in library.models}
+    transformers = Library("transformers",
+                           "transformers (Mamba, FalconMamba, Mamba-2, RWKV-4, RecurrentGemma and the language models)",
+                           ("transformers",), models=tuple(sorted(set(CONFIG_MODELS) - claimed)))  # fmt: skip
+    return {library.key: library for library in [transformers, *found]}
 
 
 #: The libraries of the blocks, by key: live ones with packages, cited ones with their source.

@@ -242,10 +242,7 @@ def decode_flops(module: Module, tokens: Dim) -> Any:
         ``tokens`` is 1 (:data:`FIRST_TOKEN`).
     """
     _, H, P, N = module.cache[1].shape
-    if tokens == 1:
-        raise ValueError(FIRST_TOKEN)
-    step = projections(module, tokens) + 2 * H * P * N
-    return step if isinstance(tokens, int) else first_token(tokens, sympy.nan, step)
+    return first_token(tokens, None, projections(module, tokens) + 2 * H * P * N, FIRST_TOKEN)
 
 
 #: Why a sequence's first token has no derived FLOPs: with no state yet transformers runs the chunked
@@ -333,7 +330,6 @@ def Mamba2(
 
 def _formula(sizes: Mapping[str, Any], flags: Mapping[str, bool]) -> Formula:
     """The closed form of ``Mamba2(...)``: int sizes become letters."""
-    import sympy
 
     kwargs = [
         (k, sympy.Symbol(LETTERS[k], integer=True, positive=True) if type(v) is int else v) for k, v in sizes.items()

@@ -155,7 +155,7 @@ def per_sequence(module: Module, batch: Dim) -> None:
         per_sequence(child, batch)
 
 
-def first_token(tokens: Dim, first: Dim, later: Dim) -> Dim:
+def first_token(tokens: Dim, first: Dim | None, later: Dim, why: str = "") -> Dim:
     """A mixer's FLOPs when its first token (no state yet: transformers runs its prefill path) costs
     ``first`` and every later one (the one-token step) ``later``.
 
@@ -163,21 +163,34 @@ def first_token(tokens: Dim, first: Dim, later: Dim) -> Dim:
     ----------
     tokens : int or sympy.Expr
         Tokens in the cache once this one is in: 1 for the first.
-    first, later : int or sympy.Expr
+    first : int, sympy.Expr or None
+        None: the first token's FLOPs are not derived (refused at 1, ``nan`` at 1 in a closed form).
+    later : int or sympy.Expr
+    why : str
+        Why ``first`` is None (the refusal's words).
 
     Returns
     -------
     int or sympy.Expr
         ``first`` or ``later``; for a symbolic ``tokens``, ``Piecewise((first, Eq(tokens, 1)), (later, True))``.
 
+    Raises
+    ------
+    ValueError
+        ``tokens`` is 1 and ``first`` is None (``why``).
+
     Examples
     --------
     >>> import sympy
     >>> first_token(1, 10, 4), first_token(7, 10, 4), first_token(sympy.Symbol("T", positive=True), 10, 4)
     (10, 4, Piecewise((10, Eq(T, 1)), (4, True)))
+    >>> first_token(sympy.Symbol("T", positive=True), None, 4)
+    Piecewise((nan, Eq(T, 1)), (4, True))
     """
     if isinstance(tokens, int) or getattr(tokens, "is_Integer", False):
+        if tokens == 1 and first is None:
+            raise ValueError(why or "the first token's FLOPs are not derived")
         return first if tokens == 1 else later
     import sympy
 
-    return sympy.Piecewise((first, sympy.Eq(tokens, 1)), (later, True))
+    return sympy.Piecewise((sympy.nan if first is None else first, sympy.Eq(tokens, 1)), (later, True))

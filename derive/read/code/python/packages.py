@@ -18,9 +18,9 @@ characters; a name re-exported (``from .crf import CRF`` in ``__init__.py``) is 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import sys
-import sysconfig
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -41,11 +41,6 @@ __all__ = ["MAX_MODULES", "MAX_HOPS", "beside", "locate", "package_value", "from
 MAX_MODULES = 24
 #: Re-exports followed for one name at most.
 MAX_HOPS = 8
-
-_STDLIB = tuple(
-    str(Path(p).resolve()) for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]} if p
-)
-
 
 #: The directory of the file being read, searched first (Python puts a script's own directory first on
 #: ``sys.path``): a module of the user's own beside it (``from blocks import Gate``) is read like a package.
@@ -93,7 +88,7 @@ def locate(module: str) -> Path | None:
     True
     """
     parts = module.split(".")
-    if not all(part.isidentifier() for part in parts):
+    if not all(part.isidentifier() for part in parts) or parts[0] in sys.stdlib_module_names:
         return None
     try:
         first = _BESIDE.get()
@@ -106,10 +101,7 @@ def locate(module: str) -> Path | None:
         return None
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
         return None
-    path = Path(spec.origin).resolve()
-    if str(path).startswith(_STDLIB) and "site-packages" not in path.parts and "dist-packages" not in path.parts:
-        return None
-    return path
+    return Path(spec.origin).resolve()
 
 
 def unread(path: str) -> str:
@@ -265,8 +257,7 @@ def absolute(frame: Frame, node: ast.ImportFrom) -> str:
     package = root.names.get("__package__")
     if not isinstance(package, str) or not package:
         return written
-    base = package.split(".")
-    if node.level - 1 >= len(base):
+    try:
+        return importlib.util.resolve_name(written, package)
+    except ImportError:  # beyond the top-level package: as written, refused where it is called
         return written
-    base = base[: len(base) - (node.level - 1)]
-    return ".".join(base + ([node.module] if node.module else []))
