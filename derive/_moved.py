@@ -116,7 +116,7 @@ KEPT = frozenset({"derive.torch", "derive.keras"})
 REMOVED_IN = "0.4.0"
 
 #: Old packages: always alias modules (their new package's attributes are never written through them).
-PACKAGES = frozenset({"derive.models", "derive.models.code"})
+PACKAGES = frozenset(old for old in MOVED if any(other.startswith(old + ".") for other in MOVED))
 
 #: Names an old module held that now live on a higher floor: old path -> {name: its module now}.
 EXTRAS = {"derive.conventions": {"PYTORCH": "derive.frameworks.pytorch"}}
