@@ -36,7 +36,6 @@ from derive.cli import main
 from docs_src.pages import asked
 
 ROOT = Path(__file__).resolve().parents[2]
-QUESTIONS_FILE = ROOT / "docs_src" / "corpus" / "questions.toml"
 FORMS = ("constructor", "code", "file", "live", "checkpoint", "onnx", "config", "error")
 INTERFACES = ("cli", "subprocess", "explain")
 #: Truth kinds whose parameters derive names as the framework does (torch's named_parameters(),
@@ -69,8 +68,7 @@ class Question:
 
 
 def load() -> list[Question]:
-    data = tomllib.loads(QUESTIONS_FILE.read_text(encoding="utf-8"))
-    return [Question(**{**q, "options": tuple(q.get("options", ()))}) for q in data["question"]]
+    return [Question(**{**q, "options": tuple(q.get("options", ()))}) for q in asked.asked()]
 
 
 QUESTIONS = load()
