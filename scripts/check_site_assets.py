@@ -1,8 +1,11 @@
 """Check a built site's KaTeX files against the package pinned in package-lock.json.
 
     python scripts/check_site_assets.py SITE_DIR
+    python scripts/check_site_assets.py --source node_modules/katex
 
-Used by ``scripts/build-site`` before the new build replaces ``site/``. The KaTeX tarball is taken
+Used by ``scripts/build-site`` before the new build replaces ``site/``; with ``--source``, before the build
+starts, on the files the build would copy (``dist/`` of the installed package), so that a broken install
+fails in seconds rather than after the whole build. The KaTeX tarball is taken
 from npm's cache (``npm pack --offline``: nothing is downloaded; ``npm ci`` put it there), its
 sha512 is checked against the ``integrity`` that package-lock.json records, and every file the
 site serves under ``assets/katex/`` must be non-empty and byte-identical to the file of that
@@ -70,41 +73,52 @@ def tarball_files(version: str, integrity: str) -> dict[str, bytes]:
             }
 
 
-def problems(site: Path, files: dict[str, bytes], version: str) -> list[str]:
-    """What is wrong with ``site``'s KaTeX files (empty: nothing)."""
-    katex = site / KATEX_ASSETS
+def katex_problems(katex: Path, label: str, files: dict[str, bytes], version: str) -> list[str]:
+    """What is wrong with the KaTeX files in ``katex`` (a site's ``assets/katex`` or a package's ``dist``,
+    named ``label`` in the messages) against the tarball's ``files`` (empty: nothing)."""
     out = []
     for name in KATEX_FILES:
         if not (katex / name).is_file():
-            out.append(f"{KATEX_ASSETS}/{name} is missing")
-    served = sorted(p for p in katex.rglob("*") if p.is_file()) if katex.is_dir() else []
-    for path in served:
+            out.append(f"{label}/{name} is missing")
+    present = sorted(p for p in katex.rglob("*") if p.is_file()) if katex.is_dir() else []
+    for path in present:
         rel = path.relative_to(katex).as_posix()
         expected = files.get(rel if rel == "LICENSE" else f"dist/{rel}")
         content = path.read_bytes()
         if not content:
-            out.append(f"{KATEX_ASSETS}/{rel} is empty")
+            out.append(f"{label}/{rel} is empty")
         elif expected is None:
-            out.append(f"{KATEX_ASSETS}/{rel} is not a file of katex {version}")
+            out.append(f"{label}/{rel} is not a file of katex {version}")
         elif content != expected:
-            out.append(f"{KATEX_ASSETS}/{rel} differs from katex {version} as locked in package-lock.json")
+            out.append(f"{label}/{rel} differs from katex {version} as locked in package-lock.json")
     css = katex / "katex.min.css"
     if css.is_file():
         for url in CSS_URL.findall(css.read_text(encoding="utf-8", errors="replace")):
             if not url.startswith("data:") and not (katex / url.split("?")[0].split("#")[0]).is_file():
-                out.append(f"{KATEX_ASSETS}/{url}, named by katex.min.css, is missing")
+                out.append(f"{label}/{url}, named by katex.min.css, is missing")
+    return out
+
+
+def problems(site: Path, files: dict[str, bytes], version: str) -> list[str]:
+    """What is wrong with ``site``'s KaTeX files (empty: nothing)."""
+    out = katex_problems(site / KATEX_ASSETS, KATEX_ASSETS, files, version)
     if not (site / "index.html").is_file() or (site / "index.html").stat().st_size == 0:
         out.append("index.html is missing or empty")
     return out
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
+    source = argv[:1] == ["--source"]
+    if len(argv) != 1 + source:
         print(__doc__, file=sys.stderr)
         return 2
-    site = Path(argv[0])
+    path = Path(argv[-1])
     version, integrity = locked_katex()
-    found = problems(site, tarball_files(version, integrity), version)
+    files = tarball_files(version, integrity)
+    if source:
+        found = katex_problems(path / "dist", f"{path.as_posix()}/dist", files, version)
+    else:
+        found = problems(path, files, version)
     for problem in found:
         print(f"check_site_assets: {problem}", file=sys.stderr)
     return 1 if found else 0

@@ -140,10 +140,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once for the whole session (read-only: tests must not change it)."""
-    site_dir = tmp_path_factory.mktemp("built") / "site"
-    build_site(site_dir)
-    return site_dir
+    """The site, built once for the whole session (read-only: tests must not change it).
+
+    Under pytest-xdist the workers share one build: the first to ask builds it in the run's common
+    temporary folder, holding a lock the others wait on (pytest-xdist's documented pattern)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        site_dir = tmp_path_factory.mktemp("built") / "site"
+        build_site(site_dir)
+        return site_dir
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / "built-site"
+    done = shared.parent / "built-site.complete"
+    with FileLock(str(shared) + ".lock"):
+        if not done.is_file():
+            build_site(shared)
+            done.touch()
+    return shared
 
 
 @pytest.fixture(scope="session")

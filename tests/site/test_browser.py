@@ -29,6 +29,17 @@ def test_every_built_page_is_visited(site):
     assert built == sorted(PAGES), "HTML pages not covered by the browser tests (or not built)"
 
 
+def test_a_request_leaving_the_machine_fails_and_is_reported(visit):
+    """The checks of "nothing leaves 127.0.0.1" can fail: a request to a name or an address elsewhere is
+    recorded as leaving, and it does not reach anything (the browser's dead proxy, browser_support.ARGS)."""
+    v = visit("index.html")
+    for url in ("http://example.com/katex.css", "http://192.0.2.1/font.woff2"):
+        answer = v.page.evaluate("url => fetch(url).then(() => 'reached', () => 'failed')", url)
+        assert answer == "failed", url
+        assert url in v.outside, (url, v.outside)
+    assert v.page.evaluate("() => fetch('sitemap.xml').then(r => r.status)") == 200
+
+
 @pytest.mark.parametrize(
     "query, expected",
     [

@@ -64,12 +64,13 @@ CASES = [(path, 1280, "light", "all" if path in AXE_BOTH_SCHEMES else "all but c
 
 @pytest.fixture(scope="module")
 def views(browser, server):
-    """One browser context per (width, scheme), reused across pages."""
+    """One browser context per (width, scheme), reused across pages; the pages' search is not started (the
+    search tests below open their own)."""
     opened: dict[tuple[int, str], Visit] = {}
 
     def view(width: int, scheme: str) -> Visit:
         if (width, scheme) not in opened:
-            opened[(width, scheme)] = Visit(browser, server, width=width, scheme=scheme)
+            opened[(width, scheme)] = Visit(browser, server, width=width, scheme=scheme, search=False)
         return opened[(width, scheme)]
 
     yield view
@@ -236,8 +237,10 @@ FIRST_HITS = """() => [...document.querySelectorAll('.md-search-result__list > .
 
 
 @pytest.fixture(scope="module")
-def search_page(views):
-    return views(1280, "light")
+def search_page(browser, server):
+    view = Visit(browser, server, width=1280, scheme="light")
+    yield view
+    view.close()
 
 
 def _search(view: Visit, query: str) -> list[str]:

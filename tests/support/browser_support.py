@@ -27,6 +27,11 @@ ARGS = [
     "--no-first-run",
     "--no-default-browser-check",
     "--metrics-recording-only",
+    # Nothing leaves the machine: every request but to 127.0.0.1 (which Chromium never sends through a proxy)
+    # goes to a proxy that is not there and fails; Visit records it as leaving. Blocking by the browser, not
+    # by Playwright's routing, keeps the HTTP cache on (routing turns it off, and every page then loaded the
+    # theme's scripts, KaTeX and its fonts anew: a second a page).
+    "--proxy-server=http://127.0.0.1:9",
 ]
 TIMEOUT_MS = 20_000
 
@@ -191,7 +196,24 @@ def require_browser():
         pytest.skip(problem)
 
 
+# A stand-in for the browser's Worker: it is made, takes messages and never answers (Visit(search=False)).
+NO_WORKER = """window.Worker = class {
+  constructor() {}
+  postMessage() {}
+  addEventListener() {}
+  removeEventListener() {}
+  terminate() {}
+};"""
+
+
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """The built site as files, without a log line a request; cacheable for the run (the site does not change
+    while it is served)."""
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "max-age=3600")
+        super().end_headers()
+
     def log_message(self, format, *args):
         pass
 
@@ -199,19 +221,24 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 class Visit:
     """One page load: what the page requested, logged and raised."""
 
-    def __init__(self, browser, base: str, width: int = 1280, scheme: str = "light"):
+    def __init__(self, browser, base: str, width: int = 1280, scheme: str = "light", search: bool = True):
+        """``search=False``: the page's search worker is never started (a stand-in ``Worker`` that does
+        nothing), for checks of a page's own layout and text. Material's worker loads and indexes the whole
+        site's search index (2.3 MB) on every page load: half of a page's load time on two cores. The
+        search itself is held by the tests that search (test_browser.py, test_browser_site.py)."""
         self.base = urlsplit(base)
         self.context = browser.new_context(
             viewport={"width": width, "height": 900}, color_scheme=scheme, service_workers="block"
         )
+        if not search:
+            self.context.add_init_script(NO_WORKER)
         self.context.set_default_timeout(TIMEOUT_MS)
         self.requests: list[str] = []
         self.outside: list[str] = []
         self.failed: list[str] = []
         self.console: list[str] = []
-        self.context.route("**/*", self._route)
         self.page = self.context.new_page()
-        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("request", self._request)
         self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url}: {r.failure}"))
         self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url}: HTTP {r.status}"))
         self.page.on("console", lambda m: m.type == "error" and self.console.append(f"console.error: {m.text}"))
@@ -223,13 +250,10 @@ class Visit:
             return True
         return parts.scheme == "http" and parts.hostname == "127.0.0.1" and parts.port == self.base.port
 
-    def _route(self, route):
-        url = route.request.url
-        if self.local(url):
-            route.continue_()
-        else:
-            self.outside.append(url)
-            route.abort("blockedbyclient")
+    def _request(self, request):
+        self.requests.append(request.url)
+        if not self.local(request.url):
+            self.outside.append(request.url)  # and it fails at the proxy that is not there (ARGS)
 
     def goto(self, path: str, idle: bool = True):
         """Open ``path``; what the page requested, logged and raised is recorded afresh.
