@@ -6,7 +6,8 @@ import argparse
 from typing import NoReturn
 
 from ..analysis import cost as cost_module
-from .parse import EXIT_BAD_INPUT, MAX_INT
+from ..read.code.constructor_line import MAX_INT
+from .parse import EXIT_BAD_INPUT
 
 __all__ = [
     "parser",

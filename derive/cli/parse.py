@@ -22,7 +22,8 @@ __all__ = ["parse", "parse_text", "dotted", "InputError"]
 #: Keyword arguments of a wrapper that hold nested calls.
 KERAS_NESTED = ("layer", "backward_layer", "layers", "cell", "cells")
 # the sanity limits on a constructor line's literals (written once: derive.read.code.constructor_line)
-from ..read.code.constructor_line import MAX_INT, MAX_ITEMS, MAX_STR, MAX_TEXT  # noqa: E402
+# and its one reader of a literal (the command line's and derive.explain's)
+from ..read.code.constructor_line import MAX_TEXT, NOT_LITERAL, read_literal  # noqa: E402
 
 #: Exit status for input the tool refuses.
 EXIT_BAD_INPUT = 2
@@ -83,40 +84,11 @@ def _callee(node: ast.Call, keras: bool, parent: str | None) -> str:
 
 
 def _literal(node: ast.expr, keras: bool, depth: int, parent: str | None) -> Any:  # a literal, symbol or _Call
-    if isinstance(node, ast.Constant):
-        value = node.value
-        if isinstance(value, bool) or value is None:
-            return value
-        if isinstance(value, int):
-            if abs(value) > MAX_INT:
-                raise InputError(f"integer literal too large (more than {MAX_INT:.0e})")
-            return value
-        if isinstance(value, float):
-            return value
-        if isinstance(value, str):
-            if len(value) > MAX_STR:
-                raise InputError(f"string literal longer than {MAX_STR} characters")
-            return value
-        raise InputError(f"literal of type {type(value).__name__} is not allowed")
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, (ast.USub, ast.UAdd))
-        and isinstance(node.operand, ast.Constant)
-        and type(node.operand.value) in (int, float)
-    ):
-        value = _literal(node.operand, keras, depth, None)
-        return -value if isinstance(node.op, ast.USub) else value
+    value = read_literal(node, lambda e: _literal(e, keras, depth + 1, parent), InputError)
+    if value is not NOT_LITERAL:
+        return value
     if isinstance(node, ast.Name):
-        if node.id in SYMBOLS:
-            return SYMBOLS[node.id]
-        if node.id in ("True", "False", "None"):
-            return {"True": True, "False": False, "None": None}[node.id]
         raise InputError(f"unknown name {node.id!r}; allowed symbols: {', '.join(SYMBOLS)}")
-    if isinstance(node, (ast.Tuple, ast.List)):
-        if len(node.elts) > MAX_ITEMS:
-            raise InputError(f"more than {MAX_ITEMS} items in a tuple or list")
-        items = [_literal(e, keras, depth + 1, parent) for e in node.elts]
-        return tuple(items) if isinstance(node, ast.Tuple) else items
     if isinstance(node, ast.Call):
         if not (keras and parent):
             raise InputError(

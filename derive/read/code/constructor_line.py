@@ -17,6 +17,7 @@ once :func:`derive.read.pasted.line_framework` has said it is a registered frame
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,8 @@ __all__ = [
     "MAX_STR",
     "MAX_TEXT",
     "MAX_ITEMS",
+    "read_literal",
+    "NOT_LITERAL",
 ]
 
 #: Largest int literal of a constructor line (the command line's too).
@@ -69,33 +72,81 @@ class Made:
     kwargs: dict[str, Any]
 
 
-def _read_value(node: ast.expr, framework: str, depth: int) -> Any:
-    if depth > _MAX_DEPTH:
-        raise SourceError("calls nested too deeply")
+#: What :func:`read_literal` returns for a node that is not a literal.
+NOT_LITERAL: Any = object()
+
+
+def read_literal(node: ast.expr, item: Callable[[ast.expr], Any], error: type[Exception] = SourceError) -> Any:
+    """A literal of a constructor line, read by the one rule of the command line and :func:`derive.explain`.
+
+    Parameters
+    ----------
+    node : ast.expr
+    item : callable
+        Reads an item of a tuple or list (the caller's own reader, one level deeper).
+    error : type of Exception
+        Raised, with the reason, for a literal beyond the limits.
+
+    Returns
+    -------
+    object
+        A constant (``bool``, ``None``, ``int``, ``float``, ``str``), a number with its sign, a size
+        symbol (``I H L P``), a tuple or a list of what ``item`` read; :data:`NOT_LITERAL` for anything
+        else (the caller decides).
+
+    Raises
+    ------
+    Exception
+        ``error``: an int beyond :data:`MAX_INT`, a string longer than :data:`MAX_STR`, more than
+        :data:`MAX_ITEMS` items, a constant of another type (bytes, ``...``).
+
+    Examples
+    --------
+    >>> import ast
+    >>> def item(node):
+    ...     return read_literal(node, item)
+    >>> read_literal(ast.parse("(-3, H, [True, 'tanh'])", mode="eval").body, item)
+    (-3, H, [True, 'tanh'])
+    >>> read_literal(ast.parse("cfg.hidden", mode="eval").body, item) is NOT_LITERAL
+    True
+    """
     if isinstance(node, ast.Constant):
         value = node.value
         if isinstance(value, bool) or value is None or isinstance(value, float):
             return value
         if isinstance(value, int):
             if abs(value) > MAX_INT:
-                raise SourceError(f"integer literal too large (more than {MAX_INT:.0e})")
+                raise error(f"integer literal too large (more than {MAX_INT:.0e})")
             return value
         if isinstance(value, str):
             if len(value) > MAX_STR:
-                raise SourceError(f"string literal longer than {MAX_STR} characters")
+                raise error(f"string literal longer than {MAX_STR} characters")
             return value
-        raise SourceError(f"literal of type {type(value).__name__} is not allowed")
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        if isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float):
-            value = _read_value(node.operand, framework, depth)
-            return -value if isinstance(node.op, ast.USub) else value
+        raise error(f"literal of type {type(value).__name__} is not allowed")
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, (ast.USub, ast.UAdd))
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) in (int, float)
+    ):
+        value = read_literal(node.operand, item, error)
+        return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.Name) and node.id in SYMBOLS:
         return SYMBOLS[node.id]
     if isinstance(node, (ast.Tuple, ast.List)):
         if len(node.elts) > MAX_ITEMS:
-            raise SourceError(f"more than {MAX_ITEMS} items in a tuple or list")
-        items = [_read_value(e, framework, depth + 1) for e in node.elts]
+            raise error(f"more than {MAX_ITEMS} items in a tuple or list")
+        items = [item(e) for e in node.elts]
         return tuple(items) if isinstance(node, ast.Tuple) else items
+    return NOT_LITERAL
+
+
+def _read_value(node: ast.expr, framework: str, depth: int) -> Any:
+    if depth > _MAX_DEPTH:
+        raise SourceError("calls nested too deeply")
+    value = read_literal(node, lambda e: _read_value(e, framework, depth + 1))
+    if value is not NOT_LITERAL:
+        return value
     if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
         if len(node.keys) > MAX_ITEMS:
             raise SourceError(f"more than {MAX_ITEMS} items in a dict")
