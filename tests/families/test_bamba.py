@@ -178,6 +178,15 @@ def test_first_token_flops(changed: dict) -> None:
     assert hf_cache.closed_flops(numeric) == measured  # the closed form at T = 1, the chunk a number in it
 
 
+def test_first_token_without_a_chunk_size_is_refused() -> None:
+    """``mamba_chunk_size=None`` (BambaConfig allows it) builds, but transformers' chunked scan fails on the first
+    token (``pad_size``'s ``%``): derive refuses that token, never a number."""
+    config = {**CACHE, "mamba_chunk_size": None}
+    with pytest.raises(TypeError):
+        hf_cache.first(hf_cache.tiny("bamba", config), 1)
+    assert cost({"model_type": "bamba", **config}, 1, 1, "float32").flops_per_token is None
+
+
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
     import transformers
