@@ -41,7 +41,18 @@ from ..tree import Dim, Formula, Module, Param, State
 from . import _hf, register_config
 from ._shapes import Inferred, Shapes, Unreadable, dims, groups_and_state, layer_count, ratio, register_shapes, tied
 
-__all__ = ["EQUATIONS", "mixer", "cache", "decode_flops", "Mamba2", "causal_lm", "LETTERS"]
+__all__ = [
+    "EQUATIONS",
+    "mixer",
+    "cache",
+    "decode_flops",
+    "scan_flops",
+    "chunk_size",
+    "kept_chunk",
+    "Mamba2",
+    "causal_lm",
+    "LETTERS",
+]
 
 #: The mixer's update, one step t, per head (LaTeX; x_t ∈ R^{H×P}, P = headdim, h_t ∈ R^{H×P×N}).
 EQUATIONS: tuple[tuple[str, str], ...] = (
@@ -139,6 +150,7 @@ def mixer(
     d_ssm: Dim | None = None,
     ngroups: Dim = 1,
     nheads: Dim | None = None,
+    chunk: Dim | None = None,
     D_has_hdim: bool = False,
     rmsnorm: bool = True,
     bias: bool = False,
@@ -170,6 +182,10 @@ def mixer(
         G, groups of B and C.
     nheads : int or sympy.Expr, optional
         H itself (transformers' ``num_heads``).
+    chunk : int or sympy.Expr, optional
+        C, the ``chunk_size`` transformers pads a sequence's first token to (:func:`chunk_size`), kept
+        in the module's :attr:`~derive.tree.Module.config` for :func:`decode_flops`; None: unknown (the
+        first token's FLOPs are refused).
     D_has_hdim : bool, default False
         ``D`` of d_ssm entries rather than H.
     rmsnorm : bool, default True
@@ -185,7 +201,7 @@ def mixer(
     -------
     derive.tree.Module
         D(2E + 2GN + H) + (S + 2GN)(K + cb) + 2H + (S or H) + rms·S + ED + b·(2E + 2GN + H + D)
-        parameters, S = d_ssm; its cache is :func:`cache`.
+        parameters, S = d_ssm; its cache is :func:`cache`; its ``config`` holds ``chunk_size`` (C or None).
 
     Raises
     ------
@@ -210,48 +226,153 @@ def mixer(
     children = tuple(parts[k] for k in order if k != "norm" or rmsnorm)
     params = (Param("dt_bias", (H,)), Param("A_log", (H,)), Param("D", (S if D_has_hdim else H,)))
     states = cache(channels, H, headdim, N, K, spelling)
-    return Module(name, cls, params, children, cache=states)
+    return Module(name, cls, params, children, config={"chunk_size": chunk}, cache=states)
 
 
-def decode_flops(module: Module, tokens: Dim) -> Any:
-    """Matmul FLOPs of one token through a transformers Mamba-2 mixer at decode: its projections and
-    the state readout, 2·H·P·N.
+def _contracted(size: Dim, flops: Dim) -> Dim:
+    """``flops`` of an einsum that contracts over an axis of ``size``; 0 when it is 1: ``torch.einsum``
+    then multiplies element-wise (``aten.mul``, no matrix product) instead of calling ``bmm``
+    (``aten/src/ATen/native/Linear.cpp``, ``einsum``: a contracted axis of size 1 is not summed)."""
+    if type(size) is int:
+        return flops if size > 1 else 0
+    return sympy.Piecewise((0, sympy.Eq(size, 1)), (flops, True))
 
-    The decode step's reference path (``selective_state_update``'s fallback, e.g.
-    ``models/nemotron_h/modeling_nemotron_h.py`` 247-260) updates the state element-wise and reads
-    it out with one ``torch.bmm`` of (batch·H, P, N) by (batch·H, N, 1); the depthwise convolution
-    is no matrix product. Held against ``FlopCounterMode`` by the Bamba, Nemotron-H, Falcon-H1,
-    GraniteMoeHybrid and Zamba2 tests; a family registers it for its mixer's class.
+
+def scan_flops(chunk: Dim, nheads: Dim, headdim: Dim, d_state: Dim) -> Dim:
+    """Matmul FLOPs of transformers' chunked scan (``mamba2_chunk_scan``) over one token, per sequence.
+
+    The token is padded to one chunk of C = ``chunk_size`` positions (``pad_size``,
+    ``models/mamba2/modeling_mamba2.py`` 285, 5.23.0; B and C repeated to the H heads whatever G,
+    282-283) and the five einsums run over it (each ``torch.einsum`` of two operands lowers to one
+    ``bmm``, 2 FLOPs per multiply-accumulate over every axis of both operands):
+
+    - ``G = C·Bᵀ`` within the chunk, ``bclhn,bcshn->bclsh`` (308): 2·C²·H·N;
+    - ``Y_diag``, ``bclsh,bcshp->bclhp`` (315): 2·C²·H·P;
+    - the chunk's state, ``bclhn,bclhp->bchpn`` (322): 2·C·H·P·N;
+    - the inter-chunk recurrence over the zero initial state and the one chunk,
+      ``bzch,bzhpn->bchpn`` (334), z = c = 2: 8·H·P·N;
+    - ``C·state``, ``bclhn,bchpn->bclhp`` (342): 2·C·H·P·N.
+
+    An einsum whose contracted axis has size 1 (N = 1 for the first and last, C = 1 for the second
+    and third) is an element-wise product, no FLOPs; the D residual, the decays (``segment_sum``,
+    ``exp``) and the gated norm are element-wise too.
 
     Parameters
     ----------
-    module : derive.tree.Module
-        The mixer (:func:`mixer`, spelling "transformers"): its ``recurrent_states`` give H, P, N.
-    tokens : int or sympy.Expr
-        Tokens in the cache once this one is in. The cost does not grow with it, but the first
-        token of a sequence (no state yet) runs the chunked scan instead, which is not derived:
-        refused at 1, and ``nan`` at ``T = 1`` in a closed form.
+    chunk, nheads, headdim, d_state : int or sympy.Expr
+        C, H, P, N.
 
     Returns
     -------
     int or sympy.Expr
+        Units: FLOPs. 2C²H(N + P) + 4CHPN + 8HPN when C, N > 1.
+
+    Examples
+    --------
+    >>> scan_flops(256, 8, 8, 8), scan_flops(1, 2, 3, 1)
+    (17305600, 48)
+    """
+    C, H, P, N = chunk, nheads, headdim, d_state
+    return (
+        _contracted(N, 2 * C * C * H * N)
+        + _contracted(C, 2 * C * C * H * P + 2 * C * H * P * N)
+        + 8 * H * P * N
+        + _contracted(N, 2 * C * H * P * N)
+    )
+
+
+def decode_flops(module: Module, tokens: Dim) -> Any:
+    """Matmul FLOPs of one token through a transformers Mamba-2 mixer: its projections, then the state
+    readout, 2·H·P·N, at a decode step, or the chunked scan (:func:`scan_flops`) for a sequence's first
+    token.
+
+    The decode step's reference path (``selective_state_update``'s fallback, e.g.
+    ``models/nemotron_h/modeling_nemotron_h.py`` 247-260) updates the state element-wise and reads
+    it out with one ``torch.bmm`` of (batch·H, P, N) by (batch·H, N, 1); the depthwise convolution
+    is no matrix product. The first token of a sequence (no state yet) runs the chunked scan instead,
+    padded to ``chunk_size`` (``models/mamba2/modeling_mamba2.py`` 548-585 and 257-360, 5.23.0; every family's
+    copy of the mixer runs the same ``mamba2_chunk_scan``). Held against ``FlopCounterMode`` by the
+    Mamba-2, Bamba, Nemotron-H, Falcon-H1, GraniteMoeHybrid and Zamba2 tests; a family registers it
+    for its mixer's class.
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The mixer (:func:`mixer`, spelling "transformers"): its ``recurrent_states`` give H, P, N,
+        its ``config["chunk_size"]`` C.
+    tokens : int or sympy.Expr
+        Tokens in the cache once this one is in: 1 is the first token, any other a decode step.
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs, per sequence.
 
     Raises
     ------
     ValueError
-        ``tokens`` is 1 (:data:`FIRST_TOKEN`).
+        ``tokens`` is 1 and the mixer's ``chunk_size`` is unknown (:data:`FIRST_TOKEN`).
     """
     _, H, P, N = module.cache[1].shape
-    return first_token(tokens, None, projections(module, tokens) + 2 * H * P * N, FIRST_TOKEN)
+    chunk = module.config.get("chunk_size")
+    first = None if chunk is None else scan_flops(chunk, H, P, N)
+    return projections(module, tokens) + first_token(tokens, first, 2 * H * P * N, FIRST_TOKEN)
 
 
-#: Why a sequence's first token has no derived FLOPs: with no state yet transformers runs the chunked
-#: scan, padded to ``chunk_size`` (``models/mamba2/modeling_mamba2.py`` 548-585, ``torch_forward``'s
-#: ``mamba2_chunk_scan`` path 257-360), not the one-token step ``decode_flops`` counts.
+#: Why a sequence's first token has no derived FLOPs: the mixer's ``chunk_size`` is unknown or not a
+#: size transformers' chunked scan runs with (``None``: its ``pad_size`` fails, ``modeling_mamba2.py`` 285).
 FIRST_TOKEN = (
     "the first token of a sequence (no state yet) runs Mamba-2's chunked scan, padded to chunk_size "
-    "(modeling_mamba2.py 548-585): its FLOPs are not derived"
+    "(modeling_mamba2.py 548-585): its FLOPs need the mixer's chunk_size, an int >= 1"
 )
+
+
+def kept_chunk(config: Mapping[str, Any], shape: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    """The entries a model's :attr:`~derive.tree.Module.config` takes so that its closed form (the model
+    rebuilt from that config with letters) pads the first token to the same chunk: the chunk-size
+    ``keys`` the config gives, each listed under ``_fixed`` (a number in the closed form, not a letter).
+
+    Parameters
+    ----------
+    config : mapping
+        The config as given.
+    shape : mapping
+        The model's config so far (its ``_fixed`` kept).
+    *keys : str
+        The family's chunk-size keys.
+
+    Returns
+    -------
+    dict
+        Empty when the config gives none of ``keys`` (the rebuild takes the same default).
+    """
+    given = {k: config[k] for k in keys if k in config}
+    return {**given, "_fixed": (*shape.get("_fixed", ()), *given)} if given else {}
+
+
+def chunk_size(config: Mapping[str, Any], key: str, default: int) -> Dim | None:
+    """The ``chunk_size`` a Mamba-2 mixer reads from a config: ``config[key]``, else ``default``.
+
+    Parameters
+    ----------
+    config : mapping
+        The config as given.
+    key : str
+        The family's key (``"chunk_size"``, ``"mamba_chunk_size"``).
+    default : int
+        The config class's default.
+
+    Returns
+    -------
+    int, sympy.Expr or None
+        None for anything but an int >= 1 or a SymPy expression (``None``, a float): no tensor depends
+        on it, so the model still builds, but its first token's FLOPs are refused.
+    """
+    value = config.get(key, default)
+    if isinstance(value, sympy.Expr) or (type(value) is int and value >= 1):
+        return value
+    return None
+
 
 register_flops("Mamba2Mixer", decode_flops)
 
@@ -458,9 +579,11 @@ def causal_lm(config: Mapping[str, Any]) -> Module:
         s["state_size"],
         s["conv_kernel"],
         s["expand"],
-        s["head_dim"],
+        # P = E / H (validate_architecture): the closed form, rebuilt without head_dim, keeps the state's P
+        inner // s["num_heads"] if type(inner) is int and type(s["num_heads"]) is int else inner / s["num_heads"],
         ngroups=s["n_groups"],
         nheads=s["num_heads"],
+        chunk=chunk_size(config, "chunk_size", 256),
         bias=flags["use_bias"],
         conv_bias=flags["use_conv_bias"],
         spelling="transformers",
@@ -472,8 +595,10 @@ def causal_lm(config: Mapping[str, Any]) -> Module:
     V = s["vocab_size"]
     backbone = Module("backbone", "Mamba2Model", children=(embedding(V, D, name="embeddings"), block, final))
     head = _hf.lm_head(D, V, "backbone.embeddings.weight" if flags["tie_word_embeddings"] else None)
-    s.pop("head_dim")  # no tensor reads it once num_heads is known
-    return Module("", "Mamba2ForCausalLM", children=(backbone, head), config={**s, **flags})
+    s.pop("head_dim")  # no tensor reads it once num_heads is known (P = E / H)
+    shape = {**s, **flags}
+    shape.update(kept_chunk(config, shape, "chunk_size"))
+    return Module("", "Mamba2ForCausalLM", children=(backbone, head), config=shape)
 
 
 def _config(*args: Any, **kwargs: Any) -> Module:

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba2 import decode_flops, mixer
+from ..blocks.mamba2 import chunk_size, decode_flops, kept_chunk, mixer
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
@@ -136,8 +136,9 @@ def bamba(config: Mapping[str, Any]) -> Module:
             mix = self_attention(D, H, KV, d, bias=flags["attention_bias"], type="BambaAttention")
         else:
             mix = mixer(
-                D, N, K, expand, P, ngroups=G, nheads=Hm, bias=flags["mamba_proj_bias"],
-                conv_bias=flags["mamba_conv_bias"], spelling="transformers", name="mamba", type="BambaMixer",
+                D, N, K, expand, P, ngroups=G, nheads=Hm, chunk=chunk_size(config, "mamba_chunk_size", 256),
+                bias=flags["mamba_proj_bias"], conv_bias=flags["mamba_conv_bias"], spelling="transformers",
+                name="mamba", type="BambaMixer",
                 norm_type="BambaRMSNormGated",
             )  # fmt: skip
         norm = lambda n: rms_norm((D,), name=n, type="BambaRMSNorm")  # noqa: E731
@@ -151,6 +152,7 @@ def bamba(config: Mapping[str, Any]) -> Module:
         shape["head_dim"] = d
     shape.update(mamba_n_heads=Hm, mamba_n_groups=G, mamba_d_state=N, mamba_d_conv=K, mamba_expand=expand)
     shape.update(**flags, tie_word_embeddings=tie, _fixed=("num_hidden_layers",))
+    shape.update(kept_chunk(config, shape, "mamba_chunk_size"))
     if config.get("rope_parameters") is not None:  # the factor only: the rest shapes no tensor
         shape["rope_parameters"] = {
             "partial_rotary_factor": float(config["rope_parameters"].get("partial_rotary_factor", 0.5))

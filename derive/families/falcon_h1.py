@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba2 import decode_flops, mixer
+from ..blocks.mamba2 import chunk_size, decode_flops, kept_chunk, mixer
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
@@ -161,7 +161,8 @@ def falcon_h1(config: Mapping[str, Any]) -> Module:
     )  # the default type reads no factor (line 80)
 
     mamba = mixer(
-        D, N, K, expand, P, d_inner=E, ngroups=G, nheads=Hm, rmsnorm=flags["mamba_rms_norm"],
+        D, N, K, expand, P, d_inner=E, ngroups=G, nheads=Hm, chunk=chunk_size(config, "mamba_chunk_size", 256),
+        rmsnorm=flags["mamba_rms_norm"],
         bias=flags["mamba_proj_bias"], conv_bias=flags["mamba_conv_bias"], spelling="transformers", name="mamba",
         type="FalconH1Mixer", norm_type="FalconH1RMSNormGated",
     )  # fmt: skip
@@ -187,6 +188,7 @@ def falcon_h1(config: Mapping[str, Any]) -> Module:
         shape["head_dim"] = d
     shape.update(mamba_d_ssm=E, mamba_n_heads=Hm, mamba_n_groups=G, mamba_d_state=N, mamba_d_conv=K)
     shape.update(**flags, tie_word_embeddings=tie)
+    shape.update(kept_chunk(config, shape, "mamba_chunk_size"))
     if isinstance(rope, Mapping):  # what shapes the buffers: the type and the factor
         shape["rope_parameters"] = {"rope_type": kind}
         if "partial_rotary_factor" in rope:

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba2 import decode_flops, mixer
+from ..blocks.mamba2 import chunk_size, decode_flops, kept_chunk, mixer
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.moe import moe_block, routed_experts, router
@@ -172,9 +172,9 @@ def granitemoehybrid(config: Mapping[str, Any]) -> Module:
         )
         if kind == "linear_attention":
             mix = mixer(
-                D, N, K, expand, P, ngroups=G, nheads=Hm, bias=flags["mamba_proj_bias"],
-                conv_bias=flags["mamba_conv_bias"], spelling="transformers", name="mamba",
-                type="GraniteMoeHybridMambaLayer", norm_type="GraniteMoeHybridRMSNormGated",
+                D, N, K, expand, P, ngroups=G, nheads=Hm, chunk=chunk_size(config, "mamba_chunk_size", 256),
+                bias=flags["mamba_proj_bias"], conv_bias=flags["mamba_conv_bias"], spelling="transformers",
+                name="mamba", type="GraniteMoeHybridMambaLayer", norm_type="GraniteMoeHybridRMSNormGated",
             )  # fmt: skip
         else:
             mix = self_attention(D, H, KV, d, bias=flags["attention_bias"], type="GraniteMoeHybridAttention")
@@ -187,6 +187,7 @@ def granitemoehybrid(config: Mapping[str, Any]) -> Module:
     shape.update(num_local_experts=E, num_experts_per_tok=k, shared_intermediate_size=Fs)
     shape.update(mamba_n_heads=Hm, mamba_n_groups=G, mamba_d_state=N, mamba_d_conv=K, mamba_expand=expand)
     shape.update(position_embedding_type=c["position_embedding_type"], **flags, _fixed=("num_hidden_layers",))
+    shape.update(kept_chunk(config, shape, "mamba_chunk_size"))
     if rope and isinstance(config.get("rope_parameters"), Mapping):
         kind = config["rope_parameters"].get("rope_type", config["rope_parameters"].get("type", "default"))
         shape["rope_parameters"] = {"rope_type": kind}

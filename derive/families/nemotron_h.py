@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba2 import decode_flops, mixer
+from ..blocks.mamba2 import chunk_size, decode_flops, kept_chunk, mixer
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
@@ -186,6 +186,8 @@ def nemotron_h(config: Mapping[str, Any]) -> Module:
     KV = kv_heads(c, H)
     Hm, P = _hf.size(c, "mamba_num_heads"), _hf.size(c, "mamba_head_dim")
     G, N, K = _hf.size(c, "n_groups"), _hf.size(c, "ssm_state_size"), _hf.size(c, "conv_kernel")
+    # mamba_chunk_size, when given, replaces chunk_size (configuration_nemotron_h.py 167)
+    chunk = chunk_size(config, "mamba_chunk_size" if "mamba_chunk_size" in config else "chunk_size", 128)
     E, k = _hf.size(c, "n_routed_experts"), _hf.size(c, "num_experts_per_tok")
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds n_routed_experts ({E})")
@@ -210,7 +212,7 @@ def nemotron_h(config: Mapping[str, Any]) -> Module:
     def make(kind: str) -> Module:
         if kind == "linear_attention":
             mix = mixer(
-                D, N, K, 1, P, d_inner=Hm * P, ngroups=G, nheads=Hm, bias=flags["use_bias"],
+                D, N, K, 1, P, d_inner=Hm * P, ngroups=G, nheads=Hm, chunk=chunk, bias=flags["use_bias"],
                 conv_bias=flags["use_conv_bias"], spelling="transformers", name="mixer",
                 type="NemotronHMamba2Mixer", norm_type="NemotronHRMSNormGated",
             )  # fmt: skip
@@ -227,6 +229,7 @@ def nemotron_h(config: Mapping[str, Any]) -> Module:
     shape.update(ssm_state_size=N, mamba_num_heads=Hm, mamba_head_dim=P, n_groups=G, conv_kernel=K)
     shape.update(n_routed_experts=E, num_experts_per_tok=k, moe_intermediate_size=Fe)
     shape.update(moe_shared_expert_intermediate_size=Fs, moe_latent_size=latent, **flags)
+    shape.update(kept_chunk(config, shape, "chunk_size", "mamba_chunk_size"))
     return causal_lm(
         "NemotronH", vocab=V, hidden=D, layers=layer_list(make, kinds, len(kinds)), tie=False, config=shape,
         embed=embedding(V, D, name="embeddings"), norm=rms_norm((D,), name="norm_f", type="NemotronHRMSNorm"),

@@ -40,7 +40,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..blocks import _hf
-from ..blocks.mamba2 import decode_flops, mixer
+from ..blocks.mamba2 import chunk_size, decode_flops, kept_chunk, mixer
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
@@ -257,7 +257,8 @@ def zamba2(config: Mapping[str, Any]) -> Module:
 
     def mamba_layer(name: str) -> Module:
         mamba = mixer(
-            D, N, K, expand, P, ngroups=G, nheads=Hm, bias=bias, conv_bias=True, spelling="transformers",
+            D, N, K, expand, P, ngroups=G, nheads=Hm, chunk=chunk_size(config, "chunk_size", 256), bias=bias,
+            conv_bias=True, spelling="transformers",
             name="mamba", type="Zamba2MambaMixer", norm_type="Zamba2RMSNormGated",
         )  # fmt: skip
         norm = rms_norm((D,), name="input_layernorm", type="Zamba2RMSNorm")
@@ -301,6 +302,7 @@ def zamba2(config: Mapping[str, Any]) -> Module:
     shape.update(mamba_d_state=N, mamba_d_conv=K, mamba_expand=expand, mamba_ngroups=G, n_mamba_heads=Hm)
     shape.update(num_mem_blocks=blocks, adapter_rank=r, **flags, tie_word_embeddings=tie)
     shape["_fixed"] = ("num_hidden_layers", "num_mem_blocks")
+    shape.update(kept_chunk(config, shape, "chunk_size"))
     rope = config.get("rope_parameters")
     if isinstance(rope, Mapping):  # what shapes the buffers: the type and the factor
         shape["rope_parameters"] = {"rope_type": rope.get("rope_type", rope.get("type", "default"))}

@@ -159,6 +159,34 @@ def test_decode_flops() -> None:
         assert cost({"model_type": "bamba", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
 
 
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {},
+        {"mamba_chunk_size": 1, "mamba_n_groups": 1},
+        {"mamba_chunk_size": 7, "mamba_d_state": 1, "mamba_n_groups": 4},
+    ],
+)
+def test_first_token_flops(changed: dict) -> None:
+    """A sequence's first token (no state yet): BambaMixer runs the chunked scan padded to the chunk size,
+    its einsums under ``FlopCounterMode``, and the closed form's ``Piecewise`` at T = 1; chunk sizes of 1
+    and above the token, several groups and states."""
+    config = {**CACHE, **changed}
+    numeric = cost(derive.explain({"model_type": "bamba", **config}), 1, 2, "float32")
+    measured = hf_cache.first(hf_cache.tiny("bamba", config), 2)
+    assert numeric.flops_per_token == measured
+    assert hf_cache.closed_flops(numeric) == measured  # the closed form at T = 1, the chunk a number in it
+
+
+def test_first_token_without_a_chunk_size_is_refused() -> None:
+    """``mamba_chunk_size=None`` (BambaConfig allows it) builds, but transformers' chunked scan fails on the first
+    token (``pad_size``'s ``%``): derive refuses that token, never a number."""
+    config = {**CACHE, "mamba_chunk_size": None}
+    with pytest.raises(TypeError):
+        hf_cache.first(hf_cache.tiny("bamba", config), 1)
+    assert cost({"model_type": "bamba", **config}, 1, 1, "float32").flops_per_token is None
+
+
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
     import transformers

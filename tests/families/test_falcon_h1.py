@@ -154,6 +154,25 @@ def test_decode_flops() -> None:
         assert cost({"model_type": "falcon_h1", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
 
 
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {},
+        {"mamba_chunk_size": 1, "mamba_n_groups": 1},
+        {"mamba_chunk_size": 5, "mamba_d_state": 1, "mamba_n_groups": 4},
+    ],
+)
+def test_first_token_flops(changed: dict) -> None:
+    """A sequence's first token (no state yet): FalconH1Mixer runs the chunked scan padded to the chunk size,
+    its einsums under ``FlopCounterMode``, and the closed form's ``Piecewise`` at T = 1; chunk sizes of 1
+    and above the token, several groups and states."""
+    config = {**CACHE, **changed}
+    numeric = cost(derive.explain({"model_type": "falcon_h1", **config}), 1, 2, "float32")
+    measured = hf_cache.first(hf_cache.tiny("falcon_h1", config), 2)
+    assert numeric.flops_per_token == measured
+    assert hf_cache.closed_flops(numeric) == measured  # the closed form at T = 1, the chunk a number in it
+
+
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
     import transformers

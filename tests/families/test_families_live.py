@@ -149,10 +149,6 @@ SMALL = {
     "num_key_value_heads": 2,
     "vocab_size": 64,
 }
-#: Families whose first token derive does not count yet: Mamba-2's (no state) runs the chunked scan
-#: padded to ``chunk_size`` (``models/mamba2/modeling_mamba2.py`` 548-585, ``mamba2_chunk_scan`` 257-360),
-#: not the one-token step its rule counts.
-FIRST_NOT_DERIVED = {"mamba2"}
 #: A hybrid stack's two kinds of layer, the recurrent mixer's first.
 HYBRID = {"num_hidden_layers": 2, "layer_types": ["linear_attention", "full_attention"]}
 RUN = [
@@ -191,6 +187,11 @@ RUN = [
             "conv_kernel": 4,
         },
     ),  # fmt: skip
+    # Mamba-2's first token padded to a chunk of 5, or a chunk of 1 (no padding) with one state per group
+    ("mamba2", {"hidden_size": 16, "num_heads": 4, "head_dim": 8, "n_groups": 1, "state_size": 3,
+                "num_hidden_layers": 1, "vocab_size": 32, "chunk_size": 5}),
+    ("mamba2", {"hidden_size": 16, "num_heads": 4, "head_dim": 8, "n_groups": 4, "state_size": 1,
+                "num_hidden_layers": 1, "vocab_size": 32, "chunk_size": 1}),
     # the recurrent mixers: Gated DeltaNet (two of its spellings), lightning attention, RG-LRU, mLSTM
     ("qwen3_next", {**SMALL, **HYBRID, "num_key_value_heads": 1, "head_dim": 8, "num_experts": 4,
                     "num_experts_per_tok": 2, "moe_intermediate_size": 8, "shared_expert_intermediate_size": 8,
@@ -214,21 +215,18 @@ RUN = [
 @pytest.mark.parametrize(("model_type", "config"), RUN, ids=[f"{m}-{i}" for i, (m, _) in enumerate(RUN)])
 def test_cache_and_flops_run(model_type: str, config: dict, dtype: str) -> None:
     """Bytes of every tensor in past_key_values after T tokens, the next token's matmul FLOPs, and a sequence's
-    first token's (no state yet: Gated DeltaNet's chunked path, lightning attention's block path)."""
+    first token's (no state yet: Gated DeltaNet's chunked path, lightning attention's block path, Mamba-2's
+    chunked scan padded to ``chunk_size``)."""
     model = hf_cache.tiny(model_type, config, dtype)
     for batch, tokens in ((1, 1), (1, 5), (3, 2), (2, 9)):
         held, flops = hf_cache.run(model, batch, tokens)
         assert cost({"model_type": model_type, **config}, tokens, batch, dtype).cache_bytes == held
         assert cost({"model_type": model_type, **config}, tokens + 1, batch, dtype).flops_per_token == flops
         hf_live.record("transformers", CLASSES[model_type])
-    first = cost({"model_type": model_type, **config}, 1, 2, dtype).flops_per_token
-    if model_type in FIRST_NOT_DERIVED:  # refused, never the step's number: the real first token costs more
-        assert (
-            first is None
-            and hf_cache.first(model, 2) > cost({"model_type": model_type, **config}, 2, 2, dtype).flops_per_token
-        )
-    else:
-        assert first == hf_cache.first(model, 2)
+    first = cost(derive.explain({"model_type": model_type, **config}), 1, 2, dtype)
+    assert first.flops_per_token == hf_cache.first(model, 2)
+    if model_type == "mamba2":  # the closed form's first token too (P = E / H, the chunk a number in it)
+        assert hf_cache.closed_flops(first) == first.flops_per_token
 
 
 def test_recurrent_gemma_flops_with_a_wider_recurrence() -> None:

@@ -189,6 +189,20 @@ def test_decode_flops() -> None:
         assert cost({"model_type": "granitemoehybrid", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
 
 
+@pytest.mark.parametrize(
+    "changed", [{}, {"mamba_chunk_size": 1}, {"mamba_chunk_size": 9, "mamba_n_groups": 1, "mamba_d_state": 3}]
+)
+def test_first_token_flops(changed: dict) -> None:
+    """A sequence's first token (no state yet): GraniteMoeHybridMambaLayer runs the chunked scan padded to the chunk size,
+    its einsums under ``FlopCounterMode``, and the closed form's ``Piecewise`` at T = 1; chunk sizes of 1
+    and above the token, several groups and states."""
+    config = {**CACHE, **changed}
+    numeric = cost(derive.explain({"model_type": "granitemoehybrid", **config}), 1, 2, "float32")
+    measured = hf_cache.first(hf_cache.tiny("granitemoehybrid", config), 2)
+    assert numeric.flops_per_token == measured
+    assert hf_cache.closed_flops(numeric) == measured  # the closed form at T = 1, the chunk a number in it
+
+
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
     import transformers

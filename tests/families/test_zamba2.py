@@ -156,6 +156,18 @@ def test_decode_flops() -> None:
         assert cost({"model_type": "zamba2", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
 
 
+@pytest.mark.parametrize("changed", [{}, {"chunk_size": 1}, {"chunk_size": 6, "mamba_ngroups": 2, "mamba_d_state": 2}])
+def test_first_token_flops(changed: dict) -> None:
+    """A sequence's first token (no state yet): Zamba2MambaMixer runs the chunked scan padded to the chunk size,
+    its einsums under ``FlopCounterMode``, and the closed form's ``Piecewise`` at T = 1; chunk sizes of 1
+    and above the token, several groups and states."""
+    config = {**CACHE, **changed}
+    numeric = cost(derive.explain({"model_type": "zamba2", **config}), 1, 2, "float32")
+    measured = hf_cache.first(hf_cache.tiny("zamba2", config), 2)
+    assert numeric.flops_per_token == measured
+    assert hf_cache.closed_flops(numeric) == measured  # the closed form at T = 1, the chunk a number in it
+
+
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
     import transformers

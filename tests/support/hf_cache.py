@@ -98,3 +98,14 @@ def first(model: Any, batch: int) -> int:
     flops = sum(v for k, v in counter.get_flop_counts()["Global"].items() if str(k) in MATMUL_OPS)
     assert flops % batch == 0
     return flops // batch
+
+
+def closed_flops(numeric: Any) -> Any:
+    """``flops_per_token``'s closed form (in T, N and the config's letters) at the cost's own T, N and letters."""
+    import sympy
+
+    forms, letters = numeric.closed_forms()
+    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
+    values[sympy.Symbol("T", integer=True, positive=True)] = numeric.seq_len
+    values[sympy.Symbol("N", integer=True, positive=True)] = numeric.batch
+    return sympy.sympify(forms["flops_per_token"]).subs(values)
