@@ -30,7 +30,9 @@ PYTHON = os.environ.get("DERIVE_SSM_PYTHON") or str(ROOT / ".venv-ssm/bin/python
 if not Path(PYTHON).exists():
     pytest.skip(".venv-ssm is missing (torch + triton + flash-linear-attention 0.6.0)", allow_module_level=True)
 
-pytestmark = pytest.mark.slow
+# One worker runs the whole module, in order (test_every_class_was_held_live counts the cases before it;
+# scripts/test hands groups out whole: --dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("fla_layers_live")]
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BUILD = {

@@ -19,6 +19,10 @@ from derive.blocks import s4 as ds4
 from derive.blocks import s5 as ds5
 from derive.tree import count, named_buffers, named_parameters
 
+# One worker runs the whole module, in order (test_every_block_was_compared counts the cases before it;
+# scripts/test hands groups out whole: --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("ssm_reference")
+
 CASES: dict[str, int] = defaultdict(int)
 
 
