@@ -109,3 +109,15 @@ def closed_flops(numeric: Any) -> Any:
     values[sympy.Symbol("T", integer=True, positive=True)] = numeric.seq_len
     values[sympy.Symbol("N", integer=True, positive=True)] = numeric.batch
     return sympy.sympify(forms["flops_per_token"]).subs(values)
+
+
+def check_first_token(model_type: str, config: dict, dtype: str = "float32") -> None:
+    """A sequence's first token (no state yet), two sequences: derive's ``flops_per_token`` and its closed form
+    at T = 1 both equal ``FlopCounterMode``'s count on transformers' tiny model of ``config``."""
+    import derive
+    from derive.analysis.cost import cost
+
+    numeric = cost(derive.explain({"model_type": model_type, **config}), 1, 2, dtype)
+    measured = first(tiny(model_type, config, dtype), 2)
+    assert numeric.flops_per_token == measured
+    assert closed_flops(numeric) == measured  # the closed form at T = 1, the chunk a number in it
