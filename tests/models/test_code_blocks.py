@@ -229,7 +229,7 @@ REFUSED = {
     ),
     "a relative import": (
         "from .s4d import S4D\nmodel = S4D(64)",
-        "imported from .s4d, which derive does not read (a module beside this code",
+        "imported from .s4d, a relative import derive resolves only in a file of a package",
         2,
     ),
     "a Flax class in torch code": (

@@ -165,3 +165,64 @@ def test_a_module_of_ones_own_beside_the_file_is_read(tmp_path: Path, monkeypatc
     exec(compile(code, "<model>", "exec"), scope)  # the test runs the file's code, importing blocks itself
     sys.modules.pop("blocks", None)
     assert _derived_rows(report) == _torch_rows(scope["model"])
+
+
+def _write_package(root: Path, name: str) -> None:
+    """A package of the user's own: ``name/layers.py`` (an encoder), ``name/heads/__init__.py`` (a head) and
+    three model files importing them relatively (``.layers``, ``..layers`` from a subpackage, ``from .
+    import layers``)."""
+    (root / name / "heads").mkdir(parents=True)
+    (root / name / "__init__.py").write_text("")
+    (root / name / "layers.py").write_text(
+        "from torch import nn\n\nclass Encoder(nn.Module):\n    def __init__(self, n, h):\n"
+        "        super().__init__()\n        self.rnn = nn.GRU(n, h, bidirectional=True)\n"
+    )
+    (root / name / "heads" / "__init__.py").write_text(
+        "from torch import nn\nfrom ..layers import Encoder\n\nclass Tagger(nn.Module):\n"
+        "    def __init__(self, n, h, tags):\n        super().__init__()\n        self.enc = Encoder(n, h)\n"
+        "        self.out = nn.Linear(2 * h, tags)\n"
+    )
+    (root / name / "model.py").write_text(
+        "from torch import nn\nfrom .layers import Encoder\n\nmodel = nn.Sequential(Encoder(12, 20), nn.Linear(40, 3))\n"
+    )
+    (root / name / "deep.py").write_text("from .heads import Tagger\n\nmodel = Tagger(12, 20, 9)\n")
+    (root / name / "whole.py").write_text(
+        "from torch import nn\nfrom . import layers\n\nmodel = nn.Sequential(layers.Encoder(6, 5), nn.LSTM(10, 4))\n"
+    )
+
+
+@pytest.mark.parametrize("file", ["model", "deep", "whole"])
+def test_relative_imports_in_a_package_of_ones_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, file: str) -> None:
+    """A file inside the user's own package (directories holding ``__init__.py``) imports its siblings
+    relatively, as ``python -m ownpkg.model`` runs it: derive resolves ``.layers``, ``..layers`` and
+    ``from . import layers`` against the file's package and reads them, from any working directory.
+    The truth: the test imports the package itself and builds the model."""
+    _write_package(tmp_path, "ownpkg_rel")
+    monkeypatch.chdir("/")
+    report = derive.explain(str(tmp_path / "ownpkg_rel" / f"{file}.py"))
+    assert not [m for m in sys.modules if m.startswith("ownpkg_rel")]  # derive imported nothing
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    try:
+        real = importlib.import_module(f"ownpkg_rel.{file}").model
+    finally:
+        for m in [m for m in sys.modules if m.startswith("ownpkg_rel")]:
+            sys.modules.pop(m)
+    assert _derived_rows(report) == _torch_rows(real)
+    assert report.total == sum(p.numel() for p in real.parameters())
+
+
+def test_a_relative_import_without_a_package_is_refused_naming_it(tmp_path: Path) -> None:
+    """A relative import in pasted code, or in a file whose directory is no package, or one reaching above
+    the top-level package: Python refuses to run it, and derive names the import and what to give it."""
+    code = "from torch import nn\nfrom .layers import Encoder\n\nmodel = nn.Sequential(Encoder(12, 20))\n"
+    with pytest.raises(SourceError, match=r"imported from \.layers, a relative import derive resolves only in a file"):
+        derive.explain(code)
+    (tmp_path / "loose.py").write_text(code)
+    with pytest.raises(SourceError, match=r"imported from \.layers"):
+        derive.explain(str(tmp_path / "loose.py"))
+    _write_package(tmp_path, "ownpkg_up")
+    (tmp_path / "ownpkg_up" / "up.py").write_text(code.replace(".layers", "...layers"))
+    with pytest.raises(SourceError, match=r"imported from \.\.\.layers"):
+        derive.explain(str(tmp_path / "ownpkg_up" / "up.py"))

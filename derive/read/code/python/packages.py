@@ -35,21 +35,73 @@ from .values import Class, Function, Ref, Refused, UserRaise
 if TYPE_CHECKING:
     from .core import Core
 
-__all__ = ["MAX_MODULES", "MAX_HOPS", "beside", "locate", "package_value", "from_package", "unread", "absolute"]
+__all__ = [
+    "MAX_MODULES",
+    "MAX_HOPS",
+    "beside",
+    "own_package",
+    "locate",
+    "package_value",
+    "from_package",
+    "unread",
+    "absolute",
+]
 
 #: Modules of installed packages read for one model at most.
 MAX_MODULES = 24
 #: Re-exports followed for one name at most.
 MAX_HOPS = 8
 
-#: The directory of the file being read, searched first (Python puts a script's own directory first on
-#: ``sys.path``): a module of the user's own beside it (``from blocks import Gate``) is read like a package.
-_BESIDE: ContextVar[str | None] = ContextVar("beside", default=None)
+#: Where the file being read is found from (Python puts a script's own directory first on ``sys.path``):
+#: its directory, and when that directory is a package (it holds ``__init__.py``), the package's dotted
+#: name and the directory above its top-level package — so ``from blocks import Gate`` beside it,
+#: ``from .blocks import Gate`` and ``from mypkg.blocks import Gate`` inside a package are read like a
+#: package's modules.
+_BESIDE: ContextVar[tuple[str, str, str] | None] = ContextVar("beside", default=None)
+
+
+def own_package(path: str) -> tuple[str, str]:
+    """The package a ``.py`` file belongs to and the directory its top-level package lies in.
+
+    The directories above the file that hold an ``__init__.py`` make its package, as Python names a
+    module it imports from a package (``mypkg/models/rnn.py`` is ``mypkg.models.rnn`` when ``mypkg``
+    and ``mypkg/models`` hold one).
+
+    Parameters
+    ----------
+    path : str
+        The ``.py`` file being read.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The dotted package (``""`` when the file's directory is not a package) and the directory to
+        search for it (the file's own directory when it has none).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "mypkg" / "models").mkdir(parents=True)
+    >>> for d in ("mypkg", "mypkg/models"):
+    ...     _ = (root / d / "__init__.py").write_text("")
+    >>> package, top = own_package(str(root / "mypkg" / "models" / "rnn.py"))
+    >>> package, top == str(root.resolve())
+    ('mypkg.models', True)
+    """
+    directory = Path(path).resolve().parent
+    parts: list[str] = []
+    top = directory
+    while (top / "__init__.py").is_file() and top.name.isidentifier() and top.parent != top:
+        parts.insert(0, top.name)
+        top = top.parent
+    return ".".join(parts), str(top)
 
 
 @contextmanager
 def beside(path: str) -> Iterator[None]:
-    """Within the block, modules beside the file ``path`` are found first, as when Python runs it.
+    """Within the block, modules beside the file ``path`` (and of its own package) are found first, as when
+    Python runs it; its relative imports resolve against its package (:func:`own_package`).
 
     Parameters
     ----------
@@ -60,7 +112,8 @@ def beside(path: str) -> Iterator[None]:
     ------
     None
     """
-    token = _BESIDE.set(os.path.dirname(os.path.abspath(path)))
+    package, top = own_package(path)
+    token = _BESIDE.set((os.path.dirname(os.path.abspath(path)), top, package))
     try:
         yield
     finally:
@@ -91,8 +144,9 @@ def locate(module: str) -> Path | None:
     if not all(part.isidentifier() for part in parts) or parts[0] in sys.stdlib_module_names:
         return None
     try:
-        first = _BESIDE.get()
-        spec = PathFinder.find_spec(parts[0], ([first] if first else []) + sys.path)
+        here = _BESIDE.get()
+        first = list(dict.fromkeys(here[:2])) if here else []
+        spec = PathFinder.find_spec(parts[0], first + sys.path)
         for k in range(1, len(parts)):
             if spec is None or not spec.submodule_search_locations:
                 return None
@@ -124,7 +178,10 @@ def unread(path: str) -> str:
     module, _, name = path.rpartition(".")
     module = module or path
     if module.startswith("."):
-        return f"imported from {module}, which derive does not read (a module beside this code: derive reads the code it is given)"
+        return (
+            f"imported from {module}, a relative import derive resolves only in a file of a package (a directory "
+            f"with __init__.py) named by its path, within its top-level package: give derive that file"
+        )
     if locate(module.split(".")[0]) is None:
         return (
             f"imported from {module}, which is not installed here as Python source "
@@ -245,8 +302,9 @@ def absolute(frame: Frame, node: ast.ImportFrom) -> str:
     Returns
     -------
     str
-        ``"pkg.sub"`` for ``from .sub import x`` in ``pkg``; the dotted text as written where the
-        module has no package (the user's own file).
+        ``"pkg.sub"`` for ``from .sub import x`` in ``pkg`` (the user's own file's package when it lies in
+        one, :func:`own_package`); the dotted text as written where the module has no package (pasted
+        code, or a file whose directory holds no ``__init__.py``).
     """
     written = "." * node.level + (node.module or "")
     if not node.level:
@@ -255,6 +313,9 @@ def absolute(frame: Frame, node: ast.ImportFrom) -> str:
     while root.parent is not None:
         root = root.parent
     package = root.names.get("__package__")
+    if "__package__" not in root.names:  # the user's own file: its package, if it lies in one
+        here = _BESIDE.get()
+        package = here[2] if here else None
     if not isinstance(package, str) or not package:
         return written
     try:
