@@ -104,7 +104,7 @@ def rotary_dim(
     Returns
     -------
     int or sympy.Expr
-        With a symbolic ``head_dim``, only the factors 1 and 0.5 (d and ⌊d/2⌋).
+        With a symbolic ``head_dim``, a closed form for a binary-fraction factor (:func:`rotated`).
 
     Raises
     ------
@@ -131,11 +131,52 @@ def rotary_dim(
         )
     if rope is not None and not plain_reads_factor and rope.get("rope_type", rope.get("type", "default")) == "default":
         factor = 1
+    return rotated(head_dim, factor, "rope_parameters")
+
+
+def rotated(head_dim: Dim, factor: float, key: str) -> Dim:
+    """``int(head_dim * factor)``, as the rotary embeddings compute the width they turn; a closed form
+    ``floor(p · head_dim / 2^m)`` for a symbolic ``head_dim`` when the factor is a binary fraction p / 2^m
+    (0.25, 0.5, 0.75, 1: the float product is then exact, so ``int`` is the floor of the exact one).
+
+    Parameters
+    ----------
+    head_dim : int or sympy.Expr
+        d.
+    factor : float
+        ``partial_rotary_factor``, in (0, 1].
+    key : str
+        The config key the factor came from, named in the error.
+
+    Returns
+    -------
+    int or sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        A symbolic ``head_dim`` with a factor that is no binary fraction (0.1: ``int`` of a rounded
+        float product has no closed form), naming the key.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> d = sympy.Symbol("head_dim", integer=True, positive=True)
+    >>> rotated(256, 0.25, "partial_rotary_factor"), rotated(d, 0.25, "partial_rotary_factor")
+    (64, floor(head_dim/4))
+    """
     if type(head_dim) is int:
         return int(head_dim * factor)
-    if factor in (1, 0.5):
-        return head_dim if factor == 1 else floordiv(head_dim, 2)
-    raise ValueError(f"config key 'rope_parameters': partial_rotary_factor {factor} with a symbolic head_dim")
+    from fractions import Fraction
+
+    exact = Fraction(factor)
+    q = exact.denominator
+    if q & (q - 1) or q > 1 << 16:
+        raise ValueError(
+            f"config key {key!r}: partial_rotary_factor {factor} with a symbolic head_dim (only a binary fraction "
+            f"such as 0.25 or 0.5 has a closed form)"
+        )
+    return head_dim if q == 1 else floordiv(exact.numerator * head_dim, q)
 
 
 def rope_buffers(head_dim: Dim, prefix: str = "") -> tuple[Param, ...]:

@@ -48,7 +48,7 @@ from ..layers.mlp import gated_mlp
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module
-from ._decoder import causal_lm, kv_heads, layer_list, rope_buffers
+from ._decoder import causal_lm, kv_heads, layer_list, rope_buffers, rotated
 from .llama import register_family
 
 __all__ = ["Variant", "VARIANTS", "qwen3_next", "build", "rotary_dim", "linear_layer_types"]
@@ -110,12 +110,13 @@ def rotary_dim(c: Mapping[str, Any], head_dim: Dim) -> Dim:
 
     Returns
     -------
-    int
+    int or sympy.Expr
 
     Raises
     ------
     ValueError
-        A rope type other than "default", a factor that is not a number, a symbolic head_dim.
+        A rope type other than "default", a factor that is not a number, a symbolic head_dim with a factor
+        that is no binary fraction (:func:`derive.families._decoder.rotated`).
     """
     rope = c.get("rope_parameters") or {}
     if not isinstance(rope, Mapping):
@@ -126,9 +127,7 @@ def rotary_dim(c: Mapping[str, Any], head_dim: Dim) -> Dim:
     factor = rope.get("partial_rotary_factor", c["partial_rotary_factor"])
     if isinstance(factor, bool) or not isinstance(factor, (int, float)):
         raise ValueError(f"config key 'partial_rotary_factor' must be a number, got {factor!r}")
-    if type(head_dim) is not int:
-        raise ValueError("config key 'head_dim' must be a number: the rotary buffers take int(head_dim * factor)")
-    return int(head_dim * factor)
+    return rotated(head_dim, factor, "partial_rotary_factor")
 
 
 def linear_layer_types(c: Mapping[str, Any], layers: int) -> list[str]:

@@ -160,3 +160,27 @@ def test_cache_bytes(model_type: str, dtype: str, batch: int, prefill: int, step
     assert cost.cache_bytes == sum(measured.values())
     assert cost.kv_bytes_per_token * batch == sum(longer.values()) - sum(measured.values())
     assert cost.state_bytes == sum(measured.values()) - cost.kv_bytes_per_token * batch * (prefill + steps)
+
+
+@pytest.mark.parametrize("model_type", sorted(TYPES))
+def test_a_symbolic_head_dim(model_type: str) -> None:
+    """``head_dim`` as a SymPy symbol d: the rotary embedding turns ``int(d · 0.25)`` dimensions (the
+    default factor; 0.5 and 0.75 given), so its buffers are ⌈⌊d/4⌋/2⌉ wide; the total, every shape and
+    buffer at d = 6 … 13 are what transformers builds (odd widths and widths not a multiple of 4 included).
+    A factor with no binary closed form (0.1) is refused naming the key."""
+    import sympy
+
+    d = sympy.Symbol("head_dim", integer=True, positive=True)
+    small = {k: v for k, v in CACHE.items() if k not in ABSENT[model_type]}
+    for rope in ({}, {"rope_parameters": {"rope_type": "default", "partial_rotary_factor": 0.75}}):
+        report = derive.explain({"model_type": model_type, **small, **rope, "head_dim": d})
+        assert report.total.free_symbols == {d}
+        buffers = [(n, p.shape) for n, p in named_buffers(report.module)]
+        for value in range(6, 14):
+            live = hf_live.build(model_type, {**small, **rope, "head_dim": value})
+            assert report.total.subs(d, value) == hf_live.total(live)
+            assert [(n, tuple(int(sympy.sympify(x).subs(d, value)) for x in s)) for n, s in buffers] == hf_live.buffers(
+                live
+            )
+    with pytest.raises(ValueError, match="partial_rotary_factor"):
+        derive.explain({"model_type": model_type, **small, "head_dim": d, "partial_rotary_factor": 0.1})
