@@ -471,14 +471,24 @@ class ModelCost:
 
     @property
     def flops_per_token(self) -> Any:
-        """Matmul FLOPs of the token that leaves ``seq_len`` tokens in the cache (None: not derived)."""
+        """Matmul FLOPs of the token that leaves ``seq_len`` tokens in the cache (None: not derived, and
+        :attr:`flops_not_derived` says why)."""
+        return self._flops()[0]
+
+    @property
+    def flops_not_derived(self) -> str | None:
+        """Why :attr:`flops_per_token` is None (the class with no rule, or the batch its rule does not
+        hold at); None when it is derived."""
+        return self._flops()[1]
+
+    def _flops(self) -> tuple[Any, str | None]:
         from ..layers.token_flops import matmul_flops, per_sequence
 
         try:
             per_sequence(self.module, self.batch)
-            return _plain(matmul_flops(self.module, self.seq_len))
-        except ValueError:
-            return None
+            return _plain(matmul_flops(self.module, self.seq_len)), None
+        except ValueError as why:
+            return None, str(why)
 
     @property
     def total(self) -> Any:
@@ -530,7 +540,8 @@ class ModelCost:
         -------
         dict
             ``seq_len``, ``batch``, ``dtype``, ``cache_bytes``, ``state_bytes``,
-            ``kv_bytes_per_token``, ``flops_per_token`` (None: not derived), ``weight_bytes``;
+            ``kv_bytes_per_token``, ``flops_per_token`` (None: not derived, ``flops_not_derived`` saying
+            why; None when derived), ``weight_bytes``;
             ``closed_forms`` (each as a string in T, N and the model's letters) and ``letters``
             (their values).
         """
@@ -548,6 +559,7 @@ class ModelCost:
             "state_bytes": shown(self.state_bytes),
             "kv_bytes_per_token": shown(self.kv_bytes_per_token),
             "flops_per_token": shown(self.flops_per_token),
+            "flops_not_derived": self.flops_not_derived,
             "weight_bytes": shown(self.weight_bytes),
             "closed_forms": {k: None if v is None else str(v) for k, v in forms.items()},
             "letters": values,

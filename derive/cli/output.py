@@ -356,9 +356,15 @@ def model_cost_text(cost_info: dict[str, Any], out: TextIO) -> None:
         f"cost (T={cost_info['seq_len']} tokens, batch {cost_info['batch']}, {cost_info['dtype']}): "
         f"cache {text(cost_info['cache_bytes'])} B, of which state {text(cost_info['state_bytes'])} B "
         f"(constant in T); KV {text(cost_info['kv_bytes_per_token'])} B per token; "
-        f"{text(cost_info['flops_per_token'])} matmul FLOPs for the token at position T; "
-        f"weights {text(cost_info['weight_bytes'])} B\n"
+        + (
+            "matmul FLOPs for the token at position T not derived (below); "
+            if cost_info["flops_per_token"] is None
+            else f"{text(cost_info['flops_per_token'])} matmul FLOPs for the token at position T; "
+        )
+        + f"weights {text(cost_info['weight_bytes'])} B\n"
     )
+    if cost_info.get("flops_not_derived"):
+        out.write(f"note: FLOPs per token not derived: {cost_info['flops_not_derived']}\n")
 
 
 def report_latex(report: Report) -> str:

@@ -112,6 +112,22 @@ def test_cost_option_matches_the_library():
     assert data["cost"]["matmul_flops"] == cost(dt.GRU(10, 20, 2), 7, 3).matmul_flops
 
 
+def test_cost_says_why_flops_are_not_derived(tmp_path):
+    """A language model whose FLOPs per token derive leaves underived says why, in the text and the JSON
+    (RWKV at a batch of 2: transformers' one-token step broadcasts; measured in
+    tests/families/test_families_live.py)."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "rwkv", "vocab_size": 40, "hidden_size": 12, "num_hidden_layers": 3}))
+    text = run(str(config), "--cost", "--batch", "2", "--seq-len", "5")
+    assert text.returncode == 0, text.stderr
+    assert "matmul FLOPs for the token at position T not derived (below)" in text.stdout
+    assert "note: FLOPs per token not derived: the FLOPs of RwkvSelfAttention" in text.stdout
+    data = json.loads(run(str(config), "--cost", "--batch", "2", "--seq-len", "5", "--json").stdout)["cost"]
+    assert data["flops_per_token"] is None and "N x N rows" in data["flops_not_derived"]
+    one = json.loads(run(str(config), "--cost", "--batch", "1", "--seq-len", "5", "--json").stdout)["cost"]
+    assert type(one["flops_per_token"]) is int and one["flops_not_derived"] is None
+
+
 def test_keras_bidirectional_matches_keras():
     keras = pytest.importorskip("keras")
     if keras.backend.backend() != "torch":

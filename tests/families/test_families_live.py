@@ -260,6 +260,8 @@ def test_rwkv_flops_of_one_sequence(dtype: str) -> None:
     assert three == 3 * flops
     assert cost({"model_type": "rwkv", **RWKV}, 7, 3, dtype).cache_bytes == held
     assert cost({"model_type": "rwkv", **RWKV}, 7, 3, dtype).flops_per_token is None
+    assert "broadcasts a batch of N to N x N rows" in cost({"model_type": "rwkv", **RWKV}, 7, 3).flops_not_derived
+    assert cost({"model_type": "rwkv", **RWKV}, 7, 1).flops_not_derived is None
     assert cost({"model_type": "rwkv", **RWKV}).flops_per_token is None  # a symbolic batch
 
 
