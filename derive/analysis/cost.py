@@ -45,17 +45,15 @@ Memory:
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import sympy
-from sympy import BlockMatrix, HadamardPower, HadamardProduct, MatAdd, MatMul, MatrixExpr
-from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
-from ..engine.equations import Cell
-from ..engine.stack import UPPER, Stack, layer_sum
+from ..engine.operations import KINDS, step_ops, stored_elements
+from ..engine.stack import Stack
 from ..engine.symbols import Size, T, as_expr
 from ..engine.validate import shown
 from ..tree import Module, State, active, count
@@ -65,144 +63,8 @@ __all__ = ["N", "KINDS", "DTYPE_BYTES", "step_ops", "stored_elements", "Cost", "
 #: Batch size: sequences processed together.
 N = sympy.Symbol("N", integer=True, positive=True)
 
-#: Kinds of operations counted, in display order.
-KINDS = ("mac", "add", "mul", "sigmoid", "tanh", "relu")
-
-#: Kinds counted only by the cells that have them (listed only then): ``div``, element-wise
-#: divisions (minLSTM's normalised gates); ``norm``, elements normalised by a LayerNorm or a
-#: group norm (one operation per element, although mean and variance cost several); ``exp``,
-#: ``silu`` and ``max`` (xLSTM's exponential gates, its SiLU, its bound max(|n^T q|, 1)), one per
-#: element.
-EXTRA_KINDS = ("div", "norm", "exp", "silu", "max")
-
 #: Bytes per element of each supported dtype.
 DTYPE_BYTES = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "int8": 1}
-
-_FUNCTION_KIND = {
-    "sigma": "sigmoid",
-    "tanh": "tanh",
-    "ReLU": "relu",
-    "LN": "norm",
-    "GN": "norm",
-    "exp": "exp",
-    "SiLU": "silu",
-    "maxabs1": "max",
-}
-
-
-def _function_kind(node: ElementwiseApplyFunction) -> str:
-    f = node.function
-    name = f.expr.func.__name__ if isinstance(f, sympy.Lambda) else getattr(f, "__name__", str(f))
-    if name not in _FUNCTION_KIND:
-        raise ValueError(f"no cost known for the element-wise function {name!r}")
-    return _FUNCTION_KIND[name]
-
-
-def _size(node: MatrixExpr) -> sympy.Expr:
-    rows, cols = node.shape
-    return rows * cols
-
-
-def _negated(node: MatrixExpr) -> MatrixExpr | None:
-    """``X`` if ``node`` is ``-X`` (a MatMul with coefficient -1), else None."""
-    if isinstance(node, MatMul) and node.args[0] == -1:
-        rest = node.args[1:]
-        return rest[0] if len(rest) == 1 else MatMul(*rest)
-    return None
-
-
-def _walk(node: MatrixExpr, ops: Counter[str], groups: dict | None = None) -> None:
-    """Add the operations of ``node`` to ``ops``; ``groups``: block-diagonal weights -> blocks."""
-    groups = groups or {}
-    if isinstance(node, MatAdd):
-        ops["add"] += (len(node.args) - 1) * _size(node)
-        for term in node.args:
-            inner = _negated(term)
-            _walk(inner if inner is not None else term, ops, groups)  # a - b: the subtraction is the add
-    elif isinstance(node, HadamardProduct):
-        ops["mul"] += (len(node.args) - 1) * _size(node)
-        for arg in node.args:
-            _walk(arg, ops, groups)
-    elif isinstance(node, ElementwiseApplyFunction):
-        ops[_function_kind(node)] += _size(node)
-        _walk(node.expr, ops, groups)
-    elif isinstance(node, HadamardPower):
-        ops["div" if node.exp == -1 else "mul"] += _size(node)
-        _walk(node.base, ops, groups)
-    elif isinstance(node, MatMul):
-        scalars = [a for a in node.args if not isinstance(a, MatrixExpr)]
-        factors = [a for a in node.args if isinstance(a, MatrixExpr)]
-        rows = factors[0].shape[0]
-        for k, (left, right) in enumerate(zip(factors, factors[1:])):
-            blocks = groups.get(left, 1) if k == 0 else 1  # a block-diagonal weight: its blocks only
-            ops["mac"] += rows * left.shape[1] * right.shape[1] / blocks
-        if scalars and sympy.Mul(*scalars) not in (1, -1):
-            ops["mul"] += _size(node)
-        for factor in factors:
-            _walk(factor, ops, groups)
-    elif isinstance(node, BlockMatrix):  # a concatenation: nothing computed but its blocks
-        for block in node.blocks:
-            _walk(block, ops, groups)
-    # symbols, OneMatrix, ZeroMatrix, a transpose: nothing to compute
-
-
-def _check_cell(cell: object) -> None:
-    if not isinstance(cell, Cell):
-        raise TypeError(f"cell must be a derive Cell (e.g. derive.cells.lstm(I, H)), got {type(cell).__name__}")
-
-
-def step_ops(cell: Cell) -> dict[str, sympy.Expr]:
-    """Operations of one time step of ``cell`` for one sequence, by kind (see the module docstring).
-
-    Parameters
-    ----------
-    cell : derive.cells.Cell
-
-    Returns
-    -------
-    dict of str to sympy.Expr
-        Every kind of :data:`KINDS`, 0 where absent.
-
-    Raises
-    ------
-    TypeError
-        ``cell`` is not a :class:`derive.cells.Cell`.
-    ValueError
-        An element-wise function of unknown cost.
-    """
-    _check_cell(cell)
-    ops: Counter = Counter()
-    groups = {p.symbol: p.groups for p in cell.parameters if p.groups is not None}
-    for lhs, rhs in cell.equations:
-        once: Counter = Counter()
-        _walk(rhs, once, groups)
-        for kind, n in once.items():
-            ops[kind] += cell.times(lhs) * n
-    out = {kind: sympy.expand(ops.get(kind, sympy.Integer(0))) for kind in KINDS}
-    out.update({kind: sympy.expand(n) for kind, n in ops.items() if kind in EXTRA_KINDS})
-    return out
-
-
-def stored_elements(cell: Cell) -> sympy.Expr:
-    """Values kept per time step and sequence for training: the sizes of every equation's left-hand side.
-
-    Parameters
-    ----------
-    cell : Cell
-        A cell from :mod:`derive.cells`.
-
-    Returns
-    -------
-    sympy.Expr
-        Scalars (units: values) stored per time step and sequence.
-
-    Raises
-    ------
-    TypeError
-        ``cell`` is not a :class:`derive.cells.Cell`.
-    """
-    _check_cell(cell)
-    return sympy.expand(sympy.Add(*(cell.times(lhs) * _size(lhs) for lhs, _ in cell.equations)))
 
 
 def _dtype_bytes(dtype: str) -> int:
@@ -223,14 +85,6 @@ def _check_length(name: str, value: Any) -> Size:
     return value
 
 
-def _stack_sum(stack: Stack, per_layer: Callable[..., sympy.Expr]) -> sympy.Expr:
-    """Σ over layers of D·per_layer(cell of that layer), as ``C_0 + (L − 1)·C_1``."""
-    directions = stack.wiring.num_directions
-    first = directions * per_layer(stack.cell(0))
-    upper = directions * per_layer(stack.cell(UPPER)) if stack.num_layers != 1 else sympy.Integer(0)
-    return layer_sum(first, upper, stack.num_layers)
-
-
 @dataclass(frozen=True)
 class Cost:
     """Compute and memory of a stack for sequences of ``seq_len`` steps in batches of ``batch``.
@@ -246,6 +100,11 @@ class Cost:
         The stack's parameter count.
     stored_per_step : sympy.Expr
         Values kept for training per time step and sequence (all layers and directions).
+    kept : ModelCost or None
+        The stack as a model (its tree, :meth:`derive.engine.stack.Stack.module`): what it keeps
+        from one token to the next and a token's matmul FLOPs, the same fields a language model
+        answers (:attr:`cache_bytes`, :attr:`state_bytes`, :attr:`kv_bytes_per_token`,
+        :attr:`flops_per_token`, :attr:`active`).
     """
 
     per_step: dict
@@ -254,6 +113,7 @@ class Cost:
     dtype: str
     parameters: sympy.Expr
     stored_per_step: sympy.Expr
+    kept: ModelCost | None = None
 
     @property
     def macs_per_step(self) -> sympy.Expr:
@@ -294,6 +154,34 @@ class Cost:
         return sympy.expand(self.parameters * DTYPE_BYTES[self.dtype])
 
     @property
+    def cache_bytes(self) -> Any:
+        """Bytes of the states the stack hands to its next call (torch's ``h_n`` and ``c_n``, Keras'
+        ``return_state`` states) for ``batch`` sequences at ``dtype``: its inference cache, constant in
+        ``seq_len`` (:class:`ModelCost`)."""
+        return None if self.kept is None else self.kept.cache_bytes
+
+    @property
+    def state_bytes(self) -> Any:
+        """The part of :attr:`cache_bytes` constant in ``seq_len``: all of it (a recurrent stack)."""
+        return None if self.kept is None else self.kept.state_bytes
+
+    @property
+    def kv_bytes_per_token(self) -> Any:
+        """Bytes one more token adds to the cache: 0 (no keys or values)."""
+        return None if self.kept is None else self.kept.kv_bytes_per_token
+
+    @property
+    def flops_per_token(self) -> Any:
+        """Matmul FLOPs of one token of one sequence (:meth:`derive.engine.stack.Stack.token_flops`):
+        ``matmul_flops / (seq_len · batch)``, plus an output layer's."""
+        return None if self.kept is None else self.kept.flops_per_token
+
+    @property
+    def active(self) -> Any:
+        """Parameters one token uses: all of them (a dense stack)."""
+        return self.parameters
+
+    @property
     def activation_bytes(self) -> sympy.Expr:
         """Bytes kept for training over the whole batch and sequence at ``dtype`` (module docstring)."""
         return self._whole(self.stored_per_step * DTYPE_BYTES[self.dtype])
@@ -317,7 +205,21 @@ class Cost:
             "matmul_flops": plain(self.matmul_flops),
             "weight_bytes": plain(self.weight_bytes),
             "activation_bytes": plain(self.activation_bytes),
+            **(
+                {}
+                if self.kept is None
+                else {
+                    "cache_bytes": plain(self.cache_bytes),
+                    "state_bytes": plain(self.state_bytes),
+                    "kv_bytes_per_token": plain(self.kv_bytes_per_token),
+                    "flops_per_token": plain(self.flops_per_token),
+                }
+            ),
         }
+
+
+def _kind_of(kind: str, cell: Any) -> Any:
+    return step_ops(cell)[kind]
 
 
 def cost(stack: Any, seq_len: Size = T, batch: Size = N, dtype: str = "float32") -> Any:
@@ -362,9 +264,9 @@ def cost(stack: Any, seq_len: Size = T, batch: Size = N, dtype: str = "float32")
     seq_len = _check_length("seq_len", seq_len)
     batch = _check_length("batch", batch)
     _dtype_bytes(dtype)
-    per_step = {kind: _stack_sum(stack, lambda cell, kind=kind: step_ops(cell)[kind]) for kind in KINDS}
-    stored = _stack_sum(stack, stored_elements)
-    return Cost(per_step, seq_len, batch, dtype, stack.count, stored)
+    per_step = {kind: stack.step_sum(partial(_kind_of, kind)) for kind in KINDS}
+    stored = stack.step_sum(stored_elements)
+    return Cost(per_step, seq_len, batch, dtype, stack.count, stored, ModelCost(stack.module(), seq_len, batch, dtype))
 
 
 # --- a whole model: what a sequence costs to keep and what a token costs to compute -------------

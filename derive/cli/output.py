@@ -219,6 +219,12 @@ def constructor_text(info: dict[str, Any], cost_info: dict[str, Any] | None, out
             f"(matrix products {text(cost_info['matmul_flops'])}), weights {text(cost_info['weight_bytes'])} B, "
             f"activations kept for training {text(cost_info['activation_bytes'])} B"
         )
+        if "cache_bytes" in cost_info:
+            say(
+                f"inference: cache {text(cost_info['cache_bytes'])} B (its states, constant in T; KV "
+                f"{text(cost_info['kv_bytes_per_token'])} B per token); {text(cost_info['flops_per_token'])} "
+                f"matmul FLOPs per token"
+            )
 
 
 def tensors_text(title: str, rows: list[dict[str, Any]], total: Any, out: TextIO) -> None:
@@ -238,8 +244,9 @@ def tensors_text(title: str, rows: list[dict[str, Any]], total: Any, out: TextIO
 
 
 def constructor_json(info: dict[str, Any], cost_info: dict[str, Any] | None) -> str:
-    """A constructor as JSON: ``total``, ``tensors`` (``name``, ``shape``, ``parameters``, marks),
-    the closed form and its values, the notes (and ``cost``).
+    """A constructor as JSON: ``total``, ``active`` (a layer or block is dense: its total), ``tensors``
+    (``name``, ``shape``, ``parameters``, marks), the closed form and its values, the notes (and
+    ``cost``).
 
     Parameters
     ----------
@@ -269,6 +276,7 @@ def constructor_json(info: dict[str, Any], cost_info: dict[str, Any] | None) -> 
     ]
     payload["partial"] = bool(info.get("partial"))
     payload["formula_latex"] = sympy.latex(info["formula"])
+    payload["active"] = payload["total"]  # one layer or block, dense: a token uses every parameter
     if cost_info:
         payload["cost"] = cost_info
     return json.dumps(payload, indent=2)

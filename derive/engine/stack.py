@@ -341,12 +341,54 @@ class Stack:
         >>> [n for n, _ in named_parameters(LSTM(10, 20, 2).module())][:3]
         ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0']
         """
-        return stack_module(self, name, self._type_name(type_name), expand=True)
+        return stack_module(self, name, self._type_name(type_name), expand=True).replace(step_flops=self.token_flops)
 
     def _type_name(self, type_name: str | None) -> str:
         if type_name is not None:
             return type_name
         return self.mode if type(self) is Stack else type(self).__name__
+
+    def step_sum(self, per_cell: Callable[[Cell], Size]) -> sympy.Expr:
+        """Σ over the layers and directions of ``per_cell`` of each one's cell: D·C_0 + (L − 1)·D·C_1
+        (:func:`layer_sum`).
+
+        Parameters
+        ----------
+        per_cell : callable (Cell) -> int or sympy.Expr
+            A quantity of one cell (its step's MACs, :func:`derive.engine.operations.step_ops`).
+
+        Returns
+        -------
+        sympy.Expr
+        """
+        directions = self.wiring.num_directions
+        first = directions * per_cell(self.cell(0))
+        upper = directions * per_cell(self.cell(UPPER)) if self.num_layers != 1 else sympy.Integer(0)
+        return layer_sum(first, upper, self.num_layers)
+
+    def token_flops(self) -> Size:
+        """Matmul FLOPs of one token of one sequence through every layer and direction (and the output
+        layer): 2 · the MACs of each cell's step, counted from its equations
+        (:func:`derive.engine.operations.step_ops`), as ``torch.utils.flop_counter`` counts the
+        ``mm``/``addmm`` of a step (2·m·n·p, biases and element-wise operations left out).
+
+        Returns
+        -------
+        int or sympy.Expr
+            Units: FLOPs.
+
+        Examples
+        --------
+        >>> from derive.torch import LSTM
+        >>> LSTM(10, 20, 2).token_flops()   # 2 * (4*20*(10 + 20) + 4*20*(20 + 20))
+        11200
+        """
+        from .operations import step_ops
+
+        flops = 2 * self.step_sum(lambda cell: step_ops(cell)["mac"])
+        if self.output_features != 0:
+            flops += 2 * self.wiring.output_layer_input_size(self.output_size) * self.output_features
+        return plain(sympy.expand(flops))
 
     def layer_count(self, layer: int | sympy.Expr) -> int | sympy.Expr:
         """Parameters of ``layer``, all directions (units: parameters).

@@ -118,7 +118,10 @@ def recurrent_module(name: str, *args: Any, **kwargs: Any) -> Module:
     config.update({key: getattr(layer, key) for key in ("proj_size", "nonlinearity") if hasattr(layer, key)})
     shape = None if guessed else _output_shape(layer)
     states = dt.PYTORCH.cache(layer) if dt.PYTORCH.cache is not None else ()
-    return Module("", name, params, children, config=config, output_shape=shape, row=True, cache=states)
+    return Module(
+        "", name, params, children, config=config, output_shape=shape, row=True, cache=states,
+        step_flops=layer.token_flops,
+    )  # fmt: skip
 
 
 def _make(name: str) -> Any:

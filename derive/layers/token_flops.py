@@ -41,8 +41,8 @@ RULES: dict[str, Callable[[Module, Dim], Dim]] = {}
 
 #: Per class name: why its rule holds for a batch of one sequence only (see :func:`per_sequence`).
 BATCH_ONE: dict[str, str] = {}
-#: Classes whose weight is one matrix applied once per token.
-_MATRICES = frozenset({"Linear", "Conv1D"})
+#: Classes whose weight is one matrix applied once per token (torch `Linear`, transformers `Conv1D`, Keras `Dense`).
+_MATRICES = frozenset({"Linear", "Conv1D", "Dense"})
 #: Classes that cost no matrix product (an index lookup).
 _LOOKUPS = frozenset({"Embedding"})
 
@@ -97,7 +97,9 @@ def matmul_flops(module: Module, tokens: Dim) -> Dim:
     """
     if not module.counted:
         raise ValueError(f"{module.type} {module.name!r} is not counted: its FLOPs are unknown")
-    if module.type in RULES:
+    if module.step_flops is not None:  # its builder derived them (a recurrent stack: its cells' equations)
+        cost = module.step_flops()
+    elif module.type in RULES:
         cost = RULES[module.type](module, tokens)
     elif module.routed is not None:
         top_k, experts = module.routed

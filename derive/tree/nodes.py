@@ -288,6 +288,11 @@ class Module:
         (``"attention"``, ``"MLP"``, ...), declared by the primitive that builds it; ``""`` for a
         module that is not one part (a decoder layer, a MoE block): its children say.
         :func:`derive.tree.parts` gives each parameter the part of its outermost declaring module.
+    step_flops : callable or None
+        ``step_flops()`` -> the matmul FLOPs of one token of one sequence through it (one copy),
+        where its builder derives them itself — a recurrent stack from its cells' equations
+        (:meth:`derive.engine.stack.Stack.token_flops`) — called only when asked; None: the rule
+        registered for its class (:mod:`derive.layers.token_flops`).
     """
 
     name: str
@@ -306,6 +311,7 @@ class Module:
     cache: tuple[State, ...] = ()
     routed: tuple[Dim, Dim] | None = None
     part: str = ""
+    step_flops: Callable[[], Any] | None = None
 
     def replace(self, **changes: Any) -> Module:
         """A copy with ``changes`` (``name``, ``children``, ...).

@@ -136,3 +136,105 @@ def test_bad_arguments():
         cost(stack, 0)
     with pytest.raises(TypeError, match="batch must be a positive int"):
         cost(stack, 5, 2.5)
+
+
+def _states_nbytes(module: nn.Module, batch: int, dtype: torch.dtype) -> int:
+    """The bytes of what torch's layer hands back for its next call (h_n, c_n; a cell's h', c')."""
+    module = module.to(dtype)
+    cell = isinstance(module, nn.RNNCellBase)
+    x = (
+        torch.randn(batch, module.input_size, dtype=dtype)
+        if cell
+        else torch.randn(3, batch, module.input_size, dtype=dtype)
+    )
+    with torch.no_grad(), torch.backends.mkldnn.flags(enabled=False):  # oneDNN warns of projections
+        out = module(x)
+    states = (out if isinstance(out, tuple) else (out,)) if cell else out[1]
+    states = states if isinstance(states, tuple) else (states,)
+    return sum(s.numel() * s.element_size() for s in states)
+
+
+@pytest.mark.parametrize(("cls", "args", "kwargs"), CONFIGS + [("LSTMCell", (10, 20), {}), ("GRUCell", (7, 9), {})])
+@pytest.mark.parametrize("batch", [1, 3])
+def test_a_layer_answers_what_a_language_model_answers(cls, args, kwargs, batch):
+    """The fields a language model's cost gives, for one torch recurrent layer: its cache is the states it
+    returns (``h_n``, ``c_n``: the bytes torch returns, float32 and bfloat16), constant in T, no KV; FLOPs per
+    token are FlopCounterMode's for one more token of each sequence (oneDNN off), divided by the batch."""
+    module = getattr(nn, cls)(*args, **kwargs)
+    derived = getattr(dt, cls)(*args, **kwargs)
+    for dtype, name in ((torch.float32, "float32"), (torch.bfloat16, "bfloat16")):
+        c = cost(derived, 5, batch, name)
+        assert c.cache_bytes == c.state_bytes == _states_nbytes(module, batch, dtype)
+        assert c.kv_bytes_per_token == 0
+    module = module.float()
+    c = cost(derived, 5, batch)
+    seq = 1 if isinstance(module, nn.RNNCellBase) else 5
+    assert c.flops_per_token * batch * seq == torch_flops(module, seq, batch)
+    assert c.active == c.parameters == sum(p.numel() for p in module.parameters())
+    assert c.as_dict()["flops_per_token"] == c.flops_per_token
+
+
+def test_a_layers_token_cost_in_symbols():
+    """The closed forms of an LSTM's cache and token FLOPs: 2·L·H·N states of 4 bytes (h and c), and the
+    matrix products of one step, the same as ``matmul_flops`` over T·N."""
+    c = cost(dt.LSTM(I, H, L))
+    assert sympy.expand(c.cache_bytes - 8 * H * L * N) == 0
+    assert sympy.expand(c.flops_per_token * T * N - c.matmul_flops) == 0
+
+
+def test_model_code_with_a_recurrent_layer_has_a_token_cost():
+    """``nn.Sequential(nn.Embedding, nn.LSTM)`` read as code: its FLOPs per token (no longer "no rule for its
+    class") and its cache, against FlopCounterMode and the states torch returns."""
+    import derive
+
+    code = "nn.Sequential(nn.Embedding(100, 10), nn.LSTM(10, 20, 2, bidirectional=True, proj_size=5))"
+    real = nn.Sequential(nn.Embedding(100, 10), nn.LSTM(10, 20, 2, bidirectional=True, proj_size=5))
+    c = cost(derive.explain(code), 4, 2)
+    counter = FlopCounterMode(display=False)
+    with torch.no_grad(), torch.backends.mkldnn.flags(enabled=False), counter:
+        _, states = real(torch.zeros(4, 2, dtype=torch.long))
+    assert c.flops_not_derived is None
+    assert c.flops_per_token * 4 * 2 == counter.get_total_flops()
+    assert c.cache_bytes == sum(s.numel() * s.element_size() for s in states)
+
+
+@pytest.mark.parametrize(
+    "layer",
+    ["LSTM(20)", "GRU(20)", "GRU(20, reset_after=False)", "SimpleRNN(20)", "Bidirectional(LSTM(12))"],
+)
+def test_keras_layers_answer_the_same_fields(layer):
+    """A Keras model read from its code: the cache is the states ``return_state=True`` gives back (both
+    directions of a Bidirectional), and a token's matmul FLOPs are what FlopCounterMode adds for one more
+    token of each sequence (Keras on torch; the difference of T + 1 and T tokens, as Keras' generic loop
+    runs its first step twice; the Dense head, which a whole sequence runs once, runs at every step of a
+    step-by-step run and is counted once per token)."""
+    keras = pytest.importorskip("keras")
+    if keras.backend.backend() != "torch":
+        pytest.skip("keras not on the torch backend")
+    import derive
+    from derive.analysis.cost import model_cost
+
+    code = f"Sequential([Input(shape=(None, 10)), {layer}, Dense(3)])"
+    report = derive.explain(code, framework="keras")
+    batch = 2
+    names = dict(vars(keras.layers))
+
+    def made(text: str):
+        return eval(text, names)  # the test's own parameter, never user text
+
+    model = keras.Sequential([keras.Input(shape=(None, 10)), made(layer), keras.layers.Dense(3)])
+
+    def flops(layer, x) -> int:
+        counter = FlopCounterMode(display=False)
+        with torch.no_grad(), torch.backends.mkldnn.flags(enabled=False), counter:
+            layer(x)
+        return counter.get_total_flops()
+
+    recurrent, head = model.layers
+    one_more = flops(model, torch.zeros(batch, 6, 10)) - flops(model, torch.zeros(batch, 5, 10))
+    c = model_cost(report.module, 6, batch)
+    # a step of a step-by-step run (one token a call): the recurrent layer's step, and the head once
+    assert c.flops_per_token * batch == one_more + flops(head, torch.zeros(batch, recurrent.output.shape[-1]))
+    stateful = made(layer.replace(")", ", return_state=True)", 1))
+    states = stateful(torch.zeros(batch, 4, 10))[1:]
+    assert c.cache_bytes == sum(int(s.numel()) * s.element_size() for s in states)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import copy
 from abc import abstractmethod
+from functools import partial
 from typing import Any
 
 from ...cells import Cell, make_cell
 from ...engine import validate
-from ...engine.symbols import H, Size
-from ...tree import Module
+from ...engine.operations import step_ops
+from ...engine.symbols import H, Size, plain
+from ...tree import Module, State
 from .base import RNN_KWARGS, cell_module, layer_name, unexpected_keywords
 from .conventions import KERAS
 from .recurrent_base import Recurrent
@@ -104,11 +106,20 @@ class RecurrentLayer(Recurrent):
         TypeError, ValueError
             ``input_dim`` not a positive integer.
         """
-        cell = cell_module(self.cell_name, self.cell_type, self.cell(validate.size("input_dim", input_dim)))
-        return Module(prefix + self.name, type(self).__name__, children=(cell,), sep="/", row=True)
+        input_dim = validate.size("input_dim", input_dim)
+        cell = cell_module(self.cell_name, self.cell_type, self.cell(input_dim))
+        if self.spatial_rank:  # a ConvLSTM's states and FLOPs depend on the input's spatial size: not derived
+            return Module(prefix + self.name, type(self).__name__, children=(cell,), sep="/", row=True)
+        return Module(
+            prefix + self.name, type(self).__name__, children=(cell,), sep="/", row=True,
+            cache=tuple(State(n, ("batch", w)) for n, w in zip(("h", "c"), self.state_widths())),
+            step_flops=partial(_token_flops, self, input_dim),
+        )  # fmt: skip
 
     def state_widths(self) -> list[Size]:
-        """``units`` once per state (two for an LSTM: h and c).
+        """``units`` once per state (two for an LSTM: h and c): what ``return_state=True`` returns
+        after the output, and what a step-by-step run carries from one token to the next (the layer's
+        inference cache, :attr:`derive.tree.Module.cache`).
 
         Returns
         -------
@@ -356,3 +367,9 @@ class GRU(RecurrentLayer):
 
     def __repr__(self) -> str:
         return super().__repr__()[:-1] + ("" if self.reset_after else ", reset_after=False") + ")"
+
+
+def _token_flops(layer: RecurrentLayer, input_dim: Size) -> Size:
+    """Matmul FLOPs of one token of one sequence through ``layer``: 2 · its cell's step MACs, counted
+    from the cell's equations (:func:`derive.engine.operations.step_ops`)."""
+    return plain(2 * step_ops(layer.cell(input_dim))["mac"])
