@@ -29,8 +29,16 @@ derived: refused, by name.
 Its cache: ``conv_states`` (model dtype) and float32 ``recurrent_states`` per Gated DeltaNet layer; per
 indexed layer (``DynamicIndexedLayer``, ``cache_utils.py`` 316-350) keys and values (batch, KV, tokens, d)
 and the indexer's keys (batch, tokens, i); the first indexed layer also keeps every token's int64 rotary
-positions, (3, batch, tokens), which all the indexers read (lines 1429-1436). Its FLOPs per token are not derived (the delta rule's and the
-indexer's block selection have no rule).
+positions, (3, batch, tokens), which all the indexers read (lines 1429-1436).
+
+A token's matmul FLOPs (:func:`indexer_flops`): the Gated DeltaNet layers' by
+:func:`derive.blocks.gated_deltanet.decode_flops`; the indexed layers' attention over all T keys (the
+indexer's selection is a mask over full attention, not a gather: 4·H·d·T, as
+:func:`derive.layers.lm_attention.attention_flops`) plus the indexer's scores against the ⌊T / c⌋
+complete compressed blocks (c = ``indexer_compress_ratio``), 2·n·i·⌊T / c⌋; the top-k budget picks
+blocks without a product. The routed experts' k of E, the shared expert, its gate, the router and the
+hyper-connections' three (two in the mixer) Linears as any others. The first token (no state yet) adds the
+Gated DeltaNet's chunked path.
 
 >>> from derive.tree import count, active
 >>> qsa = {"indexer_n_heads": 1, "indexer_kv_heads": 1, "indexer_head_dim": 256, "indexer_budget": 4,
@@ -38,6 +46,9 @@ indexer's block selection have no rule).
 >>> model = qwen4_exp_text(qsa)   # Qwen4ExpTextConfig() with the indexer's keys (not a released config)
 >>> count(model), active(model)
 (67332120192, 4165901952)
+>>> from derive.analysis.cost import model_cost   # FlopCounterMode's counts of transformers' decode step
+>>> model_cost(model, 4096, 1).flops_per_token, model_cost(model, 1, 1).flops_per_token
+(7992934400, 16371220480)
 """
 
 from __future__ import annotations
@@ -49,15 +60,16 @@ from ..blocks import _hf
 from ..blocks.gated_deltanet import gated_deltanet
 from ..layers.embedding import embedding
 from ..layers.linear import linear
-from ..layers.lm_attention import self_attention
+from ..layers.lm_attention import attention_flops, self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
+from ..layers.token_flops import matmul_flops, register
 from ..tree import Dim, Module, State
-from ._decoder import kv_heads, layer_list, rope_buffers, rotary_dim
+from ._decoder import floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
 from .llama import register_family
 
-__all__ = ["qwen4_exp_text"]
+__all__ = ["qwen4_exp_text", "indexer_flops"]
 
 #: ``Qwen4ExpTextConfig``'s shape keys and defaults (configuration_qwen4_exp.py 101-157).
 _DEFAULTS: dict[str, Any] = {
@@ -150,6 +162,56 @@ def _indexer(c: Mapping[str, Any], rotated: Dim) -> dict[str, Any]:
     return sizes
 
 
+def indexer_flops(module: Module, tokens: Dim) -> Dim:
+    """Matmul FLOPs of one token through ``Qwen4ExpTextQSAIndexer``: ``index_qk_proj``'s 2·D·(n + 1)·i and
+    the scores of its n query heads against the ⌊T / c⌋ compressed blocks, 2·n·i·⌊T / c⌋.
+
+    ``modeling_qwen4_exp.py`` 690-772: per sequence and per query (the loops at 726-727) the visible
+    tokens are those the causal mask leaves (718, 728-730: all T cached ones, none padded); their first
+    ⌊T / c⌋·c tokens make ⌊T / c⌋ complete blocks of c = ``indexer_compress_ratio`` (731-736), whose
+    keys are averaged, normalised and rotated (738-747: element-wise, no product); ``scores =
+    torch.matmul(q[batch_idx, query_idx].float(), block_key_states.float().transpose(-1, -2))`` (749-751)
+    is one ``mm`` of (n, i) by (i, ⌊T / c⌋), n = ``indexer_n_heads``, i = ``indexer_head_dim``. The
+    budget (``scores.topk(min(block_topk, num_complete_blocks))``, 754) and the tail of fewer than c
+    tokens only choose indices: no product. With no complete block (T < c: the first token, unless c = 1) no
+    ``matmul`` runs at all.
+
+    The selection is then a mask, not a gather: ``Qwen4ExpTextAttention.forward`` (840-895) fills the
+    unselected keys' scores with the dtype's minimum (854) and runs the eager attention over every
+    cached key (``eager_attention_forward``, 787-809: ``query @ key^T`` and ``weights @ value``, 800 and
+    806), so ``Qwen4ExpTextAttention`` costs :func:`derive.layers.lm_attention.attention_flops` over all T
+    keys (its projections, this indexer's included, and 4·H·d·T) whatever ``indexer_budget`` is.
+
+    Parameters
+    ----------
+    module : derive.tree.Module
+        The indexer, its :attr:`~derive.tree.Module.config` giving ``n_heads``, ``head_dim`` and
+        ``compress_ratio``.
+    tokens : int or sympy.Expr
+        T, the tokens in the cache once this one is in (1: a sequence's first token).
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: FLOPs; ``floor(T/c)`` in a closed form.
+
+    Examples
+    --------
+    >>> model = qwen4_exp_text({"indexer_n_heads": 2, "indexer_kv_heads": 1, "indexer_head_dim": 256,
+    ...                         "indexer_budget": 8, "indexer_compress_ratio": 4})
+    >>> indexer = model.child("model").child("layers").children[-1].child("self_attn").child("indexer")
+    >>> indexer_flops(indexer, 1), indexer_flops(indexer, 4096) - indexer_flops(indexer, 1)   # 2·2·256·1024
+    (3145728, 1048576)
+    """
+    c = module.config
+    own = sum((matmul_flops(child, tokens) for child in module.children), 0)
+    return own + 2 * c["n_heads"] * c["head_dim"] * floordiv(tokens, c["compress_ratio"])
+
+
+register("Qwen4ExpTextQSAIndexer", indexer_flops)
+register("Qwen4ExpTextAttention", attention_flops)
+
+
 def _hyper(name: str, streams: Dim, rank: Dim, count: Dim, combine: bool = True) -> Module:
     """``Qwen4ExpTextGatedResidual``: a grouped norm of the streams, a low-rank mix and (``combine``) the block's injection."""
     children: tuple[Module, ...] = (
@@ -218,8 +280,9 @@ def qwen4_exp_text(config: Mapping[str, Any]) -> Module:
                 rms_norm((i,), name="q_layernorm", type="Qwen4ExpTextRMSNorm"),
                 rms_norm((i,), name="k_layernorm", type="Qwen4ExpTextRMSNorm"),
             ),
+            config={"n_heads": n, "head_dim": i, "compress_ratio": qsa["indexer_compress_ratio"]},
         )  # fmt: skip
-        # its own class: attention over the indexer's chosen blocks has no FLOPs rule (none is guessed)
+        # its own class (its FLOPs: attention's over every cached key, the indexer's by indexer_flops)
         cache = attn.cache + (State("indexer_keys", ("batch", "tokens", i)),)
         if first:  # the positions every indexer reads, kept once (modeling_qwen4_exp.py 1429-1436)
             cache += (State("indexer_position_ids", (3, "batch", "tokens"), "int64"),)
@@ -254,7 +317,7 @@ def qwen4_exp_text(config: Mapping[str, Any]) -> Module:
     shape.update(num_key_value_heads=KV, head_dim=d, **lin, num_experts=E, num_experts_per_tok=k)
     shape.update(moe_intermediate_size=Fe, shared_expert_intermediate_size=Fs, hc_count=hc, hc_lowrank=r, **qsa)
     shape.update(attention_bias=bias, tie_word_embeddings=tie, layer_types=kinds)
-    shape["_fixed"] = ("num_hidden_layers", "layer_types")
+    shape["_fixed"] = ("num_hidden_layers", "layer_types", "indexer_kv_heads")  # the last is 1: no letter
     model = Module("model", "Qwen4ExpTextModel", children=body)
     head = _hf.lm_head(D, V, "model.embed_tokens.weight" if tie else None)
     return Module("", "Qwen4ExpForCausalLM", children=(model, head), config=shape)

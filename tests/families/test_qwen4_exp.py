@@ -8,6 +8,7 @@ configs derive refuses. Expected values are read off the real models, never off 
 from __future__ import annotations
 
 import cache_live
+import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
@@ -154,4 +155,73 @@ def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     module = config_model("qwen4_exp_text").build(CACHE)
     measured = cache_live.cache_bytes(cache_live.model("qwen4_exp_text", CACHE, dtype), batch, prefill, steps)
     assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    assert cost({"model_type": "qwen4_exp_text", **CACHE}, prefill + steps, batch, dtype).flops_per_token is None
+
+
+#: The indexer around its compression and budget (CACHE's: c = 2, a budget of 4, 2 blocks): one block per token
+#: (c = 1, the first token a block of its own), a tail left over at most steps (c = 3, 3 heads of 10), blocks
+#: of 4 (c = 4: T below c at the first steps) with two indexed layers, gated GQA attention with biases and 3 streams.
+FLOPS = [
+    {},
+    {"indexer_compress_ratio": 1, "indexer_budget": 2},
+    {"indexer_compress_ratio": 3, "indexer_budget": 6, "indexer_n_heads": 3, "indexer_head_dim": 10},
+    {"indexer_compress_ratio": 4, "indexer_budget": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+     "attention_bias": True, "hc_count": 3, "layer_types": ["full_attention", "linear_attention", "full_attention"]},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("changed", FLOPS, ids=["c2", "c1", "c3", "c4-two-indexed"])
+def test_decode_flops(changed: dict) -> None:
+    """A decode step's matmul FLOPs after T - 1 tokens (``FlopCounterMode`` over the eager model): the Gated
+    DeltaNet projections, the indexer's scores against the ⌊T / c⌋ complete blocks whether they are fewer or
+    more than the budget picks, attention over every cached key (the selection a mask), the router, visited and
+    shared experts, the hyper-connections; one and two sequences, and the closed form at the same T."""
+    config = {**CACHE, **changed}
+    model = hf_cache.tiny("qwen4_exp_text", config)
+    for batch, tokens in ((1, 1), (1, 2), (2, 3), (1, 6), (2, 8), (1, 12)):
+        held, flops = hf_cache.run(model, batch, tokens)
+        assert cost({"model_type": "qwen4_exp_text", **config}, tokens, batch).cache_bytes == held
+        numeric = cost(derive.explain({"model_type": "qwen4_exp_text", **config}), tokens + 1, batch)
+        assert numeric.flops_per_token == flops
+        assert hf_cache.closed_flops(numeric) == flops
+        hf_live.record("transformers", "Qwen4ExpForCausalLM")
+
+
+@pytest.mark.parametrize("changed", FLOPS, ids=["c2", "c1", "c3", "c4-two-indexed"])
+def test_first_token_flops(changed: dict) -> None:
+    """A sequence's first token (no state yet): Gated DeltaNet's chunked path padded to a chunk of 64, attention
+    over the one key, the indexer's one block where c = 1 and none above; the closed form's ``Piecewise`` at T = 1."""
+    hf_cache.check_first_token("qwen4_exp_text", {**CACHE, **changed})
+
+
+def test_decode_flops_in_bfloat16() -> None:
+    """The same counts in bfloat16 (the indexer's scores run in float32: its ``.float()`` changes no shape)."""
+    model = hf_cache.tiny("qwen4_exp_text", CACHE, "bfloat16")
+    for batch, tokens in ((1, 4), (2, 9)):
+        held, flops = hf_cache.run(model, batch, tokens)
+        assert cost({"model_type": "qwen4_exp_text", **CACHE}, tokens + 1, batch, "bfloat16").flops_per_token == flops
+
+
+def test_flops_whatever_the_budget() -> None:
+    """The budget picks blocks without a product: models differing in ``indexer_budget`` alone (one block kept of
+    up to 8, or all of them) count the same FLOPs at each T, derive's figure among them."""
+    for tokens in (3, 10):
+        measured = {
+            budget: hf_cache.run(hf_cache.tiny("qwen4_exp_text", {**CACHE, "indexer_budget": budget}), 1, tokens)[1]
+            for budget in (2, 16)
+        }
+        assert measured[2] == measured[16]
+        assert cost({"model_type": "qwen4_exp_text", **CACHE}, tokens + 1, 1).flops_per_token == measured[2]
+
+
+def test_report_text_and_closed_forms() -> None:
+    """The report's text and its rows' formulas rebuild the model with the config's sizes as letters,
+    ``indexer_kv_heads`` the number 1 (transformers accepts no other): each formula at its letters' values
+    is its row's count, and the rows add up to the total read off the meta build."""
+    import sympy
+
+    report = derive.explain({"model_type": "qwen4_exp_text", **INDEXER})
+    assert "formula" in report.text()  # it raised
+    for row in report.rows:
+        values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in row.values.items()}
+        assert sympy.sympify(row.formula).subs(values) == row.params
+    assert sum(row.params for row in report.rows) == hf_live.total(hf_live.build("qwen4_exp_text", INDEXER))
