@@ -1,38 +1,23 @@
-"""Bailing-hybrid (``model_type`` ``bailing_hybrid``, Ling 3.0) held against transformers 5.23.0: meta-device
-builds of drawn configs (every tensor and buffer, the total and the active parameters; both names of aliased
-keys), ``BailingHybridConfig()``, the cache of tiny models run with ``use_cache=True`` (float32, bfloat16)
-against derive's States, and the configs derive refuses. Expected values are read off the real models.
+"""Bailing-hybrid (``model_type`` ``bailing_hybrid``, Ling 3.0) held against transformers 5.23.0: its data and its
+own cases. Meta-device builds of drawn configs (every tensor and buffer, the total and the active parameters;
+both names of aliased keys), the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against
+derive's States, and a decode step's FLOPs, all through the shared checks (``hf_live.check_family``,
+``hf_cache``'s); ``BailingHybridConfig()`` and the configs derive refuses are rows of ``test_harness.py``.
+Expected values are read off the real models.
 """
 
 from __future__ import annotations
 
-import cache_live
+from functools import partial
+
 import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import derive
-from derive.analysis.cost import cost
-from derive.blocks import config_model
-from derive.tree import active, named_buffers
-
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("bailing_hybrid", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "bailing_hybrid", **config})
-        return
-    report = derive.explain({"model_type": "bailing_hybrid", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model)
-    assert active(report.module) == hf_live.active(model)
-    hf_live.record("transformers", "BailingHybridForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "bailing_hybrid")
 
 
 @st.composite
@@ -80,32 +65,6 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-def test_defaults() -> None:
-    """``BailingHybridConfig()`` (42 layers, 7 MLA, 512 experts of which 8 per token), read off the build."""
-    check({})
-    model = hf_live.build("bailing_hybrid", {})
-    assert (hf_live.total(model), hf_live.active(model)) == (124_414_191_072, 5_505_672_672)
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"num_local_experts": 4, "num_experts": 8}, "num_local_experts"),
-        ({"num_experts": 2, "num_experts_per_token": 3}, "num_experts_per_token"),
-        ({"num_hidden_layers": 2, "layer_types": ["linear_attention"]}, "layer_types"),
-        ({"num_hidden_layers": 1, "mlp_layer_types": ["moe"]}, "mlp_layer_types"),
-        ({"layer_group_size": 2.5}, "layer_group_size"),
-        ({"vocab_size": 100}, "pad_token_id"),
-        ({"rope_parameters": {"rope_type": "longrope", "rope_theta": 1e4}}, "rope_parameters"),
-        ({"d_model": 8}, "d_model"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Aliases that disagree, patterns transformers would not build, keys derive cannot map."""
-    with pytest.raises(ValueError, match=words):
-        config_model("bailing_hybrid").build(config)
-
-
 CACHE = {
     "pad_token_id": 0,
     "bos_token_id": 0,
@@ -131,20 +90,14 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """MLA's cached latent and KDA's conv and float32 recurrent states (measured)."""
-    module = config_model("bailing_hybrid").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("bailing_hybrid", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
+    hf_cache.check_cache("bailing_hybrid", CACHE, dtype, batch, prefill, steps)
 
 
 def test_decode_flops() -> None:
     """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: KDA's projections, the gated
     latent attention re-expanding every cached latent, the router, the experts a token visits and the
     shared experts), and the cache the prefill leaves."""
-    model = hf_cache.tiny("bailing_hybrid", CACHE)
-    for batch, tokens in ((1, 1), (2, 5)):
-        held, flops = hf_cache.run(model, batch, tokens)
-        assert cost({"model_type": "bailing_hybrid", **CACHE}, tokens, batch, "float32").cache_bytes == held
-        assert cost({"model_type": "bailing_hybrid", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+    hf_cache.check_decode("bailing_hybrid", CACHE)

@@ -1,40 +1,26 @@
-"""Bamba (``model_type`` ``bamba``) held against transformers 5.23.0: meta-device builds of drawn configs
-(every tensor and buffer, the total), Bamba-9B's layout against transformers' own count and the published
-size, the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against derive's States,
-and the configs derive refuses. Expected values are read off the real models, never off derive.
+"""Bamba (``model_type`` ``bamba``) held against transformers 5.23.0: its data and its own cases. Meta-device
+builds of drawn configs (every tensor and buffer, the total), Bamba-9B's layout against transformers' own count
+and the published size, the closed form of the cache, the cache of tiny models run with ``use_cache=True``
+(float32, bfloat16) against derive's States, a decode step's and a first token's FLOPs, the saved config.json,
+through the shared checks (``hf_live.check_family``, ``hf_cache``'s); the configs derive refuses are rows of
+``test_harness.py``. Expected values are read off the real models, never off derive.
 """
 
 from __future__ import annotations
 
-import json
+from functools import partial
 
-import cache_live
 import hf_cache
 import hf_live
 import pytest
-import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
 from derive.analysis.cost import cost
-from derive.blocks import config_model
-from derive.tree import active, named_buffers
 
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("bamba", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "bamba", **config})
-        return
-    report = derive.explain({"model_type": "bamba", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model) == active(report.module)
-    hf_live.record("transformers", "BambaForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "bamba")
 
 
 @st.composite
@@ -95,33 +81,7 @@ def test_bamba_9b() -> None:
 
 def test_closed_forms() -> None:
     """The report's closed forms, at the config's values, give back the total and the cache."""
-    numeric = cost(derive.explain({"model_type": "bamba", **BAMBA_9B}), 4096, 2, "bfloat16")
-    forms, letters = numeric.closed_forms()
-    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
-    values.update(
-        {sympy.Symbol("T", integer=True, positive=True): 4096, sympy.Symbol("N", integer=True, positive=True): 2}
-    )
-    assert sympy.sympify(forms["cache_bytes"]).subs(values) == numeric.cache_bytes
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"mamba_n_heads": 3}, "mamba_n_heads"),
-        ({"mamba_d_head": 32}, "mamba_d_head"),
-        ({"mamba_expand": 1.5}, "mamba_expand"),
-        ({"attn_layer_indices": "9,18"}, "attn_layer_indices"),
-        ({"head_dim": None}, "head_dim"),
-        ({"head_dim": 7, "rope_parameters": {"partial_rotary_factor": 1.0}}, "head_dim"),
-        ({"layer_types": ["mamba"] * 32}, "layer_types"),
-        ({"rope_parameters": {"rope_type": "longrope"}}, "rope_parameters"),
-        ({"rope_scaling": {"type": "linear", "factor": 2.0}}, "rope_scaling"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Keys derive cannot map and values transformers refuses, naming the key."""
-    with pytest.raises(ValueError, match=words):
-        config_model("bamba").build(config)
+    hf_cache.check_closed_cache("bamba", BAMBA_9B)
 
 
 CACHE = {
@@ -140,23 +100,16 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Keys and values of the attention layer; conv states and float32 SSM states of the Mamba-2 layers (measured)."""
-    module = config_model("bamba").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("bamba", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    assert cost({"model_type": "bamba", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(measured.values())
+    hf_cache.check_cache("bamba", CACHE, dtype, batch, prefill, steps)
 
 
 def test_decode_flops() -> None:
     """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the projections, the Mamba-2
     state readout, attention over the cache), and the cache the prefill leaves."""
-    model = hf_cache.tiny("bamba", CACHE)
-    for batch, tokens in ((1, 1), (2, 5)):
-        held, flops = hf_cache.run(model, batch, tokens)
-        assert cost({"model_type": "bamba", **CACHE}, tokens, batch, "float32").cache_bytes == held
-        assert cost({"model_type": "bamba", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+    hf_cache.check_decode("bamba", CACHE)
 
 
 @pytest.mark.parametrize(
@@ -185,7 +138,4 @@ def test_first_token_without_a_chunk_size_is_refused() -> None:
 
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
-    import transformers
-
-    saved = json.loads(transformers.AutoConfig.for_model("bamba", **CACHE).to_json_string())
-    assert derive.explain(saved).total == hf_live.total(hf_live.build("bamba", CACHE))
+    hf_live.check_saved_config("bamba", CACHE)

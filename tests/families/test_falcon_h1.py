@@ -1,41 +1,24 @@
-"""Falcon-H1 (``model_type`` ``falcon_h1``) held against transformers 5.23.0: meta-device builds of drawn
-configs (every tensor and buffer — the μP ``mup_vector`` a buffer — and the total), the cache of tiny
-models run with ``use_cache=True`` (float32, bfloat16) against derive's States (attention and Mamba-2 in
-every layer), and the configs derive refuses. Expected values are read off the real models, never off
+"""Falcon-H1 (``model_type`` ``falcon_h1``) held against transformers 5.23.0: its data and its own cases.
+Meta-device builds of drawn configs (every tensor and buffer — the μP ``mup_vector`` a buffer — and the total),
+the closed form of the cache, the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against
+derive's States (attention and Mamba-2 in every layer), a decode step's and a first token's FLOPs, the saved
+config.json, through the shared checks (``hf_live.check_family``, ``hf_cache``'s); ``FalconH1Config()`` and the
+configs derive refuses are rows of ``test_harness.py``. Expected values are read off the real models, never off
 derive.
 """
 
 from __future__ import annotations
 
-import json
+from functools import partial
 
-import cache_live
 import hf_cache
 import hf_live
 import pytest
-import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import derive
-from derive.analysis.cost import cost
-from derive.blocks import config_model
-from derive.tree import active, named_buffers
-
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("falcon_h1", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "falcon_h1", **config})
-        return
-    report = derive.explain({"model_type": "falcon_h1", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model) == active(report.module)
-    hf_live.record("transformers", "FalconH1ForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "falcon_h1")
 
 
 @st.composite
@@ -82,39 +65,11 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-def test_defaults() -> None:
-    """``FalconH1Config()`` and its mixer at ``mamba_expand`` · D, against transformers' own count."""
-    check({})
-    check({"mamba_d_ssm": None, "num_hidden_layers": 2})
-
-
 def test_closed_forms() -> None:
     """The report's closed forms, at the config's values, give back the cache."""
-    config = {"model_type": "falcon_h1", "head_dim": 96, "rope_parameters": {"rope_type": "linear", "factor": 2.0}}
-    numeric = cost(derive.explain(config), 4096, 2, "bfloat16")
-    forms, letters = numeric.closed_forms()
-    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
-    values.update({sympy.Symbol("T", integer=True, positive=True): 4096, sympy.Symbol("N", integer=True, positive=True): 2})  # fmt: skip
-    assert sympy.sympify(forms["cache_bytes"]).subs(values) == numeric.cache_bytes
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"mamba_n_heads": 3}, "mamba_n_heads"),
-        ({"mamba_d_head": 32}, "mamba_d_head"),
-        ({"mlp_multipliers": [1.0]}, "mlp_multipliers"),
-        ({"ssm_multipliers": [1.0] * 4}, "ssm_multipliers"),
-        ({"head_dim": None}, "head_dim"),
-        ({"head_dim": 5}, "head_dim"),
-        ({"layer_types": ["hybrid"] * 32}, "layer_types"),
-        ({"rope_parameters": {"rope_type": "longrope"}}, "rope_parameters"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Keys derive cannot map and values transformers refuses, naming the key."""
-    with pytest.raises(ValueError, match=words):
-        config_model("falcon_h1").build(config)
+    hf_cache.check_closed_cache(
+        "falcon_h1", {"head_dim": 96, "rope_parameters": {"rope_type": "linear", "factor": 2.0}}
+    )
 
 
 CACHE = {
@@ -133,25 +88,16 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Keys and values, conv states and float32 SSM states, in every layer (measured)."""
-    module = config_model("falcon_h1").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("falcon_h1", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    assert cost({"model_type": "falcon_h1", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(
-        measured.values()
-    )
+    hf_cache.check_cache("falcon_h1", CACHE, dtype, batch, prefill, steps)
 
 
 def test_decode_flops() -> None:
     """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the projections, the Mamba-2
     state readout, attention over the cache), and the cache the prefill leaves."""
-    model = hf_cache.tiny("falcon_h1", CACHE)
-    for batch, tokens in ((1, 1), (2, 5)):
-        held, flops = hf_cache.run(model, batch, tokens)
-        assert cost({"model_type": "falcon_h1", **CACHE}, tokens, batch, "float32").cache_bytes == held
-        assert cost({"model_type": "falcon_h1", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+    hf_cache.check_decode("falcon_h1", CACHE)
 
 
 @pytest.mark.parametrize(
@@ -171,7 +117,4 @@ def test_first_token_flops(changed: dict) -> None:
 
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
-    import transformers
-
-    saved = json.loads(transformers.AutoConfig.for_model("falcon_h1", **CACHE).to_json_string())
-    assert derive.explain(saved).total == hf_live.total(hf_live.build("falcon_h1", CACHE))
+    hf_live.check_saved_config("falcon_h1", CACHE)

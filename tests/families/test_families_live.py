@@ -226,7 +226,7 @@ def test_cache_and_flops_run(model_type: str, config: dict, dtype: str) -> None:
     first = cost(derive.explain({"model_type": model_type, **config}), 1, 2, dtype)
     assert first.flops_per_token == hf_cache.first(model, 2)
     if model_type == "mamba2":  # the closed form's first token too (P = E / H, the chunk a number in it)
-        assert hf_cache.closed_flops(first) == first.flops_per_token
+        assert hf_cache.closed_form(first) == first.flops_per_token
 
 
 def test_recurrent_gemma_flops_with_a_wider_recurrence() -> None:

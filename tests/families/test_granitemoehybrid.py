@@ -1,48 +1,26 @@
-"""GraniteMoeHybrid (``model_type`` ``granitemoehybrid``) held against transformers 5.23.0: meta-device
-builds of drawn configs (every tensor and buffer, the total, the active count), Granite-4.0-H-Small
-against transformers' own count and its published 32B / 9B, the cache of tiny models run with
-``use_cache=True`` (float32, bfloat16) against derive's States, and the configs derive refuses.
-Expected values are read off the real models, never off derive.
+"""GraniteMoeHybrid (``model_type`` ``granitemoehybrid``) held against transformers 5.23.0: its data and its own
+cases. Meta-device builds of drawn configs (every tensor and buffer, the total, the active count),
+Granite-4.0-H-Small against transformers' own count and its published 32B / 9B, the closed form of the cache,
+the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against derive's States, a decode
+step's and a first token's FLOPs, the saved config.json, through the shared checks (``hf_live.check_family``,
+``hf_cache``'s); the configs derive refuses are rows of ``test_harness.py``. Expected values are read off the
+real models, never off derive.
 """
 
 from __future__ import annotations
 
-import json
+from functools import partial
 
-import cache_live
 import hf_cache
 import hf_live
 import pytest
-import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
-from derive.analysis.cost import cost
-from derive.blocks import config_model
-from derive.tree import active, named_buffers
 
-
-def _live_active(model) -> int:  # type: ignore[no-untyped-def]
-    """Every parameter, the routed experts at num_experts_per_tok / num_local_experts."""
-    k = model.config.num_experts_per_tok
-    return sum(p.numel() // p.shape[0] * k if ".experts." in n else p.numel() for n, p in model.named_parameters())
-
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("granitemoehybrid", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "granitemoehybrid", **config})
-        return
-    report = derive.explain({"model_type": "granitemoehybrid", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model)
-    assert active(report.module) == _live_active(model)
-    hf_live.record("transformers", "GraniteMoeHybridForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "granitemoehybrid")
 
 
 @st.composite
@@ -119,32 +97,9 @@ def test_granite_4_h_small() -> None:
 
 def test_closed_forms() -> None:
     """The report's closed forms, at the config's values, give back the cache."""
-    config = {"model_type": "granitemoehybrid", **GRANITE_4_H_SMALL, "position_embedding_type": "rope", "head_dim": 64}
-    numeric = cost(derive.explain(config), 4096, 2, "bfloat16")
-    forms, letters = numeric.closed_forms()
-    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
-    values.update({sympy.Symbol("T", integer=True, positive=True): 4096, sympy.Symbol("N", integer=True, positive=True): 2})  # fmt: skip
-    assert sympy.sympify(forms["cache_bytes"]).subs(values) == numeric.cache_bytes
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"num_hidden_layers": 2, "layer_types": ["mamba"]}, "layer_types"),
-        ({"num_hidden_layers": 1, "layer_types": ["sliding_attention"]}, "layer_types"),
-        ({"num_hidden_layers": 1, "layer_types": ["mamba"], "layers_block_type": ["attention"]}, "layers_block_type"),
-        ({"mamba_n_heads": 3}, "mamba_n_heads"),
-        ({"mamba_d_head": 32}, "mamba_d_head"),
-        ({"num_local_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
-        ({"position_embedding_type": "rope", "rope_parameters": {"rope_type": "longrope"}}, "rope_parameters"),
-        ({"d_model": 8}, "d_model"),
-        ({"head_dim": 5}, "head_dim"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Patterns and keys derive cannot map and values transformers refuses, naming the key."""
-    with pytest.raises(ValueError, match=words):
-        config_model("granitemoehybrid").build(config)
+    hf_cache.check_closed_cache(
+        "granitemoehybrid", {**GRANITE_4_H_SMALL, "position_embedding_type": "rope", "head_dim": 64}
+    )
 
 
 #: Widths multiples of 8: the fused experts run as torch._grouped_mm, whose strides must be multiples of 16 bytes.
@@ -168,25 +123,16 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Keys and values of the attention layer, conv and float32 SSM states of the Mamba-2 layers (measured)."""
-    module = config_model("granitemoehybrid").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("granitemoehybrid", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    assert cost({"model_type": "granitemoehybrid", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(
-        measured.values()
-    )
+    hf_cache.check_cache("granitemoehybrid", CACHE, dtype, batch, prefill, steps)
 
 
 def test_decode_flops() -> None:
     """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the projections, the Mamba-2
     state readout, attention over the cache), and the cache the prefill leaves."""
-    model = hf_cache.tiny("granitemoehybrid", CACHE)
-    for batch, tokens in ((1, 1), (2, 5)):
-        held, flops = hf_cache.run(model, batch, tokens)
-        assert cost({"model_type": "granitemoehybrid", **CACHE}, tokens, batch, "float32").cache_bytes == held
-        assert cost({"model_type": "granitemoehybrid", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+    hf_cache.check_decode("granitemoehybrid", CACHE)
 
 
 @pytest.mark.parametrize(
@@ -201,7 +147,4 @@ def test_first_token_flops(changed: dict) -> None:
 
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
-    import transformers
-
-    saved = json.loads(transformers.AutoConfig.for_model("granitemoehybrid", **CACHE).to_json_string())
-    assert derive.explain(saved).total == hf_live.total(hf_live.build("granitemoehybrid", CACHE))
+    hf_live.check_saved_config("granitemoehybrid", CACHE)

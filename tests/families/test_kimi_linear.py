@@ -1,37 +1,23 @@
-"""Kimi-Linear (``model_type`` ``kimi_linear``) held against transformers 5.23.0: meta-device builds of
-drawn configs (every tensor and buffer, the total; both names of aliased keys; the checkpoint's
-``linear_attn_config``), the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against
-derive's States, and the configs derive refuses. Expected values are read off the real models.
+"""Kimi-Linear (``model_type`` ``kimi_linear``) held against transformers 5.23.0: its data and its own cases.
+Meta-device builds of drawn configs (every tensor and buffer, the total; both names of aliased keys), the cache
+of tiny models run with ``use_cache=True`` (float32, bfloat16) against derive's States, and a decode step's
+FLOPs, through the shared checks (``hf_live.check_family``, ``hf_cache``'s); ``KimiLinearConfig()``, a
+checkpoint's ``linear_attn_config`` and the configs derive refuses are rows of ``test_harness.py``. Expected
+values are read off the real models.
 """
 
 from __future__ import annotations
 
-import cache_live
+from functools import partial
+
 import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import derive
-from derive.analysis.cost import cost
-from derive.blocks import config_model
-from derive.tree import named_buffers
-
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("kimi_linear", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "kimi_linear", **config})
-        return
-    report = derive.explain({"model_type": "kimi_linear", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model)
-    hf_live.record("transformers", "KimiLinearForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "kimi_linear")
 
 
 @st.composite
@@ -74,34 +60,6 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-def test_defaults_and_the_checkpoint_keys() -> None:
-    """``KimiLinearConfig()`` (49,133,074,464 parameters, read off the build) and a checkpoint's
-    ``linear_attn_config`` (1-indexed layers, sizes overriding the ``linear_*`` keys)."""
-    check({})
-    assert hf_live.total(hf_live.build("kimi_linear", {})) == 49_133_074_464
-    linear = {"head_dim": 3, "num_heads": 2, "short_conv_kernel_size": 2, "full_attn_layers": [2], "kda_layers": [1, 3]}
-    check(
-        {"pad_token_id": 0, "vocab_size": 50, "hidden_size": 16, "num_hidden_layers": 3, "linear_attn_config": linear}
-    )
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"num_local_experts": 4, "num_experts": 8}, "num_local_experts"),
-        ({"num_experts": 2, "num_experts_per_token": 3}, "num_experts_per_token"),
-        ({"num_hidden_layers": 2, "layer_types": ["linear_attention"]}, "layer_types"),
-        ({"num_hidden_layers": 1, "mlp_layer_types": ["moe"]}, "mlp_layer_types"),
-        ({"vocab_size": 100}, "pad_token_id"),
-        ({"d_model": 8}, "d_model"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Aliases that disagree, patterns transformers would not build, keys derive cannot map."""
-    with pytest.raises(ValueError, match=words):
-        config_model("kimi_linear").build(config)
-
-
 CACHE = {
     "pad_token_id": 0,
     "bos_token_id": 0,
@@ -125,20 +83,14 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """MLA's cached latent and KDA's conv and float32 recurrent states (measured)."""
-    module = config_model("kimi_linear").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("kimi_linear", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
+    hf_cache.check_cache("kimi_linear", CACHE, dtype, batch, prefill, steps)
 
 
 def test_decode_flops() -> None:
     """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: KDA's projections, its low-rank
     gates included; latent attention re-expanding every cached latent; the router, visited and shared experts)."""
-    config = {**CACHE, "num_key_value_heads": 2}  # eager attention's key/value groups: 2 // 32 = 0 fails its forward
-    model = hf_cache.tiny("kimi_linear", config)
-    for batch, tokens in ((1, 1), (2, 5)):
-        held, flops = hf_cache.run(model, batch, tokens)
-        assert cost({"model_type": "kimi_linear", **config}, tokens, batch, "float32").cache_bytes == held
-        assert cost({"model_type": "kimi_linear", **config}, tokens + 1, batch, "float32").flops_per_token == flops
+    # eager attention's key/value groups: 2 // 32 = 0 fails its forward
+    hf_cache.check_decode("kimi_linear", {**CACHE, "num_key_value_heads": 2})

@@ -1,35 +1,22 @@
-"""LFM2-MoE (``model_type`` ``lfm2_moe``) held against transformers 5.23.0: meta-device builds of drawn
-configs (every tensor and buffer, the total), the cache of tiny models run with ``use_cache=True``
-(float32, bfloat16) against derive's States, and the configs derive refuses. Expected values are read
+"""LFM2-MoE (``model_type`` ``lfm2_moe``) held against transformers 5.23.0: its data. Meta-device builds of drawn
+configs (every tensor and buffer, the total) and the cache of tiny models run with ``use_cache=True`` (float32,
+bfloat16) against derive's States, through the shared checks (``hf_live.check_family``, ``hf_cache``'s);
+LFM2-8B-A1B's shape and the configs derive refuses are rows of ``test_harness.py``. Expected values are read
 off the real models, never off derive.
 """
 
 from __future__ import annotations
 
-import cache_live
+from functools import partial
+
+import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import derive
-from derive.blocks import config_model
-from derive.tree import named_buffers
-
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("lfm2_moe", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "lfm2_moe", **config})
-        return
-    report = derive.explain({"model_type": "lfm2_moe", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model)
-    hf_live.record("transformers", "Lfm2MoeForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "lfm2_moe")
 
 
 @st.composite
@@ -64,27 +51,6 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-def test_lfm2_8b_a1b_shape() -> None:
-    """``Lfm2MoeConfig()`` with 24 layers, attention every third (LFM2-8B-A1B's shape; published 8.3B / 1.5B)."""
-    check({"layer_types": ["conv", "conv", "full_attention"] * 8, "num_hidden_layers": 24})
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({}, "layer_types"),
-        ({"num_hidden_layers": 2, "layer_types": ["conv"]}, "layer_types"),
-        ({"num_hidden_layers": 1, "layer_types": ["mamba"]}, "layer_types"),
-        ({"num_hidden_layers": 1, "layer_types": ["conv"], "num_experts": 2, "num_experts_per_tok": 3}, "num_experts"),
-        ({"d_model": 8}, "d_model"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """No layer pattern (transformers fails), keys derive cannot map: refused naming the key."""
-    with pytest.raises(ValueError, match=words):
-        config_model("lfm2_moe").build(config)
-
-
 CACHE = {
     "vocab_size": 40,
     "hidden_size": 16,
@@ -100,9 +66,7 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Keys and values of the attention layer, conv states of the others (measured)."""
-    module = config_model("lfm2_moe").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("lfm2_moe", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
+    hf_cache.check_cache("lfm2_moe", CACHE, dtype, batch, prefill, steps)

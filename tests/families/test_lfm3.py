@@ -1,38 +1,23 @@
-"""LFM3 (``model_type`` ``lfm3``) held against transformers 5.23.0: meta-device builds of drawn configs
-(every tensor and buffer — a rotary pair per attention type — and the total), ``Lfm3Config()`` (LFM3-1.7B's
-shape), the cache of tiny models run with ``use_cache=True`` (float32, bfloat16: sliding-window and full
-attention, convolution states) against derive's States, a decode step's FLOPs, and the configs derive
-refuses. Expected values are read off the real models, never off derive.
+"""LFM3 (``model_type`` ``lfm3``) held against transformers 5.23.0: its data. Meta-device builds of drawn configs
+(every tensor and buffer — a rotary pair per attention type — and the total), the cache of tiny models run with
+``use_cache=True`` (float32, bfloat16: sliding-window and full attention, convolution states) against derive's
+States, and a decode step's FLOPs, through the shared checks (``hf_live.check_family``, ``hf_cache``'s);
+``Lfm3Config()`` (LFM3-1.7B's shape) and the configs derive refuses are rows of ``test_harness.py``. Expected
+values are read off the real models, never off derive.
 """
 
 from __future__ import annotations
 
-import cache_live
+from functools import partial
+
 import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import derive
-from derive.analysis.cost import cost
-from derive.blocks import config_model
-from derive.tree import active, named_buffers
-
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("lfm3", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "lfm3", **config})
-        return
-    report = derive.explain({"model_type": "lfm3", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model) == active(report.module)
-    hf_live.record("transformers", "Lfm3ForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "lfm3")
 
 
 _ROPES = [
@@ -85,32 +70,6 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-def test_lfm3_1_7b() -> None:
-    """``Lfm3Config()`` — LFM3-1.7B's shape (24 layers: 6 full, 5 sliding, 13 convolutions) — against
-    transformers' own count on the meta device, and its published "1.7B"."""
-    check({})
-    report = derive.explain({"model_type": "lfm3"})
-    assert abs(report.total - 1.7e9) / 1.7e9 < 0.03
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"num_hidden_layers": 2, "layer_types": ["conv"]}, "layer_types"),
-        ({"num_hidden_layers": 1, "layer_types": ["chunked_attention"]}, "layer_types"),
-        ({"sliding_window": None}, "sliding_window"),
-        ({"rope_parameters": {"rope_type": "default", "rope_theta": 1e4}}, "rope_parameters"),
-        ({"rope_parameters": {**_ROPES[2], "full_attention": {"rope_type": "longrope"}}}, "rope_parameters"),
-        ({"head_dim": 7}, "head_dim"),
-        ({"block_ff_dim": 8}, "block_ff_dim"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Patterns transformers would not run, RoPE parameters it cannot read, keys derive cannot map."""
-    with pytest.raises(ValueError, match=words):
-        config_model("lfm3").build(config)
-
-
 CACHE = {
     "pad_token_id": 0,
     "bos_token_id": 0,
@@ -127,20 +86,13 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Convolution states, a full layer's keys and values, a sliding layer's last window − 1 (measured)."""
-    module = config_model("lfm3").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("lfm3", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    assert cost({"model_type": "lfm3", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(measured.values())
+    hf_cache.check_cache("lfm3", CACHE, dtype, batch, prefill, steps, split=False)
 
 
 def test_decode_flops() -> None:
     """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the convolutions' projections,
     gated attention over the cache or its window), and the cache the prefill leaves."""
-    model = hf_cache.tiny("lfm3", CACHE)
-    for batch, tokens in ((1, 1), (2, 5)):
-        held, flops = hf_cache.run(model, batch, tokens)
-        assert cost({"model_type": "lfm3", **CACHE}, tokens, batch, "float32").cache_bytes == held
-        assert cost({"model_type": "lfm3", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+    hf_cache.check_decode("lfm3", CACHE)

@@ -1,35 +1,22 @@
-"""MiniMax (``model_type`` ``minimax``) held against transformers 5.23.0: meta-device builds of drawn
-configs (every tensor and buffer, the total), the cache of tiny models run with ``use_cache=True``
-(float32, bfloat16; with a sliding window the cache still keeps every token) against derive's States,
-and the configs derive refuses. Expected values are read off the real models, never off derive.
+"""MiniMax (``model_type`` ``minimax``) held against transformers 5.23.0: its data. Meta-device builds of drawn
+configs (every tensor and buffer, the total) and the cache of tiny models run with ``use_cache=True`` (float32,
+bfloat16; with a sliding window the cache still keeps every token) against derive's States, through the shared
+checks (``hf_live.check_family``, ``hf_cache``'s); ``MiniMaxConfig()`` and the configs derive refuses are rows
+of ``test_harness.py``. Expected values are read off the real models, never off derive.
 """
 
 from __future__ import annotations
 
-import cache_live
+from functools import partial
+
+import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import derive
-from derive.blocks import config_model
-from derive.tree import named_buffers
-
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("minimax", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "minimax", **config})
-        return
-    report = derive.explain({"model_type": "minimax", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model)
-    hf_live.record("transformers", "MiniMaxForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "minimax")
 
 
 @st.composite
@@ -66,27 +53,6 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-def test_defaults() -> None:
-    """``MiniMaxConfig()``: 47,373,946,880 parameters, read off the meta build."""
-    check({})
-    assert hf_live.total(hf_live.build("minimax", {})) == 47_373_946_880
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"num_hidden_layers": 2, "layer_types": ["linear_attention"]}, "layer_types"),
-        ({"num_hidden_layers": 1, "layer_types": ["sliding_attention"]}, "layer_types"),
-        ({"num_local_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
-        ({"d_model": 8}, "d_model"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Keys derive cannot map and patterns transformers would not build, refused naming the key."""
-    with pytest.raises(ValueError, match=words):
-        config_model("minimax").build(config)
-
-
 CACHE = {
     "vocab_size": 40,
     "hidden_size": 16,
@@ -101,16 +67,7 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Keys and values of every token (the window notwithstanding) and each lightning layer's K^T V (measured)."""
-    from derive.analysis.cost import model_cost
-
-    module = config_model("minimax").build(CACHE)
-    built = cache_live.model("minimax", CACHE, dtype)
-    measured = cache_live.cache_bytes(built, batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    longer = cache_live.cache_bytes(built, batch, prefill, steps + 1)
-    cost = model_cost(module, prefill + steps, batch, dtype)
-    assert cost.kv_bytes_per_token * batch == sum(longer.values()) - sum(measured.values())
-    assert cost.state_bytes == sum(measured.values()) - cost.kv_bytes_per_token * batch * (prefill + steps)
+    hf_cache.check_cache("minimax", CACHE, dtype, batch, prefill, steps)

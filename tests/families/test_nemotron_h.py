@@ -1,48 +1,27 @@
-"""Nemotron-H (``model_type`` ``nemotron_h``) held against transformers 5.23.0: meta-device builds of drawn
-configs (every tensor and buffer, the total), Nemotron-H-8B's layout against transformers' own count and
-the published size, the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against
-derive's States, and the configs derive refuses. Expected values are read off the real models, never off
-derive.
+"""Nemotron-H (``model_type`` ``nemotron_h``) held against transformers 5.23.0: its data and its own cases.
+Meta-device builds of drawn configs (every tensor and buffer, the total, the active count), Nemotron-H-8B's
+layout against transformers' own count and the published size, the legacy key names, the closed form of the
+cache, the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against derive's States, a
+decode step's and a first token's FLOPs, the saved config.json, through the shared checks
+(``hf_live.check_family``, ``hf_cache``'s); the configs derive refuses are rows of ``test_harness.py``.
+Expected values are read off the real models, never off derive.
 """
 
 from __future__ import annotations
 
-import json
+from functools import partial
 
-import cache_live
 import hf_cache
 import hf_live
 import pytest
-import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
-from derive.analysis.cost import cost
-from derive.blocks import config_model
-from derive.tree import active, named_buffers
+from derive.tree import active
 
-
-def _live_active(model) -> int:  # type: ignore[no-untyped-def]
-    """Every parameter, the routed experts at num_experts_per_tok / n_routed_experts."""
-    k = model.config.num_experts_per_tok
-    return sum(p.numel() // p.shape[0] * k if ".experts." in n else p.numel() for n, p in model.named_parameters())
-
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("nemotron_h", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "nemotron_h", **config})
-        return
-    report = derive.explain({"model_type": "nemotron_h", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model)
-    assert active(report.module) == _live_active(model)
-    hf_live.record("transformers", "NemotronHForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "nemotron_h")
 
 
 @st.composite
@@ -111,28 +90,7 @@ def test_legacy_names() -> None:
 
 def test_closed_forms() -> None:
     """The report's closed forms, at the config's values, give back the cache."""
-    numeric = cost(derive.explain({"model_type": "nemotron_h", **NEMOTRON_H_8B}), 4096, 2, "bfloat16")
-    forms, letters = numeric.closed_forms()
-    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
-    values.update({sympy.Symbol("T", integer=True, positive=True): 4096, sympy.Symbol("N", integer=True, positive=True): 2})  # fmt: skip
-    assert sympy.sympify(forms["cache_bytes"]).subs(values) == numeric.cache_bytes
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"hybrid_override_pattern": "MX"}, "hybrid_override_pattern"),
-        ({"hybrid_override_pattern": None}, "hybrid_override_pattern"),
-        ({"layers_block_type": ["mamba", "conv"]}, "layers_block_type"),
-        ({"layer_types": "M*"}, "layer_types"),
-        ({"n_routed_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
-        ({"d_model": 8}, "d_model"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Patterns transformers cannot build and keys derive cannot map, naming the key."""
-    with pytest.raises(ValueError, match=words):
-        config_model("nemotron_h").build(config)
+    hf_cache.check_closed_cache("nemotron_h", NEMOTRON_H_8B)
 
 
 CACHE = {
@@ -156,26 +114,17 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Keys and values of the attention layer, conv and float32 SSM states of the Mamba-2 layers, nothing for
     the MLP and MoE layers (measured)."""
-    module = config_model("nemotron_h").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("nemotron_h", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    assert cost({"model_type": "nemotron_h", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(
-        measured.values()
-    )
+    hf_cache.check_cache("nemotron_h", CACHE, dtype, batch, prefill, steps)
 
 
 def test_decode_flops() -> None:
     """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the projections, the Mamba-2
     state readout, attention over the cache), and the cache the prefill leaves."""
-    model = hf_cache.tiny("nemotron_h", CACHE)
-    for batch, tokens in ((1, 1), (2, 5)):
-        held, flops = hf_cache.run(model, batch, tokens)
-        assert cost({"model_type": "nemotron_h", **CACHE}, tokens, batch, "float32").cache_bytes == held
-        assert cost({"model_type": "nemotron_h", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+    hf_cache.check_decode("nemotron_h", CACHE)
 
 
 @pytest.mark.parametrize(
@@ -190,7 +139,4 @@ def test_first_token_flops(changed: dict) -> None:
 
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
-    import transformers
-
-    saved = json.loads(transformers.AutoConfig.for_model("nemotron_h", **CACHE).to_json_string())
-    assert derive.explain(saved).total == hf_live.total(hf_live.build("nemotron_h", CACHE))
+    hf_live.check_saved_config("nemotron_h", CACHE)

@@ -1,35 +1,22 @@
-"""OLMo-hybrid (``model_type`` ``olmo_hybrid``) held against transformers 5.23.0: meta-device builds of
-drawn configs (every tensor and buffer, the total), the cache of tiny models run with ``use_cache=True``
-(float32, bfloat16) against derive's States, and the configs derive refuses. Expected values are read
-off the real models (``tests/support/hf_live.py``, ``cache_live.py``), never off derive.
+"""OLMo-hybrid (``model_type`` ``olmo_hybrid``) held against transformers 5.23.0: its data. Meta-device builds of
+drawn configs (every tensor and buffer, the total) and the cache of tiny models run with ``use_cache=True``
+(float32, bfloat16) against derive's States, through the shared checks (``hf_live.check_family``,
+``hf_cache``'s); ``OlmoHybridConfig()`` and the configs derive refuses are rows of ``test_harness.py``.
+Expected values are read off the real models, never off derive.
 """
 
 from __future__ import annotations
 
-import cache_live
+from functools import partial
+
+import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import derive
-from derive.blocks import config_model
-from derive.tree import named_buffers
-
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("olmo_hybrid", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "olmo_hybrid", **config})
-        return
-    report = derive.explain({"model_type": "olmo_hybrid", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model)
-    hf_live.record("transformers", "OlmoHybridForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "olmo_hybrid")
 
 
 @st.composite
@@ -72,28 +59,6 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-def test_defaults() -> None:
-    """``OlmoHybridConfig()``: 7,430,870,688 parameters, read off the meta build."""
-    check({})
-    assert hf_live.total(hf_live.build("olmo_hybrid", {})) == 7_430_870_688
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"num_hidden_layers": 2, "layer_types": ["linear_attention", "linear_attention"]}, "layer_types"),
-        ({"num_hidden_layers": 1, "layer_types": ["full_attention"]}, "layer_types"),
-        ({"vocab_size": 100}, "pad_token_id"),
-        ({"rope_parameters": {"rope_type": "yarn", "factor": 2.0, "rope_theta": 1.0}}, "rope_parameters"),
-        ({"d_model": 8}, "d_model"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Patterns transformers refuses, and keys derive cannot map, refused naming the key."""
-    with pytest.raises(ValueError, match=words):
-        config_model("olmo_hybrid").build(config)
-
-
 CACHE = {
     "pad_token_id": 0,
     "vocab_size": 40,
@@ -110,16 +75,7 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Keys and values of the attention layer, conv and float32 recurrent states of the others (measured)."""
-    from derive.analysis.cost import model_cost
-
-    module = config_model("olmo_hybrid").build(CACHE)
-    built = cache_live.model("olmo_hybrid", CACHE, dtype)
-    measured = cache_live.cache_bytes(built, batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    longer = cache_live.cache_bytes(built, batch, prefill, steps + 1)
-    cost = model_cost(module, prefill + steps, batch, dtype)
-    assert cost.kv_bytes_per_token * batch == sum(longer.values()) - sum(measured.values())
-    assert cost.state_bytes == sum(measured.values()) - cost.kv_bytes_per_token * batch * (prefill + steps)
+    hf_cache.check_cache("olmo_hybrid", CACHE, dtype, batch, prefill, steps)

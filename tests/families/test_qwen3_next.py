@@ -1,26 +1,23 @@
-"""Qwen3-Next and Qwen3.5's text models (``qwen3_next``, ``qwen3_5_text``, ``qwen3_5_moe_text``) held against transformers 5.23.0: meta-device builds of
-drawn configs (every tensor and buffer, the total), the cache of tiny models run with ``use_cache=True``
-(float32, bfloat16) against derive's States, and the configs derive refuses. Expected values are read
-off the real models (``tests/support/hf_live.py``, ``cache_live.py``), never off derive.
+"""Qwen3-Next and Qwen3.5's text models (``qwen3_next``, ``qwen3_5_text``, ``qwen3_5_moe_text``) held against
+transformers 5.23.0: their data. Meta-device builds of drawn configs (every tensor and buffer, the total) and
+the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against derive's States, through the
+shared checks (``hf_live.check_family``, ``hf_cache``'s); a symbolic ``head_dim``'s closed forms; the config classes' defaults and the configs derive
+refuses are rows of ``test_harness.py``. Expected values are read off the real models, never off derive.
 """
 
 from __future__ import annotations
 
-import cache_live
+import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
-from derive.blocks import config_model
 from derive.tree import named_buffers
 
-TYPES = {
-    "qwen3_next": "Qwen3NextForCausalLM",
-    "qwen3_5_text": "Qwen3_5ForCausalLM",
-    "qwen3_5_moe_text": "Qwen3_5MoeForCausalLM",
-}
+#: The model types held here (the class each builds is checked against derive's, hf_live.check_family).
+TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
 #: Keys a Qwen3.5 config class does not have.
 ABSENT = {
     "qwen3_next": (),
@@ -31,20 +28,9 @@ ABSENT = {
 
 
 def check(config: dict, model_type: str = "qwen3_next") -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    config = {k: v for k, v in config.items() if k not in ABSENT[model_type]}
-    try:
-        model = hf_live.build(model_type, config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": model_type, **config})
-        return
-    report = derive.explain({"model_type": model_type, **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model)
-    assert report.module.type == TYPES[model_type]
-    hf_live.record("transformers", TYPES[model_type])
+    """derive's report against the model transformers builds on the meta device, or both refuse
+    (``hf_live.check_family``), the keys the type's config class does not have left out."""
+    hf_live.check_family(model_type, {k: v for k, v in config.items() if k not in ABSENT[model_type]})
 
 
 @st.composite
@@ -92,37 +78,6 @@ def test_drawn_configs(model_type: str, config: dict) -> None:
     check(config, model_type)
 
 
-@pytest.mark.parametrize("model_type", ["qwen3_5_text", "qwen3_5_moe_text"])
-def test_qwen3_5_defaults(model_type: str) -> None:
-    """The config classes' defaults (Qwen3.5-9B's and Qwen3.5-35B-A3B's text shapes)."""
-    check({}, model_type)
-
-
-def test_qwen3_next_80b_shape() -> None:
-    """``Qwen3NextConfig()``, the 80B-A3B shape (48 layers, 512 experts, 10 routed + 1 shared): 79,674,391,296
-    parameters, read off the meta build."""
-    check({})
-    assert hf_live.total(hf_live.build("qwen3_next", {})) == 79_674_391_296
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"num_hidden_layers": 2, "layer_types": ["linear_attention"]}, "layer_types"),
-        ({"num_hidden_layers": 1, "layer_types": ["sliding_attention"]}, "layer_types"),
-        ({"num_experts": 4, "num_experts_per_tok": 5}, "num_experts_per_tok"),
-        ({"rope_parameters": {"rope_type": "yarn", "factor": 2.0}}, "rope_parameters"),
-        ({"partial_rotary_factor": "quarter"}, "partial_rotary_factor"),
-        ({"mlp_only_layers": "none"}, "mlp_only_layers"),
-        ({"d_model": 8}, "d_model"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Keys derive cannot map, and patterns it does not derive, refused naming the key."""
-    with pytest.raises(ValueError, match=words):
-        config_model("qwen3_next").build(config)
-
-
 CACHE = {
     "vocab_size": 40,
     "hidden_size": 16,
@@ -144,22 +99,12 @@ CACHE = {
 
 
 @pytest.mark.parametrize("model_type", sorted(TYPES))
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(model_type: str, dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Keys and values of the attention layer, conv and float32 recurrent states of the Gated DeltaNet
     layers (measured), and the cost's split into state and per-token bytes."""
-    from derive.analysis.cost import model_cost
-
     config = {k: v for k, v in CACHE.items() if k not in ABSENT[model_type]}
-    module = config_model(model_type).build(config)
-    built = cache_live.model(model_type, config, dtype)
-    measured = cache_live.cache_bytes(built, batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    longer = cache_live.cache_bytes(built, batch, prefill, steps + 1)
-    cost = model_cost(module, prefill + steps, batch, dtype)
-    assert cost.cache_bytes == sum(measured.values())
-    assert cost.kv_bytes_per_token * batch == sum(longer.values()) - sum(measured.values())
-    assert cost.state_bytes == sum(measured.values()) - cost.kv_bytes_per_token * batch * (prefill + steps)
+    hf_cache.check_cache(model_type, config, dtype, batch, prefill, steps)
 
 
 @pytest.mark.parametrize("model_type", sorted(TYPES))

@@ -7,7 +7,8 @@ configs derive refuses. Expected values are read off the real models, never off 
 
 from __future__ import annotations
 
-import cache_live
+from functools import partial
+
 import hf_cache
 import hf_live
 import pytest
@@ -17,7 +18,6 @@ from hypothesis import strategies as st
 import derive
 from derive.analysis.cost import cost
 from derive.blocks import config_model
-from derive.tree import active, named_buffers
 
 #: The QSA indexer's keys (``Qwen4ExpTextConfig`` has none by default, and its indexed layers need them):
 #: chosen here, the smallest values its checks accept at the default head width — not a released config.
@@ -30,20 +30,8 @@ INDEXER = {
 }
 
 
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("qwen4_exp_text", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "qwen4_exp_text", **config})
-        return
-    report = derive.explain({"model_type": "qwen4_exp_text", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model)
-    assert active(report.module) == hf_live.active(model)
-    hf_live.record("transformers", "Qwen4ExpForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "qwen4_exp_text")
 
 
 @st.composite
@@ -149,12 +137,10 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Gated DeltaNet's conv and float32 recurrent states, the indexed layer's keys, values and indexer keys (measured)."""
-    module = config_model("qwen4_exp_text").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("qwen4_exp_text", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
+    hf_cache.check_cache("qwen4_exp_text", CACHE, dtype, batch, prefill, steps)
 
 
 #: The indexer around its compression and budget (CACHE's: c = 2, a budget of 4, 2 blocks): one block per token
@@ -182,7 +168,7 @@ def test_decode_flops(changed: dict) -> None:
         assert cost({"model_type": "qwen4_exp_text", **config}, tokens, batch).cache_bytes == held
         numeric = cost(derive.explain({"model_type": "qwen4_exp_text", **config}), tokens + 1, batch)
         assert numeric.flops_per_token == flops
-        assert hf_cache.closed_flops(numeric) == flops
+        assert hf_cache.closed_form(numeric) == flops
         hf_live.record("transformers", "Qwen4ExpForCausalLM")
 
 

@@ -1,32 +1,29 @@
-"""xLSTM (``model_type`` ``xlstm``) held against transformers 5.23.0 (with xlstm 2.0.6 installed).
+"""xLSTM (``model_type`` ``xlstm``) held against transformers 5.23.0 (with xlstm 2.0.6 installed): its data and
+its own cases.
 
-Meta-device builds of hypothesis-drawn configs (every tensor's name and shape, the total, the
-head never tied), the cache of tiny models run on the CPU with ``use_cache=True`` (float32 and
-bfloat16) against derive's States, and the configs derive refuses. Expected values are read off
-the real models (``tests/support/hf_live.py``, ``cache_live.py``), never off derive.
+Meta-device builds of hypothesis-drawn configs (every tensor's name and shape, the total, no buffers; the head
+never tied), xLSTM-7B's sizes, and the cache of tiny models run on the CPU with ``use_cache=True`` (float32 and
+bfloat16) against derive's States, through the shared checks (``hf_live.check_family``, ``hf_cache``'s); the
+configs derive refuses are rows of ``test_harness.py``. Expected values are read off the real models, never off
+derive.
 """
 
 from __future__ import annotations
 
-import cache_live
+import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import derive
 from derive.blocks import config_model
-from derive.tree import active, count
+from derive.tree import count
 
 
 def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device."""
-    model = hf_live.build("xlstm", config)
-    report = derive.explain({"model_type": "xlstm", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert hf_live.buffers(model) == []
-    assert report.total == hf_live.total(model) == active(report.module)
-    hf_live.record("transformers", "xLSTMForCausalLM")
+    """derive's report against the model transformers builds on the meta device (``hf_live.check_family``),
+    which must build: it holds no buffers."""
+    assert hf_live.buffers(hf_live.check_family("xlstm", config, builds=True)) == []
 
 
 @st.composite
@@ -78,22 +75,6 @@ def test_the_head_is_never_tied() -> None:
     check(config)
 
 
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"embedding_dim": 32, "hidden_size": 64}, "embedding_dim"),
-        ({"num_blocks": 3}, "num_blocks"),
-        ({"weight_mode": "split"}, "weight_mode"),
-        ({"qk_dim_factor": "half"}, "qk_dim_factor"),
-        ({"d_model": 64}, "d_model"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """A key derive cannot map, or sizes the blocks would not fit, refused naming the key."""
-    with pytest.raises(ValueError, match=words):
-        config_model("xlstm").build(config)
-
-
 RUNS = [("float32", 2, 5, 1), ("bfloat16", 1, 3, 2)]
 
 
@@ -107,8 +88,5 @@ RUNS = [("float32", 2, 5, 1), ("bfloat16", 1, 3, 2)]
 )  # fmt: skip
 def test_cache_bytes(config: dict) -> None:
     """The xLSTMCache's C, n, m per layer and its int64 counter, in the model's dtype (measured)."""
-    module = config_model("xlstm").build(config)
     for dtype, batch, prefill, steps in RUNS:
-        built = cache_live.model("xlstm", config, dtype)
-        measured = cache_live.cache_bytes(built, batch, prefill, steps)
-        assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
+        hf_cache.check_cache("xlstm", config, dtype, batch, prefill, steps)

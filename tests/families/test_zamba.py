@@ -1,41 +1,24 @@
-"""Zamba (``model_type`` ``zamba``, Zamba-7B v1) held against transformers 5.23.0: meta-device builds of
+"""Zamba (``model_type`` ``zamba``, Zamba-7B v1) held against transformers 5.23.0: its data. Meta-device builds of
 drawn configs (every tensor and buffer, the total: the shared block tied whole counts once, only with
-``tie_word_embeddings``), ``ZambaConfig()`` — Zamba-7B v1's shape — against transformers' own count and
-the published size, the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against
-derive's States (every hybrid layer's invocation of the shared block caches), a decode step's FLOPs,
-and the configs derive refuses. Expected values are read off the real models, never off derive.
+``tie_word_embeddings``), the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against
+derive's States (every hybrid layer's invocation of the shared block caches), a decode step's FLOPs and the
+saved config.json, through the shared checks (``hf_live.check_family``, ``hf_cache``'s); ``ZambaConfig()`` —
+Zamba-7B v1's shape, against the published size — and the configs derive refuses are rows of
+``test_harness.py``. Expected values are read off the real models, never off derive.
 """
 
 from __future__ import annotations
 
-import json
+from functools import partial
 
-import cache_live
 import hf_cache
 import hf_live
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import derive
-from derive.analysis.cost import cost
-from derive.blocks import config_model
-from derive.tree import active, named_buffers
-
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("zamba", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "zamba", **config})
-        return
-    report = derive.explain({"model_type": "zamba", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model) == active(report.module)
-    hf_live.record("transformers", "ZambaForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "zamba")
 
 
 @st.composite
@@ -82,35 +65,6 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-def test_zamba_7b() -> None:
-    """Zamba-7B v1 (``ZambaConfig()``: 76 layers, 13 hybrid) against transformers' own count on the meta
-    device, untied too (each hybrid layer then holds its own block), and its published "7B"."""
-    check({})
-    check({"tie_word_embeddings": False})
-    report = derive.explain({"model_type": "zamba"})
-    assert abs(report.total - 7e9) / 7e9 < 0.04
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"num_hidden_layers": 2, "layers_block_type": ["hybrid"]}, "layers_block_type"),
-        ({"num_hidden_layers": 1, "layers_block_type": ["attention"]}, "layers_block_type"),
-        ({"num_hidden_layers": 2}, "num_hidden_layers"),
-        ({"num_hidden_layers": 3}, "tie_word_embeddings"),
-        ({"n_mamba_heads": 3}, "n_mamba_heads"),
-        ({"head_dim": 3, "attention_head_dim": 5}, "head_dim"),
-        ({"mamba_expand": 1.5}, "mamba_expand"),
-        ({"attn_layer_period": "6"}, "attn_layer_period"),
-        ({"d_model": 8}, "d_model"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Patterns and keys derive cannot map, aliases that disagree, configs transformers refuses."""
-    with pytest.raises(ValueError, match=words):
-        config_model("zamba").build(config)
-
-
 CACHE = {
     "vocab_size": 40,
     "hidden_size": 8,
@@ -125,29 +79,19 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Conv and float32 per-head SSM states in every layer, keys and values in both hybrid layers — the
     second's block tied to the first's (measured)."""
-    module = config_model("zamba").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("zamba", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    assert cost({"model_type": "zamba", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(measured.values())
+    hf_cache.check_cache("zamba", CACHE, dtype, batch, prefill, steps)
 
 
 def test_decode_flops() -> None:
     """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the projections, each
     head's selection, time step and state readout, attention over the cache), and the cache the prefill leaves."""
-    model = hf_cache.tiny("zamba", CACHE)
-    for batch, tokens in ((1, 1), (2, 5)):
-        held, flops = hf_cache.run(model, batch, tokens)
-        assert cost({"model_type": "zamba", **CACHE}, tokens, batch, "float32").cache_bytes == held
-        assert cost({"model_type": "zamba", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+    hf_cache.check_decode("zamba", CACHE)
 
 
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
-    import transformers
-
-    saved = json.loads(transformers.AutoConfig.for_model("zamba", **CACHE).to_json_string())
-    assert derive.explain(saved).total == hf_live.total(hf_live.build("zamba", CACHE))
+    hf_live.check_saved_config("zamba", CACHE)

@@ -1,42 +1,26 @@
-"""Zamba2 (``model_type`` ``zamba2``) held against transformers 5.23.0: meta-device builds of drawn configs
-(every tensor and buffer, the total: shared blocks tied whole count once, only with
-``tie_word_embeddings``), Zamba2-2.7B's layout against transformers' own count and the published size,
-the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against derive's States (every
-hybrid layer caches, its block tied or not), and the configs derive refuses. Expected values are read
-off the real models, never off derive.
+"""Zamba2 (``model_type`` ``zamba2``) held against transformers 5.23.0: its data and its own cases. Meta-device
+builds of drawn configs (every tensor and buffer, the total: shared blocks tied whole count once, only with
+``tie_word_embeddings``), Zamba2-2.7B's layout against transformers' own count and the published size, the
+closed form of the cache, the cache of tiny models run with ``use_cache=True`` (float32, bfloat16) against
+derive's States (every hybrid layer caches, its block tied or not), a decode step's and a first token's FLOPs,
+the saved config.json, through the shared checks (``hf_live.check_family``, ``hf_cache``'s); the configs derive
+refuses are rows of ``test_harness.py``. Expected values are read off the real models, never off derive.
 """
 
 from __future__ import annotations
 
-import json
+from functools import partial
 
-import cache_live
 import hf_cache
 import hf_live
 import pytest
-import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
-from derive.analysis.cost import cost
-from derive.blocks import config_model
-from derive.tree import active, named_buffers
 
-
-def check(config: dict) -> None:
-    """derive's report against the model transformers builds on the meta device (or both refuse)."""
-    try:
-        model = hf_live.build("zamba2", config)
-    except Exception:  # transformers refuses it: derive must refuse it too
-        with pytest.raises(ValueError):
-            derive.explain({"model_type": "zamba2", **config})
-        return
-    report = derive.explain({"model_type": "zamba2", **config})
-    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(model)
-    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == hf_live.buffers(model)
-    assert report.total == hf_live.total(model) == active(report.module)
-    hf_live.record("transformers", "Zamba2ForCausalLM")
+#: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
+check = partial(hf_live.check_family, "zamba2")
 
 
 @st.composite
@@ -93,30 +77,7 @@ def test_zamba2_2_7b() -> None:
 
 def test_closed_forms() -> None:
     """The report's closed forms, at the config's values, give back the cache (a tied block's attention caches)."""
-    numeric = cost(derive.explain({"model_type": "zamba2", **ZAMBA2_2_7B}), 4096, 2, "bfloat16")
-    forms, letters = numeric.closed_forms()
-    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
-    values.update({sympy.Symbol("T", integer=True, positive=True): 4096, sympy.Symbol("N", integer=True, positive=True): 2})  # fmt: skip
-    assert sympy.sympify(forms["cache_bytes"]).subs(values) == numeric.cache_bytes
-
-
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"num_hidden_layers": 2, "layers_block_type": ["hybrid"]}, "layers_block_type"),
-        ({"num_hidden_layers": 1, "layers_block_type": ["attention"]}, "layers_block_type"),
-        ({"num_hidden_layers": 4}, "layers_block_type"),
-        ({"n_mamba_heads": 3}, "n_mamba_heads"),
-        ({"attention_hidden_size": 1024}, "attention_hidden_size"),
-        ({"hybrid_layer_ids": [0]}, "hybrid_layer_ids"),
-        ({"head_dim": 165}, "head_dim"),
-        ({"d_model": 8}, "d_model"),
-    ],
-)
-def test_refused(config: dict, words: str) -> None:
-    """Patterns and keys derive cannot map, saved derived keys that disagree, values transformers refuses."""
-    with pytest.raises(ValueError, match=words):
-        config_model("zamba2").build(config)
+    hf_cache.check_closed_cache("zamba2", ZAMBA2_2_7B)
 
 
 CACHE = {
@@ -136,24 +97,17 @@ CACHE = {
 }
 
 
-@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)])
+@pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Conv and float32 SSM states in every layer, keys and values in both hybrid layers — the second's block
     tied to the first's (measured)."""
-    module = config_model("zamba2").build(CACHE)
-    measured = cache_live.cache_bytes(cache_live.model("zamba2", CACHE, dtype), batch, prefill, steps)
-    assert cache_live.derived_bytes(module, batch, prefill + steps, dtype) == measured
-    assert cost({"model_type": "zamba2", **CACHE}, prefill + steps, batch, dtype).cache_bytes == sum(measured.values())
+    hf_cache.check_cache("zamba2", CACHE, dtype, batch, prefill, steps)
 
 
 def test_decode_flops() -> None:
     """A decode step's matmul FLOPs (``FlopCounterMode`` over the eager model: the projections, the Mamba-2
     state readout, attention over the cache), and the cache the prefill leaves."""
-    model = hf_cache.tiny("zamba2", CACHE)
-    for batch, tokens in ((1, 1), (2, 5)):
-        held, flops = hf_cache.run(model, batch, tokens)
-        assert cost({"model_type": "zamba2", **CACHE}, tokens, batch, "float32").cache_bytes == held
-        assert cost({"model_type": "zamba2", **CACHE}, tokens + 1, batch, "float32").flops_per_token == flops
+    hf_cache.check_decode("zamba2", CACHE)
 
 
 @pytest.mark.parametrize("changed", [{}, {"chunk_size": 1}, {"chunk_size": 6, "mamba_ngroups": 2, "mamba_d_state": 2}])
@@ -166,7 +120,4 @@ def test_first_token_flops(changed: dict) -> None:
 
 def test_saved_config() -> None:
     """The config.json transformers saves (every key ``to_json_string`` writes, the derived ones too) reads back."""
-    import transformers
-
-    saved = json.loads(transformers.AutoConfig.for_model("zamba2", **CACHE).to_json_string())
-    assert derive.explain(saved).total == hf_live.total(hf_live.build("zamba2", CACHE))
+    hf_live.check_saved_config("zamba2", CACHE)

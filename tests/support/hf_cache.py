@@ -1,4 +1,6 @@
-"""Tiny transformers models run on CPU: the bytes their cache holds and a decode step's FLOPs (not a test module).
+"""Tiny transformers models run on CPU: the bytes their cache holds and a decode step's FLOPs, and derive's
+cost held against them (:func:`check_cache`, :func:`check_decode`, :func:`check_first_token`: the checks the
+families' tests run; not a test module).
 
 Every expected figure is read off the real thing: ``AutoModelForCausalLM.from_config`` with random
 weights, a forward of T tokens with ``use_cache=True``, and every tensor reachable from the
@@ -12,6 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 import cache_live
+
+#: The runs a family's cache is checked at (:func:`check_cache`): (dtype, batch, prefill, steps), float32 and
+#: bfloat16, a prefill longer than the steps and one shorter.
+CACHE_RUNS = [("float32", 2, 7, 1), ("bfloat16", 3, 2, 2)]
 
 #: FlopCounterMode's matrix-product operators (what derive's flops_per_token counts).
 MATMUL_OPS = ("aten.mm", "aten.addmm", "aten.bmm", "aten.baddbmm")
@@ -100,15 +106,16 @@ def first(model: Any, batch: int) -> int:
     return flops // batch
 
 
-def closed_flops(numeric: Any) -> Any:
-    """``flops_per_token``'s closed form (in T, N and the config's letters) at the cost's own T, N and letters."""
+def closed_form(numeric: Any, name: str = "flops_per_token") -> Any:
+    """The closed form of ``name`` (``flops_per_token``, ``cache_bytes``: in T, N and the config's letters) at
+    the cost's own T, N and letters."""
     import sympy
 
     forms, letters = numeric.closed_forms()
     values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in letters.items()}
     values[sympy.Symbol("T", integer=True, positive=True)] = numeric.seq_len
     values[sympy.Symbol("N", integer=True, positive=True)] = numeric.batch
-    return sympy.sympify(forms["flops_per_token"]).subs(values)
+    return sympy.sympify(forms[name]).subs(values)
 
 
 def check_first_token(model_type: str, config: dict, dtype: str = "float32") -> None:
@@ -120,4 +127,51 @@ def check_first_token(model_type: str, config: dict, dtype: str = "float32") -> 
     numeric = cost(derive.explain({"model_type": model_type, **config}), 1, 2, dtype)
     measured = first(tiny(model_type, config, dtype), 2)
     assert numeric.flops_per_token == measured
-    assert closed_flops(numeric) == measured  # the closed form at T = 1, the chunk a number in it
+    assert closed_form(numeric) == measured  # the closed form at T = 1, the chunk a number in it
+
+
+def check_cache(
+    model_type: str, config: dict, dtype: str, batch: int, prefill: int, steps: int, *, split: bool = True
+) -> None:
+    """The bytes transformers' tiny model of ``config`` holds after a prefill and ``steps`` one-token steps
+    (``cache_live.cache_bytes``), by dtype against derive's States; in all against the cost's ``cache_bytes``
+    (from the module and from the config); with ``split``, the bytes one step more adds against
+    ``kv_bytes_per_token`` and the rest against ``state_bytes`` (not where a sliding window has stopped growing)."""
+    from derive.analysis.cost import cost, model_cost
+    from derive.blocks import config_model
+
+    module = config_model(model_type).build(config)
+    built = cache_live.model(model_type, config, dtype)
+    tokens = prefill + steps
+    measured = cache_live.cache_bytes(built, batch, prefill, steps)
+    assert cache_live.derived_bytes(module, batch, tokens, dtype) == measured
+    held = sum(measured.values())
+    priced = model_cost(module, tokens, batch, dtype)
+    assert priced.cache_bytes == cost({"model_type": model_type, **config}, tokens, batch, dtype).cache_bytes == held
+    if not split:
+        return
+    longer = sum(cache_live.cache_bytes(built, batch, prefill, steps + 1).values())
+    assert priced.kv_bytes_per_token * batch == longer - held
+    assert priced.state_bytes == held - priced.kv_bytes_per_token * batch * tokens
+
+
+def check_decode(model_type: str, config: dict, runs: tuple[tuple[int, int], ...] = ((1, 1), (2, 5))) -> None:
+    """For each (batch, tokens) of ``runs``: the cache transformers' tiny eager model of ``config`` holds after
+    ``tokens`` tokens against derive's ``cache_bytes``, and the next token's matmul FLOPs (``FlopCounterMode``)
+    against derive's ``flops_per_token`` at ``tokens + 1``."""
+    from derive.analysis.cost import cost
+
+    model = tiny(model_type, config)
+    for batch, tokens in runs:
+        held, flops = run(model, batch, tokens)
+        assert cost({"model_type": model_type, **config}, tokens, batch, "float32").cache_bytes == held
+        assert cost({"model_type": model_type, **config}, tokens + 1, batch, "float32").flops_per_token == flops
+
+
+def check_closed_cache(model_type: str, config: dict, tokens: int = 4096, batch: int = 2) -> None:
+    """The closed form of ``cache_bytes`` (bfloat16), at the config's values, gives back the number derive derives."""
+    import derive
+    from derive.analysis.cost import cost
+
+    numeric = cost(derive.explain({"model_type": model_type, **config}), tokens, batch, "bfloat16")
+    assert closed_form(numeric, "cache_bytes") == numeric.cache_bytes

@@ -1,4 +1,5 @@
-"""transformers models built from configs on the meta device, for the tests (not a test module).
+"""transformers models built from configs on the meta device, and derive's report held against them
+(:func:`check_family`, the check every family's tests run), for the tests (not a test module).
 
 Every expected name, shape, buffer and total comes from the model
 ``AutoModelForCausalLM.from_config(AutoConfig.for_model(model_type, **config))`` builds under
@@ -121,3 +122,50 @@ def record(framework: str, cls: str) -> None:
     import live_record
 
     live_record.checked(framework, cls)
+
+
+def check_family(model_type: str, config: dict[str, Any], *, builds: bool = False) -> Any:
+    """derive's report of ``{"model_type": model_type, **config}`` against the model transformers builds on the
+    meta device: every tensor's name and shape, every buffer, the total, the active count (:func:`active`), the
+    class; the case counted in the record under the class. Where transformers refuses the config, derive must
+    refuse it too (a ``ValueError``), unless ``builds``: then transformers' refusal fails the check.
+
+    Returns
+    -------
+    The model built (None where both refuse), for a family's own further checks.
+    """
+    import pytest
+
+    import derive
+    from derive.tree import active as derived_active
+    from derive.tree import named_buffers
+
+    try:
+        model = build(model_type, config)
+    except Exception:  # transformers refuses it: derive must refuse it too
+        if builds:
+            raise
+        with pytest.raises(ValueError):
+            derive.explain({"model_type": model_type, **config})
+        return None
+    report = derive.explain({"model_type": model_type, **config})
+    assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == tensors(model)
+    assert [(n, tuple(p.shape)) for n, p in named_buffers(report.module)] == buffers(model)
+    assert report.total == total(model)
+    assert derived_active(report.module) == active(model)
+    assert report.module.type == type(model).__name__
+    record("transformers", type(model).__name__)
+    return model
+
+
+def check_saved_config(model_type: str, config: dict[str, Any]) -> None:
+    """The config.json transformers saves of ``config`` (every key ``to_json_string`` writes, the derived ones
+    too) read back by derive: its total is transformers' count of ``config``'s model."""
+    import json
+
+    import transformers
+
+    import derive
+
+    saved = json.loads(transformers.AutoConfig.for_model(model_type, **config).to_json_string())
+    assert derive.explain(saved).total == total(build(model_type, config))
