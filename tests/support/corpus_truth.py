@@ -225,6 +225,21 @@ def runner_truth(truth: dict) -> Truth:
     return Truth(rows, total_of(rows))
 
 
+def linen_truth(truth: dict) -> Truth:
+    """A Flax linen module that reads a whole sequence (``nn.RNN``, ``nn.Bidirectional``), initialised on
+    zeros of shape (batch, time, ``truth["input_dim"]``) under ``jax.eval_shape``: its ``params`` as
+    Flax names them (the flax.linen runner of ``cli_frameworks.py`` applies a cell to one step)."""
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+
+    module = eval(truth["text"], {"nn": nn, "linen": nn, "jax": jax, "jnp": jnp})
+    x = jnp.zeros((cli_frameworks.BATCH, 5, truth["input_dim"]))
+    variables = jax.eval_shape(lambda: module.init(jax.random.key(0), x))
+    rows = [(n, s) for n, s, _ in cli_frameworks._jax_names(variables["params"])]
+    return Truth(rows, total_of(rows))
+
+
 def transformers_truth(truth: dict) -> Truth:
     import hf_live
 
@@ -284,6 +299,7 @@ BUILDERS = {
     "tf1": tf1_truth,
     "mxnet": mxnet_truth,
     "runner": runner_truth,
+    "linen": linen_truth,
     "transformers": transformers_truth,
     "mamba_ssm": mamba_truth,
     "xlstm": xlstm_truth,
