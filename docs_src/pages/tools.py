@@ -189,6 +189,8 @@ def cost_context() -> dict:
                 "elementwise": number(c.flops - c.matmul_flops),
                 "weights": number(c.weight_bytes),
                 "activations": number(c.activation_bytes),
+                "cache": number(c.cache_bytes),
+                "token_flops": number(c.flops_per_token),
             }
         )
     return {
@@ -196,6 +198,8 @@ def cost_context() -> dict:
         "symbolic_macs": sympy.latex(sympy.factor(symbolic.macs)),
         "symbolic_flops": sympy.latex(sympy.factor(symbolic.flops)),
         "symbolic_activations": sympy.latex(sympy.factor(symbolic.activation_bytes)),
+        "symbolic_cache": sympy.latex(sympy.factor(symbolic.cache_bytes)),
+        "symbolic_token_flops": sympy.latex(sympy.factor(symbolic.flops_per_token)),
         "examples": examples,
         "T": COST_T,
         "N": COST_N,

@@ -63,8 +63,14 @@ def test_cost_page_rows_match_torch(example, pages):
     row = next(r for r in context["examples"] if r["call"] == example.call)
     assert row["matmul_flops"] == grouped(torch_flops(module, tools.COST_T, tools.COST_N))
     assert row["weights"] == grouped(sum(p.numel() * p.element_size() for p in module.parameters()))
+    assert row["token_flops"] == grouped(torch_flops(module, 1, tools.COST_N) // tools.COST_N)
+    with torch.no_grad(), torch.backends.mkldnn.flags(enabled=False):
+        _, states = module(torch.randn(tools.COST_T, tools.COST_N, module.input_size))
+    states = states if isinstance(states, tuple) else (states,)
+    assert row["cache"] == grouped(sum(s.numel() * s.element_size() for s in states))
     line = next(line for line in pages["tools/cost.md"].splitlines() if line.startswith(f"| `{example.call}`"))
     assert f"| {row['matmul_flops']} |" in line and f"| {row['weights']} |" in line
+    assert line.endswith(f"| {row['cache']} | {row['token_flops']} |")
 
 
 def test_cli_page_outputs_match_torch_and_keras(pages):
