@@ -16,7 +16,7 @@ from typing import Any
 from ..engine.conventions import Convention, TensorLayout
 from .registry import ON_OFF, CellSpec, Framework, register
 
-__all__ = ["TF1", "TF1_CLASSES", "tf1_name", "Cell", "Run"]
+__all__ = ["TF1", "TF1_CLASSES", "tf1_name", "Cell", "Run", "Graph", "repeated", "variables"]
 
 
 _LSTM_OR_RNN = ("i", "f", "g", "o", "h")
@@ -139,6 +139,8 @@ register(
 
 import dataclasses  # noqa: E402
 
+import sympy  # noqa: E402
+
 from ..engine import validate  # noqa: E402
 from ..engine.symbols import Size  # noqa: E402
 from ..tree import Module  # noqa: E402
@@ -171,6 +173,65 @@ _SCOPES = {
 _LAYER_KEYWORDS = {"trainable", "dynamic", "autocast"}
 
 
+class Graph:
+    """The variables one graph holds so far: a cell object makes its variables at its first use
+    (under that use's scope, for that input width); a later use of the same object shares them
+    (``rnn_cell_impl.RNNCell.__call__`` keeps the first scope, ``Layer.build`` runs once), so its
+    input must be as wide as the first's (TensorFlow's ``Dimensions must be equal`` otherwise).
+
+    Attributes
+    ----------
+    made : dict
+        A cell's key -> (input width, scope) of its first use.
+    notes : list of str
+        The uses that shared a first use's variables, said in words.
+    """
+
+    def __init__(self) -> None:
+        self.made: dict[object, tuple[Any, str]] = {}
+        self.notes: list[str] = []
+
+    def first_use(self, key: object, cls: str, width: Any, scope: str) -> bool:
+        """Whether this use of the cell ``key`` makes its variables (its first); a later one is checked.
+
+        Parameters
+        ----------
+        key : object
+            The cell object's identity.
+        cls : str
+            Its class, for the messages.
+        width : int or sympy.Expr
+            The input width of this use.
+        scope : str
+            The scope of this use (``rnn/multi_rnn_cell/cell_1``).
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        ValueError
+            A later use on inputs of another width than the first's (where the widths are sizes
+        without a value, the use is shared, and the condition noted).
+        """
+        if key not in self.made:
+            self.made[key] = (width, scope)
+            return True
+        first_width, first_scope = self.made[key]
+        shared = f"{scope}: the same {cls} object as at {first_scope}: TensorFlow shares its variables, counted once"
+        if width != first_width:
+            if sympy.sympify(width - first_width).is_number:
+                raise ValueError(
+                    f"the same {cls} object is applied at {scope} to inputs of {width} features, after its first "
+                    f"use at {first_scope} on {first_width}: TensorFlow shares the variables that first use made, "
+                    "and refuses inputs of another width (Dimensions must be equal); make a new cell for each layer"
+                )
+            shared += f"; TensorFlow builds it only where {width} = {first_width} (the widths of its two inputs)"
+        self.notes.append(shared)
+        return False
+
+
 @dataclass(frozen=True)
 class Cell:
     """A TF1 cell (or cells composed: ``MultiRNNCell``, a wrapper): its variables are made when it
@@ -179,13 +240,17 @@ class Cell:
     Attributes
     ----------
     make : callable
-        ``make(input_width, scope) -> Module``: the variables, named ``<scope>/<cell scope>/...``.
+        ``make(input_width, scope, graph) -> Module``: the variables, named ``<scope>/<cell scope>/...``
+        (none where ``graph`` holds this cell's already: :class:`Graph`).
     output : callable
         ``output(input_width) -> width`` of its output (``num_proj`` or ``num_units``).
     """
 
-    make: Callable[[Any, str], Module]
+    make: Callable[[Any, str, Graph], Module]
     output: Callable[[Any], Size]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Cell:
+        return self  # one object: copies of the code's values keep its identity (shared variables)
 
     def build(self, input_shape: tuple[Any, ...]) -> tuple[Module, None]:
         """The variables for inputs of ``input_shape[-1]`` features, as ``dynamic_rnn`` names them.
@@ -204,7 +269,7 @@ class Cell:
         TypeError, ValueError
             A width that is not a positive integer; the cell's own checks.
         """
-        return self.make(validate.size("input width", input_shape[-1]), "rnn"), None
+        return self.make(validate.size("input width", input_shape[-1]), "rnn", Graph()), None
 
 
 @dataclass(frozen=True)
@@ -214,10 +279,13 @@ class Run:
     Attributes
     ----------
     make : callable
-        ``make(input_width) -> Module``.
+        ``make(input_width, graph) -> Module``.
     """
 
-    make: Callable[[Any], Module]
+    make: Callable[[Any, Graph], Module]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Run:
+        return self
 
     def build(self, input_shape: tuple[Any, ...]) -> tuple[Module, None]:
         """The variables for inputs of ``input_shape[-1]`` features.
@@ -235,7 +303,12 @@ class Run:
         TypeError, ValueError
             A width that is not a positive integer; the cells' own checks.
         """
-        return self.make(validate.size("input width", input_shape[-1])), None
+        return self.make(validate.size("input width", input_shape[-1]), Graph()), None
+
+
+def _group(kind: str, parts: list[Module]) -> Module:
+    """Modules made together, those of a shared cell's later uses (no variables) left out."""
+    return Module("", kind, children=tuple(p for p in parts if p.params or p.children), sep="/")
 
 
 def _rescope(module: Module, scope: str) -> Module:
@@ -256,8 +329,11 @@ def _tf1_cell(cls: str, num_units: Any, name: Any, kwargs: dict[str, Any], **opt
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"name should be a non-empty str or None, got: {name!r}")
     rename = None if name is None else (f"rnn/{_SCOPES[cls]}", f"rnn/{name}")
+    key = object()  # this cell object: applied again, it shares the variables of its first use
 
-    def make(width: Any, scope: str) -> Module:
+    def make(width: Any, scope: str, graph: Graph) -> Module:
+        if not graph.first_use(key, cls, width, scope):
+            return Module("", cls, sep="/")
         made = stack_module(
             "tf1", cls, width, num_units, type=cls, sep="/", rename=rename, frozen=lambda _: not trainable, **options
         )
@@ -360,12 +436,12 @@ def _multi_rnn_cell(cells: Any, state_is_tuple: Any = True) -> Cell:
         raise ValueError("Must specify at least one cell for MultiRNNCell.")
     stack = [_cell("cells", c) for c in cells]
 
-    def make(width: Any, scope: str) -> Module:
+    def make(width: Any, scope: str, graph: Graph) -> Module:
         children = []
         for k, cell in enumerate(stack):
-            children.append(cell.make(width, f"{scope}/multi_rnn_cell/cell_{k}"))
+            children.append(cell.make(width, f"{scope}/multi_rnn_cell/cell_{k}", graph))
             width = cell.output(width)
-        return Module("", "MultiRNNCell", children=tuple(children), sep="/")
+        return _group("MultiRNNCell", children)
 
     def output(width: Any) -> Any:
         for cell in stack:
@@ -373,6 +449,53 @@ def _multi_rnn_cell(cells: Any, state_is_tuple: Any = True) -> Cell:
         return width
 
     return Cell(make, output)
+
+
+def repeated(first: Any, above: Any, times: Any) -> Cell:
+    """``MultiRNNCell([make_cell() for _ in range(n)])`` for a number of cells ``n`` without a value.
+
+    Parameters
+    ----------
+    first : Cell
+        Cell 0, which sees the input's features.
+    above : Cell
+        What the list holds above cell 0 (each sees the output of the one below): another object
+        made as ``first`` was, or ``first`` itself (``[cell] * n``: one object, one set of variables).
+    times : sympy.Expr
+        ``n``, a positive integer.
+
+    Returns
+    -------
+    Cell
+        Its variables: cell 0's, and cell ``k``'s for ``k`` from 1 to ``n - 1`` (``cell_{k}``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Not cells; ``times`` not a size; cells above whose input would not be as wide as their
+        output; one object whose input is not as wide as its output (TensorFlow refuses it from
+        ``n`` = 2); a ``MultiRNNCell`` repeated.
+    """
+    first, above = _cell("cells", first), _cell("cells", above)
+    times = validate.size("the number of cells", times)
+
+    def make(width: Any, scope: str, graph: Graph) -> Module:
+        bottom = first.make(width, f"{scope}/multi_rnn_cell/cell_0", graph)
+        inner = first.output(width)
+        if above is first and inner != width and sympy.sympify(inner - width).is_number:
+            raise ValueError(
+                f"one cell object {times} times: TensorFlow shares its variables, made for inputs of {width} "
+                f"features, and refuses it its own output of {inner} from the second cell on: derive cannot "
+                f"know whether {times} is 1"
+            )
+        if above.output(inner) != inner:
+            raise ValueError(f"the cells above cell 0 would see inputs of other widths than {inner}")
+        upper = above.make(inner, f"{scope}/multi_rnn_cell/cell_{{k}}", graph)
+        if upper.children:
+            raise ValueError(f"a MultiRNNCell {times} times: write the number of cells in")
+        return _group("MultiRNNCell", [bottom, upper.with_repeat(times - 1, start=1)])
+
+    return Cell(make, first.output)
 
 
 @constructor("tf1", "DropoutWrapper", prefixes=_PREFIXES, deferred=True, source=_SOURCE_RUN)
@@ -395,14 +518,14 @@ def _dropout_wrapper(
 def _residual_wrapper(cell: Any, residual_fn: Any = None, **kwargs: Any) -> Cell:
     inner = _cell("cell", cell)
 
-    def make(width: Any, scope: str) -> Module:
+    def make(width: Any, scope: str, graph: Graph) -> Module:
         out = inner.output(width)
         if residual_fn is None and out != width:
             raise ValueError(
                 f"ResidualWrapper adds the input to the cell's output: the input width {width} must equal "
                 f"the output's {out}"
             )
-        return inner.make(width, scope)
+        return inner.make(width, scope, graph)
 
     return Cell(make, inner.output)
 
@@ -414,14 +537,14 @@ def _device_wrapper(cell: Any, device: Any = None, **kwargs: Any) -> Cell:
 
 def _one(cell: Any, scope: Any) -> Run:
     made, name = _cell("cell", cell), _scope(scope, "rnn")
-    return Run(lambda width: made.make(width, name))
+    return Run(lambda width, graph: made.make(width, name, graph))
 
 
 def _two(cell_fw: Any, cell_bw: Any, scope: Any) -> Run:
     fw, bw, name = _cell("cell_fw", cell_fw), _cell("cell_bw", cell_bw), _scope(scope, "bidirectional_rnn")
     return Run(
-        lambda width: Module(
-            "", "bidirectional_rnn", children=(fw.make(width, f"{name}/fw"), bw.make(width, f"{name}/bw")), sep="/"
+        lambda width, graph: _group(
+            "bidirectional_rnn", [fw.make(width, f"{name}/fw", graph), bw.make(width, f"{name}/bw", graph)]
         )
     )
 
@@ -482,3 +605,41 @@ def _static_bidirectional_rnn(
     scope: Any = None,
 ) -> Run:
     return _two(cell_fw, cell_bw, scope)
+
+
+def variables(applied: list[Any], width: Any) -> tuple[Module, list[str]]:
+    """The variables of one graph in which ``applied`` ran in order: cells, as ``dynamic_rnn`` applies
+    one (scope ``rnn``), and what ``dynamic_rnn`` and the other functions made (:class:`Run`).
+
+    Parameters
+    ----------
+    applied : list of Cell or Run
+    width : int or sympy.Expr
+        The input's features (each is applied to the same input).
+
+    Returns
+    -------
+    (Module, list of str)
+        The variables, and the uses that shared another's (:attr:`Graph.notes`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        A width that is not a size; the cells' own checks; a variable made twice (two functions
+        under one scope: TensorFlow's ``Variable ... already exists``).
+    """
+    graph, width = Graph(), validate.size("input width", width)
+    parts = [a.make(width, "rnn", graph) if isinstance(a, Cell) else a.make(width, graph) for a in applied]
+    module, seen = _group("graph", parts), set()
+    pending = [module]
+    while pending:
+        node = pending.pop()
+        pending.extend(node.children)
+        for p in node.params:
+            if p.name in seen:
+                raise ValueError(
+                    f"Variable {p.name} already exists, disallowed: give each function that applies cells its "
+                    "own scope= (TensorFlow refuses a second rnn scope's variables)"
+                )
+            seen.add(p.name)
+    return module, graph.notes
