@@ -190,6 +190,13 @@ class TF1Semantics(Semantics):
             stack = self._copies(core, made, args, kwargs, node)
             if stack is not None:
                 return stack
+            cells = args[0] if args else kwargs.get("cells")
+            if isinstance(cells, Unknown):
+                raise core.refuse(
+                    node,
+                    f"{shown}: cells: write the list of cells out ([LSTMCell(48), LSTMCell(48)], or "
+                    f"[make_cell() for _ in range(num_layers)]); {core.why_unknown(cells, node)}",
+                )
         try:
             value = made.make(*args, **kwargs)
         except (TypeError, ValueError) as error:
