@@ -493,7 +493,9 @@ def repeated(first: Any, above: Any, times: Any) -> Cell:
         upper = above.make(inner, f"{scope}/multi_rnn_cell/cell_{{k}}", graph)
         if upper.children:
             raise ValueError(f"a MultiRNNCell {times} times: write the number of cells in")
-        return _group("MultiRNNCell", [bottom, upper.with_repeat(times - 1, start=1)])
+        scope_k = next((p.name.rsplit("/", 1)[0] for p in upper.params), "")
+        upper = upper.replace(note=f"{scope_k}, k from 1 to {times - 1}", repeat=times - 1, start=1)
+        return _group("MultiRNNCell", [bottom, upper])
 
     return Cell(make, first.output)
 

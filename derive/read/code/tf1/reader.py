@@ -112,4 +112,10 @@ def explain_tf1(text: str, input_dim: Any = None, partial: bool = False) -> Repo
     if named:
         notes.append(f"not defined in the code, so the count is in terms of it: {', '.join(named)}")
     what = "the cells applied" if semantics.applied else "the cell, applied as tf.nn.dynamic_rnn applies it"
-    return Report.from_module(module, "tf1", f"TF1 code: {what} (line {lines})", notes=notes)
+    report = Report.from_module(module, "tf1", f"TF1 code: {what} (line {lines})", notes=notes)
+    for row in report.rows:  # a cell's row named by its variables' scope (rnn/multi_rnn_cell/cell_0/lstm_cell)
+        parts = [name.split("/")[:-1] for name, _ in row.tensors or ()]
+        scope = [p[0] for p in zip(*parts) if len(set(p)) == 1] if parts else []
+        if scope:
+            row.name = "/".join(scope)
+    return report
