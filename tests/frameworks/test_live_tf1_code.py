@@ -33,8 +33,34 @@ def lstm_cell():
 cell = tf.nn.rnn_cell.MultiRNNCell([lstm_cell() for _ in range(num_layers)], state_is_tuple=True)
 """
 
+_PTB = """
+hidden_size = 200
+num_layers = 2
+keep_prob = 0.5
+
+
+def lstm_cell():
+    return tf.contrib.rnn.BasicLSTMCell(hidden_size, forget_bias=0.0, state_is_tuple=True,
+                                        reuse=tf.get_variable_scope().reuse)
+
+
+def attn_cell():
+    return tf.contrib.rnn.DropoutWrapper(lstm_cell(), output_keep_prob=keep_prob)
+
+
+cell = tf.contrib.rnn.MultiRNNCell([attn_cell() for _ in range(num_layers)], state_is_tuple=True)
+initial_state = cell.zero_state(2, tf.float32)
+outputs, state = tf.nn.dynamic_rnn(cell, inputs, initial_state=initial_state)
+"""
+
 #: (id, code derive reads, input width, the code TensorFlow runs where it differs: imports left out).
 CASES = [
+    (  # ptb_word_lm.py of TF 1's models, as it was (tf.contrib.rnn is TF 1's; rnn here)
+        "ptb-helpers",
+        "import tensorflow as tf\n" + _PTB + 'if __name__ == "__main__":\n    print(outputs)\n',
+        200,
+        _PTB.replace("tf.contrib.rnn.", "rnn."),
+    ),
     ("asker-two-layers", "state_size = 70\ndropKeepRate = 0.5\nnum_layers = 2\n" + _ASKER, 27, None),
     (
         "one-object-twice",

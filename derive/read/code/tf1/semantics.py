@@ -54,16 +54,17 @@ _CELL_MODULES = (
 _FREE = {"tf": "tensorflow", "rnn_cell": "tensorflow.nn.rnn_cell", "rnn": "tensorflow.contrib.rnn"}
 #: The functions that apply cells.
 _RUNS = frozenset({"dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"})
-#: Calls that make variables derive does not count beside the cells' (refused).
-_VARIABLES = (
-    "tensorflow.get_variable",
-    "tensorflow.Variable",
-    "tensorflow.layers.",
-    "tensorflow.contrib.layers.",
-    "tensorflow.compat.v1.get_variable",
-    "tensorflow.compat.v1.Variable",
-    "tensorflow.compat.v1.layers.",
+#: Calls that make variables derive does not count beside the cells' (refused): these functions,
+#: and those of these modules.
+_VARIABLES = frozenset(
+    {
+        "tensorflow.get_variable",
+        "tensorflow.Variable",
+        "tensorflow.compat.v1.get_variable",
+        "tensorflow.compat.v1.Variable",
+    }
 )
+_VARIABLE_MODULES = ("tensorflow.layers.", "tensorflow.contrib.layers.", "tensorflow.compat.v1.layers.")
 _SCOPES = ("tensorflow.variable_scope", "tensorflow.compat.v1.variable_scope")
 
 
@@ -181,7 +182,7 @@ class TF1Semantics(Semantics):
                     node,
                     f"{shown} renames the variables made under it, which derive does not follow: read the cells alone",
                 )
-            if path.startswith(_VARIABLES):
+            if path in _VARIABLES or path.startswith(_VARIABLE_MODULES):
                 raise core.refuse(
                     node, f"{shown} makes variables beside the cells', which derive does not count in TF1 code"
                 )
