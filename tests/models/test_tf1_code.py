@@ -127,7 +127,24 @@ REFUSED = [
         "line 1: rnn_cell.MultiRNNCell: MultiRNNCell.__init__() got an unexpected keyword argument 'foo'",
     ),
     ("import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 5])", 5, "no TF1 cell found"),
+    (
+        "if use_gru:\n    cell = rnn_cell.GRUCell(8)\nelse:\n    cell = rnn_cell.LSTMCell(8)",
+        5,
+        "the cell is not known: 'cell' (line 1: it differs between the two ways of line 1",
+    ),
 ]
+
+
+def test_a_cell_made_under_a_statement_is_the_one_its_name_holds() -> None:
+    code = "with tf.device('/cpu:0'):\n    if True:\n        cell = rnn_cell.GRUCell(8)\nother = 1"
+    report = explain_code(code, "tf1", 5)
+    assert [t["name"] for t in report.tensors] == [
+        "rnn/gru_cell/gates/kernel",
+        "rnn/gru_cell/gates/bias",
+        "rnn/gru_cell/candidate/kernel",
+        "rnn/gru_cell/candidate/bias",
+    ]
+    assert report.title.endswith("(line 3)")
 
 
 @pytest.mark.parametrize("code,width,words", REFUSED, ids=[r[2][:40] for r in REFUSED])

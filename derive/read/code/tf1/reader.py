@@ -5,7 +5,8 @@ semantics (:mod:`.semantics`) — nothing imported, nothing executed. What is co
 graph holds once the code has run: the variables of the cells the code applies
 (``tf.nn.dynamic_rnn``, ``static_rnn``, ``bidirectional_dynamic_rnn``,
 ``static_bidirectional_rnn``, in the order it applies them), or, where it applies none, of the last
-cell its top-level statements make, applied as ``dynamic_rnn`` applies one (scope ``rnn``). The
+cell its top-level statements make (else the one a top-level name holds: ``cell``'s, else the
+last), applied as ``dynamic_rnn`` applies one (scope ``rnn``). The
 input's features come from ``input_dim`` (``--input-dim``). Names are the variables' as TensorFlow
 prints them (``rnn/multi_rnn_cell/cell_0/lstm_cell/kernel``); a cell object applied twice shares
 its variables (counted once); a size named by a name the code does not define is counted in terms
@@ -27,7 +28,7 @@ from ....tree import count
 from ...report import Report
 from ...source import SourceError, parse_module
 from ..python.interpreter import Interpreter
-from ..python.values import Refused, UserRaise
+from ..python.values import Refused, Unknown, UserRaise
 from .semantics import TF1Semantics
 
 __all__ = ["explain_tf1"]
@@ -45,6 +46,25 @@ class _Program:
             self.refusal = self.refusal or error
         elif isinstance(value, Cell):
             self.cells.append((value, statement))
+
+
+def _held(tree: ast.Module, names: dict[str, Any]) -> list[tuple[Cell | Run, int]]:
+    """The cell a top-level name holds once the code has run (made under ``if``, ``for``, ``with``):
+    ``cell``'s, else the last name's; none, or a refusal where ``cell`` is not known."""
+    held = [name for name, value in names.items() if isinstance(value, Cell)]
+    value = names.get("cell")
+    if not held and isinstance(value, Unknown):
+        raise SourceError(f"the cell is not known: {value.reason()}")
+    if not held:
+        return []
+    name = "cell" if "cell" in held else held[-1]
+    lines = [
+        node.lineno
+        for statement in tree.body
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+    ]
+    return [(names[name], lines[-1] if lines else 1)]
 
 
 def explain_tf1(text: str, input_dim: Any = None, partial: bool = False) -> Report:
@@ -89,6 +109,8 @@ def explain_tf1(text: str, input_dim: Any = None, partial: bool = False) -> Repo
     if not applied and program.cells:
         cell, statement = program.cells[-1]
         applied = [(cell, statement.lineno)]
+    if not applied:
+        applied = _held(tree, reader.module_frame.names)
     if not applied:
         raise SourceError(
             "no TF1 cell found: expected a cell made by tf.nn.rnn_cell (LSTMCell, GRUCell, BasicLSTMCell, "
