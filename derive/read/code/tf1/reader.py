@@ -23,7 +23,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ....frameworks.tf1 import Cell, Run, variables
+from ....frameworks.tf1 import Cell, Run
+from ....frameworks.tf1_compose import variables
 from ....tree import count
 from ...report import Report
 from ...source import SourceError, parse_module

@@ -2,12 +2,13 @@
 
 A call of a cell, a wrapper or ``MultiRNNCell`` (``tf.nn.rnn_cell.LSTMCell(...)``,
 ``rnn.BasicLSTMCell(...)``, ``rnn_cell.MultiRNNCell([...])``) is made by its constructor of
-:mod:`derive.frameworks.tf1`, the one place TF1's rules live, and the code holds the cell object it
-returns: the same object listed twice is one cell (``[cell] * 2``), as in TensorFlow. A call of
+:mod:`derive.frameworks.tf1` or :mod:`derive.frameworks.tf1_compose`, where TF1's rules live, and
+the code holds the cell object it returns: the same object listed twice is one cell
+(``[cell] * 2``), as in TensorFlow. A call of
 ``dynamic_rnn``, ``static_rnn``, ``bidirectional_dynamic_rnn`` or ``static_bidirectional_rnn``
 applies cells: :attr:`TF1Semantics.applied` keeps what the code applied, in order. A list of
 cells whose number has no value (``[make_cell() for _ in range(num_layers)]``) is read as that
-many cells, cell 0 and the cells above it (:func:`derive.frameworks.tf1.repeated`).
+many cells, cell 0 and the cells above it (:func:`derive.frameworks.tf1_compose.repeated`).
 
 Refused, by name: a cell class of ``rnn_cell`` or ``tf.contrib.rnn`` that derive does not know,
 a cell called directly, ``tf.variable_scope`` (it renames the variables) and the calls that make
@@ -22,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from ....engine.constructors import CONSTRUCTORS, Constructor, find
-from ....frameworks.tf1 import Cell, Run, repeated
+from ....frameworks.tf1 import Cell, Run
+from ....frameworks.tf1_compose import repeated
 from ..python.frame import source_of
 from ..python.semantics import Semantics
 from ..python.values import Ref, Unknown
