@@ -175,13 +175,30 @@ class Graph:
     ----------
     made : dict
         A cell's key -> (input width, scope) of its first use.
-    notes : list of str
-        The uses that shared a first use's variables, said in words.
+    later : dict
+        A cell's key -> (class, the scopes of its later uses, the conditions TensorFlow builds them on).
     """
 
     def __init__(self) -> None:
         self.made: dict[object, tuple[Any, str]] = {}
-        self.notes: list[str] = []
+        self.later: dict[object, tuple[str, list[str], list[str]]] = {}
+
+    @property
+    def notes(self) -> list[str]:
+        """The later uses, one note a cell object: where, and the variables they share.
+
+        Returns
+        -------
+        list of str
+        """
+        out = []
+        for key, (cls, scopes, conditions) in self.later.items():
+            where = scopes[0] if len(scopes) == 1 else f"{scopes[0]} and {len(scopes) - 1} more ({scopes[-1]})"
+            text = f"{where}: the same {cls} object as at {self.made[key][1]}: TensorFlow shares its variables, counted once"
+            if conditions:
+                text += f"; TensorFlow builds it only where {', '.join(dict.fromkeys(conditions))} (the widths of its inputs)"
+            out.append(text)
+        return out
 
     def first_use(self, key: object, cls: str, width: Any, scope: str) -> bool:
         """Whether this use of the cell ``key`` makes its variables (its first); a later one is checked.
@@ -211,7 +228,8 @@ class Graph:
             self.made[key] = (width, scope)
             return True
         first_width, first_scope = self.made[key]
-        shared = f"{scope}: the same {cls} object as at {first_scope}: TensorFlow shares its variables, counted once"
+        _, scopes, conditions = self.later.setdefault(key, (cls, [], []))
+        scopes.append(scope)
         if width != first_width:
             if sympy.sympify(width - first_width).is_number:
                 raise ValueError(
@@ -219,8 +237,7 @@ class Graph:
                     f"use at {first_scope} on {first_width}: TensorFlow shares the variables that first use made, "
                     "and refuses inputs of another width (Dimensions must be equal); make a new cell for each layer"
                 )
-            shared += f"; TensorFlow builds it only where {width} = {first_width} (the widths of its two inputs)"
-        self.notes.append(shared)
+            conditions.append(f"{width} = {first_width}")
         return False
 
 
