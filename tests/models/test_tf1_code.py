@@ -100,6 +100,11 @@ REFUSED = [
         5,
         "line 3: tf.layers.dense makes variables beside the cells'",
     ),
+    (
+        "lstm = tf.contrib.cudnn_rnn.CudnnLSTM(1, 8)\ncell = rnn_cell.LSTMCell(8)",
+        5,
+        "line 1: tf.contrib.cudnn_rnn.CudnnLSTM makes variables beside the cells'",
+    ),
     ("cell = rnn_cell.LSTMCell(8)\nout, st = cell(x, state)", 5, "line 2: cell(x, state) calls a cell directly"),
     (
         "cell = rnn_cell.LSTMCell(8)\ncell = rnn_cell.MultiRNNCell([cell])",

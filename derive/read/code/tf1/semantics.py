@@ -12,7 +12,8 @@ many cells, cell 0 and the cells above it (:func:`derive.frameworks.tf1_compose.
 
 Refused, by name: a cell class of ``rnn_cell`` or ``tf.contrib.rnn`` that derive does not know,
 a cell called directly, ``tf.variable_scope`` (it renames the variables) and the calls that make
-variables beside the cells (``tf.get_variable``, ``tf.Variable``, ``tf.layers``).
+variables beside the cells (``tf.get_variable``, ``tf.Variable``, ``tf.layers``,
+``tf.contrib.cudnn_rnn``, Keras' layers).
 """
 
 from __future__ import annotations
@@ -66,7 +67,14 @@ _VARIABLES = frozenset(
         "tensorflow.compat.v1.Variable",
     }
 )
-_VARIABLE_MODULES = ("tensorflow.layers.", "tensorflow.contrib.layers.", "tensorflow.compat.v1.layers.")
+_VARIABLE_MODULES = (
+    "tensorflow.layers.",
+    "tensorflow.contrib.layers.",
+    "tensorflow.compat.v1.layers.",
+    "tensorflow.contrib.cudnn_rnn.",
+    "tensorflow.keras.",
+    "tensorflow.compat.v1.keras.",
+)
 _SCOPES = ("tensorflow.variable_scope", "tensorflow.compat.v1.variable_scope")
 
 
