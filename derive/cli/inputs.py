@@ -190,7 +190,7 @@ def decide(args: Any) -> Input:
     if text == "-" or several or ("(" not in text and os.path.exists(text)):
         if framework not in (None, *CODE_READERS):
             raise InputError(
-                f"model code is read for PyTorch and Keras; {framework} classes are read one constructor line at a "
+                f"model code is read for PyTorch, Keras and TF1; {framework} classes are read one constructor line at a "
                 f"time: give derive the line that builds the model, with its sizes written in, and --framework "
                 f"{framework} (--input-dim N for the input's features)"
             )

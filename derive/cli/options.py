@@ -37,7 +37,7 @@ _INPUTS = """\
 input (what INPUT is, decided in this order):
   --explain-error TEXT   a framework's error message about a model's tensors (- reads stdin)
                            derive --explain-error "size mismatch for lstm.weight_ih_l0: ..."
-  -                      model code on stdin, PyTorch or Keras (read with ast, never run)
+  -                      model code on stdin, PyTorch, Keras or TF1 (read with ast, never run)
                            derive - < model.py
   FILE                   model code (.py); a checkpoint (.pt .pth .bin read weights_only,
                          .safetensors, .keras, .onnx); a transformers config.json

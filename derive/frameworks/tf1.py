@@ -5,6 +5,8 @@ run in the documented compositions: ``dynamic_rnn`` for one cell
 (``rnn/lstm_cell/kernel``), ``dynamic_rnn`` over a ``MultiRNNCell`` for a stack
 (``rnn/multi_rnn_cell/cell_<k>/lstm_cell/kernel``), and ``stack_bidirectional_dynamic_rnn`` for the
 deep bidirectional stack (``stack_bidirectional_rnn/cell_<k>/bidirectional_rnn/fw/lstm_cell/kernel``).
+The cells as users write them are here too (``tf.nn.rnn_cell.LSTMCell(128)``: :class:`Cell`); their
+compositions (``MultiRNNCell``, the wrappers, ``dynamic_rnn`` and its kin) are :mod:`.tf1_compose`'s.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from ..engine.conventions import Convention, TensorLayout
 from .registry import ON_OFF, CellSpec, Framework, register
 
-__all__ = ["TF1", "TF1_CLASSES", "tf1_name", "Cell", "Run"]
+__all__ = ["TF1", "TF1_CLASSES", "tf1_name", "Cell", "Run", "Graph", "PREFIXES"]
 
 
 _LSTM_OR_RNN = ("i", "f", "g", "o", "h")
@@ -139,6 +141,8 @@ register(
 
 import dataclasses  # noqa: E402
 
+import sympy  # noqa: E402
+
 from ..engine import validate  # noqa: E402
 from ..engine.symbols import Size  # noqa: E402
 from ..tree import Module  # noqa: E402
@@ -149,17 +153,7 @@ from .mirror import constructor, optional_size, stack_module  # noqa: E402
 #: ``tf.contrib.rnn.LSTMCell`` / ``rnn.LSTMCell`` (TF 1's ``from tensorflow.contrib import rnn``:
 #: the same classes, ``tensorflow/contrib/rnn/__init__.py`` of TF 1.15), ``rnn_cell.``, and bare
 #: (``from tensorflow.compat.v1.nn.rnn_cell import LSTMCell``).
-_PREFIXES = ("tf.compat.v1.nn.rnn_cell.", "tf.nn.rnn_cell.", "tf.contrib.rnn.", "rnn_cell.", "rnn.", "")
-#: ... and the functions that apply them (``tf.compat.v1.nn.dynamic_rnn``; ``static_rnn`` also in
-#: ``tf.contrib.rnn``).
-_RUN_PREFIXES = ("tf.compat.v1.nn.", "tf.nn.", "")
-_STATIC_PREFIXES = (*_RUN_PREFIXES, "tf.contrib.rnn.", "rnn.")
-_SOURCE_RUN = (
-    "tensorflow/python/ops/rnn.py (TF 2.21: dynamic_rnn, static_rnn scope 'rnn'; bidirectional_dynamic_rnn, "
-    "static_bidirectional_rnn scope 'bidirectional_rnn' with 'fw', 'bw'); "
-    "tensorflow/python/keras/layers/legacy_rnn/rnn_cell_impl.py (MultiRNNCell: 'multi_rnn_cell/cell_<k>'), "
-    "rnn_cell_wrapper_impl.py (DropoutWrapper, ResidualWrapper, DeviceWrapper: no variables)"
-)
+PREFIXES = ("tf.compat.v1.nn.rnn_cell.", "tf.nn.rnn_cell.", "tf.contrib.rnn.", "rnn_cell.", "rnn.", "")
 _LETTERS = {"num_units": "H", "num_proj": "P"}
 _SCOPES = {
     "BasicRNNCell": "basic_rnn_cell",
@@ -171,6 +165,82 @@ _SCOPES = {
 _LAYER_KEYWORDS = {"trainable", "dynamic", "autocast"}
 
 
+class Graph:
+    """The variables one graph holds so far: a cell object makes its variables at its first use
+    (under that use's scope, for that input width); a later use of the same object shares them
+    (``rnn_cell_impl.RNNCell.__call__`` keeps the first scope, ``Layer.build`` runs once), so its
+    input must be as wide as the first's (TensorFlow's ``Dimensions must be equal`` otherwise).
+
+    Attributes
+    ----------
+    made : dict
+        A cell's key -> (input width, scope) of its first use.
+    later : dict
+        A cell's key -> (class, the scopes of its later uses, the conditions TensorFlow builds them on).
+    """
+
+    def __init__(self) -> None:
+        self.made: dict[object, tuple[Any, str]] = {}
+        self.later: dict[object, tuple[str, list[str], list[str]]] = {}
+
+    @property
+    def notes(self) -> list[str]:
+        """The later uses, one note a cell object: where, and the variables they share.
+
+        Returns
+        -------
+        list of str
+        """
+        out = []
+        for key, (cls, scopes, conditions) in self.later.items():
+            where = scopes[0] if len(scopes) == 1 else f"{scopes[0]} and {len(scopes) - 1} more ({scopes[-1]})"
+            text = f"{where}: the same {cls} object as at {self.made[key][1]}: TensorFlow shares its variables, counted once"
+            if conditions:
+                text += f"; TensorFlow builds it only where {', '.join(dict.fromkeys(conditions))} (the widths of its inputs)"
+            out.append(text)
+        return out
+
+    def first_use(self, key: object, cls: str, width: Any, scope: str) -> bool:
+        """Whether this use of the cell ``key`` makes its variables (its first); a later one is checked.
+
+        Parameters
+        ----------
+        key : object
+            The cell object's identity.
+        cls : str
+            Its class, for the messages.
+        width : int or sympy.Expr
+            The input width of this use.
+        scope : str
+            The scope of this use (``rnn/multi_rnn_cell/cell_1``).
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        ValueError
+            A later use on inputs of another width than the first's (where the widths are sizes
+        without a value, the use is shared, and the condition noted).
+        """
+        if key not in self.made:
+            self.made[key] = (width, scope)
+            return True
+        first_width, first_scope = self.made[key]
+        _, scopes, conditions = self.later.setdefault(key, (cls, [], []))
+        scopes.append(scope)
+        if width != first_width:
+            if sympy.sympify(width - first_width).is_number:
+                raise ValueError(
+                    f"the same {cls} object is applied at {scope} to inputs of {width} features, after its first "
+                    f"use at {first_scope} on {first_width}: TensorFlow shares the variables that first use made, "
+                    "and refuses inputs of another width (Dimensions must be equal); make a new cell for each layer"
+                )
+            conditions.append(f"{width} = {first_width}")
+        return False
+
+
 @dataclass(frozen=True)
 class Cell:
     """A TF1 cell (or cells composed: ``MultiRNNCell``, a wrapper): its variables are made when it
@@ -179,13 +249,17 @@ class Cell:
     Attributes
     ----------
     make : callable
-        ``make(input_width, scope) -> Module``: the variables, named ``<scope>/<cell scope>/...``.
+        ``make(input_width, scope, graph) -> Module``: the variables, named ``<scope>/<cell scope>/...``
+        (none where ``graph`` holds this cell's already: :class:`Graph`).
     output : callable
         ``output(input_width) -> width`` of its output (``num_proj`` or ``num_units``).
     """
 
-    make: Callable[[Any, str], Module]
+    make: Callable[[Any, str, Graph], Module]
     output: Callable[[Any], Size]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Cell:
+        return self  # one object: copies of the code's values keep its identity (shared variables)
 
     def build(self, input_shape: tuple[Any, ...]) -> tuple[Module, None]:
         """The variables for inputs of ``input_shape[-1]`` features, as ``dynamic_rnn`` names them.
@@ -204,7 +278,7 @@ class Cell:
         TypeError, ValueError
             A width that is not a positive integer; the cell's own checks.
         """
-        return self.make(validate.size("input width", input_shape[-1]), "rnn"), None
+        return self.make(validate.size("input width", input_shape[-1]), "rnn", Graph()), None
 
 
 @dataclass(frozen=True)
@@ -214,10 +288,13 @@ class Run:
     Attributes
     ----------
     make : callable
-        ``make(input_width) -> Module``.
+        ``make(input_width, graph) -> Module``.
     """
 
-    make: Callable[[Any], Module]
+    make: Callable[[Any, Graph], Module]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Run:
+        return self
 
     def build(self, input_shape: tuple[Any, ...]) -> tuple[Module, None]:
         """The variables for inputs of ``input_shape[-1]`` features.
@@ -235,7 +312,7 @@ class Run:
         TypeError, ValueError
             A width that is not a positive integer; the cells' own checks.
         """
-        return self.make(validate.size("input width", input_shape[-1])), None
+        return self.make(validate.size("input width", input_shape[-1]), Graph()), None
 
 
 def _rescope(module: Module, scope: str) -> Module:
@@ -256,8 +333,11 @@ def _tf1_cell(cls: str, num_units: Any, name: Any, kwargs: dict[str, Any], **opt
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"name should be a non-empty str or None, got: {name!r}")
     rename = None if name is None else (f"rnn/{_SCOPES[cls]}", f"rnn/{name}")
+    key = object()  # this cell object: applied again, it shares the variables of its first use
 
-    def make(width: Any, scope: str) -> Module:
+    def make(width: Any, scope: str, graph: Graph) -> Module:
+        if not graph.first_use(key, cls, width, scope):
+            return Module("", cls, sep="/")
         made = stack_module(
             "tf1", cls, width, num_units, type=cls, sep="/", rename=rename, frozen=lambda _: not trainable, **options
         )
@@ -267,14 +347,14 @@ def _tf1_cell(cls: str, num_units: Any, name: Any, kwargs: dict[str, Any], **opt
     return Cell(make, lambda width: proj or num_units)
 
 
-@constructor("tf1", "BasicRNNCell", prefixes=_PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
+@constructor("tf1", "BasicRNNCell", prefixes=PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
 def _basic_rnn_cell(
     num_units: Any, activation: Any = None, reuse: Any = None, name: Any = None, dtype: Any = None, **kwargs: Any
 ) -> Cell:
     return _tf1_cell("BasicRNNCell", num_units, name, kwargs)
 
 
-@constructor("tf1", "BasicLSTMCell", prefixes=_PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
+@constructor("tf1", "BasicLSTMCell", prefixes=PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
 def _basic_lstm_cell(
     num_units: Any,
     forget_bias: Any = 1.0,
@@ -288,7 +368,7 @@ def _basic_lstm_cell(
     return _tf1_cell("BasicLSTMCell", num_units, name, kwargs)
 
 
-@constructor("tf1", "LSTMCell", prefixes=_PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
+@constructor("tf1", "LSTMCell", prefixes=PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
 def _lstm_cell(
     num_units: Any,
     use_peepholes: Any = False,
@@ -318,7 +398,7 @@ def _lstm_cell(
     )
 
 
-@constructor("tf1", "GRUCell", prefixes=_PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
+@constructor("tf1", "GRUCell", prefixes=PREFIXES, letters=_LETTERS, deferred=True, source=_SOURCE)
 def _gru_cell(
     num_units: Any,
     activation: Any = None,
@@ -330,155 +410,3 @@ def _gru_cell(
     **kwargs: Any,
 ) -> Cell:
     return _tf1_cell("GRUCell", num_units, name, kwargs)
-
-
-# --------------------------------------------------------------------------- cells composed, and applied
-
-
-def _cell(name: str, value: Any) -> Cell:
-    if not isinstance(value, Cell):
-        raise TypeError(f"{name} must be an RNNCell (LSTMCell, GRUCell, ...), got {validate.shown(value)}")
-    return value
-
-
-def _scope(scope: Any, default: str) -> str:
-    if scope is None:
-        return default
-    if not isinstance(scope, str) or not scope:
-        raise TypeError(f"scope: give the variable scope's name as a string, got {validate.shown(scope)}")
-    return scope
-
-
-@constructor("tf1", "MultiRNNCell", prefixes=_PREFIXES, deferred=True, source=_SOURCE_RUN)
-def _multi_rnn_cell(cells: Any, state_is_tuple: Any = True) -> Cell:
-    if not isinstance(cells, (list, tuple)):
-        raise TypeError(
-            "cells: write the list of cells out ([LSTMCell(48), LSTMCell(48)], or [LSTMCell(48) for _ in range(2)]), "
-            f"got {validate.shown(cells)}"
-        )
-    if not cells:
-        raise ValueError("Must specify at least one cell for MultiRNNCell.")
-    stack = [_cell("cells", c) for c in cells]
-
-    def make(width: Any, scope: str) -> Module:
-        children = []
-        for k, cell in enumerate(stack):
-            children.append(cell.make(width, f"{scope}/multi_rnn_cell/cell_{k}"))
-            width = cell.output(width)
-        return Module("", "MultiRNNCell", children=tuple(children), sep="/")
-
-    def output(width: Any) -> Any:
-        for cell in stack:
-            width = cell.output(width)
-        return width
-
-    return Cell(make, output)
-
-
-@constructor("tf1", "DropoutWrapper", prefixes=_PREFIXES, deferred=True, source=_SOURCE_RUN)
-def _dropout_wrapper(
-    cell: Any,
-    input_keep_prob: Any = 1.0,
-    output_keep_prob: Any = 1.0,
-    state_keep_prob: Any = 1.0,
-    variational_recurrent: Any = False,
-    input_size: Any = None,
-    dtype: Any = None,
-    seed: Any = None,
-    dropout_state_filter_visitor: Any = None,
-    **kwargs: Any,
-) -> Cell:
-    return _cell("cell", cell)
-
-
-@constructor("tf1", "ResidualWrapper", prefixes=_PREFIXES, deferred=True, source=_SOURCE_RUN)
-def _residual_wrapper(cell: Any, residual_fn: Any = None, **kwargs: Any) -> Cell:
-    inner = _cell("cell", cell)
-
-    def make(width: Any, scope: str) -> Module:
-        out = inner.output(width)
-        if residual_fn is None and out != width:
-            raise ValueError(
-                f"ResidualWrapper adds the input to the cell's output: the input width {width} must equal "
-                f"the output's {out}"
-            )
-        return inner.make(width, scope)
-
-    return Cell(make, inner.output)
-
-
-@constructor("tf1", "DeviceWrapper", prefixes=_PREFIXES, deferred=True, source=_SOURCE_RUN)
-def _device_wrapper(cell: Any, device: Any = None, **kwargs: Any) -> Cell:
-    return _cell("cell", cell)
-
-
-def _one(cell: Any, scope: Any) -> Run:
-    made, name = _cell("cell", cell), _scope(scope, "rnn")
-    return Run(lambda width: made.make(width, name))
-
-
-def _two(cell_fw: Any, cell_bw: Any, scope: Any) -> Run:
-    fw, bw, name = _cell("cell_fw", cell_fw), _cell("cell_bw", cell_bw), _scope(scope, "bidirectional_rnn")
-    return Run(
-        lambda width: Module(
-            "", "bidirectional_rnn", children=(fw.make(width, f"{name}/fw"), bw.make(width, f"{name}/bw")), sep="/"
-        )
-    )
-
-
-@constructor("tf1", "dynamic_rnn", prefixes=_RUN_PREFIXES, deferred=True, source=_SOURCE_RUN)
-def _dynamic_rnn(
-    cell: Any,
-    inputs: Any = None,
-    sequence_length: Any = None,
-    initial_state: Any = None,
-    dtype: Any = None,
-    parallel_iterations: Any = None,
-    swap_memory: Any = False,
-    time_major: Any = False,
-    scope: Any = None,
-) -> Run:
-    return _one(cell, scope)
-
-
-@constructor("tf1", "static_rnn", prefixes=_STATIC_PREFIXES, deferred=True, source=_SOURCE_RUN)
-def _static_rnn(
-    cell: Any,
-    inputs: Any = None,
-    initial_state: Any = None,
-    dtype: Any = None,
-    sequence_length: Any = None,
-    scope: Any = None,
-) -> Run:
-    return _one(cell, scope)
-
-
-@constructor("tf1", "bidirectional_dynamic_rnn", prefixes=_RUN_PREFIXES, deferred=True, source=_SOURCE_RUN)
-def _bidirectional_dynamic_rnn(
-    cell_fw: Any,
-    cell_bw: Any,
-    inputs: Any = None,
-    sequence_length: Any = None,
-    initial_state_fw: Any = None,
-    initial_state_bw: Any = None,
-    dtype: Any = None,
-    parallel_iterations: Any = None,
-    swap_memory: Any = False,
-    time_major: Any = False,
-    scope: Any = None,
-) -> Run:
-    return _two(cell_fw, cell_bw, scope)
-
-
-@constructor("tf1", "static_bidirectional_rnn", prefixes=_STATIC_PREFIXES, deferred=True, source=_SOURCE_RUN)
-def _static_bidirectional_rnn(
-    cell_fw: Any,
-    cell_bw: Any,
-    inputs: Any = None,
-    initial_state_fw: Any = None,
-    initial_state_bw: Any = None,
-    dtype: Any = None,
-    sequence_length: Any = None,
-    scope: Any = None,
-) -> Run:
-    return _two(cell_fw, cell_bw, scope)

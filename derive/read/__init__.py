@@ -1,6 +1,6 @@
 """``derive.read``: whole models explained — pasted code, live objects, checkpoints, error messages.
 
-One entry point, :func:`explain`, takes model code (Keras or PyTorch, read with :mod:`ast`, never
+One entry point, :func:`explain`, takes model code (Keras, PyTorch or TF1, read with :mod:`ast`, never
 run), a path (``.py`` code; ``.pt``/``.pth``/``.bin``/``.safetensors``/``.keras``/``.onnx``
 checkpoints), a state dict (names -> tensors or shapes) or a live ``torch.nn.Module`` / Keras
 model, and returns a :class:`~derive.read.report.Report`: every layer with its parameters,
@@ -29,7 +29,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from .pasted import CODE_READERS, detect, line_framework, one_call
+from .pasted import LINE_PARSED, detect, line_framework, one_call
 from .report import Report, Row
 from .source import SourceError
 
@@ -40,15 +40,16 @@ CHECKPOINT_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx")
 
 
 def explain_code(text: str, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:
-    """A model pasted as code, PyTorch or Keras (detected from the names unless given).
+    """A model pasted as code, PyTorch, Keras or TF1 (detected from the names unless given).
 
     Parameters
     ----------
     text : str
         Python source.
-    framework : {"torch", "keras"}, optional
+    framework : {"torch", "keras", "tf1"}, optional
     input_dim : int, optional
-        Keras: features per step of the input when the code does not give its shape.
+        Keras: features per step of the input when the code does not give its shape; TF1: the
+        features of the input its cells are applied to.
     partial : bool
         Count the known layers and mark unknown ones instead of refusing.
 
@@ -59,7 +60,8 @@ def explain_code(text: str, framework: str | None = None, input_dim: Any = None,
     Raises
     ------
     SourceError
-        See :func:`derive.read.code.keras.reader.explain_keras` and :func:`derive.read.code.pytorch.reader.explain_torch`.
+        See :func:`derive.read.code.keras.reader.explain_keras`, :func:`derive.read.code.pytorch.reader.explain_torch`
+        and :func:`derive.read.code.tf1.reader.explain_tf1`.
     ValueError
         Unknown ``framework``.
     """
@@ -70,11 +72,15 @@ def explain_code(text: str, framework: str | None = None, input_dim: Any = None,
         return explain_keras(text, input_dim, partial)
     if framework == "torch":
         if input_dim is not None:
-            raise SourceError("input_dim is for Keras: torch constructors give input_size themselves")
+            raise SourceError("input_dim is for Keras and TF1: torch constructors give input_size themselves")
         from .code.pytorch.reader import explain_torch
 
         return explain_torch(text, partial)
-    raise ValueError(f"framework must be 'torch' or 'keras', got {framework!r}")
+    if framework == "tf1":
+        from .code.tf1.reader import explain_tf1
+
+        return explain_tf1(text, input_dim, partial)
+    raise ValueError(f"framework must be 'torch', 'keras' or 'tf1', got {framework!r}")
 
 
 def _looks_like_path(value: str) -> bool:
@@ -102,7 +108,7 @@ def _explain_text(text: str, framework: str | None, input_dim: Any, partial: boo
     node = one_call(text)
     if node is not None:
         kind, chosen = line_framework(node, framework)
-        if kind == "constructor" and chosen is not None and chosen not in CODE_READERS:
+        if kind == "constructor" and chosen is not None and chosen not in LINE_PARSED:
             from .code.constructor_line import explain_constructor
 
             if partial:

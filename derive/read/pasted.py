@@ -40,6 +40,7 @@ __all__ = [
     "is_legacy",
     "load_registries",
     "CODE_READERS",
+    "LINE_PARSED",
     "SYMBOLS",
     "TORCH_CLASSES",
     "TORCH_PREFIXES",
@@ -51,7 +52,11 @@ __all__ = [
 ]
 
 #: Frameworks whose model code :func:`derive.read.explain_code` reads.
-CODE_READERS = ("torch", "keras")
+CODE_READERS = ("torch", "keras", "tf1")
+#: Of those, the frameworks whose constructor lines the strict parser reads (:func:`is_legacy`): a
+#: line of theirs that holds code goes to the code reader. A TF1 line is read as a registered
+#: constructor (:mod:`derive.read.code.constructor_line`), TF1 code on several lines by the code reader.
+LINE_PARSED = ("torch", "keras")
 #: Names that stand for derive's size symbols.
 SYMBOLS = {"I": I, "H": H, "L": L, "P": P}
 #: Classes the torch constructor path reads (``derive.torch``).
@@ -91,6 +96,15 @@ _KERAS_HINTS = re.compile(
     r"ConvLSTM|Sequential\(\[|Sequential\(\)|Model\(|input_shape|units=|return_sequences|"
     r"Masking|RepeatVector|Embedding\(\w+, \w+\)\s*[,\]])"
 )
+
+#: TF1's cells and the functions that apply them (``tf.nn.rnn_cell.``, ``tf.contrib.rnn``,
+#: ``MultiRNNCell(``, ``dynamic_rnn(``): read as TF1 code where neither Keras nor torch is named.
+_TF1_HINTS = re.compile(
+    r"\b(rnn_cell\.|contrib\.rnn\b|contrib import rnn\b|"
+    r"(?:BasicLSTMCell|BasicRNNCell|MultiRNNCell|DropoutWrapper|ResidualWrapper|DeviceWrapper)\(|"
+    r"(?:dynamic_rnn|static_rnn|bidirectional_dynamic_rnn|static_bidirectional_rnn)\()"
+)
+_NOT_TF1 = re.compile(r"\b(keras|torch|nn\.Module)\b")
 
 
 def load_registries() -> None:
@@ -235,12 +249,12 @@ def line_framework(node: ast.expr, asked: str | None) -> tuple[str, str | None]:
     found = candidates(name)
     if asked is not None:
         if asked not in found:
-            if found and asked in CODE_READERS:
+            if found and asked in LINE_PARSED:
                 raise SourceError(
                     f"{name} is not a {asked} class derive reads as a constructor: it is "
                     f"{' and '.join(found)}'s (drop --{asked}, or say --framework {found[0]})"
                 )
-            if asked in CODE_READERS:
+            if asked in LINE_PARSED:
                 _known_elsewhere(name, node)
                 return "code", asked
             raise SourceError(f"{name} is not a class of {asked} that derive knows ({_known(asked)})")
@@ -250,7 +264,7 @@ def line_framework(node: ast.expr, asked: str | None) -> tuple[str, str | None]:
         return "code", None
     else:
         chosen = _chosen(name, found, node)
-    if chosen in CODE_READERS and _is_code(node, chosen):
+    if chosen in LINE_PARSED and _is_code(node, chosen):
         return "code", asked
     return "constructor", chosen
 
@@ -276,10 +290,12 @@ def _known(framework: str) -> str:
 
 
 def detect(text: str) -> str:
-    """``"torch"`` or ``"keras"``: the framework of model code, from the names it uses.
+    """``"torch"``, ``"keras"`` or ``"tf1"``: the framework of model code, from the names it uses.
 
     One line that is a constructor is decided by :func:`line_framework` (``GRU(16, input_dim=4)``
-    is Keras'); other code by the names it uses (``nn.``, ``keras``, ``Dense(`` ...).
+    is Keras'); other code by the names it uses: TF1's cells and functions (``rnn_cell.``,
+    ``MultiRNNCell(``, ``dynamic_rnn(``) where neither Keras nor torch is named, else ``nn.``,
+    ``keras``, ``Dense(`` ...
 
     Parameters
     ----------
@@ -307,7 +323,7 @@ def detect(text: str) -> str:
             kind, framework = line_framework(node, None)
         except SourceError:
             kind, framework = "code", None  # the code reader gives its own refusal
-        if framework in CODE_READERS:
+        if framework in LINE_PARSED:
             return framework
         if kind == "constructor" and framework is not None:
             raise SourceError(
@@ -315,6 +331,8 @@ def detect(text: str) -> str:
                 f"on the command line: derive {text.strip()!r} --framework {framework} (with --input-dim N where "
                 "the layer takes its input width when first applied)"
             )
+    if _TF1_HINTS.search(text) and not _NOT_TF1.search(text):
+        return "tf1"
     torch_ = bool(_TORCH_HINTS.search(text))
     keras_ = bool(_KERAS_HINTS.search(text))
     if torch_ and not keras_:

@@ -63,7 +63,7 @@ def test_model_command_line_refusals(capsys):
         ("--partial", "nn.LSTM(3, 4)"): "--partial applies to model code",
         ("--explain-error", "x", "nn.LSTM(3, 4)"): "not both",
         ("--explain-error", "x", "--json"): "--json applies to a model or a constructor",
-        ("--framework", "mlx", "-"): "model code is read for PyTorch and Keras",
+        ("--framework", "mlx", "-"): "model code is read for PyTorch, Keras and TF1",
         ("--framework", "nonesuch", "nn.LSTM(3, 4)"): "--framework must be one of torch, keras",
         ("--framework", "mlx", "--keras", "LSTM(3)"): "--keras and --framework mlx exclude each other",
         ("--keras-version", "2.2", "model.pt"): "no such file: model.pt",

@@ -414,7 +414,7 @@ def test_torch_single_recurrent_module_as_model(i, h, kind):
 def test_explain_code_framework_arguments():
     with pytest.raises(SourceError, match="input_dim is for Keras"):
         explain_code("nn.LSTM(3, 4)", framework="torch", input_dim=3)
-    with pytest.raises(ValueError, match="framework must be 'torch' or 'keras'"):
+    with pytest.raises(ValueError, match="framework must be 'torch', 'keras' or 'tf1'"):
         explain_code("nn.LSTM(3, 4)", framework="jax")
     with pytest.raises(SourceError, match="names of both PyTorch and Keras"):
         explain_code("import torch\nfrom keras import layers\nnn.LSTM(3, 4)\nkeras.layers.Dense(3)")

@@ -213,7 +213,9 @@ def test_tf1_stacks_feed_each_cell_the_output_of_the_one_before():
     rows = dict(tensors(outer))
     assert rows["bidirectional_rnn/fw/multi_rnn_cell/cell_0/multi_rnn_cell/cell_1/gru_cell/gates/kernel"] == (5, 6)
     assert rows["bidirectional_rnn/fw/multi_rnn_cell/cell_1/basic_lstm_cell/kernel"] == (5, 8)  # GRU's 3 + 2
-    assert rows["bidirectional_rnn/bw/multi_rnn_cell/cell_0/lstm_cell/projection/kernel"] == (4, 2)
+    # ``inner`` is one object, applied forward first: backward it shares those variables, as TensorFlow
+    # does (held against it in tests/frameworks/test_live_tf1_code.py)
+    assert not [name for name in rows if name.startswith("bidirectional_rnn/bw/")]
     with pytest.raises(ValueError, match="the input width 5 must equal the output's 3"):
         tensors(make("ResidualWrapper", make("GRUCell", 3)))
 

@@ -31,6 +31,11 @@ trainable], ...]``.
 ``{"kind": "tf1_code", "code": ..., "input_size": I}`` — TF 1 code as its users wrote it (``tf`` is
 ``tf.compat.v1``, ``rnn_cell`` its cells; test text, trusted) that leaves a cell in ``cell``, run under
 ``dynamic_rnn``: ``[[name, shape, trainable], ...]``.
+``{"kind": "tf1_program", "code": ..., "input_size": I}`` — TF 1 code as its users write it, names in
+scope as for ``tf1_line`` (``tf`` is ``tensorflow.compat.v1``; ``inputs``/``x`` a placeholder of I
+features, a list of steps where the code names a static function), run as it is: the cells it
+applies make their variables; where it applies none, the cell it leaves in ``cell`` is applied by
+``dynamic_rnn``: ``[[name, shape, trainable], ...]``.
 ``{"kind": "keras2_code", "code": ...}`` — Keras 2 code (``tf_keras``; ``tensorflow.keras`` is
 ``tf_keras`` here) that leaves a model in ``model``: ``[[name, shape, trainable], ...]`` of its weights.
 """
@@ -163,6 +168,24 @@ def tf1_code(request: dict) -> list:
         return [[v.op.name, v.shape.as_list(), v.op.name in trained] for v in v1.global_variables()]
 
 
+def tf1_program(request: dict) -> list:
+    """The variables the TF 1 code ``request["code"]`` makes (see the module's docstring)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2, 3, request["input_size"]])
+        inputs = tf.unstack(x, axis=1) if "static_" in request["code"] else x
+        contrib = types.SimpleNamespace(**{n: getattr(rc, n) for n in _TF1_NAMES})
+        contrib.static_rnn, contrib.static_bidirectional_rnn = v1.nn.static_rnn, v1.nn.static_bidirectional_rnn
+        scope = {"tf": v1, "rnn_cell": rc, "rnn": contrib, "inputs": inputs, "x": inputs}
+        scope.update({n: getattr(rc, n) for n in _TF1_NAMES})
+        scope.update({n: getattr(v1.nn, n) for n in _TF1_FUNCTIONS})
+        exec(request["code"], scope)
+        if not v1.global_variables():
+            v1.nn.dynamic_rnn(scope["cell"], x, dtype=tf.float32)
+        trained = {v.op.name for v in v1.trainable_variables()}
+        return [[v.op.name, v.shape.as_list(), v.op.name in trained] for v in v1.global_variables()]
+
+
 def keras2_code(request: dict) -> list:
     """The weights of the model ``request["code"]`` leaves in ``model`` (Keras 2, a fresh session)."""
     import tf_keras as k
@@ -215,6 +238,7 @@ def main() -> None:
                     "signature": signature,
                     "tf1_line": tf1_line,
                     "tf1_code": tf1_code,
+                    "tf1_program": tf1_program,
                     "keras2_code": keras2_code,
                     "keras2_line": keras2_line,
                 }[request["kind"]](request)
