@@ -28,7 +28,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.constructors import frameworks
-from ..read.pasted import CODE_READERS, candidates, is_legacy, line_framework, load_registries, one_call
+from ..read.pasted import (
+    CODE_READERS,
+    assigned_call,
+    candidates,
+    is_legacy,
+    line_framework,
+    load_registries,
+    one_call,
+)
 from ..read.source import SourceError
 from .parse import InputError, parse_text
 
@@ -186,6 +194,7 @@ def decide(args: Any) -> Input:
     text = args.input
     if text is None:
         raise InputError("nothing to read: give a constructor, model code, a FILE, or - for stdin (see derive --help)")
+    text = assigned_call(text) or text  # a line copied out of code: `self.rnn = nn.GRU(8, 16)` reads its call
     several = "\n" in text and one_call(text) is None
     if text == "-" or several or ("(" not in text and os.path.exists(text)):
         if framework not in (None, *CODE_READERS):

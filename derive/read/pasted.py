@@ -35,6 +35,7 @@ from .source import SourceError, dotted
 __all__ = [
     "line_framework",
     "one_call",
+    "assigned_call",
     "detect",
     "candidates",
     "is_legacy",
@@ -370,3 +371,45 @@ def one_call(text: str) -> ast.Call | None:
     except (SyntaxError, ValueError):
         return None
     return node if isinstance(node, ast.Call) else None
+
+
+def assigned_call(text: str) -> str | None:
+    """The call of a line that assigns one (``lstm = nn.LSTM(10, 20)``, ``self.rnn = nn.GRU(8, 16)``, as a
+    line is copied out of a model's code), as its asker wrote it; None for anything else.
+
+    The target names nothing derive counts: the command line reads the line as the call alone
+    (:func:`derive.explain` reads it as model code, which binds the layer to the same count).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str or None
+        The source of the assigned call (parsed, never evaluated).
+
+    Examples
+    --------
+    >>> assigned_call("self.lstm = nn.LSTM(10, 20, batch_first=True)  # encoder")
+    'nn.LSTM(10, 20, batch_first=True)'
+    >>> assigned_call("x = 1"), assigned_call("nn.LSTM(10, 20)"), assigned_call("a = b = nn.GRU(3, 4)")
+    (None, None, None)
+    """
+    stripped = text.strip()
+    try:
+        body = ast.parse(stripped).body
+    except (SyntaxError, ValueError):
+        return None
+    if len(body) != 1:
+        return None
+    node = body[0]
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        target, value = node.target, node.value
+    else:
+        return None
+    if not isinstance(target, (ast.Name, ast.Attribute)) or not isinstance(value, ast.Call):
+        return None
+    return ast.get_source_segment(stripped, value)

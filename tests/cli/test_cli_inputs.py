@@ -299,3 +299,49 @@ def test_registered_constructor_with_an_undefined_size_name(capsys) -> None:  # 
     data = json.loads(capsys.readouterr().out)
     assert sympy.sympify(data["total"]).subs("hidden", 8) == (3 + 8) * 32 + 32
     assert any("in terms of it: hidden" in note for note in data["notes"])
+
+
+@pytest.mark.parametrize(
+    ("line", "argv", "built"),
+    [
+        ("lstm = nn.LSTM(10, 20)", (), lambda: nn.LSTM(10, 20)),
+        (
+            "self.lstm = nn.LSTM(10, 20, 2, batch_first=True)  # the encoder",
+            (),
+            lambda: nn.LSTM(10, 20, 2, batch_first=True),
+        ),
+        ("self.rnn: nn.GRU = nn.GRU(3, 4, bidirectional=True)", (), lambda: nn.GRU(3, 4, bidirectional=True)),
+        (
+            "model = nn.Sequential(nn.Embedding(100, 8), nn.LSTM(8, 16, 2))",
+            (),
+            lambda: nn.Sequential(nn.Embedding(100, 8), nn.LSTM(8, 16, 2)),
+        ),
+        ("self.lstm = LSTM(64, input_shape=(10, 8))", ("--keras",), None),
+    ],
+    ids=["name", "self-attribute", "annotated", "model-code", "keras"],
+)
+def test_a_line_copied_out_of_code_reads_its_call(line, argv, built):
+    """A line as it stands in a model's code (``self.lstm = nn.LSTM(...)``): the command line reads the
+    assigned call as it reads the call alone — before, a syntax error; ``derive.explain`` reads such a line as
+    model code, to the same count. Counts are torch's and Keras'."""
+    import derive
+
+    status, out, err = run(line, *argv, "--json")
+    assert status == 0, err
+    if built is None:
+        keras = pytest.importorskip("keras")
+        layer = keras.layers.LSTM(64)
+        layer.build((None, 10, 8))
+        expected = layer.count_params()
+    else:
+        expected = count(built())
+        if ":" not in line.split("=")[0]:  # the code reader binds no annotated assignment's module
+            assert derive.explain(line).total == expected
+    assert json.loads(out)["total"] == expected
+
+
+def test_other_statements_on_one_line_are_still_refused():
+    """A line that assigns no call, or several targets, stays a syntax error naming the column."""
+    for line in ("x = 5", "a = b = nn.GRU(3, 4)"):
+        status, _, err = run(line)
+        assert status == 2 and "syntax error" in err
