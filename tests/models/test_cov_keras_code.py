@@ -423,3 +423,23 @@ def test_refused_where_keras_is_not_asked():
         kl_layers.TimeDistributed(3)
     with pytest.raises(ValueError, match="Please initialize `TimeDistributed` layer with a `keras.layers.Layer`"):
         kl.TimeDistributed(3)
+
+
+@pytest.mark.parametrize(
+    ("code", "input_dim", "built"),
+    [
+        ("x = LSTM(64, input_shape=(10, 8))", None, lambda: kl.LSTM(64)),
+        ("lstm: layers.GRU = layers.GRU(16)", 4, lambda: kl.GRU(16)),
+        ("self.rnn = Bidirectional(SimpleRNN(5, input_dim=3))", None, lambda: kl.Bidirectional(kl.SimpleRNN(5))),
+    ],
+    ids=["assigned", "annotated", "attribute"],
+)
+def test_a_layer_assigned_where_the_code_makes_no_model(code, input_dim, built):
+    """A line copied out of a model's code assigns one layer and makes no model: that layer is the answer,
+    its weights as Keras builds them on the same input (before: "no Keras model found")."""
+    report = explain(code, framework="keras", input_dim=input_dim)
+    keras.backend.clear_session(free_memory=False)
+    layer = built()
+    layer.build((None, 10, 8) if input_dim is None and "LSTM" in code else (None, 7, input_dim or 3))
+    assert report.total == layer.count_params()
+    assert [tuple(t["shape"]) for t in report.tensors] == [tuple(w.shape) for w in layer.weights]

@@ -28,6 +28,7 @@ from ...configs.keras_nodes import Node, _start
 from ...configs.keras_program import KerasProgram
 from ...report import Report
 from ...source import SourceError, clean, parse_module
+from ..python.interpreter import assigned
 from ..python.values import Class, Function, Ref, Refused, Unknown, UserRaise
 from .apply import apply, build_sequential
 from .construct import supported
@@ -48,18 +49,23 @@ class _Program:
     def __init__(self) -> None:
         self.models: list[tuple[str | None, KLayer]] = []
         self.bare: list[KLayer] = []
+        #: Layers a top-level assignment makes (``lstm = LSTM(64, input_shape=(10, 8))``): the answer
+        #: where the code makes no model, applies no layer and defines no model class.
+        self.assigned: list[KLayer] = []
         self.refusal: Exception | None = None
 
     def after(self, statement: ast.stmt, value: Any, error: Exception | None) -> None:
         if error is not None:
             self.refusal = self.refusal or error
             return
-        targets = getattr(statement, "targets", [])
+        targets = assigned(statement)
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         if isinstance(value, KLayer) and value.kind in _MODELS:
             self.models.append((name, value))
         elif isinstance(value, KLayer) and value.kind == "layer" and isinstance(statement, ast.Expr):
             self.bare.append(value)
+        elif isinstance(value, KLayer) and value.kind == "layer" and targets:
+            self.assigned.append(value)
 
 
 def _sequential(reader: KerasInterpreter, model: KLayer, input_dim: Any) -> Report:
@@ -250,6 +256,8 @@ def _report(reader: KerasInterpreter, program: _Program, input_dim: Any) -> Repo
             tree, listed = model_tree(reader, None, applied, "Model")
             return Report("keras", model_rows(tree, listed), "Keras model", None, reader.notes, module=tree)
         made = _uninstantiated(reader)
+        if made is None and program.assigned:
+            return _bare(reader, program.assigned[-1], input_dim)
         if made is None:
             raise SourceError(
                 "no Keras model found: expected Sequential([...]), model.add(...), Model(inputs, outputs) "

@@ -22,7 +22,7 @@ from .semantics import Semantics
 from .statements import Statements
 from .values import Refused, UserRaise
 
-__all__ = ["Interpreter", "main_guard"]
+__all__ = ["Interpreter", "assigned", "main_guard"]
 
 
 class Interpreter(Statements):
@@ -96,10 +96,13 @@ class Interpreter(Statements):
             value: Any = None
             error: Exception | None = None
             try:
-                if isinstance(statement, (ast.Expr, ast.Assign)):
+                if isinstance(statement, (ast.Expr, ast.Assign)) or (
+                    isinstance(statement, ast.AnnAssign) and statement.value is not None
+                ):
                     self.step(statement)
+                    assert statement.value is not None
                     value = self.eval(statement.value)
-                    for target in getattr(statement, "targets", []):
+                    for target in assigned(statement):
                         self.assign(target, value)
                 else:
                     self.exec(statement)
@@ -112,6 +115,25 @@ class Interpreter(Statements):
                 raise SourceError(f"line {statement.lineno}: code nested too deeply") from None
             if after is not None:
                 after(statement, value, error)
+
+
+def assigned(statement: ast.stmt) -> list[ast.expr]:
+    """The targets a top-level statement assigns its value to: an assignment's, an annotated assignment's
+    (``rnn: nn.GRU = nn.GRU(3, 4)``, read as ``rnn = nn.GRU(3, 4)``); none for an expression.
+
+    Parameters
+    ----------
+    statement : ast.stmt
+
+    Returns
+    -------
+    list of ast.expr
+    """
+    if isinstance(statement, ast.Assign):
+        return list(statement.targets)
+    if isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        return [statement.target]
+    return []
 
 
 def main_guard(statement: ast.stmt) -> bool:

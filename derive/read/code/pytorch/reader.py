@@ -26,7 +26,7 @@ from ....tree import count
 from ...report import Report
 from ...source import SourceError, parse_module
 from ..python.imported import imports_registered
-from ..python.interpreter import Interpreter, main_guard
+from ..python.interpreter import Interpreter, assigned, main_guard
 from ..python.values import Class, Function, Ref, Refused, Unknown, UserRaise
 from .names import supported, torch_name
 from .objects import ModObj
@@ -48,9 +48,9 @@ class _Program:
         self.others: list[tuple[str | None, Any, Exception | None, ast.stmt]] = []
 
     def after(self, statement: ast.stmt, value: Any, error: Exception | None) -> None:
-        if not isinstance(statement, (ast.Assign, ast.Expr)):
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Expr)):
             return
-        targets = getattr(statement, "targets", [])
+        targets = assigned(statement)
         name = targets[0].id if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
         call = statement.value if isinstance(statement.value, ast.Call) else None
         if error is not None:
