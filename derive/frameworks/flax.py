@@ -407,6 +407,46 @@ def _bidirectional(
     return Linen(make, "Bidirectional", _merged(forward.output, backward.output, merge_fn))
 
 
+#: Functions a ``Sequential`` may hold between its layers (no parameters; the width unchanged).
+_LINEN_FUNCTIONS = ("jax.nn.", "jnp.", "jax.numpy.", *_LINEN)
+
+
+@constructor("flax.linen", "Sequential", prefixes=("flax.linen.", "linen."), deferred=True, source=_RNN_SOURCE)
+def _sequential(layers: Any, parent: Any = None, name: Any = None) -> Linen:
+    """``flax.linen.Sequential([...])`` (flax/linen/combinators.py): each layer reads the output of the one
+    before; its parameters under ``layers_<position>/`` (a function's position counts). Written only with
+    its package's prefix: ``nn.Sequential`` on a pasted line is PyTorch's."""
+    if not isinstance(layers, (list, tuple)) or not layers:
+        raise TypeError(
+            f"layers must be a non-empty list of nn.RNN, nn.Bidirectional and functions, got {_written(layers, '')}"
+        )
+    for layer in layers:
+        source = getattr(layer, "unread_source", None)
+        if isinstance(layer, Linen) and not layer.is_cell:
+            continue
+        if not (isinstance(source, str) and source.startswith(_LINEN_FUNCTIONS) and "(" not in source):
+            raise TypeError(
+                f"{_written(layer, 'linen.')} is not a layer of a Sequential derive knows (nn.RNN, nn.Bidirectional, "
+                "a function of flax.linen, jax.nn or jnp; a cell takes a carry: wrap it in nn.RNN)"
+            )
+
+    def make(width: Any) -> Module:
+        children = []
+        for k, layer in enumerate(layers):
+            if not isinstance(layer, Linen):
+                continue
+            if width is None:
+                raise ValueError(
+                    f"layers_{k} reads the output of a merge_fn derive does not evaluate: its width is not known"
+                )
+            children.append(layer.make(width).replace(name=f"layers_{k}"))
+            width = layer.output
+        return Module("", "Sequential", children=tuple(children), sep="/")
+
+    outputs = [layer.output for layer in layers if isinstance(layer, Linen)]
+    return Linen(make, "Sequential", outputs[-1] if outputs else None)
+
+
 #: The nnx cells (:func:`_nnx_cell`), by the type of the module they make.
 _NNX_CELLS = ("SimpleCell", "LSTMCell", "OptimizedLSTMCell", "GRUCell")
 

@@ -1,8 +1,8 @@
 """Flax's sequence wrappers as their users write them (issue 26), held against the real Flax on CPU.
 
-``nn.RNN(cell)``, ``nn.Bidirectional(forward_rnn, backward_rnn)`` (linen, applied to zeros of shape
-(batch, time, features) under ``jax.eval_shape``) and ``nnx.RNN``, ``nnx.Bidirectional``,
-``nnx.Sequential`` (built under ``nnx.eval_shape``) are evaluated as written by the runners of
+``nn.RNN(cell)``, ``nn.Bidirectional(forward_rnn, backward_rnn)``, ``flax.linen.Sequential`` (linen,
+applied to zeros of shape (batch, time, features) under ``jax.eval_shape``) and ``nnx.RNN``,
+``nnx.Bidirectional``, ``nnx.Sequential`` (built under ``nnx.eval_shape``) are evaluated as written by the runners of
 ``tests/support/cli_frameworks.py``; the same line on the command line must give the real
 parameter tree: every path, shape and the total. Flax lists a tree's keys sorted, so paths are
 compared as sets. ``REFUSED`` holds lines derive refuses, with the words of the reason.
@@ -56,6 +56,23 @@ LINES = [
         "nn.Bidirectional(forward_rnn=nn.RNN(nn.SimpleCell(3)), backward_rnn=nn.RNN(nn.MGUCell(2), reverse=True, "
         "keep_order=True), time_major=False, name='bi')",
         4,
+    ),
+    (
+        "flax.linen",
+        "linen.Sequential([linen.RNN(linen.GRUCell(5)), linen.relu, linen.Bidirectional(linen.RNN(linen.GRUCell(2)), "
+        "linen.RNN(linen.GRUCell(3))), linen.RNN(linen.LSTMCell(4))])",
+        3,
+    ),
+    (
+        "flax.linen",
+        "flax.linen.Sequential([flax.linen.RNN(flax.linen.LSTMCell(8)), flax.linen.RNN(flax.linen.LSTMCell(8))])",
+        4,
+    ),
+    (
+        "flax.linen",
+        "flax.linen.Sequential([flax.linen.Bidirectional(flax.linen.RNN(flax.linen.GRUCell(2)), "
+        "flax.linen.RNN(flax.linen.GRUCell(2)), merge_fn=lambda a, b: a + b), jax.nn.relu])",
+        3,
     ),
     ("flax.nnx", "nnx.RNN(nnx.LSTMCell(3, 4, rngs=nnx.Rngs(0)))", None),
     (
@@ -115,6 +132,24 @@ REFUSED = [
     ),
     ("flax.linen", "nn.RNN(nn.GRUCell(5), variable_axes=axes)", 3, "write the dict out", None),
     ("flax.linen", "nn.RNN(nn.LSTMCell(64))", None, "give the input width with --input-dim", None),
+    (
+        "flax.linen",
+        "linen.Sequential([linen.Bidirectional(linen.RNN(linen.GRUCell(2)), linen.RNN(linen.GRUCell(2)), "
+        "merge_fn=merge), linen.RNN(linen.GRUCell(4))])",
+        3,
+        "layers_1 reads the output of a merge_fn derive does not evaluate",
+        None,
+    ),
+    ("flax.linen", "linen.Sequential([linen.GRUCell(5)])", 3, "a cell takes a carry: wrap it in nn.RNN", False),
+    ("flax.linen", "linen.Sequential([linen.Dense(5)])", 3, "linen.Dense(5) is not a layer of a Sequential", None),
+    ("flax.linen", "linen.Sequential([])", 3, "layers must be a non-empty list", None),
+    (
+        "flax.linen",
+        "nn.Sequential([nn.RNN(nn.GRUCell(5))])",
+        3,
+        "nn.Sequential is not a class of flax.linen that derive knows (its classes: flax.linen.Bidirectional",
+        True,  # written nn.Sequential, a pasted line is PyTorch's: derive names flax.linen.Sequential
+    ),
     ("flax.nnx", "nnx.RNN(nnx.RNN(nnx.GRUCell(3, 5, rngs=nnx.Rngs(0))))", None, "cell must be an nnx cell", None),
     (
         "flax.nnx",
@@ -192,7 +227,8 @@ def test_the_questions_lines_name_flax_s_tensors():
 
 
 def test_the_wrappers_are_read_without_framework():
-    """``nn.RNN(cell)`` is Flax linen's (torch's ``nn.RNN`` takes two sizes); ``nn.RNN(3, 4)`` stays torch's."""
+    """``nn.RNN(cell)`` is Flax linen's (torch's ``nn.RNN`` takes two sizes); ``nn.RNN(3, 4)`` and
+    ``nn.Sequential(...)`` stay torch's (linen's ``Sequential`` is read as ``flax.linen.Sequential``)."""
     for text, framework in [
         ("nn.RNN(nn.LSTMCell(64))", "flax.linen"),
         ("nn.Bidirectional(nn.RNN(nn.GRUCell(5)), nn.RNN(nn.GRUCell(5)))", "flax.linen"),
@@ -204,10 +240,11 @@ def test_the_wrappers_are_read_without_framework():
             status = main([text, "--json", *width])
         assert status == 0, err.getvalue()
         assert json.loads(out.getvalue())["framework"] == framework
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert main(["nn.RNN(3, 4)", "--json"]) == 0
-    assert json.loads(out.getvalue())["framework"] == "torch"
+    for torch_line in ("nn.RNN(3, 4)", "nn.Sequential(nn.LSTM(3, 4), nn.Linear(4, 2))"):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            assert main([torch_line, "--json"]) == 0
+        assert json.loads(out.getvalue())["framework"] == "torch"
 
 
 @pytest.mark.parametrize(

@@ -70,9 +70,12 @@ def linen_run(text: str, input_dim: int):
     import jax.numpy as jnp
 
     module = eval(text, {"flax": flax, "nn": nn, "linen": nn, "jax": jax, "jnp": jnp})
-    cell = module  # nn.RNN(cell) holds it as .cell, nn.Bidirectional as .forward_rnn.cell
+    cell = module  # nn.RNN(cell) holds it as .cell, nn.Bidirectional as .forward_rnn.cell, nn.Sequential in .layers
     while not isinstance(cell, nn.RNNCellBase):
-        cell = cell.cell if hasattr(cell, "cell") else cell.forward_rnn
+        if hasattr(cell, "layers"):
+            cell = next(layer for layer in cell.layers if isinstance(layer, nn.Module))
+        else:
+            cell = cell.cell if hasattr(cell, "cell") else cell.forward_rnn
     spatial = (5,) * len(cell.kernel_size) if hasattr(cell, "kernel_size") else ()
     key = jax.random.key(0)
     if module is not cell:  # a cell over a sequence: applied to (batch, time, ..., features)
