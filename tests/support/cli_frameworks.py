@@ -69,10 +69,19 @@ def linen_run(text: str, input_dim: int):
     import jax
     import jax.numpy as jnp
 
-    cell = eval(text, {"flax": flax, "nn": nn, "linen": nn, "jax": jax, "jnp": jnp})
+    module = eval(text, {"flax": flax, "nn": nn, "linen": nn, "jax": jax, "jnp": jnp})
+    cell = module  # nn.RNN(cell) holds it as .cell, nn.Bidirectional as .forward_rnn.cell, nn.Sequential in .layers
+    while not isinstance(cell, nn.RNNCellBase):
+        if hasattr(cell, "layers"):
+            cell = next(layer for layer in cell.layers if isinstance(layer, nn.Module))
+        else:
+            cell = cell.cell if hasattr(cell, "cell") else cell.forward_rnn
     spatial = (5,) * len(cell.kernel_size) if hasattr(cell, "kernel_size") else ()
-    x = jnp.zeros((BATCH, *spatial, input_dim))
     key = jax.random.key(0)
+    if module is not cell:  # a cell over a sequence: applied to (batch, time, ..., features)
+        x = jnp.zeros((BATCH, 4, *spatial, input_dim))
+        return _jax_names(jax.eval_shape(lambda: module.init(key, x))["params"])
+    x = jnp.zeros((BATCH, *spatial, input_dim))
     variables = jax.eval_shape(lambda: cell.init(key, cell.initialize_carry(key, x.shape), x))
     return _jax_names(variables["params"])
 
