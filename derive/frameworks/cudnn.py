@@ -90,7 +90,7 @@ _MODES = {
     "lstm": ("CUDNN_LSTM", 4),
     "gru": ("CUDNN_GRU", 3),
     "rnn_tanh": ("CUDNN_RNN_TANH", 1),
-    "rnn_relu": ("CUDNN_RNN_TANH", 1),
+    "rnn_relu": ("CUDNN_RNN_TANH", 1),  # CUDNN_RNN_RELU: the same tensors, another activation
 }
 _LUA_BOOLEANS = ("true", "false", "nil")
 
@@ -143,9 +143,46 @@ def _tf_class(cls: str) -> Any:
         bias_initializer: Any = None,
         name: Any = None,
     ) -> Any:
+        _tf_dtype(dtype)
         return _tf_cudnn(cls, num_layers, num_units, input_mode, direction, name)
 
     return init
+
+
+#: TF's dtype names (``tf.int32`` or ``"int32"``) and those ``_CudnnRNN.__init__`` takes.
+_TF_DTYPES = {
+    "float16",
+    "half",
+    "float32",
+    "float",
+    "float64",
+    "double",
+    "bfloat16",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "bool",
+    "complex64",
+    "complex128",
+    "string",
+}
+_TF_FLOATS = {"float16", "half", "float32", "float", "float64", "double"}
+
+
+def _tf_dtype(dtype: Any) -> None:
+    """Refuse a dtype written as one of TF's that the layer refuses ("Only support float16, float32,
+    float64"); a variable's name is not read."""
+    written = dtype if isinstance(dtype, str) else getattr(dtype, "unread_source", None)
+    if not isinstance(written, str):
+        return
+    base = written.rpartition(".")[2]
+    if base in _TF_DTYPES and base not in _TF_FLOATS:
+        raise ValueError(f"Only support float16, float32, float64, provided {written}")
 
 
 def _tf_cudnn(
@@ -179,7 +216,7 @@ def _tf_cudnn(
 
     def make(width: Any) -> Module:
         skip = input_mode == "skip_input" or (input_mode == "auto_select" and width == units)
-        if skip and input_mode == "skip_input" and sympy_unequal(width, units):
+        if skip and input_mode == "skip_input" and _unequal(width, units):
             raise ValueError(
                 f"input_mode='skip_input' is only allowed when input_size == num_units, got input_size={width}, num_units={units}"
             )
@@ -189,17 +226,11 @@ def _tf_cudnn(
     return Deferred(make)
 
 
-def sympy_unequal(a: Any, b: Any) -> bool:
+def _unequal(a: Any, b: Any) -> bool:
     """Whether two sizes differ (for symbols: unless provably equal)."""
     import sympy
 
     return bool(sympy.simplify(sympy.sympify(a) - sympy.sympify(b)) != 0)
-
-
-for _cls in _TF_CLASSES:  # one function object each: the decorator names it "<class>.__init__"
-    constructor("cudnn", _cls, prefixes=_TF_PREFIXES, letters=_TF_LETTERS, deferred=True, source=_TF_SOURCE)(
-        _tf_class(_cls)
-    )
 
 
 # ----------------------------------------------------------------------------- torch7's cudnn.torch
@@ -279,4 +310,10 @@ def _torch7(
 for _cls in _TORCH7_CLASSES:
     constructor("cudnn", _cls, prefixes=("cudnn.",), letters=_TORCH7_LETTERS, source=_TORCH7_SOURCE)(
         _torch7_class(_cls)
+    )
+
+# registered after cudnn.torch's, so that ``derive --help`` shows ``cudnn.`` first
+for _cls in _TF_CLASSES:  # one function object each: the decorator names it "<class>.__init__"
+    constructor("cudnn", _cls, prefixes=_TF_PREFIXES, letters=_TF_LETTERS, deferred=True, source=_TF_SOURCE)(
+        _tf_class(_cls)
     )

@@ -151,6 +151,7 @@ def test_skip_input_drops_layer_zeros_input_matrices_and_biases() -> None:
         ("CudnnLSTM(1, 8)", None, "makes its weights when first applied: give the input width with --input-dim"),
         ("CudnnLSTM(0, 8)", 4, "num_layers"),
         ("CudnnLSTM(1, 8, name=3)", 4, "name should be a str or None"),
+        ("CudnnLSTM(1, 8, dtype=tf.int32)", 4, "Only support float16, float32, float64, provided tf.int32"),
         ("cudnn.BLSTM(512, 512, 1, True, 0)", None, "True is Python's; the line is Lua (cudnn.torch)"),
         ("cudnn.LSTM(3, 4, 1, false, 0, False)", None, "rememberStates: False is Python's"),
         ("cudnn.LSTM(true, 4, 1)", None, "inputSize should be a number, got the Lua value true"),
