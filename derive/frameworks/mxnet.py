@@ -80,6 +80,10 @@ from ..tree import Module, Param, count  # noqa: E402
 from .mirror import Deferred, choice, constructor, optional_size, stack_module  # noqa: E402
 
 _PREFIXES = ("mx.gluon.rnn.", "mxnet.gluon.rnn.", "gluon.rnn.", "rnn.")
+#: The keywords ``rnn.RNN``/``LSTM``/``GRU`` take beyond their own signatures (mxnet 1.9.1,
+#: rnn_layer.py ``_RNNLayer.__init__``'s ``use_sequence_length``; block.py ``Block.__init__``'s
+#: ``prefix`` and ``params``).
+_LAYER_KEYWORDS = ("use_sequence_length", "prefix", "params")
 _LETTERS = {"hidden_size": "H", "num_layers": "L", "input_size": "I", "projection_size": "P"}
 
 
@@ -113,9 +117,12 @@ def _layer(
     choice(
         "layout", layout, ("TNC", "NTC"), f"Invalid layout {validate.shown(layout)}; must be one of ['TNC' or 'NTC']"
     )
-    unknown = sorted(set(kwargs) - {"prefix", "params"})
+    # ``_RNNLayer.__init__(..., use_sequence_length=False, **kwargs)`` passes the rest to
+    # ``HybridBlock.__init__(prefix=None, params=None)``, which refuses any other keyword.
+    # ``use_sequence_length`` adds an input (the lengths), no parameter; MXNet checks nothing of it.
+    unknown = [k for k in kwargs if k not in _LAYER_KEYWORDS]
     if unknown:
-        raise TypeError(f"{cls}.__init__() got an unexpected keyword argument {unknown[0]!r}")
+        raise TypeError(f"HybridBlock.__init__() got an unexpected keyword argument {unknown[0]!r}")
     return _gluon(
         cls,
         input_size,

@@ -234,6 +234,13 @@ LINES = [
     Line("mxnet", "mx.gluon.rnn.LSTMCell(64, input_size=32)"),
     Line("mxnet", "rnn.GRUCell(32)", ("--framework", "mxnet", *_in(16)), 16),
     Line("mxnet", "mxnet.gluon.rnn.RNN(32, activation='relu', input_size=8)"),
+    Line("mxnet", "rnn.GRU(64, num_layers=2, layout='NTC', input_size=32, use_sequence_length=True)"),
+    # cuDNN: torch7's cudnn.torch (a Lua line) and TF 1's tf.contrib.cudnn_rnn (no GPU here: the
+    # buffer is counted on torch's layers of the same sizes, cli_frameworks.cudnn_run)
+    Line("cudnn", "cudnn.BLSTM(512,512,1,false,0)"),
+    Line("cudnn", "cudnn.LSTM(128, 256, 2)"),
+    Line("cudnn", "tf.contrib.cudnn_rnn.CudnnLSTM(3, 143, direction='bidirectional')", _in(143), 143),
+    Line("cudnn", "tf.contrib.cudnn_rnn.CudnnGRU(num_layers=2, num_units=128)", _in(64), 64),
     # Flax linen / nnx, Equinox, Paddle
     Line("flax.linen", "nn.LSTMCell(features=128)", _in(32), 32),
     Line("flax.linen", "nn.GRUCell(features=16)", _in(8), 8),

@@ -83,3 +83,58 @@ def test_the_symbol_apis_fused_rnn(mode, written, i, h, layers, bi, proj) -> Non
     assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == [(n, tuple(s)) for n, s, _ in got]
     assert report.total == sum(math.prod(s) for _, s, _ in got)
     live_record.checked("mxnet", "sym.RNN")
+
+
+def _installed(relative: str):
+    from pathlib import Path
+
+    root = Path(extra.mxnet_python()).parents[1]
+    return next(root.glob(f"lib/python*/site-packages/mxnet/{relative}"))
+
+
+def _init(tree, cls: str):
+    import ast
+
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls)
+    init = next(n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    args = init.args.args[1:]
+    defaults = [None] * (len(args) - len(init.args.defaults)) + init.args.defaults
+    return {a.arg: (None if d is None else ast.literal_eval(d)) for a, d in zip(args, defaults)}, init.args.kwarg
+
+
+def test_every_keyword_the_fused_layers_take_is_taken() -> None:
+    """``rnn.RNN``/``LSTM``/``GRU`` as the installed MXNet 1.9.1 writes them (rnn_layer.py, read with ast):
+    every parameter of their ``__init__``, with its default, and what their ``**kwargs`` reaches —
+    ``_RNNLayer``'s ``use_sequence_length`` and ``Block``'s ``prefix``/``params``; anything else refused
+    as ``HybridBlock.__init__`` refuses it."""
+    import ast
+    import inspect
+
+    from derive.engine.constructors import lookup
+    from derive.frameworks import mxnet
+
+    layers = ast.parse(_installed("gluon/rnn/rnn_layer.py").read_text())
+    base, _ = _init(layers, "_RNNLayer")
+    blocks = ast.parse(_installed("gluon/block.py").read_text())
+    block, _ = _init(blocks, "Block")
+    passed_on = [k for k in base if k not in _init(layers, "GRU")[0] and base[k] is not None]
+    assert passed_on == ["use_sequence_length"]
+    assert set(mxnet._LAYER_KEYWORDS) == {*passed_on, *block}
+    for cls in ("RNN", "LSTM", "GRU"):
+        theirs, kwargs = _init(layers, cls)
+        assert kwargs is not None
+        ours = inspect.signature(lookup("mxnet", cls).make).parameters
+        assert {
+            k: ours[k].default if ours[k].default is not inspect.Parameter.empty else None for k in theirs
+        } == theirs
+        for keyword in mxnet._LAYER_KEYWORDS:
+            value = {"use_sequence_length": "True", "prefix": "'enc_'", "params": "None"}[keyword]
+            assert frameworks_count_line(f"rnn.{cls}(4, input_size=3, {keyword}={value})") > 0
+        with pytest.raises(Exception, match=r"HybridBlock.__init__\(\) got an unexpected keyword argument 'bogus'"):
+            frameworks_count_line(f"rnn.{cls}(4, input_size=3, bogus=1)")
+
+
+def frameworks_count_line(text: str) -> int:
+    import derive
+
+    return derive.explain(text, framework="mxnet").total

@@ -4,7 +4,8 @@
 *same text* the command line is given, in the real package (test code, trusted text), applies the
 object to an input of ``input_dim`` features where the framework makes its weights then, and
 returns ``[(name, shape, trainable)]`` as the package names them — or raises the package's own
-exception. MXNet and TF 1 run in their subprocess workers (``mxnet_worker.py``, ``tf_worker.py``).
+exception. MXNet and TF 1 run in their subprocess workers (``mxnet_worker.py``, ``tf_worker.py``);
+cuDNN, which needs a GPU, by torch's layers of the same sizes (:func:`cudnn_run`).
 
 The blocks: mamba_ssm and flash-linear-attention evaluate the line in ``.venv-ssm``
 (``mamba_worker.py``, ``fla_worker.py``); transformers' configs build their model on the meta
@@ -151,6 +152,85 @@ def mxnet_run(text: str, input_dim: int | None):
     return [(name, tuple(shape), trainable) for name, shape, trainable in rows]
 
 
+def _torch_buffer(mode: str, i: int, h: int, layers: int, bidirectional: bool, skip_input: bool = False) -> int:
+    """cuDNN's weight buffer in floats, as torch holds it: ``nn.LSTM``/``GRU``/``RNN`` of the same sizes
+    (on CUDA their tensors are views of cuDNN's buffer); CUDNN_SKIP_INPUT without layer 0's
+    ``weight_ih``/``bias_ih`` (both directions), which cuDNN does not allocate."""
+    import torch
+    from torch import nn
+
+    cls = {"lstm": nn.LSTM, "gru": nn.GRU, "rnn_tanh": nn.RNN, "rnn_relu": nn.RNN}[mode]
+    options = {"nonlinearity": mode[4:]} if mode.startswith("rnn_") else {}
+    with torch.device("meta"):
+        layer = cls(i, h, layers, bidirectional=bidirectional, **options)
+    skipped = ("weight_ih_l0", "bias_ih_l0", "weight_ih_l0_reverse", "bias_ih_l0_reverse") if skip_input else ()
+    return sum(p.numel() for name, p in layer.named_parameters() if name not in skipped)
+
+
+def cudnn_run(text: str, input_dim: int | None):
+    """No GPU here (cuDNN does not run): the line evaluated with its classes standing for what they
+    configure — TF 1's ``tf.contrib.cudnn_rnn.Cudnn*`` (cudnn_rnn.py ``_CudnnRNN.__init__``: its
+    checks of ``direction`` and ``input_mode``; ``build``: one ``<name>/opaque_kernel``) and
+    cudnn.torch's ``cudnn.*`` (RNN.lua: one ``weight``; Lua's ``true``/``false``/``nil``) — and the
+    buffer's length counted on torch's layers (:func:`_torch_buffer`)."""
+    import re
+    import types
+
+    def tf_class(cls: str, mode: str):
+        def init(
+            num_layers,
+            num_units,
+            input_mode="linear_input",
+            direction="unidirectional",
+            dropout=0.0,
+            seed=None,
+            dtype=None,
+            kernel_initializer=None,
+            bias_initializer=None,
+            name=None,
+        ):
+            if direction not in ("unidirectional", "bidirectional"):
+                raise ValueError(f"Invalid direction: {direction}")
+            if input_mode not in ("linear_input", "skip_input", "auto_select"):
+                raise ValueError(f"Invalid input_mode: {input_mode}")
+            skip = input_mode == "skip_input" or (input_mode == "auto_select" and input_dim == num_units)
+            if skip and input_dim != num_units:
+                raise ValueError("skip_input needs input_size == num_units (cudnnGetRNNParamsSize refuses it)")
+            size = _torch_buffer(mode, input_dim, num_units, num_layers, direction == "bidirectional", skip)
+            scope = name or re.sub("([a-z])([A-Z])", r"\1_\2", re.sub("(.)([A-Z][a-z0-9]+)", r"\1_\2", cls)).lower()
+            return [(f"{scope}/opaque_kernel", (size,), True)]
+
+        return init
+
+    def lua_class(mode: str, bidirectional: bool):
+        def init(inputSize, hiddenSize, numLayers, batchFirst=None, dropout=None, rememberStates=None):
+            assert input_dim is None, "cudnn.torch takes inputSize as an argument"
+            return [("weight", (_torch_buffer(mode, inputSize, hiddenSize, numLayers, bidirectional),), True)]
+
+        return init
+
+    tf_classes = {"CudnnLSTM": "lstm", "CudnnGRU": "gru", "CudnnRNNTanh": "rnn_tanh", "CudnnRNNRelu": "rnn_relu"}
+    cudnn_rnn = types.SimpleNamespace(**{c: tf_class(c, m) for c, m in tf_classes.items()})
+    lua = {
+        "LSTM": ("lstm", False),
+        "BLSTM": ("lstm", True),
+        "GRU": ("gru", False),
+        "BGRU": ("gru", True),
+        "RNNTanh": ("rnn_tanh", False),
+        "RNNReLU": ("rnn_relu", False),
+        "RNN": ("rnn_relu", False),
+    }
+    scope = {
+        "tf": types.SimpleNamespace(contrib=types.SimpleNamespace(cudnn_rnn=cudnn_rnn)),
+        "cudnn": types.SimpleNamespace(**{c: lua_class(*v) for c, v in lua.items()}),
+        "true": True,
+        "false": False,
+        "nil": None,  # Lua's
+        **vars(cudnn_rnn),
+    }
+    return eval(text, scope)
+
+
 def tf1_run(text: str, input_dim: int):
     from frameworks_live_extra import tf_request
 
@@ -280,6 +360,7 @@ RUNNERS = {
     "mingru": mingru_run,
     "xlstm": xlstm_run,
     "mxnet": mxnet_run,
+    "cudnn": cudnn_run,
     "tf1": tf1_run,
     "mamba_ssm": mamba_ssm_run,
     "fla": fla_run,

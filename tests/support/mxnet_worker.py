@@ -3,7 +3,8 @@
 
 Protocol: one JSON request per line on stdin, ``{"text": ..., "input_size": I}`` — a constructor
 line evaluated as written (``mx``, ``rnn``, ``gluon`` in scope), applied once to zeros of I
-features, answered ``{"ok": [[name, shape, trainable], ...]}`` without the block's automatic
+features (with the sequence lengths a layer made with ``use_sequence_length=True`` takes),
+answered ``{"ok": [[name, shape, trainable], ...]}`` without the block's automatic
 prefix (kept when the text gives one) — a symbol (``mx.sym.RNN(...)``) answers its weight arguments
 as ``infer_shape`` gives them for that input; or ``{"cls": ..., "input_size": I, "hidden_size": H,
 "num_layers": L, "bidirectional": bool, "proj_size": P}``; one answer per line on stdout,
@@ -70,6 +71,9 @@ def from_text(r: dict) -> list:
     x = mx.nd.zeros((3, 2, r["input_size"] or block._input_size))  # TNC; a cell reads one step (N, C)
     if isinstance(block, rnn.RecurrentCell):
         block(x[0], block.begin_state(batch_size=2))
+    elif getattr(block, "_use_sequence_length", False):  # the lengths are an input of the forward
+        batch, steps = (3, 2) if block._layout == "NTC" else (2, 3)
+        block(x, sequence_length=mx.nd.full((batch,), steps))
     else:
         block(x)
     strip = 0 if "prefix" in r["text"] else len(block.prefix)

@@ -27,6 +27,9 @@ write it (``tf`` is ``tensorflow``, or ``tensorflow.compat.v1`` with ``compat``;
 ``tf.compat.v1.keras``, ``keras``/``layers`` and the bare classes of ``tf_keras``) built in a
 ``Sequential`` on inputs of I features (or on its own ``input_shape``): ``[[name, shape,
 trainable], ...]``.
+``{"kind": "cudnn_params_size", "num_layers": L, "num_units": H, "input_size": I, "rnn_mode": ...,
+"input_mode": ..., "direction": ...}`` — ``[[size]]`` from ``tf.raw_ops.CudnnRNNParamsSize`` (a GPU
+kernel only: without a GPU, TensorFlow's refusal).
 ``{"kind": "signature", "cls": cls}`` — the constructor's parameters of ``tf.compat.v1.keras.layers.<cls>``.
 ``{"kind": "tf1_code", "code": ..., "input_size": I}`` — TF 1 code as its users wrote it (``tf`` is
 ``tf.compat.v1``, ``rnn_cell`` its cells; test text, trusted) that leaves a cell in ``cell``, run under
@@ -226,6 +229,25 @@ def signature(request: dict) -> list:
     return [[p.name, str(p.kind), repr(p.default)] for p in inspect.signature(cls).parameters.values()]
 
 
+def cudnn_params_size(request: dict) -> list:
+    """``[[size]]``: TensorFlow's own length of cuDNN's weight buffer, ``tf.raw_ops.CudnnRNNParamsSize``
+    (``num_layers``, ``num_units``, ``input_size``, ``rnn_mode``, ``input_mode``, ``direction``; float32).
+    TensorFlow registers this op's kernels for GPUs only: without one, the answer is its refusal."""
+    with tf.Graph().as_default():
+        size = tf.raw_ops.CudnnRNNParamsSize(
+            num_layers=request["num_layers"],
+            num_units=request["num_units"],
+            input_size=request["input_size"],
+            T=tf.float32,
+            S=tf.int32,
+            rnn_mode=request["rnn_mode"],
+            input_mode=request.get("input_mode", "linear_input"),
+            direction=request.get("direction", "unidirectional"),
+        )
+        with v1.Session() as session:
+            return [[int(session.run(size)[0])]]
+
+
 def main() -> None:
     for line in sys.stdin:
         request = json.loads(line)
@@ -241,6 +263,7 @@ def main() -> None:
                     "tf1_program": tf1_program,
                     "keras2_code": keras2_code,
                     "keras2_line": keras2_line,
+                    "cudnn_params_size": cudnn_params_size,
                 }[request["kind"]](request)
             }
         except Exception as error:  # reported to the test, which fails with it
