@@ -50,6 +50,10 @@ class Constructor:
         ``make`` returns a layer that needs its input shape (Keras-style) rather than a Module.
     source : str
         The framework file the signature and tensors are read from.
+    asked_prefixes : tuple of str
+        Prefixes that name it only where its framework is asked for (``--framework``,
+        ``framework=``): Flax linen's ``nn.Sequential``, which on a line of no stated framework is
+        PyTorch's.
     """
 
     framework: str
@@ -61,6 +65,7 @@ class Constructor:
     module_types: tuple[str, ...] = ()
     deferred: bool = False
     source: str = ""
+    asked_prefixes: tuple[str, ...] = ()
 
 
 #: Every registered constructor, by (framework, class name).
@@ -119,14 +124,18 @@ def find(dotted: str, framework: str | None = None) -> list[Constructor]:
     -------
     list of Constructor
         Those whose class name ends ``dotted`` and one of whose prefixes is what precedes it (a
-        class name may itself be dotted: MXNet's ``sym.RNN``, written ``mx.sym.RNN``).
+        class name may itself be dotted: MXNet's ``sym.RNN``, written ``mx.sym.RNN``), or one of
+        its ``asked_prefixes`` where ``framework`` is given.
     """
     return [
         c
         for (fw, n), c in CONSTRUCTORS.items()
         if dotted.endswith(n)
-        and dotted[: len(dotted) - len(n)] in c.prefixes
         and (framework is None or fw == framework)
+        and (
+            dotted[: len(dotted) - len(n)] in c.prefixes
+            or (framework is not None and dotted[: len(dotted) - len(n)] in c.asked_prefixes)
+        )
     ]
 
 

@@ -411,11 +411,15 @@ def _bidirectional(
 _LINEN_FUNCTIONS = ("jax.nn.", "jnp.", "jax.numpy.", *_LINEN)
 
 
-@constructor("flax.linen", "Sequential", prefixes=("flax.linen.", "linen."), deferred=True, source=_RNN_SOURCE)
+@constructor(
+    "flax.linen", "Sequential", prefixes=("flax.linen.", "linen."), asked_prefixes=("nn.",), deferred=True,
+    source=_RNN_SOURCE,
+)  # fmt: skip
 def _sequential(layers: Any, parent: Any = None, name: Any = None) -> Linen:
     """``flax.linen.Sequential([...])`` (flax/linen/combinators.py): each layer reads the output of the one
-    before; its parameters under ``layers_<position>/`` (a function's position counts). Written only with
-    its package's prefix: ``nn.Sequential`` on a pasted line is PyTorch's."""
+    before; its parameters under ``layers_<position>/`` (a function's position counts). ``nn.Sequential``
+    is Flax's only where ``--framework flax.linen`` is asked for: on a line of no stated framework it is
+    PyTorch's."""
     if not isinstance(layers, (list, tuple)) or not layers:
         raise TypeError(
             f"layers must be a non-empty list of nn.RNN, nn.Bidirectional and functions, got {_written(layers, '')}"

@@ -41,6 +41,7 @@ def constructor(
     deferred: bool = False,
     source: str = "",
     module_types: tuple[str, ...] = (),
+    asked_prefixes: tuple[str, ...] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as the constructor of class ``name`` of ``framework``.
 
@@ -64,6 +65,9 @@ def constructor(
     module_types : tuple of str, optional
         The modules that define the class (``xlstm.xlstm_lm_model``): the code reader takes an
         import of the class from them, or from a prefix in their package, for this constructor.
+    asked_prefixes : tuple of str, optional
+        Prefixes read only where the framework is asked for
+        (:attr:`derive.engine.constructors.Constructor.asked_prefixes`).
 
     Returns
     -------
@@ -88,6 +92,7 @@ def constructor(
                 deferred=deferred,
                 source=source or make.__module__,
                 module_types=module_types,
+                asked_prefixes=asked_prefixes,
             )
         )
         return make

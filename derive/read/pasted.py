@@ -248,6 +248,8 @@ def line_framework(node: ast.expr, asked: str | None) -> tuple[str, str | None]:
     if name is None:
         raise SourceError("only a call of a class name is allowed (e.g. LSTM(32, 128) or nn.GRU(10, 20))")
     found = candidates(name)
+    if asked is not None and asked not in found and find(name, asked):  # a prefix read only where asked for
+        found = [*found, asked]
     if asked is not None:
         if asked not in found:
             if found and asked in LINE_PARSED:

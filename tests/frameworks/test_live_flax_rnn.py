@@ -68,6 +68,8 @@ LINES = [
         "flax.linen.Sequential([flax.linen.RNN(flax.linen.LSTMCell(8)), flax.linen.RNN(flax.linen.LSTMCell(8))])",
         4,
     ),
+    # written nn.Sequential as Flax's users write it: Flax's where --framework flax.linen says so
+    ("flax.linen", "nn.Sequential([nn.RNN(nn.GRUCell(5)), nn.relu, nn.RNN(nn.LSTMCell(4))])", 3),
     (
         "flax.linen",
         "flax.linen.Sequential([flax.linen.Bidirectional(flax.linen.RNN(flax.linen.GRUCell(2)), "
@@ -143,13 +145,6 @@ REFUSED = [
     ("flax.linen", "linen.Sequential([linen.GRUCell(5)])", 3, "a cell takes a carry: wrap it in nn.RNN", False),
     ("flax.linen", "linen.Sequential([linen.Dense(5)])", 3, "linen.Dense(5) is not a layer of a Sequential", None),
     ("flax.linen", "linen.Sequential([])", 3, "layers must be a non-empty list", None),
-    (
-        "flax.linen",
-        "nn.Sequential([nn.RNN(nn.GRUCell(5))])",
-        3,
-        "nn.Sequential is not a class of flax.linen that derive knows (its classes: flax.linen.Bidirectional",
-        True,  # written nn.Sequential, a pasted line is PyTorch's: derive names flax.linen.Sequential
-    ),
     ("flax.nnx", "nnx.RNN(nnx.RNN(nnx.GRUCell(3, 5, rngs=nnx.Rngs(0))))", None, "cell must be an nnx cell", None),
     (
         "flax.nnx",
