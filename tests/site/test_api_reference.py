@@ -157,8 +157,8 @@ def _raises_section(obj) -> set[str]:
     entries = _sections(obj).get("raises", [])
     names = set()
     for entry in entries:
-        for part in str(entry.annotation).replace(" or ", ",").split(","):
-            names.add(part.strip().rsplit(".", 1)[-1])
+        for part in str(entry.annotation).replace(" or ", ",").split(","):  # "TypeError, ValueError": a tuple
+            names.add(part.strip().strip("()").strip().rsplit(".", 1)[-1])
     return names
 
 

@@ -115,6 +115,7 @@ class CellModule(Module):
     cache : tuple of State
     routed : (top_k, num_experts) or None
     part : str
+    step_flops : callable or None
         As :class:`derive.tree.Module`.
 
     Attributes
