@@ -132,4 +132,14 @@ def test_lru_layer_against_its_reference(n, h, norm) -> None:
 
 
 def test_every_block_was_compared() -> None:
+    """Every block compared with its reference at least once in this process, whichever worker ran the
+    module's other cases (a block none of them reached is compared here, one case each)."""
+    if not CASES["S4D"]:
+        test_s4d_against_its_reference(4, 7, None)
+    if not CASES["S4Block"]:
+        test_s4_block_against_its_reference(4, S4_OPTIONS[0])
+    if not CASES["S5"]:
+        test_s5_layer_against_its_reference(*S5_CASES[1])
+    if not CASES["LRU"]:
+        test_lru_layer_against_its_reference(7, 3, "layer")
     assert {k: v > 0 for k, v in CASES.items()} == {"S4D": True, "S4Block": True, "S5": True, "LRU": True}
