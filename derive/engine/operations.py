@@ -23,7 +23,7 @@ from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
 from .equations import Cell
 
-__all__ = ["KINDS", "EXTRA_KINDS", "step_ops", "stored_elements"]
+__all__ = ["KINDS", "EXTRA_KINDS", "step_ops", "matmul_flops", "stored_elements"]
 
 #: Kinds of operations counted, in display order.
 KINDS = ("mac", "add", "mul", "sigmoid", "tanh", "relu")
@@ -138,6 +138,28 @@ def step_ops(cell: Cell) -> dict[str, sympy.Expr]:
     out = {kind: sympy.expand(ops.get(kind, sympy.Integer(0))) for kind in KINDS}
     out.update({kind: sympy.expand(n) for kind, n in ops.items() if kind in EXTRA_KINDS})
     return out
+
+
+def matmul_flops(cell: Cell) -> sympy.Expr:
+    """Matrix-product FLOPs of one time step of ``cell`` for one sequence: 2 · its MACs (:func:`step_ops`),
+    as ``torch.utils.flop_counter`` counts ``mm``/``addmm`` (2·m·n·p; biases and element-wise work left out).
+
+    Parameters
+    ----------
+    cell : derive.cells.Cell
+
+    Returns
+    -------
+    sympy.Expr
+        Units: FLOPs.
+
+    Examples
+    --------
+    >>> from derive.cells import lstm
+    >>> matmul_flops(lstm(10, 20))
+    4800
+    """
+    return 2 * step_ops(cell)["mac"]
 
 
 def stored_elements(cell: Cell) -> sympy.Expr:

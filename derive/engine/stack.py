@@ -383,9 +383,9 @@ class Stack:
         >>> LSTM(10, 20, 2).token_flops()   # 2 * (4*20*(10 + 20) + 4*20*(20 + 20))
         11200
         """
-        from .operations import step_ops
+        from .operations import matmul_flops
 
-        flops = 2 * self.step_sum(lambda cell: step_ops(cell)["mac"])
+        flops = self.step_sum(matmul_flops)
         if self.output_features != 0:
             flops += 2 * self.wiring.output_layer_input_size(self.output_size) * self.output_features
         return plain(sympy.expand(flops))

@@ -15,7 +15,7 @@ from typing import Any
 
 from ...cells import Cell, make_cell
 from ...engine import validate
-from ...engine.operations import step_ops
+from ...engine.operations import matmul_flops
 from ...engine.symbols import H, Size, plain
 from ...tree import Module, State
 from .base import RNN_KWARGS, cell_module, layer_name, unexpected_keywords
@@ -370,6 +370,6 @@ class GRU(RecurrentLayer):
 
 
 def _token_flops(layer: RecurrentLayer, input_dim: Size) -> Size:
-    """Matmul FLOPs of one token of one sequence through ``layer``: 2 · its cell's step MACs, counted
-    from the cell's equations (:func:`derive.engine.operations.step_ops`)."""
-    return plain(2 * step_ops(layer.cell(input_dim))["mac"])
+    """Matmul FLOPs of one token of one sequence through ``layer``: its cell's step, counted from the
+    cell's equations (:func:`derive.engine.operations.matmul_flops`)."""
+    return plain(matmul_flops(layer.cell(input_dim)))
