@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -17,12 +18,27 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(out), str(ROOT)],
+    """The sdist and the wheel, built from a copy of the checkout's files (tracked or not, less what
+    git ignores): the build neither walks the checkout's virtual environments nor meets the files
+    other test workers write in it meanwhile (coverage data, caches), and writes nothing there."""
+    source = tmp_path_factory.mktemp("source")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
         check=True,
         capture_output=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, (n.decode() for n in listed)):
+        if (ROOT / name).is_file():  # a tracked file deleted in the working tree is left out
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    out = tmp_path_factory.mktemp("dist")
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(out), str(source)],
+        capture_output=True,
+        text=True,
     )
+    assert built.returncode == 0, f"python -m build failed:\n{built.stdout[-4000:]}\n{built.stderr[-4000:]}"
     return out
 
 
