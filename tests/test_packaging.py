@@ -37,6 +37,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(out), str(source)],
         capture_output=True,
         text=True,
+        cwd=source,
     )
     assert built.returncode == 0, f"python -m build failed:\n{built.stdout[-4000:]}\n{built.stderr[-4000:]}"
     return out
