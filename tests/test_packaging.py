@@ -14,13 +14,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# One worker runs the module, so the package is built once (the fixture is per module and per worker).
+pytestmark = pytest.mark.xdist_group("packaging")
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sdist and the wheel, built from a copy of the checkout's files (tracked or not, less what
     git ignores): the build neither walks the checkout's virtual environments nor meets the files
-    other test workers write in it meanwhile (coverage data, caches), and writes nothing there."""
+    other test workers write in it meanwhile (a second build's ``build/`` and ``*.egg-info``, coverage
+    data), and writes nothing there."""
     source = tmp_path_factory.mktemp("source")
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
