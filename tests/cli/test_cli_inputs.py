@@ -230,7 +230,12 @@ def test_ignored_arguments_are_named_and_symbols_give_a_formula():
     status, out, _ = run("eqx.nn.LSTMCell(I, H, key=jax.random.key(0))", "--json")
     data = json.loads(out)
     assert status == 0 and data["total"] == "4*H**2 + 4*H*I + 4*H"
-    assert data["notes"] == ["not evaluated (no tensor's shape depends on it): jax.random.key(0)"]
+    assert data["notes"] == ["not evaluated (no tensor's shape depends on it): key=jax.random.key(0)"]
+    # a positional argument is named by the parameter it is given to (Lua's false is a name to Python)
+    status, out, _ = run("cudnn.BLSTM(512,512,1,false,0)", "--json")
+    assert status == 0 and json.loads(out)["notes"] == [
+        "not evaluated (no tensor's shape depends on it): batchFirst=false"
+    ]
     status, out, _ = run("paddle.nn.GRU(I, H, L)", "--json")
     data = json.loads(out)
     assert status == 0 and data["total"] == "6*H**2*L - 3*H**2 + 3*H*I + 6*H*L" and data["tensors"] == []

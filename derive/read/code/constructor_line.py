@@ -17,6 +17,7 @@ once :func:`derive.read.pasted.line_framework` has said it is a registered frame
 from __future__ import annotations
 
 import ast
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -313,6 +314,16 @@ def explain_constructor(node: ast.Call, framework: str, input_dim: Any = None) -
     return Report.from_module(module, framework, f"{framework}: {ast.unparse(node)}", notes=notes)
 
 
+def _positional_names(make: Callable[..., Any]) -> list[str]:
+    """The names of a constructor's positional parameters, in order ([] where it has no signature)."""
+    try:
+        parameters = inspect.signature(make).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in parameters if p.kind in kinds]
+
+
 def argument_notes(made: Made, total: Any) -> list[str]:
     """What a report says of the arguments it did not evaluate: the sizes named by a variable the
     line does not define (the count is in terms of them) and the rest, which no tensor depends on.
@@ -328,9 +339,14 @@ def argument_notes(made: Made, total: Any) -> list[str]:
     list of str
     """
     named = {str(s) for s in getattr(total, "free_symbols", ())}
-    opaque = [v.source for v in [*made.args, *made.kwargs.values()] if isinstance(v, Opaque)]
-    sizes = [s for s in opaque if s in named]
-    ignored = [s for s in opaque if s not in named]
+    positional = _positional_names(made.constructor.make)
+    written = [
+        *((positional[i] if i < len(positional) else None, v) for i, v in enumerate(made.args)),
+        *made.kwargs.items(),
+    ]
+    opaque = [(name, v.source) for name, v in written if isinstance(v, Opaque)]
+    sizes = [source for _, source in opaque if source in named]
+    ignored = [source if name is None else f"{name}={source}" for name, source in opaque if source not in named]
     notes = []
     if sizes:
         notes.append(f"not defined in the line, so the count is in terms of it: {', '.join(sizes)}")
