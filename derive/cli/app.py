@@ -160,10 +160,14 @@ def _constructor(args: Any, given: Input) -> int:
 def _model(args: Any, given: Input) -> int:
     from ..read import SourceError, explain, explain_code
 
-    if args.input_dim is not None and given.kind == "file" and not given.text.endswith(".py"):
+    if args.input_dim is not None and (
+        given.kind == "config" or (given.kind == "file" and not given.text.endswith(".py"))
+    ):
         raise InputError("--input-dim is for Keras code; a checkpoint's or a config's shapes give the input width")
     try:
-        if given.kind == "file":
+        if given.kind == "config":
+            report = explain(given.text)
+        elif given.kind == "file":
             report = explain(Path(given.text), given.framework, args.input_dim, args.partial)
         else:
             report = explain_code(given.text, given.framework, args.input_dim, args.partial)

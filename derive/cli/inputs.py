@@ -1,6 +1,7 @@
 """What the command line was given: decided once, from the options and the parsed text, never by trying.
 
-In this order: ``--explain-error`` is an error message; ``-`` is model code on stdin; a path that
+In this order: ``--explain-error`` is an error message; ``-`` is model code on stdin; JSON text of
+an object (given or on stdin) is a config, as copied out of a ``config.json``; a path that
 exists is a file (code, checkpoint or config, read by :func:`derive.read.explain`); text on
 several lines is model code unless it is one call and nothing else (a constructor pasted as its
 asker wrapped it, one argument a line: :func:`derive.read.pasted.one_call`), read as the call on
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.constructors import frameworks
+from ..read.configs.pretrained import is_json_text
 from ..read.pasted import (
     CODE_READERS,
     assigned_call,
@@ -66,9 +68,9 @@ class Input:
 
     Attributes
     ----------
-    kind : {"error", "code", "file", "constructor"}
+    kind : {"error", "code", "file", "config", "constructor"}
     text : str
-        The message, the code, the path or the constructor.
+        The message, the code, the path, a config's JSON text or the constructor.
     framework : str or None
         A constructor's framework; for code and files, the framework asked for (None: read
         from the code).
@@ -194,23 +196,44 @@ def decide(args: Any) -> Input:
     text = args.input
     if text is None:
         raise InputError("nothing to read: give a constructor, model code, a FILE, or - for stdin (see derive --help)")
+    if text == "-":
+        _code_framework(framework)  # before reading: stdin holds model code or a config, neither of them its
+        text = read_stdin(MAX_STDIN, "model code or a config")
+        return _config(text, framework) if is_json_text(text) else Input("code", text, framework)
+    if is_json_text(text):  # a config.json's text, pasted
+        return _config(text, framework)
     text = assigned_call(text) or text  # a line copied out of code: `self.rnn = nn.GRU(8, 16)` reads its call
     several = "\n" in text and one_call(text) is None
-    if text == "-" or several or ("(" not in text and os.path.exists(text)):
-        if framework not in (None, *CODE_READERS):
-            raise InputError(
-                f"model code is read for PyTorch, Keras and TF1; {framework} classes are read one constructor line at a "
-                f"time: give derive the line that builds the model, with its sizes written in, and --framework "
-                f"{framework} (--input-dim N for the input's features)"
-            )
-    if text == "-":
-        return Input("code", read_stdin(MAX_STDIN, "model code"), framework)
     if "\n" not in text and "(" not in text:
         if os.path.exists(text):
+            _code_framework(framework)
             return Input("file", text, framework)
         if text.lower().endswith(PATH_SUFFIXES) or "/" in text or os.sep in text:
             raise InputError(f"no such file: {text}")
     if several:
-        return Input("code", text, framework)
+        return _code(text, framework)
     kind, chosen = classify(text, framework)
     return Input(kind, text, chosen)
+
+
+def _code_framework(framework: str | None) -> None:
+    """Refuse a framework asked for whose model code derive does not read."""
+    if framework not in (None, *CODE_READERS):
+        raise InputError(
+            f"model code is read for PyTorch, Keras and TF1; {framework} classes are read one constructor line at a "
+            f"time: give derive the line that builds the model, with its sizes written in, and --framework "
+            f"{framework} (--input-dim N for the input's features)"
+        )
+
+
+def _code(text: str, framework: str | None) -> Input:
+    _code_framework(framework)
+    return Input("code", text, framework)
+
+
+def _config(text: str, framework: str | None) -> Input:
+    if framework is not None:
+        raise InputError(
+            "a config's model_type gives its framework (transformers or mamba_ssm): leave out the framework option"
+        )
+    return Input("config", text, None)

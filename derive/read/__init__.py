@@ -104,7 +104,13 @@ def _explain_text(text: str, framework: str | None, input_dim: Any, partial: boo
     """Pasted text, decided as the command line decides it (:func:`derive.read.pasted.line_framework`):
     one call of a class another framework than torch or Keras registers is that constructor, read
     as the command line reads it (:func:`derive.read.code.constructor_line.explain_constructor`);
-    anything else is model code (a line assigning a layer, ``self.rnn = nn.GRU(8, 16)``, included)."""
+    JSON text of an object is a config (:func:`derive.read.configs.pretrained.is_json_text`), refused as one
+    when it is not JSON or names no model type; anything else is model code (a line assigning a
+    layer, ``self.rnn = nn.GRU(8, 16)``, included)."""
+    from .configs.pretrained import explain_config, is_json_text
+
+    if is_json_text(text):
+        return explain_config(text)
     node = one_call(text)
     if node is not None:
         kind, chosen = line_framework(node, framework)

@@ -206,6 +206,39 @@ def test_cli_cost(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert refused.returncode != 0 and "--cost" in refused.stderr
 
 
+def test_config_text_pasted_on_the_command_line(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A config.json's text, copied from the Hub page, as INPUT and on stdin: the model transformers builds."""
+    import io
+
+    from derive.cli.app import main
+
+    config = {"model_type": "jamba", "vocab_size": 100, "hidden_size": 32, "intermediate_size": 48,
+              "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "num_experts": 4,
+              "num_experts_per_tok": 2, "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
+              "expert_layer_offset": 1, "mamba_d_state": 4, "mamba_dt_rank": 4}  # fmt: skip
+    live = hf_live.build("jamba", {k: v for k, v in config.items() if k != "model_type"})
+    text = json.dumps(config, indent=2)  # on several lines, as the file is
+    assert main([text, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == hf_live.total(live)
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == hf_live.total(live)
+    refused = {
+        '{"model_type": "jamba",}': "not JSON",
+        '{"hidden_size": 8}': 'needs a "model_type"',
+        '{"model_type": 5}': '"model_type" is a string, got 5',
+        "{}": "got an empty object",
+    }
+    for given, words in refused.items():
+        assert main([given]) == 2 and words in capsys.readouterr().err
+    assert main([text, "--torch"]) == 2 and "leave out the framework option" in capsys.readouterr().err
+    assert main([text, "--input-dim", "3"]) == 2 and "--input-dim" in capsys.readouterr().err
+    # derive.explain reads the text by the same rule, and refuses it in the same words
+    assert derive.explain(text).total == hf_live.total(live)
+    with pytest.raises(derive.read.SourceError, match='needs a "model_type"'):
+        derive.explain('{"hidden_size": 8}')
+
+
 def test_code_builds_a_family() -> None:
     report = derive.explain("from transformers import LlamaConfig, LlamaForCausalLM\n"
                             "model = LlamaForCausalLM(LlamaConfig(hidden_size=64, intermediate_size=96, "

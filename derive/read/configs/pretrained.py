@@ -40,7 +40,7 @@ from ...tree import Formula, Module, count, named_modules, named_parameters
 from ..report import Report, Row, show
 from ..source import SourceError, clean
 
-__all__ = ["is_config", "load", "explain_config", "MAX_CONFIG_BYTES"]
+__all__ = ["is_config", "is_json_text", "load", "explain_config", "MAX_CONFIG_BYTES"]
 
 #: Largest ``config.json`` read (bytes); a model config is a few kilobytes.
 MAX_CONFIG_BYTES = 1_000_000
@@ -61,6 +61,28 @@ def _is_live(obj: Any) -> bool:
     if {"PreTrainedConfig", "PretrainedConfig"} & names and type(obj).__module__.startswith("transformers"):
         return True
     return type(obj).__module__ == "mamba_ssm.models.config_mamba" and dataclasses.is_dataclass(obj)
+
+
+def is_json_text(text: str) -> bool:
+    """Whether pasted text is JSON of an object, a config as copied out of a ``config.json`` (the one
+    rule of the command line and :func:`derive.explain`: such text is read as a config, and refused
+    as one when it is not JSON or names no model type, never read as code).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    bool
+        The text's first character other than white space is ``{``.
+
+    Examples
+    --------
+    >>> is_json_text('  {"model_type": "mamba"}'), is_json_text("nn.LSTM(8, 16)")
+    (True, False)
+    """
+    return text.lstrip().startswith("{")
 
 
 def is_config(obj: Any) -> bool:
@@ -84,7 +106,7 @@ def is_config(obj: Any) -> bool:
     if _is_json_path(obj):
         return True
     if isinstance(obj, str):
-        if not obj.lstrip().startswith("{") or len(obj) > MAX_CONFIG_BYTES:
+        if not is_json_text(obj) or len(obj) > MAX_CONFIG_BYTES:
             return False
         try:
             obj = json.loads(obj)
@@ -138,9 +160,11 @@ def load(obj: Any) -> tuple[str, dict[str, Any]]:
         return data["model_type"], data
     if _is_mamba_ssm(data):
         return "mamba_ssm", data
+    if "model_type" in data:
+        raise SourceError(f'a config\'s "model_type" is a string, got {clean(repr(data["model_type"])[:80], 80)}')
+    got = f"got the keys {clean(', '.join(sorted(data))[:200], 200)}" if data else "got an empty object"
     raise SourceError(
-        'a config needs a "model_type" (transformers) or mamba_ssm\'s d_model with n_layer or ssm_cfg; '
-        f"got the keys {clean(', '.join(sorted(data))[:200], 200)}"
+        f'a config needs a "model_type" (transformers) or mamba_ssm\'s d_model with n_layer or ssm_cfg; {got}'
     )
 
 
