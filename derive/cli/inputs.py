@@ -24,6 +24,7 @@ are refused, naming the option that chooses.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +59,9 @@ __all__ = [
 MAX_STDIN = 300_000
 #: Most characters of an error message read from stdin.
 MAX_MESSAGE = 200_000
+#: A Hugging Face Hub model id as users copy it (``ai21labs/Jamba-v0.1``): an owner and a name
+#: (huggingface_hub's ``REPO_ID_REGEX``: letters, digits, ``-``, ``_``, ``.``).
+HUB_ID = re.compile(r"[\w.-]{1,96}/[\w.-]{1,96}")
 #: File names read as files even when they do not exist (then refused as missing, not read as code).
 PATH_SUFFIXES = (".py", ".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx", ".json", ".h5")
 
@@ -208,6 +212,11 @@ def decide(args: Any) -> Input:
         if os.path.exists(text):
             _code_framework(framework)
             return Input("file", text, framework)
+        if HUB_ID.fullmatch(text) and not text.lower().endswith(PATH_SUFFIXES):
+            raise InputError(
+                f"no such file: {text} (a model id of the Hugging Face Hub? derive reads no network: give it the "
+                f"model's config, downloaded with `hf download {text} config.json`)"
+            )
         if text.lower().endswith(PATH_SUFFIXES) or "/" in text or os.sep in text:
             raise InputError(f"no such file: {text}")
     if several:

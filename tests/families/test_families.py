@@ -239,6 +239,29 @@ def test_config_text_pasted_on_the_command_line(capsys, monkeypatch) -> None:  #
         derive.explain('{"hidden_size": 8}')
 
 
+def test_a_line_of_transformers_without_its_import(capsys) -> None:  # type: ignore[no-untyped-def]
+    """The line as transformers' documentation shows it, copied without ``from transformers import ...``."""
+    from derive.cli.app import main
+
+    sizes = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
+             "vocab_size": 100}  # fmt: skip
+    live = hf_live.total(hf_live.build("llama", sizes))
+    args = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    for line in (
+        f"LlamaForCausalLM(LlamaConfig({args}))",
+        f"model = LlamaForCausalLM(LlamaConfig({args}))",
+        f"AutoModelForCausalLM.from_config(LlamaConfig({args}))",
+    ):
+        assert main([line, "--json"]) == 0, capsys.readouterr().err
+        assert json.loads(capsys.readouterr().out)["total"] == live, line
+        assert derive.explain(line).total == live, line
+    # a model on the Hub is named, not read: derive reads no network
+    assert main(["ai21labs/Jamba-v0.1"]) == 2
+    assert "hf download ai21labs/Jamba-v0.1 config.json" in capsys.readouterr().err
+    assert main(["AutoModelForCausalLM.from_pretrained('ai21labs/Jamba-v0.1')"]) == 2
+    assert "give derive the config.json" in capsys.readouterr().err
+
+
 def test_code_builds_a_family() -> None:
     report = derive.explain("from transformers import LlamaConfig, LlamaForCausalLM\n"
                             "model = LlamaForCausalLM(LlamaConfig(hidden_size=64, intermediate_size=96, "

@@ -21,7 +21,7 @@ import sympy
 
 from ....engine.constructors import lookup
 from ..python.frame import source_of
-from ..python.imported import class_name, registered
+from ..python.imported import auto_class, class_name, config_class, model_class, registered
 from ..python.packages import from_package
 from ..python.semantics import Semantics
 from ..python.values import Class, Ref, Unknown
@@ -53,7 +53,9 @@ class TorchSemantics(RegisteredRules, TorchMerge, ModuleRules, Semantics):
         self._called: dict[int, set[str]] = {}
 
     def free_name(self, name: str) -> Any:
-        """``nn``, ``torch``, ``F`` and bare ``torch.nn`` class names (``LSTM``) in a snippet without imports.
+        """``nn``, ``torch``, ``F`` and bare ``torch.nn`` class names (``LSTM``) in a snippet without imports;
+        so are the classes transformers exports of the architectures derive builds (``LlamaConfig``,
+        ``LlamaForCausalLM``, ``AutoModelForCausalLM``).
 
         Parameters
         ----------
@@ -67,6 +69,10 @@ class TorchSemantics(RegisteredRules, TorchMerge, ModuleRules, Semantics):
             return Ref(FREE_NAMES[name])
         if lookup("torch", name) is not None or name in NATIVE or name == "Parameter":
             return Ref(f"torch.nn.{name}")
+        # a line copied from transformers' documentation leaves out ``from transformers import ...``
+        exported = f"transformers.{name}"
+        if config_class(exported) or model_class(exported) or auto_class(exported):
+            return Ref(exported)
         return None
 
     def owns(self, value: Any) -> bool:
