@@ -94,6 +94,33 @@ def test_keras_file_and_object(tmp_path):
     assert [r.params for r in explain(model).rows] == [layer.count_params() for layer in model.layers]
 
 
+def test_keras_model_json(tmp_path, capsys, monkeypatch):
+    """A Keras model's ``model.to_json()`` — the same serialization as a ``.keras`` archive's config.json —
+    as a ``.json`` file, pasted text, on stdin and as a dict: the count Keras gives."""
+    import io
+    import json
+
+    from derive.cli.app import main
+
+    inputs = keras.Input((None, 8))
+    functional = keras.Model(inputs, keras.layers.Dense(3)(keras.layers.GRU(16)(inputs)))
+    sequential = keras.Sequential(
+        [keras.Input((10, 28)), keras.layers.Bidirectional(keras.layers.LSTM(128)), keras.layers.Dense(1)]
+    )
+    for model in (sequential, functional):
+        text = model.to_json()
+        path = tmp_path / "model.json"
+        path.write_text(text)
+        assert main([str(path), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["total"] == model.count_params()
+        assert main([text, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["total"] == model.count_params()
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+        assert main(["-", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["total"] == model.count_params()
+        assert explain(json.loads(text)).total == explain(text).total == model.count_params()
+
+
 def test_onnx_nodes(tmp_path):
     gru = nn.GRU(10, 20, 2, bidirectional=True)
     path = str(tmp_path / "g.onnx")

@@ -14,6 +14,10 @@ symbols (``num_hidden_layers`` too), derived only when asked. (The report is mad
 :class:`~derive.read.report.Report` and these rows rather than ``Report.from_module``, whose rows
 list every copy of a repeated layer; ``total``, ``tensors`` and ``partial`` come from the tree alike.)
 
+A Keras model serialized as JSON (``model.to_json()``: ``class_name`` and ``config``, the format of
+a ``.keras`` archive's ``config.json``) is read as the ``.keras`` file's config is
+(:func:`derive.read.configs.keras_functional.explain_keras_config`).
+
 The builders are registered per ``model_type`` by the block modules
 (:func:`derive.blocks.register_config`); absent keys take the config class's defaults, and a key or
 value a builder cannot map is refused naming it.
@@ -95,8 +99,9 @@ def is_config(obj: Any) -> bool:
     Returns
     -------
     bool
-        A ``.json`` path, JSON text of an object, a mapping with a string ``"model_type"`` or in
-        mamba_ssm's format (``d_model`` with ``n_layer`` or ``ssm_cfg``), or a live config.
+        A ``.json`` path, JSON text of an object, a mapping with a string ``"model_type"``, in
+        mamba_ssm's format (``d_model`` with ``n_layer`` or ``ssm_cfg``) or a Keras model's
+        (``class_name`` and ``config``), or a live config.
 
     Examples
     --------
@@ -113,7 +118,7 @@ def is_config(obj: Any) -> bool:
         except (ValueError, RecursionError):
             return False
     if isinstance(obj, Mapping):
-        return isinstance(obj.get("model_type"), str) or _is_mamba_ssm(obj)
+        return isinstance(obj.get("model_type"), str) or _is_mamba_ssm(obj) or _is_keras(obj)
     return _is_live(obj)
 
 
@@ -128,7 +133,7 @@ def load(obj: Any) -> tuple[str, dict[str, Any]]:
     Returns
     -------
     (str, dict)
-        ``"mamba_ssm"`` for mamba_ssm's format.
+        ``"mamba_ssm"`` for mamba_ssm's format, ``"keras"`` for a Keras model's.
 
     Raises
     ------
@@ -160,12 +165,21 @@ def load(obj: Any) -> tuple[str, dict[str, Any]]:
         return data["model_type"], data
     if _is_mamba_ssm(data):
         return "mamba_ssm", data
+    if _is_keras(data):
+        return "keras", data
     if "model_type" in data:
         raise SourceError(f'a config\'s "model_type" is a string, got {clean(repr(data["model_type"])[:80], 80)}')
     got = f"got the keys {clean(', '.join(sorted(data))[:200], 200)}" if data else "got an empty object"
     raise SourceError(
-        f'a config needs a "model_type" (transformers) or mamba_ssm\'s d_model with n_layer or ssm_cfg; {got}'
+        f'a config needs a "model_type" (transformers), mamba_ssm\'s d_model with n_layer or ssm_cfg, or a '
+        f'Keras model\'s "class_name" and "config" (model.to_json()); {got}'
     )
+
+
+def _is_keras(data: Mapping[str, Any]) -> bool:
+    """A Keras model serialized (``model.to_json()``, a ``.keras`` archive's ``config.json``):
+    ``keras/src/saving/serialization_lib.py`` ``serialize_keras_object`` writes ``class_name`` and ``config``."""
+    return isinstance(data.get("class_name"), str) and isinstance(data.get("config"), Mapping)
 
 
 def _parse(raw: bytes, where: str) -> dict[str, Any]:
@@ -421,6 +435,10 @@ def explain_config(obj: Any) -> Report:
     from ...blocks import config_model
 
     model_type, config = load(obj)
+    if model_type == "keras":
+        from .keras_functional import explain_keras_config
+
+        return explain_keras_config(config)
     entry = config_model(model_type)
     model = entry.build(config)
     values: dict[str, int] = {}
