@@ -183,6 +183,12 @@ def test_unknown_classes_refused_or_not_counted():
         ("Net(\n  (fc): Linear(in_features=2 out_features=3)\n)", r"line 2: Linear's printed arguments are not Python"),
         ("Net(\n  (fc): Linear(in_features=2), print(1)\n)", r"line 2: .*not one call"),
         ("Net(\n  (a): Sequential(\n    (0): ReLU()\n)", r"line 4: expected a child of Sequential indented by 4"),
+        ("Net(\n  (fc): Linear(in_features=2, out_features=-3, bias=True)\n)", r"line 2: Linear: out_features must be"),
+        (
+            "Net(\n  (fc): LazyLinear(in_features=0, out_features=3, bias=True)\n)",
+            r"line 2: LazyLinear is a lazy module",
+        ),
+        ("Net(\n  (m): ModuleList(\n    (0-1): 3 x ReLU()\n  )\n)", r"line 3: 0-1 is not 3 items"),
     ],
 )
 def test_lines_that_are_not_modules_refused(text, match):
@@ -195,3 +201,10 @@ def test_one_line_constructor_is_left_to_the_constructor_reader():
     assert derive.explain("LSTM(10, 20, num_layers=2, batch_first=True)").total == sum(
         p.numel() for p in nn.LSTM(10, 20, num_layers=2, batch_first=True).parameters()
     )
+
+
+def test_a_class_named_as_the_generated_code_names_is_kept_apart():
+    text = "nn(\n  (fc): Linear(in_features=2, out_features=3, bias=True)\n)"
+    report = derive.explain(text)
+    assert report.total == sum(p.numel() for p in nn.Linear(2, 3).parameters())
+    assert report.uncounted == ["nn"] and report.title == "nn (nn.Module)"
