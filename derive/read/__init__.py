@@ -45,7 +45,8 @@ def explain_code(text: str, framework: str | None = None, input_dim: Any = None,
     Parameters
     ----------
     text : str
-        Python source.
+        Python source, or a torch module as ``print(model)`` shows it
+        (:func:`derive.read.code.pytorch.printed.explain_printed`).
     framework : {"torch", "keras", "tf1"}, optional
     input_dim : int, optional
         Keras: features per step of the input when the code does not give its shape; TF1: the
@@ -65,6 +66,12 @@ def explain_code(text: str, framework: str | None = None, input_dim: Any = None,
     ValueError
         Unknown ``framework``.
     """
+    from .code.pytorch.printed import explain_printed, is_printed
+
+    if framework in (None, "torch") and is_printed(text):  # print(model)'s output
+        if input_dim is not None:
+            raise SourceError("input_dim is for Keras and TF1: a printed torch module shows its sizes itself")
+        return explain_printed(text, partial)
     framework = framework or detect(text)
     if framework == "keras":
         from .code.keras.reader import explain_keras
