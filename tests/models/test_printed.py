@@ -106,7 +106,9 @@ def test_printed_model(make, capsys, monkeypatch):
     model = make()
     text = str(model)  # what print(model) shows
     assert is_printed(text)
-    own = ("scaled.scale",) if make is WithOwn else ()
+    # not shown: the parameters a user's class holds itself; not known: whether the head is tied to
+    # the embedding, of the same shape (print(model) shows no ties)
+    own = {WithOwn: ("scaled.scale",), Stack: ("head.weight",)}.get(make, ())
     custom = not isinstance(model, nn.Sequential)  # a class of the user's: its own parameters unknown
     report = derive.explain(text)
     _check(report.to_dict(), model, own, custom)
@@ -126,7 +128,7 @@ def test_repeated_blocks_are_collapsed_by_torch():
     text = str(Stack())
     assert "(0-2): 3 x Block(" in text
     report = derive.explain(text)
-    assert sorted(report.uncounted) == ["Stack", "blocks.0", "blocks.1", "blocks.2"]
+    assert sorted(report.uncounted) == ["Stack", "blocks.0", "blocks.1", "blocks.2", "head"]
     assert [n for n in report.notes if "Block is not a torch.nn class" in n]
 
 
@@ -208,3 +210,26 @@ def test_a_class_named_as_the_generated_code_names_is_kept_apart():
     report = derive.explain(text)
     assert report.total == sum(p.numel() for p in nn.Linear(2, 3).parameters())
     assert report.uncounted == ["nn"] and report.title == "nn (nn.Module)"
+
+
+class Tied(nn.Module):
+    def __init__(self, tie: bool) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(100, 8)
+        self.out = nn.Linear(8, 100, bias=False)
+        if tie:
+            self.out.weight = self.emb.weight
+
+
+@pytest.mark.parametrize("tie", [True, False])
+def test_a_head_of_the_embeddings_shape_is_not_counted(tie):
+    """Tied or not, print(model) shows the same text: the head is not counted, so the total is a
+    lower bound of both (equal to the tied model's parameters())."""
+    model = Tied(tie)
+    text = str(model)
+    assert text == str(Tied(not tie))
+    report = derive.explain(text)
+    real = sum(p.numel() for p in model.parameters())  # counts a tied tensor once
+    assert report.total == (real if tie else real - model.out.weight.numel())
+    assert report.partial and "out" in report.uncounted
+    assert any(n.startswith("out: its weight has the shape of emb.weight") for n in report.notes)

@@ -312,6 +312,8 @@ def explain_printed(text: str, partial: bool = False) -> Report:
     ]
     notes = list(dict.fromkeys(notes))  # a repeated block's notes once
     module = _marked(report.module, writer)
+    module, untied = _maybe_tied(module)
+    notes += untied
     title = mapped(report.title)
     return Report.from_module(module, report.framework, title, report.input_shape, notes)
 
@@ -323,3 +325,36 @@ def _marked(module: Module, writer: _Writer) -> Module:
         own = Module("", writer.names[module.type], counted=False, note=_OWN)
         children = (own, *children)
     return module.replace(type=writer.names.get(module.type, module.type), children=children)
+
+
+def _maybe_tied(module: Module) -> tuple[Module, list[str]]:
+    """The tree with each layer that may share its weight with an ``Embedding`` printed before it
+    not counted, and the notes saying so.
+
+    ``print(model)`` does not show a tensor two modules share: a language model's output
+    ``Linear(in_features=D, out_features=V)`` tied to its ``Embedding(V, D)`` (transformers'
+    ``tie_word_embeddings``), or two ``Embedding(V, D)`` sharing one table, are printed as if apart,
+    while ``model.parameters()`` counts the tensor once. Counting both could over-count; counting
+    the second not at all keeps the total a lower bound, tied or not.
+    """
+    tables: dict[tuple[object, ...], str] = {}
+    notes: list[str] = []
+
+    def visit(node: Module, path: str) -> Module:
+        weight = next((p for p in node.params if p.name == "weight"), None)
+        if node.type in ("Embedding", "Linear") and weight is not None and node.counted:
+            shape = tuple(weight.shape)
+            first = tables.get(shape)
+            if first is not None:
+                notes.append(
+                    f"{path}: its weight has the shape of {first}.weight, {shape}: print(model) does not "
+                    f"show whether they are tied (one tensor, counted once by model.parameters()), so "
+                    f"{path} is not counted: the total is a lower bound"
+                )
+                return Module(node.name, node.type, counted=False, note=f"may be tied to {first}.weight")
+            if node.type == "Embedding":
+                tables[shape] = path
+        children = tuple(visit(c, f"{path}.{c.name}" if path else c.name) for c in node.children)
+        return node.replace(children=children)
+
+    return visit(module, ""), notes
