@@ -161,7 +161,7 @@ def _model(args: Any, given: Input) -> int:
     from ..read import SourceError, explain, explain_code
 
     if args.input_dim is not None and (
-        given.kind == "config" or (given.kind == "file" and not given.text.endswith(".py"))
+        given.kind == "config" or (given.kind == "file" and not given.text.endswith((".py", ".txt")))
     ):
         raise InputError("--input-dim is for Keras code; a checkpoint's or a config's shapes give the input width")
     try:

@@ -63,7 +63,7 @@ MAX_MESSAGE = 200_000
 #: (huggingface_hub's ``REPO_ID_REGEX``: letters, digits, ``-``, ``_``, ``.``).
 HUB_ID = re.compile(r"[\w.-]{1,96}/[\w.-]{1,96}")
 #: File names read as files even when they do not exist (then refused as missing, not read as code).
-PATH_SUFFIXES = (".py", ".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx", ".json", ".h5")
+PATH_SUFFIXES = (".py", ".txt", ".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx", ".json", ".h5")
 
 
 @dataclass(frozen=True)

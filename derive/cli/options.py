@@ -37,10 +37,12 @@ _INPUTS = """\
 input (what INPUT is, decided in this order):
   --explain-error TEXT   a framework's error message about a model's tensors (- reads stdin)
                            derive --explain-error "size mismatch for lstm.weight_ih_l0: ..."
-  -                      model code on stdin, PyTorch, Keras or TF1 (read with ast, never run)
+  -                      model code on stdin, PyTorch, Keras or TF1 (read with ast, never run);
+                         a config's JSON; print(model)'s output
                            derive - < model.py
   FILE                   model code (.py); a checkpoint (.pt .pth .bin read weights_only,
-                         .safetensors, .keras, .onnx); a transformers config.json
+                         .safetensors, .keras, .onnx); a config.json (transformers, mamba_ssm,
+                         Keras' model.to_json()); .txt: text as it would be pasted
                            derive model.pt
   CONSTRUCTOR            one call of a class derive knows, literal arguments (symbols I H L P)
                            derive "nn.LSTM(32, 128, 2, bidirectional=True)"

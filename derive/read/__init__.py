@@ -188,6 +188,10 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
 
             with beside(path):  # the modules of the user's own beside the file, found first as Python does
                 return explain_code(read_text(path), framework, input_dim, partial)
+        if path.endswith(".txt"):  # text saved as it was pasted: print(model)'s output, a config, code
+            from .files.checkpoints import read_text
+
+            return _explain_text(read_text(path), framework, input_dim, partial)
         from .files.checkpoints import explain_file
 
         return explain_file(path)

@@ -233,3 +233,13 @@ def test_a_head_of_the_embeddings_shape_is_not_counted(tie):
     assert report.total == (real if tie else real - model.out.weight.numel())
     assert report.partial and "out" in report.uncounted
     assert any(n.startswith("out: its weight has the shape of emb.weight") for n in report.notes)
+
+
+def test_a_printout_saved_as_a_text_file(tmp_path, capsys):
+    model = _torch_only()
+    path = tmp_path / "printed.txt"
+    path.write_text(str(model) + "\n")
+    assert main([str(path), "--json"]) == EXIT_OK
+    _check(json.loads(capsys.readouterr().out), model, (), False)
+    (tmp_path / "line.txt").write_text("nn.GRU(10, 20, 2)\n")  # a .txt holds text as it would be pasted
+    assert derive.explain(str(tmp_path / "line.txt")).total == sum(p.numel() for p in nn.GRU(10, 20, 2).parameters())

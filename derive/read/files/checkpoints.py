@@ -240,6 +240,6 @@ def explain_file(path: str) -> Report:
     }
     if suffix not in readers:
         raise SourceError(
-            f"{clean(path, 80)}: unknown file type {clean(suffix, 20)!r}; expected one of {', '.join(readers)} or .py"
+            f"{clean(path, 80)}: unknown file type {clean(suffix, 20)!r}; expected one of {', '.join(readers)}, .py or .txt"
         )
     return readers[suffix](path)
