@@ -220,7 +220,8 @@ def decide(args: Any) -> Input:
         if text.lower().endswith(PATH_SUFFIXES) or "/" in text or os.sep in text:
             raise InputError(f"no such file: {text}")
     if several:
-        return _code(text, framework)
+        _code_framework(framework)
+        return Input("code", text, framework)
     kind, chosen = classify(text, framework)
     return Input(kind, text, chosen)
 
@@ -233,11 +234,6 @@ def _code_framework(framework: str | None) -> None:
             f"time: give derive the line that builds the model, with its sizes written in, and --framework "
             f"{framework} (--input-dim N for the input's features)"
         )
-
-
-def _code(text: str, framework: str | None) -> Input:
-    _code_framework(framework)
-    return Input("code", text, framework)
 
 
 def _config(text: str, framework: str | None) -> Input:

@@ -91,8 +91,11 @@ def explain_code(text: str, framework: str | None = None, input_dim: Any = None,
 
 
 def _looks_like_path(value: str) -> bool:
+    from .configs.pretrained import is_json_text
+
     return (
-        "\n" not in value
+        not is_json_text(value)  # a config's text, even one whose values hold a "/"
+        and "\n" not in value
         and "(" not in value
         and len(value) < 4096
         and (value.endswith(CHECKPOINT_SUFFIXES + (".py",)) or os.path.sep in value)

@@ -225,6 +225,7 @@ def test_config_text_pasted_on_the_command_line(capsys, monkeypatch) -> None:  #
     assert json.loads(capsys.readouterr().out)["total"] == hf_live.total(live)
     refused = {
         '{"model_type": "jamba",}': "not JSON",
+        '{"model_type": "a/b",}': "not JSON",  # a "/" in a config's text does not make it a path
         '{"hidden_size": 8}': 'needs a "model_type"',
         '{"model_type": 5}': '"model_type" is a string, got 5',
         "{}": "got an empty object",
