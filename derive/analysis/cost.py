@@ -21,7 +21,7 @@ what ``torch.utils.flop_counter.FlopCounterMode`` reports for matrix products (i
 op). A stack's step cost is, per layer, its number of directions D times the cost of that
 layer's cell (layer 0 reads I features, layers >= 1 read what the wiring gives them); with L
 layers it is ``C_0 + (L − 1)·C_1``. A sequence of T steps costs T times a step; a batch of N
-sequences, N times that (:data:`N` is the batch-size symbol, :data:`derive.symbols.T` the
+sequences, N times that (:data:`N` is the batch-size symbol, :data:`derive.engine.symbols.T` the
 sequence length).
 
 Memory:
@@ -50,8 +50,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from ..engine.operations import KINDS, step_ops, stored_elements
 from ..engine.stack import Stack
 from ..engine.symbols import Size, T, as_expr
@@ -229,7 +228,7 @@ def cost(stack: Any, seq_len: Size = T, batch: Size = N, dtype: str = "float32")
 
     Parameters
     ----------
-    stack : derive.stack.Stack, derive.tree.Module, derive.read.Report or mapping
+    stack : derive.engine.stack.Stack, derive.tree.Module, derive.read.Report or mapping
         E.g. ``derive.torch.LSTM(32, 128, 2, bidirectional=True)``; sizes may be symbolic. A
         module tree, a report with one (``derive.explain("config.json")``) or a transformers
         config as a mapping (with its ``model_type``) gives a :class:`ModelCost`.
@@ -408,7 +407,7 @@ class ModelCost:
         return _plain(self.total * DTYPE_BYTES[self.dtype])
 
     def closed_forms(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The four figures as closed forms in T (:data:`derive.symbols.T`), N (:data:`N`) and the
+        """The four figures as closed forms in T (:data:`derive.engine.symbols.T`), N (:data:`N`) and the
         model's own letters — a config's keys, where the model was read from one (its
         :attr:`~derive.tree.Module.formula` recipe rebuilt with letters) — and the letters' values.
 

@@ -28,8 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from ..engine.constructors import Constructor, register
 from ..layers.conv import conv
 from ..layers.embedding import embedding

@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .lazy import Registry
+
 __all__ = ["Constructor", "CONSTRUCTORS", "register", "lookup", "find", "frameworks"]
 
 
@@ -68,8 +70,18 @@ class Constructor:
     asked_prefixes: tuple[str, ...] = ()
 
 
-#: Every registered constructor, by (framework, class name).
-CONSTRUCTORS: dict[tuple[str, str], Constructor] = {}
+def _spellings(key: tuple[str, str], constructor: Constructor) -> tuple[str, ...]:
+    """The index keys of a constructor: ``"framework:Name"`` and every way it is written (``"nn.LSTM"``)."""
+    written = {prefix + constructor.name for prefix in (*constructor.prefixes, *constructor.asked_prefixes)}
+    return (f"{key[0]}:{key[1]}", *sorted(written))
+
+
+#: Every registered constructor, by (framework, class name): a framework's (or block's, family's)
+#: module is imported when one of its classes is first looked up (:class:`derive.engine.lazy.Registry`,
+#: by ``"framework:Name"``; :func:`find` by the spelling written).
+CONSTRUCTORS: Registry[tuple[str, str], Constructor] = Registry(
+    "constructors", index_key=lambda key: f"{key[0]}:{key[1]}", index_keys=_spellings
+)
 
 
 def register(constructor: Constructor) -> Constructor:
@@ -90,7 +102,7 @@ def register(constructor: Constructor) -> Constructor:
         The (framework, name) pair is registered already.
     """
     key = (constructor.framework, constructor.name)
-    if key in CONSTRUCTORS:
+    if key in CONSTRUCTORS.loaded():
         raise ValueError(f"constructor {constructor.framework} {constructor.name} is registered already")
     CONSTRUCTORS[key] = constructor
     return constructor
@@ -127,9 +139,10 @@ def find(dotted: str, framework: str | None = None) -> list[Constructor]:
         class name may itself be dotted: MXNet's ``sym.RNN``, written ``mx.sym.RNN``), or one of
         its ``asked_prefixes`` where ``framework`` is given.
     """
+    CONSTRUCTORS.load(dotted)
     return [
         c
-        for (fw, n), c in CONSTRUCTORS.items()
+        for (fw, n), c in CONSTRUCTORS.loaded().items()
         if dotted.endswith(n)
         and (framework is None or fw == framework)
         and (

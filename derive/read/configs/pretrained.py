@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...tree import Formula, Module, count, named_modules, named_parameters
+from ...tree import Formula, Letter, Module, count, letters_to_symbols, named_modules, named_parameters
 from ..report import Report, Row, show
 from ..source import SourceError, clean
 
@@ -208,9 +208,8 @@ def _symbolize(config: Mapping[str, Any], values: dict[str, int]) -> tuple[tuple
     """The config with each int (not bool) a positive-integer symbol named by its key; ``values`` gets them.
 
     The keys a builder lists under ``_fixed`` stay numbers: a layer pattern given as data (Jamba's
-    ``attn_layer_period``, a ``layer_types`` list as long as ``num_hidden_layers``) fixes them."""
-    import sympy
-
+    ``attn_layer_period``, a ``layer_types`` list as long as ``num_hidden_layers``) fixes them.
+    The symbols are :class:`derive.tree.Letter` s, made SymPy symbols when a closed form is built."""
     fixed = frozenset(config.get("_fixed", ()))
     out: list[tuple[str, Any]] = []
     for key, value in config.items():
@@ -220,13 +219,13 @@ def _symbolize(config: Mapping[str, Any], values: dict[str, int]) -> tuple[tuple
             value = _Map(_symbolize(value, values))
         elif type(value) is int and key not in fixed:
             values[key] = value
-            value = sympy.Symbol(key, integer=True, positive=True)
+            value = Letter(key)
         out.append((key, value))
     return tuple(out)
 
 
 def _thaw(items: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
-    return {k: _thaw(v.items) if isinstance(v, _Map) else v for k, v in items}
+    return {k: _thaw(v.items) if isinstance(v, _Map) else letters_to_symbols(v) for k, v in items}
 
 
 def _part(model_type: str, path: str, config: tuple[tuple[str, Any], ...]) -> Module | None:
