@@ -125,7 +125,7 @@ class Cost:
         return sympy.expand(2 * self.per_step["mac"] + sum(v for k, v in self.per_step.items() if k != "mac"))
 
     def _whole(self, value: Size) -> sympy.Expr:
-        return sympy.expand(value * self.seq_len * self.batch)
+        return sympy.expand(value * self.seq_len * self.batch)  # type: ignore[operator]
 
     @property
     def macs(self) -> sympy.Expr:

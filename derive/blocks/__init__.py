@@ -38,21 +38,35 @@ class ConfigModel:
         The class built (``"MambaForCausalLM"``).
     source : str
         The transformers files the model is read from.
+    keys : derive.blocks.hf_config.Keys or None
+        The config class's keys (each mapped or inert), where declared.
+    config_class : str
+        The config class (``"MambaConfig"``); "" where not declared.
     """
 
     model_type: str
     build: Callable[[Mapping[str, Any]], Module]
     architecture: str
     source: str
+    keys: Any = None
+    config_class: str = ""
 
 
 #: Every model type derive reads from a config, by ``model_type``: the module of a block or family is
 #: imported when its model type is first asked for (:class:`derive.engine.lazy.Registry`).
-CONFIG_MODELS: Registry[str, ConfigModel] = Registry("config_models")
+CONFIG_MODELS: Registry[str, ConfigModel] = Registry(
+    "config_models",
+    convention=lambda model_type: f"derive.families.{model_type}" if model_type.isidentifier() else None,
+)
 
 
 def register_config(
-    model_type: str, *, architecture: str, source: str
+    model_type: str,
+    *,
+    architecture: str,
+    source: str,
+    keys: Any = None,
+    config_class: str = "",
 ) -> Callable[[Callable[[Mapping[str, Any]], Module]], Callable[[Mapping[str, Any]], Module]]:
     """Register the decorated builder as the reader of ``model_type`` configs.
 
@@ -61,6 +75,8 @@ def register_config(
     model_type : str
     architecture : str
     source : str
+    keys, config_class
+        See :class:`ConfigModel`.
 
     Returns
     -------
@@ -76,7 +92,7 @@ def register_config(
     def decorate(build: Callable[[Mapping[str, Any]], Module]) -> Callable[[Mapping[str, Any]], Module]:
         if model_type in CONFIG_MODELS.loaded():
             raise ValueError(f"model type {model_type!r} is registered already")
-        CONFIG_MODELS[model_type] = ConfigModel(model_type, build, architecture, source)
+        CONFIG_MODELS[model_type] = ConfigModel(model_type, build, architecture, source, keys, config_class)
         return build
 
     return decorate

@@ -14,13 +14,14 @@ output_shape)`` (Keras, Flax, Haiku: the input width is known only when the laye
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .lazy import Registry
 
-__all__ = ["Constructor", "CONSTRUCTORS", "register", "lookup", "find", "frameworks"]
+__all__ = ["Constructor", "CONSTRUCTORS", "register", "lookup", "find", "frameworks", "family_module"]
 
 
 @dataclass(frozen=True)
@@ -76,11 +77,44 @@ def _spellings(key: tuple[str, str], constructor: Constructor) -> tuple[str, ...
     return (f"{key[0]}:{key[1]}", *sorted(written))
 
 
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def family_module(spelling: str) -> str | None:
+    """The module a transformers config class is registered by, by convention: ``Qwen3MoeConfig`` ->
+    ``derive.families.qwen3_moe`` (the class name less ``Config``, in snake case: its ``model_type``).
+
+    Parameters
+    ----------
+    spelling : str
+        An index key of :data:`CONSTRUCTORS` (``"transformers:Qwen3Config"``, ``"Qwen3Config"``,
+        ``"transformers.models.qwen3.Qwen3Config"``).
+
+    Returns
+    -------
+    str or None
+        None for a name that is no config class's.
+
+    Examples
+    --------
+    >>> family_module("DeepseekV3Config"), family_module("transformers.models.qwen3.Qwen3_5MoeConfig")
+    ('derive.families.deepseek_v3', 'derive.families.qwen3_5_moe')
+    >>> family_module("nn.LSTM") is None
+    True
+    """
+    name = spelling.rpartition(":")[2].rpartition(".")[2]
+    if spelling.startswith(("transformers:", "transformers.")) or spelling == name:
+        if name.endswith("Config") and len(name) > 6:
+            snake = _CAMEL.sub("_", name[:-6]).lower()
+            return f"derive.families.{snake}" if snake.isidentifier() else None
+    return None
+
+
 #: Every registered constructor, by (framework, class name): a framework's (or block's, family's)
 #: module is imported when one of its classes is first looked up (:class:`derive.engine.lazy.Registry`,
 #: by ``"framework:Name"``; :func:`find` by the spelling written).
 CONSTRUCTORS: Registry[tuple[str, str], Constructor] = Registry(
-    "constructors", index_key=lambda key: f"{key[0]}:{key[1]}", index_keys=_spellings
+    "constructors", index_key=lambda key: f"{key[0]}:{key[1]}", index_keys=_spellings, convention=family_module
 )
 
 

@@ -23,6 +23,7 @@ This module imports nothing of :mod:`derive`: the index is read by name.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 import sys
 from collections.abc import Callable, Hashable, Iterator, MutableMapping
@@ -43,6 +44,9 @@ PACKAGES = (
     "derive.read",
     "derive.render",
 )
+
+#: The packages whose modules a registry's convention may name (a family's, a block's model type).
+CONVENTION_PACKAGES = ("derive.blocks", "derive.families")
 
 #: Every registry, by table name (filled as each is made).
 REGISTRIES: dict[str, Registry[Any, Any]] = {}
@@ -84,6 +88,11 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
     order : callable, optional
         ``order(entries) -> entries``: the order iteration gives once everything is loaded (the
         frameworks' display order); default registration order.
+    convention : callable, optional
+        ``convention(index_key) -> module or None``: the module a name is registered by when the
+        index does not list it (a family's ``model_type`` names its module, ``qwen3`` ->
+        ``derive.families.qwen3``); :func:`build_index` leaves out of the index what the convention
+        finds, so that a new family that follows it needs no index entry.
 
     Examples
     --------
@@ -99,18 +108,20 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
         index_key: Callable[[K], str] | None = None,
         index_keys: Callable[[K, V], tuple[str, ...]] | None = None,
         order: Callable[[dict[K, V]], dict[K, V]] | None = None,
+        convention: Callable[[str], str | None] | None = None,
     ) -> None:
         self.name = name
         self._data: dict[K, V] = {}
         self._index_key: Callable[[K], str] = index_key or (lambda key: key)  # type: ignore[assignment,return-value]
         self._index_keys = index_keys or (lambda key, value: (self._index_key(key),))
         self._order = order
+        self.convention = convention
         self._complete = False
         REGISTRIES[name] = self
 
     # --- loading -------------------------------------------------------------------------------
     def modules_of(self, name: str) -> tuple[str, ...]:
-        """The modules the index says register ``name`` (an index key).
+        """The modules that register ``name`` (an index key): the index's, else the convention's.
 
         Parameters
         ----------
@@ -123,7 +134,11 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
         from . import index
 
         table: dict[str, tuple[str, ...]] = index.TABLES.get(self.name, {})
-        return table.get(name, ())
+        listed = table.get(name)
+        if listed is not None:
+            return listed
+        guessed = self.convention(name) if self.convention is not None else None
+        return (guessed,) if guessed is not None and _exists(guessed) else ()
 
     def load(self, name: str) -> None:
         """Import the modules that register index key ``name`` (nothing when none does).
@@ -157,6 +172,9 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
                 for module in modules:
                     if module not in sys.modules:
                         importlib.import_module(module)
+            for module in self._by_convention():  # the modules the convention finds, not listed
+                if module not in sys.modules:
+                    importlib.import_module(module)
 
         rank = {module: i for i, module in enumerate(index.ORDER)}
 
@@ -232,6 +250,27 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
     def __repr__(self) -> str:
         return f"Registry({self.name!r}, {len(self._data)} loaded{', complete' if self._complete else ''})"
 
+    def _by_convention(self) -> list[str]:
+        """Every module of the packages conventions apply to (:data:`CONVENTION_PACKAGES`): the index
+        leaves out the names a convention finds, so listing them all takes every such module."""
+        if self.convention is None:
+            return []
+        found = []
+        for package in CONVENTION_PACKAGES:
+            spec = importlib.util.find_spec(package)
+            for info in pkgutil.iter_modules(list(spec.submodule_search_locations or ())) if spec else ():
+                module = f"{package}.{info.name}"
+                if not info.name.startswith("_"):
+                    found.append(module)
+        return found
+
+
+def _exists(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
 
 def load_everything() -> None:
     """Import every module of :data:`PACKAGES` (each registers its names into the tables)."""
@@ -292,5 +331,12 @@ def build_index() -> tuple[dict[str, dict[str, tuple[str, ...]]], tuple[str, ...
     _FIRST.clear()
     with recording() as record:
         load_everything()
-    tables = {table: {k: tuple(v) for k, v in sorted(keys.items())} for table, keys in sorted(record.items())}
+    tables: dict[str, dict[str, tuple[str, ...]]] = {}
+    for table, keys in sorted(record.items()):
+        convention = REGISTRIES[table].convention
+        tables[table] = {
+            k: tuple(v)
+            for k, v in sorted(keys.items())
+            if not (convention is not None and len(v) == 1 and convention(k) == v[0])
+        }
     return tables, tuple(_FIRST)

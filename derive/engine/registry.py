@@ -60,7 +60,7 @@ class CellType:
     @property
     def page_options(self) -> dict[str, Any]:
         """The options its site page derives it with, letters made SymPy symbols (e.g. a symbolic ``kernel_size``)."""
-        return letters_to_symbols(self.page_letters)  # type: ignore[no-any-return]
+        return letters_to_symbols(self.page_letters)
 
 
 #: Every registered cell, by mode name: each module of :mod:`derive.cells` registers its cell when it

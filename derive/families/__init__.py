@@ -5,7 +5,7 @@ recurrent mixers of :mod:`derive.blocks`.
 Each family module reads its layer pattern from the config's own keys, as data (Jamba's
 ``attn_layer_period``/``attn_layer_offset`` and ``expert_layer_period``/``expert_layer_offset``,
 ``layer_types`` of Gemma 2/3 and Qwen2), maps or refuses every key by name
-(:func:`derive.blocks._hf.resolve`), and registers its ``model_type`` with
+(:func:`derive.blocks.hf_config.resolve`), and registers its ``model_type`` with
 :func:`derive.blocks.register_config` — so ``derive config.json``, :func:`derive.explain` of a path,
 a dict or a live ``PretrainedConfig``, and code building ``LlamaForCausalLM(LlamaConfig(...))``
 all reach it. The tree each builds carries the inference cache (:class:`derive.tree.State` on the

@@ -95,7 +95,7 @@ class TensorRow(NamedTuple):
 
     name: str
     shape: tuple[Size, ...]
-    count: Size
+    count: Size  # type: ignore[assignment]
     trainable: bool
 
 
@@ -263,7 +263,7 @@ def stack(
         options.pop(name, None)
     if "num_directions" in CELLS[spec.mode].options:  # SRU: its layers' structure depends on D·H vs I
         options["num_directions"] = 2 if bidirectional else 1
-        options["square_input"] = equal(input_size, options["num_directions"] * hidden_size)
+        options["square_input"] = equal(input_size, options["num_directions"] * hidden_size)  # type: ignore[operator]
     if spec.check is not None:
         spec.check(
             input_size=input_size,

@@ -31,17 +31,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..engine.lazy import Registry
 from ..tree import Dim, Module, count
 
 __all__ = ["RULES", "BATCH_ONE", "register", "matmul_flops", "projections", "per_sequence", "first_token"]
 
 #: Per class name (:attr:`derive.tree.Module.type`): ``rule(module, tokens)`` -> matmul FLOPs of
 #: one token with ``tokens`` tokens in the cache after it (its own included).
-RULES: Registry[str, Callable[[Module, Dim], Dim]] = Registry("flops_rules")
+RULES: dict[str, Callable[[Module, Dim], Dim]] = {}
 
 #: Per class name: why its rule holds for a batch of one sequence only (see :func:`per_sequence`).
-BATCH_ONE: Registry[str, str] = Registry("flops_batch_one")
+BATCH_ONE: dict[str, str] = {}
 #: Classes whose weight is one matrix applied once per token (torch `Linear`, transformers `Conv1D`, Keras `Dense`).
 _MATRICES = frozenset({"Linear", "Conv1D", "Dense"})
 #: Classes that cost no matrix product (an index lookup).
@@ -66,7 +65,7 @@ def register(type: str, rule: Callable[[Module, Dim], Dim], *, batch_one: str = 
     ValueError
         ``type`` has another rule already.
     """
-    if RULES.loaded().get(type, rule) is not rule:
+    if RULES.get(type, rule) is not rule:
         raise ValueError(f"a FLOPs rule for {type!r} is registered already")
     RULES[type] = rule
     if batch_one:

@@ -137,7 +137,7 @@ class RecurrentLayer(Recurrent):
         if not self.lettered or type(self.units) is not int:
             return None
         lettered = copy.copy(self)
-        lettered.units = Letter("H")  # type: ignore[assignment]
+        lettered.units = Letter("H")
         return lettered, self.units
 
     def with_symbols(self) -> Recurrent:

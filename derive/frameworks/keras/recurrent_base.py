@@ -207,7 +207,7 @@ class Recurrent(ABC):
         values: dict[str, Any] = {}
         if type(features) is int:
             values["I"] = features
-            features = Letter("I")  # type: ignore[assignment]
+            features = Letter("I")
         layer: Recurrent = self
         lettered = self.letters()
         if lettered is not None:

@@ -390,8 +390,23 @@ def _defaults_note(model_type: str, given: Mapping[str, Any], shape: Mapping[str
     return out
 
 
+def _outside_note(model_type: str, given: Mapping[str, Any]) -> list[str]:
+    """The keys of the config its class does not define (transformers keeps them and builds the same)."""
+    from ...blocks import config_model
+
+    entry = config_model(model_type)
+    outside = entry.keys.outside(given) if entry.keys is not None else []
+    if not outside:
+        return []
+    shown = ", ".join(outside[:12]) + (f" and {len(outside) - 12} more" if len(outside) > 12 else "")
+    return [
+        f"not keys of {entry.keys.cls}, so they change no tensor (transformers keeps them as attributes its model "
+        f"never reads): {shown}"
+    ]
+
+
 def _notes(model_type: str, given: Mapping[str, Any], model: Module) -> list[str]:
-    notes = []
+    notes = _outside_note(model_type, given)
     defaults = _defaults_note(model_type, given, model.config)
     if defaults:
         notes.append(f"not in the config, so at the config class's defaults: {', '.join(defaults)}")
