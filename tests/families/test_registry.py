@@ -63,6 +63,32 @@ def test_tiny_config_builds_as_transformers_builds_it(model_type: str, config: d
 
 
 @pytest.mark.parametrize(("model_type", "config"), TINY)
+def test_tiny_config_parts_as_transformers_classes_place_them(model_type: str, config: dict) -> None:
+    """Where the parameters sit, in all and per token, each placed by the class of its outermost module
+    that is a part of the model transformers builds (``hf_live.parts``)."""
+    live = hf_live.build(model_type, copy.deepcopy(config))
+    whole, used = hf_live.parts(live)
+    report = derive.explain({"model_type": model_type, **copy.deepcopy(config)})
+    assert report.parts is not None
+    assert {p["part"]: p["parameters"] for p in report.parts} == whole
+    assert {p["part"]: p["active"] for p in report.parts} == used
+    assert "other" not in whole
+
+
+@pytest.mark.parametrize(("model_type", "config"), TINY)
+def test_tiny_config_closed_forms_give_back_the_numbers(model_type: str, config: dict) -> None:
+    """The total's and the cache's closed forms in the config's own letters, at its values."""
+    import sympy
+
+    report = derive.explain({"model_type": model_type, **copy.deepcopy(config)})
+    formula = report.module.formula
+    assert formula is not None
+    values = {sympy.Symbol(k, integer=True, positive=True): v for k, v in formula.values}
+    assert sympy.sympify(formula.expr).subs(values) == report.total
+    hf_cache.check_closed_cache(model_type, copy.deepcopy(config))
+
+
+@pytest.mark.parametrize(("model_type", "config"), TINY)
 def test_tiny_config_saved_by_transformers(model_type: str, config: dict) -> None:
     """The config.json transformers writes for the tiny config (every key explicit, as releases are)."""
     hf_live.check_saved_config(model_type, copy.deepcopy(config))
