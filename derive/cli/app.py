@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import cost as cost_module
+from ..read.line.describe import describe
+from ..read.line.parse import InputError
 from . import output
-from .constructor import describe
 from .inputs import Input, decide
 from .options import (
     EXIT_BAD_INPUT,
@@ -21,7 +22,6 @@ from .options import (
     UsageError,
     parser,
 )
-from .parse import InputError
 
 __all__ = [
     "main",
@@ -101,7 +101,7 @@ def _main(argv: list[str] | None) -> int:
         given = decide(args)
         _check_options(args, given)
         if given.kind == "error":
-            return _explain_error(given.text)
+            return _explain_error(given.value)
         if given.kind == "constructor":
             return _constructor(args, given)
         return _model(args, given)
@@ -138,7 +138,7 @@ def _explain_error(text: str) -> int:
 
 
 def _constructor(args: Any, given: Input) -> int:
-    info = describe(given.text, False, args.input_dim, args.keras_version, given.framework)
+    info = describe(given.value, False, args.input_dim, args.keras_version, given.framework)
     cost_info = None
     if args.cost:
         if not isinstance(info["count"], int):
@@ -161,16 +161,16 @@ def _model(args: Any, given: Input) -> int:
     from ..read import SourceError, explain, explain_code
 
     if args.input_dim is not None and (
-        given.kind == "config" or (given.kind == "file" and not given.text.endswith((".py", ".txt")))
+        given.kind == "config" or (given.kind == "file" and not given.value.endswith((".py", ".txt")))
     ):
         raise InputError("--input-dim is for Keras code; a checkpoint's or a config's shapes give the input width")
     try:
         if given.kind == "config":
-            report = explain(given.text)
+            report = explain(given.value)
         elif given.kind == "file":
-            report = explain(Path(given.text), given.framework, args.input_dim, args.partial)
+            report = explain(Path(given.value), given.framework, args.input_dim, args.partial)
         else:
-            report = explain_code(given.text, given.framework, args.input_dim, args.partial)
+            report = explain_code(given.value, given.framework, args.input_dim, args.partial)
     except (SourceError, ValueError, TypeError, FileNotFoundError, IsADirectoryError) as error:
         raise InputError(str(error)) from None
     model_cost = _model_cost(args, report) if args.cost else None

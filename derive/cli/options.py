@@ -7,7 +7,7 @@ from typing import NoReturn
 
 from ..analysis import cost as cost_module
 from ..read.code.constructor_line import MAX_INT
-from .parse import EXIT_BAD_INPUT
+from ..read.line.parse import EXIT_BAD_INPUT
 
 __all__ = [
     "parser",
@@ -94,8 +94,8 @@ def _frameworks() -> str:
     import textwrap
 
     from ..engine.constructors import CONSTRUCTORS
+    from ..read.line.parse import KERAS_LAYERS, KERAS_WRAPPERS, TORCH_CLASSES
     from .inputs import load_registries
-    from .parse import KERAS_LAYERS, KERAS_WRAPPERS, TORCH_CLASSES
 
     load_registries()
     prefixes: dict[str, list[str]] = {

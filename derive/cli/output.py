@@ -233,7 +233,7 @@ def tensors_text(title: str, rows: list[dict[str, Any]], total: Any, out: TextIO
     ----------
     title : str
     rows : list of dict
-        ``{"name", "shape", "parameters"}`` and the marks of :func:`derive.cli.registered.tensor_rows`.
+        ``{"name", "shape", "parameters"}`` and the marks of :func:`derive.read.line.registered.tensor_rows`.
     total : int or sympy.Expr
     out : text stream
     """
@@ -258,7 +258,7 @@ def constructor_json(info: dict[str, Any], cost_info: dict[str, Any] | None) -> 
     str
         Indented JSON; control characters as ``\\u`` escapes.
     """
-    skip = {"object", "marks", "partial", "layers", "layer_sum"}
+    skip = {"object", "module", "marks", "partial", "layers", "layer_sum"}
     payload: dict[str, Any] = {}
     for key, value in info.items():
         if key not in skip:
@@ -405,7 +405,7 @@ def report_tensors(report: Report) -> list[dict[str, Any]]:
         A part repeated a symbolic number of times (its tensors are not listed one by one).
     """
     if report.module is not None:
-        from .registered import tensor_rows
+        from ..read.line.registered import tensor_rows
 
         return tensor_rows(report.module)
     return report.tensors
