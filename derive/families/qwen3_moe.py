@@ -16,9 +16,10 @@ both builds ``num_local_experts`` (set after the field). It has no ``layer_types
 ``max_window_layers`` (its releases carry Qwen2's; nothing reads it): with ``use_sliding_window``
 every layer's attention masks to ``sliding_window`` and ``DynamicCache`` makes every layer's cache a
 ``DynamicSlidingWindowLayer`` — unless the config carries a ``layer_types`` list, kept as an
-attribute, which ``cache_utils.py`` 1910-1957 reads: a ``full_attention`` layer's cache then keeps
-every token and its attention's matmuls run over them (the window only masks), so derive reads it as
-that layer's window: none.
+attribute, which ``cache_utils.py`` 1910-1957 reads: ``full_attention`` layers' caches then keep
+every token and their attention's matmuls run over them (the window only masks), so derive reads
+their window as none. One mask serves every layer (472-478), so layer types that differ fail once a
+sequence passes the window: derive refuses them.
 
 >>> from derive.tree import count, active
 >>> model = qwen3_moe({"hidden_size": 2048, "intermediate_size": 6144, "num_hidden_layers": 48,
@@ -213,6 +214,11 @@ def qwen3_moe(config: Mapping[str, Any]) -> Module:
     window = sliding_window(c, None)
     given = layer_types(c, L, KINDS)
     if given is not None:  # the cache's pattern (an attribute DynamicCache reads); no window where it is full
+        if len(set(given)) > 1:
+            raise ValueError(
+                "config key 'layer_types' mixes full and sliding layers: Qwen3MoeModel makes one attention mask for "
+                "every layer, which fails against caches of two lengths once a sequence passes the window"
+            )
         kinds = given if "sliding_attention" in given else None
         layer_windows, uniform = windows(kinds, window), None
         window_keys = window_shape(kinds, layer_windows)
