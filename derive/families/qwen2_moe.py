@@ -5,7 +5,7 @@ shared expert behind a sigmoid gate (Qwen1.5-MoE).
 q/k/v biased when ``qkv_bias``, ``o_proj`` never, no QK-norms, ``head_dim`` read with ``getattr``
 (the class defines none), 122-131 ``Qwen2MoeMLP``, 271-281 ``Qwen2MoeExperts`` (``gate_up_proj`` (E,
 2F, D), ``down_proj`` (E, D, F), F = ``moe_intermediate_size``), 310-317 ``Qwen2MoeTopKRouter``,
-331-336 ``Qwen2MoeSparseMoeBlock``: ``gate``, ``experts``, ``shared_expert`` (a gated MLP of
+331-337 ``Qwen2MoeSparseMoeBlock``: ``gate``, ``experts``, ``shared_expert`` (a gated MLP of
 ``shared_expert_intermediate_size``, built even at 0) and ``shared_expert_gate`` Linear(D, 1) without
 bias, whose sigmoid scales the shared expert's output; 353-362 ``Qwen2MoeDecoderLayer``: the sparse
 block where i is not in ``mlp_only_layers``, ``num_experts`` > 0 and (i + 1) is a multiple of
@@ -69,7 +69,7 @@ QWEN2_MOE_DEFAULTS: dict[str, Any] = {
 KEYS = Keys("Qwen2MoeConfig", QWEN2_MOE_DEFAULTS, MOE_INERT)
 _SOURCE = (
     "transformers/models/qwen2_moe/configuration_qwen2_moe.py 79-122, modeling_qwen2_moe.py 122-131, 209-227, "
-    "271-336, 353-362, 430-441, 467, 485-490, 584-600; cache_utils.py 196-256, 1910-1957"
+    "271-337, 353-362, 430-441, 467, 485-490, 584-600; cache_utils.py 196-256, 1910-1957"
 )
 
 

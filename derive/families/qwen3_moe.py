@@ -10,7 +10,7 @@ defines none: ``hidden_size // num_attention_heads`` unless a config.json sets i
 a multiple of ``decoder_sparse_step``, else a gated MLP of ``intermediate_size``; 428-441, 462-478
 ``Qwen3MoeModel``, 576-590).
 
-``Qwen3MoeConfig`` (``configuration_qwen3_moe.py`` 32-34 ``attribute_map``, 81-113) stores
+``Qwen3MoeConfig`` (``configuration_qwen3_moe.py`` 51-53 ``attribute_map``, 81-113) stores
 ``num_experts`` as ``num_local_experts`` (the key its saved config.json carries); a config naming
 both builds ``num_local_experts`` (set after the field). It has no ``layer_types`` and no
 ``max_window_layers`` (its releases carry Qwen2's; nothing reads it): with ``use_sliding_window``
@@ -71,10 +71,10 @@ MOE_INERT: dict[str, str] = {
     "output_router_logits": "returns the routers' logits for the auxiliary loss: no tensor",
     "router_aux_loss_coef": "the auxiliary loss's weight, in training: no tensor",
 }
-#: ``Qwen3MoeConfig``'s every key (configuration_qwen3_moe.py 32-34, 81-108).
+#: ``Qwen3MoeConfig``'s every key (configuration_qwen3_moe.py 51-53, 81-108).
 KEYS = Keys("Qwen3MoeConfig", QWEN3_MOE_DEFAULTS, MOE_INERT, aliases={"num_local_experts": "num_experts"})
 _SOURCE = (
-    "transformers/models/qwen3_moe/configuration_qwen3_moe.py 32-34, 81-113, modeling_qwen3_moe.py 121-148, "
+    "transformers/models/qwen3_moe/configuration_qwen3_moe.py 51-53, 81-113, modeling_qwen3_moe.py 121-148, "
     "192-273, 304-313, 428-441, 462-478, 576-590; cache_utils.py 196-256, 1910-1957"
 )
 
