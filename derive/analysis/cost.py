@@ -851,8 +851,9 @@ def _priced(
     if budget is not None and held_back > budget:
         raise ValueError(f"reserve ({held_back:,} B) is more than memory ({budget:,} B)")
     made = Cost(tree, seq_len, batch, dtype, kv, state, quantization_config, budget, held_back, stack)
+    if quantization_config is not None:
+        made._weights  # noqa: B018  (a quantization key derive cannot store is refused now, naming it)
     if budget is not None:
-        made.weights_bytes  # noqa: B018  (a quantization key derive cannot store is refused here)
         if (
             type(made.weights_bytes) is not int
             or type(made.cache_bytes if made._ints(seq_len, batch) else 0) is not int

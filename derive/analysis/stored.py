@@ -34,7 +34,8 @@ checkpoint names them, from the config's ``quantization_config``:
     ``(E, ceil(out / b_n), ceil(in / b_k))`` (transformers ``integrations/finegrained_fp8.py``,
     ``FP8Linear``, ``FP8Experts``, ``_alloc_expert_proj``); ``activation_scheme`` "static" adds
     ``activation_scale`` float32 ``()`` (experts: ``<name>_activation_scale`` ``(E,)``);
-    ``scale_fmt`` "ue8m0" keeps the scales as float8_e8m0fnu.
+    ``scale_fmt`` "ue8m0" keeps the scales as float8_e8m0fnu; a converted linear's bias is float32
+    (``FP8Linear.__init__`` makes it in torch's default dtype).
 ``mxfp4`` (gpt-oss)
     Each expert tensor (E, out, in) as ``<name>_blocks`` uint8 ``(E, out, in / 32, 16)`` and
     ``<name>_scales`` uint8 ``(E, out, in / 32)``: blocks of 32 four-bit values (16 bytes) with one
@@ -49,7 +50,7 @@ checkpoint names them, from the config's ``quantization_config``:
     ``weight``, "float-quantized" a float8_e4m3fn one; ``weight_scale`` in the model's dtype
     (``(1,)`` per tensor, ``(out, 1)`` per channel, ``(out, ceil(in / group_size))`` per group,
     ``(ceil(out / b_n), ceil(in / b_k))`` per block) and, asymmetric, ``weight_zero_point`` (int8 of the
-    scale's shape; packed to int32 ``(ceil(out · bits / 32), groups)`` in pack-quantized); static
+    scale's shape, as the quantizer's module holds it); static
     ``input_activations`` add ``input_scale`` (and ``input_zero_point`` when asymmetric).
 
 A method's linears are transformers' conversion targets: ``nn.Linear`` modules (bitsandbytes:
@@ -361,7 +362,7 @@ def _refuse_fused_experts(model: Module, method: str) -> None:
 
 
 def _gptq(model: Module, qc: Mapping[str, Any], dtype: str) -> tuple[Rule, str | None]:
-    bits = _bits(qc, "gptq", (2, 4, 8))
+    bits = _bits(qc, "gptq", (2, 3, 4, 8))
     _refuse_fused_experts(model, "gptq")
     fmt = qc.get("checkpoint_format", qc.get("format", "gptq")) or "gptq"
     if fmt not in ("gptq", "gptq_v2"):
@@ -379,9 +380,9 @@ def _gptq(model: Module, qc: Mapping[str, Any], dtype: str) -> tuple[Rule, str |
         if wanted is not None and in_block and not any(path.endswith("." + w) for w in wanted):
             return None
         shape = _ints(param.shape, _join(path, param.name))
-        out_f, in_f = (shape[1], shape[0]) if module.type == "Conv1D" else shape
         if param.name == "bias":
-            return [StoredTensor(_join(path, "bias"), "float16", (out_f,), _join(path, "bias"))]
+            return [StoredTensor(_join(path, "bias"), "float16", shape, _join(path, "bias"))]
+        out_f, in_f = (shape[1], shape[0]) if module.type == "Conv1D" else shape
         if param.name != "weight":
             return None
         group = _group(qc, "gptq", in_f, path)
@@ -474,8 +475,10 @@ def _fp8(model: Module, qc: Mapping[str, Any], dtype: str) -> tuple[Rule, str | 
             if static:
                 made.append(StoredTensor(f"{name}_activation_scale", "float32", (e,), name))
             return made
-        if module.type != "Linear" or param.name != "weight":
+        if module.type != "Linear" or param.name not in ("weight", "bias"):
             return None
+        if param.name == "bias":  # FP8Linear makes its bias in torch's default dtype, float32
+            return [StoredTensor(name, "float32", _ints(param.shape, name), name)]
         out_f, in_f = _ints(param.shape, name)
         sf_of: tuple[int, ...] = (_cdiv(out_f, block[0]), _cdiv(in_f, block[1])) if block else ()
         made = [StoredTensor(name, "float8_e4m3fn", (out_f, in_f), name),
@@ -593,11 +596,7 @@ def _compressed(model: Module, qc: Mapping[str, Any], dtype: str) -> tuple[Rule,
             made.append(StoredTensor(name, "int8", (out_f, in_f), name))
         made.append(StoredTensor(_join(path, "weight_scale"), dtype, scale, name))
         if not symmetric:
-            if fmt == "pack-quantized":
-                zp = (_cdiv(scale[0] * bits, 32), *scale[1:])
-                made.append(StoredTensor(_join(path, "weight_zero_point"), "int32", zp, name))
-            else:
-                made.append(StoredTensor(_join(path, "weight_zero_point"), "int8", scale, name))
+            made.append(StoredTensor(_join(path, "weight_zero_point"), "int8", scale, name))
         if fmt == "pack-quantized":
             made.append(StoredTensor(_join(path, "weight_shape"), "int64", (2,), name))
         if inputs and not inputs.get("dynamic", False):
