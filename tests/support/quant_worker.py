@@ -96,7 +96,7 @@ def _checkpoint(ask: dict[str, Any]) -> dict[str, Any]:
         loaded.save_pretrained(packed)
         header, offsets = {}, {}
         with safe_open(f"{packed}/model.safetensors", "pt") as f:
-            for key in f.keys():
+            for key in f.keys():  # noqa: SIM118  (safe_open is not iterable)
                 piece = f.get_slice(key)
                 header[key] = [_DTYPES[piece.get_dtype()], list(piece.get_shape())]
                 if ".quant_state.bitsandbytes__" in key:
