@@ -98,8 +98,9 @@ DTYPE_BYTES = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "int8": 
 #: Bytes per entry of the dtypes a cache keeps its tensors in (a counter is int64).
 STATE_BYTES = {**DTYPE_BYTES, "int64": 8}
 
-#: What the memory answers count, and what they leave out (said in the text and the JSON).
+#: What the memory answers count (said in the text and the JSON).
 COUNTED = "the weights as stored and the inference cache (weights + cache)"
+#: What the memory answers leave out (said in the text and the JSON): ``reserve`` holds memory back for it.
 NOT_COUNTED = (
     "activations of the forward (prefill intermediates, logits), the framework's workspace and allocator "
     "slack, the CUDA context, a paged cache's page granularity: hold memory back for them with reserve"

@@ -120,10 +120,13 @@ def said(size: int) -> str:
 
     Examples
     --------
-    >>> said(80 * 2**30)
-    '85,899,345,920 B (85.90 GB, 80.00 GiB)'
+    >>> said(80 * 2**30), said(2**20)
+    ('85,899,345,920 B (85.90 GB, 80.00 GiB)', '1,048,576 B (1.05 MB, 1.00 MiB)')
     """
-    return f"{size:,} B ({size / 10**9:,.2f} GB, {size / 2**30:,.2f} GiB)"
+    for si, binary, unit in ((10**12, 2**40, "T"), (10**9, 2**30, "G"), (10**6, 2**20, "M"), (10**3, 2**10, "k")):
+        if size >= si:
+            return f"{size:,} B ({size / si:,.2f} {unit}B, {size / binary:,.2f} {unit.upper()}iB)"
+    return f"{size:,} B"
 
 
 def largest(fits: Callable[[int], bool], low: int, high: int | None) -> int:
@@ -140,6 +143,11 @@ def largest(fits: Callable[[int], bool], low: int, high: int | None) -> int:
     Returns
     -------
     int
+
+    Raises
+    ------
+    ValueError
+        Doubling passes 2**70 without leaving the budget (a cache growing by less than a byte per 2**70 tokens).
     """
     if high is None:
         high = max(2 * low, 1)

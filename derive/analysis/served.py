@@ -100,6 +100,8 @@ def served_format(name: Any, option: str = "kv_dtype") -> str | None:
 
     Raises
     ------
+    TypeError
+        ``name`` is neither a str nor None.
     ValueError
         A format not in :data:`SERVED` (nor an alias of one).
 

@@ -337,7 +337,7 @@ def report_json(report: Report, cost_info: dict[str, Any] | None = None) -> str:
     ----------
     report : derive.read.Report
     cost_info : dict, optional
-        :meth:`derive.cost.ModelCost.as_dict`.
+        :meth:`derive.cost.Cost.as_dict`.
 
     Returns
     -------
@@ -355,7 +355,7 @@ def model_cost_text(cost_info: dict[str, Any], out: TextIO) -> None:
     Parameters
     ----------
     cost_info : dict
-        :meth:`derive.cost.ModelCost.as_dict`.
+        :meth:`derive.cost.Cost.as_dict`.
     out : text stream
     """
 

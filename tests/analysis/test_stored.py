@@ -190,3 +190,26 @@ def test_should_convert_as_transformers() -> None:
     for name in names:
         for pattern in patterns:
             assert stored_module.should_convert(name, pattern) == should_convert_module(name, pattern), (name, pattern)
+
+
+def test_cli_reads_a_quantized_config(tmp_path) -> None:
+    """``derive config.json`` with a quantization_config: the logical model counted as from_config builds it (the
+    key no longer refused), and --cost its weights as stored."""
+    config = {"model_type": "llama", **LLAMA, "torch_dtype": "bfloat16",
+              "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    plain = {k: v for k, v in config.items() if k != "quantization_config"}
+    run = [sys.executable, "-m", "derive", str(path)]
+    counted = json.loads(subprocess.run([*run, "--json"], capture_output=True, text=True, check=True).stdout)
+    assert counted["total"] == derive.explain(plain).total
+    data = json.loads(subprocess.run([*run, "--cost", "--json"], capture_output=True, text=True, check=True).stdout)
+    ours = cost(config, 1, 1)
+    assert data["cost"]["quant_method"] == "fp8" and data["cost"]["dtype"] == "bfloat16"
+    assert data["cost"]["weights_bytes"] == ours.weights_bytes < data["cost"]["weight_bytes"]
+    assert data["cost"]["weights_by_dtype"] == ours.weights_by_dtype
+    text = subprocess.run([*run, "--cost"], capture_output=True, text=True, check=True).stdout
+    assert f"weights as stored (fp8): {ours.weights_bytes:,} B" in text
+    path.write_text(json.dumps({**config, "quantization_config": {"quant_method": "hqq"}}))
+    bad = subprocess.run([*run, "--cost"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "'hqq'" in bad.stderr
