@@ -39,8 +39,9 @@ checkpoint names them, from the config's ``quantization_config``:
 ``mxfp4`` (gpt-oss)
     Each expert tensor (E, out, in) as ``<name>_blocks`` uint8 ``(E, out, in / 32, 16)`` and
     ``<name>_scales`` uint8 ``(E, out, in / 32)``: blocks of 32 four-bit values (16 bytes) with one
-    E8M0 scale each (transformers ``integrations/mxfp4.py``, ``convert_moe_packed_tensors``).
-    transformers converts only gpt-oss's experts (``replace_with_mxfp4_linear``: ``GptOssMLP``).
+    E8M0 scale each (transformers ``integrations/mxfp4.py``, ``convert_moe_packed_tensors``; the names
+    ``Mxfp4HfQuantizer.serialized_names``); the experts' biases in the model's dtype, as the release stores
+    them. transformers converts only gpt-oss's experts (``replace_with_mxfp4_linear``: ``GptOssMLP``).
 ``compressed-tensors``
     Each ``config_groups`` group's ``weights`` (``num_bits``, ``type``, ``symmetric``,
     ``strategy`` tensor / channel / group / block, ``group_size``, ``block_structure``) on the
@@ -69,7 +70,10 @@ Without a ``quantization_config`` every parameter is stored in ``dtype``. The mo
 
 Verification: ``tests/analysis/test_stored.py`` holds each method against the quantizer's own
 build — transformers' quantizer replacing the modules of a meta-device model, or a checkpoint it
-wrote (its safetensors header) — tensor by tensor.
+wrote (its safetensors header) — tensor by tensor: fine-grained FP8 (transformers 5.23.0),
+bitsandbytes 0.50.2, GPTQ and AWQ (gptqmodel 7.7.0, optimum 2.3.0), compressed-tensors 0.20.0.
+MXFP4's quantizer needs kernels from the Hub: its layout is held against transformers' own
+dequantizer instead (derive's blocks and scales dequantize to the gpt-oss experts' shapes).
 """
 
 from __future__ import annotations

@@ -213,3 +213,35 @@ def test_cli_reads_a_quantized_config(tmp_path) -> None:
     path.write_text(json.dumps({**config, "quantization_config": {"quant_method": "hqq"}}))
     bad = subprocess.run([*run, "--cost"], capture_output=True, text=True)
     assert bad.returncode == 2 and "'hqq'" in bad.stderr
+
+
+def test_mxfp4_blocks_dequantize_to_gpt_oss_experts() -> None:
+    """MXFP4 (gpt-oss): transformers' own dequantizer (``integrations/mxfp4.py``, ``convert_moe_packed_tensors``:
+    a byte holds two e2m1 values, a block of 16 bytes one E8M0 scale, and the result transposed back) turns
+    derive's ``*_blocks`` and ``*_scales``, under the names transformers' quantizer serializes
+    (``Mxfp4HfQuantizer.serialized_names``), into exactly the shapes of the live gpt-oss model's experts. The
+    quantizer itself does not run here (its kernels come from the Hub), and derive builds no gpt-oss from a
+    config: the tree is the live model's, read by derive.explain."""
+    import torch
+    import transformers
+    from transformers.integrations.mxfp4 import convert_moe_packed_tensors
+    from transformers.quantizers.quantizer_mxfp4 import Mxfp4HfQuantizer
+
+    cfg = transformers.AutoConfig.for_model("gpt_oss", vocab_size=128, hidden_size=64, intermediate_size=96,
+                                            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                                            num_local_experts=4, head_dim=16)  # fmt: skip
+    with torch.device("meta"):
+        model = transformers.AutoModelForCausalLM.from_config(cfg)
+    tree = derive.explain(model).module
+    tensors = {t.name: t for t in stored_module.stored(tree, {"quant_method": "mxfp4"}, "bfloat16").tensors}
+    live = dict(model.named_parameters())
+    for layer in range(2):
+        experts = f"model.layers.{layer}.mlp.experts"
+        for proj, names in Mxfp4HfQuantizer.serialized_names.items():
+            blocks, scales = (tensors[f"{experts}.{n}"] for n in names)
+            assert blocks.dtype == scales.dtype == "uint8"
+            made = convert_moe_packed_tensors(torch.zeros(blocks.shape, dtype=torch.uint8),
+                                              torch.full(scales.shape, 127, dtype=torch.uint8))  # fmt: skip
+            assert tuple(made.shape) == tuple(live[f"{experts}.{proj}"].shape)
+            assert f"{experts}.{proj}" not in tensors
+        assert tensors[f"model.layers.{layer}.self_attn.q_proj.weight"].dtype == "bfloat16"
