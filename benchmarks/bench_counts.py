@@ -205,7 +205,7 @@ def main(argv=None) -> int:
         "Vectorized throughput is the same at every model size because the closed form is a fixed "
         "polynomial evaluated in int64 (entries that could exceed int64 would switch to exact Python "
         "integers; none does here). One exact count evaluates the structure's closed form, derived "
-        "once and cached (`derive.stack._numeric_count`). Instantiation on `meta` still builds every "
+        "once and cached (`derive.engine.stack._numeric_count`). Instantiation on `meta` still builds every "
         "parameter's tensor object; on the CPU it also allocates and initialises the weights, so its "
         "cost grows with the model."
     )

@@ -30,14 +30,14 @@ from contextlib import redirect_stderr, redirect_stdout
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
-import derive.keras as dk
-import derive.torch as dt
 import pytest
 import sympy
 import torch
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+import derive.keras as dk
+import derive.torch as dt
 from derive import H, I, L, P
 from derive.cli import main
 

@@ -2,10 +2,10 @@
 
 import doctest
 
-import derive.torch
 import pytest
 
 import derive
+import derive.torch
 from docs_src.calculator import blocks as calculator_blocks
 
 

@@ -22,12 +22,12 @@ import itertools
 import signal
 from contextlib import contextmanager
 
-import derive.torch as dt
 import numpy as np
 import pytest
 import sympy
 import torch
 
+import derive.torch as dt
 from derive import cells
 from derive.engine.symbols import H, I, L
 

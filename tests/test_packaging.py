@@ -97,10 +97,11 @@ def test_installed_wheel_works_without_extras(dist: Path, tmp_path: Path) -> Non
     ).stdout
     assert "0.2.0" in version
     code = (
-        "import derive, derive.torch as dt, derive.keras as dk, derive.stack; "
+        "import derive, derive.torch as dt, derive.keras as dk, derive.engine.stack; "
         "assert dt.LSTM(32, 128, 2, bidirectional=True).count == 561152; "
         "assert dk.count(dk.Bidirectional(dk.LSTM(128)), 28) == 160768; "
         "assert derive.frameworks.count('onnx', 'GRU', 10, 20) == 1920; "
+        "from derive.families.family import released; assert len(released('llama')) >= 13; "
         "import sys; assert 'torch' not in sys.modules and 'keras' not in sys.modules; "
         "assert derive.__file__.startswith(sys.prefix), derive.__file__"
     )

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import time
 
-import derive.torch as dt
 import pytest
 import sympy
 from torch import nn
 
+import derive.torch as dt
 from derive import PYTORCH, SIMPLE_CONCAT, UNIDIRECTIONAL, L, Stack, compare
 from derive.analysis.cost import cost
 from derive.cli import describe

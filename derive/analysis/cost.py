@@ -26,7 +26,7 @@ what ``torch.utils.flop_counter.FlopCounterMode`` reports for matrix products (i
 op). A stack's step cost is, per layer, its number of directions D times the cost of that
 layer's cell (layer 0 reads I features, layers >= 1 read what the wiring gives them); with L
 layers it is ``C_0 + (L − 1)·C_1``. A sequence of T steps costs T times a step; a batch of N
-sequences, N times that (N is the batch-size symbol, :data:`derive.symbols.T` the sequence length).
+sequences, N times that (N is the batch-size symbol, :data:`derive.engine.symbols.T` the sequence length).
 
 ``activation_bytes`` (a stack, kept for training)
     Assumption: backpropagation through time keeps, for every time step, layer and direction,
@@ -745,7 +745,7 @@ def cost(
 
     Parameters
     ----------
-    stack : derive.stack.Stack, derive.tree.Module, derive.read.Report or mapping
+    stack : derive.engine.stack.Stack, derive.tree.Module, derive.read.Report or mapping
         A recurrent stack (``derive.torch.LSTM(32, 128, 2, bidirectional=True)``; sizes may be
         symbolic), a module tree, a report with one (``derive.explain("config.json")``) or a
         transformers config as a mapping (with its ``model_type``; its ``quantization_config`` and

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy
-
+from .._sympy import sympy
 from ..engine.conventions import Tensor
 from ..engine.stack import UPPER, Stack
 from ..engine.symbols import Size, plain
@@ -45,14 +44,14 @@ class Change:
     directions : tuple of str
         ``"forward"``, ``"reverse"`` (one per tensor).
     layer : int, sympy.Symbol or None
-        The layer: an int, :data:`derive.stack.UPPER` (every layer 1 .. L - 1), or None for the
+        The layer: an int, :data:`derive.engine.stack.UPPER` (every layer 1 .. L - 1), or None for the
         output layer.
     shape_a, shape_b : tuple or None
         Shape of one such tensor in ``a`` and in ``b``; None where that configuration has none.
     each : sympy.Expr
         Parameters of one tensor in ``a`` minus in ``b``.
     times : sympy.Expr
-        How many such tensors: directions x layers (L - 1 for :data:`~derive.stack.UPPER`).
+        How many such tensors: directions x layers (L - 1 for :data:`~derive.engine.stack.UPPER`).
     reason : str
         In words: ``"shape differs"``, ``"only in a"``, ``"only in b"``, or ``"tied across directions
         in b (stored once)"``.
@@ -143,7 +142,7 @@ def _role(tensor: Tensor) -> tuple[tuple[str, str], ...]:
 
 
 #: Equal int ``num_layers`` up to this many are compared layer by layer (one change per layer);
-#: beyond, layers >= 1 are compared once, as :data:`~derive.stack.UPPER` with multiplicity L - 1
+#: beyond, layers >= 1 are compared once, as :data:`~derive.engine.stack.UPPER` with multiplicity L - 1
 #: (every layer >= 1 of a stack has the same tensors): the work does not grow with L.
 LISTED_LAYERS = 8
 #: Stacks of different int ``num_layers`` are matched layer by layer: at most this many layers.
@@ -153,7 +152,7 @@ MAX_UNEQUAL_LAYERS = 1_000
 def _check_stack(stack: object, name: str) -> None:
     if not all(hasattr(stack, attr) for attr in ("layer_tensors", "num_layers", "count")):
         raise TypeError(
-            f"{name} must be a derive.stack.Stack (or an adapter object such as derive.torch.LSTM), "
+            f"{name} must be a derive.engine.stack.Stack (or an adapter object such as derive.torch.LSTM), "
             f"got {type(stack).__name__}"
         )
 
@@ -184,9 +183,9 @@ def compare(a: Stack, b: Stack) -> Difference:
 
     Parameters
     ----------
-    a, b : derive.stack.Stack
+    a, b : derive.engine.stack.Stack
         Two configurations (any cell, convention and wiring, e.g. ``derive.torch.LSTM(I, H, L,
-        bidirectional=True)`` or a :class:`~derive.stack.Stack` with another wiring). Tensors are
+        bidirectional=True)`` or a :class:`~derive.engine.stack.Stack` with another wiring). Tensors are
         matched by layer, direction and role (which of the cell's parameter groups they hold), so
         configurations of different frameworks can be compared.
 

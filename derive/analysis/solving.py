@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
+from ..engine.lazy import Registry
 from ..engine.symbols import as_expr
 from ..engine.validate import shown
 
@@ -101,7 +101,7 @@ class Solution:
 
 #: Notebook display of a :class:`Solution`, by MIME kind: filled by :mod:`derive.render.display`
 #: when it is imported (``import derive`` does), so that the analysis does not depend on the renderers.
-FORMATTERS: dict[str, Callable[[Solution], str]] = {}
+FORMATTERS: Registry[str, Callable[[Solution], str]] = Registry("solution_formatters")
 
 
 def _as_count(value: Any) -> sympy.Expr:

@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import sympy
 
+from .._sympy import sympy
 from ..engine.symbols import as_expr
 from ..engine.validate import shown
 

@@ -5,18 +5,17 @@ Each module of this package writes one block family once: its update equations (
 and its parameter declarations as a composition of the primitives of :mod:`derive.layers` on the
 module tree (:mod:`derive.tree`); each framework's spelling of the block (``mamba_ssm.Mamba``,
 transformers' ``MambaMixer``) registers its constructor (:mod:`derive.engine.constructors`), and
-each transformers model type its config reader with :func:`register_config`. The modules are found
-at import (no list to edit).
+each transformers model type its config reader with :func:`register_config`. A module is imported
+when a name it registers is first asked for (:mod:`derive.engine.lazy`).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.lazy import Registry
 from ..tree import Module
 
 __all__ = ["ConfigModel", "CONFIG_MODELS", "register_config", "config_model"]
@@ -39,20 +38,35 @@ class ConfigModel:
         The class built (``"MambaForCausalLM"``).
     source : str
         The transformers files the model is read from.
+    keys : derive.blocks.hf_config.Keys or None
+        The config class's keys (each mapped or inert), where declared.
+    config_class : str
+        The config class (``"MambaConfig"``); "" where not declared.
     """
 
     model_type: str
     build: Callable[[Mapping[str, Any]], Module]
     architecture: str
     source: str
+    keys: Any = None
+    config_class: str = ""
 
 
-#: Every model type derive reads from a config, by ``model_type``.
-CONFIG_MODELS: dict[str, ConfigModel] = {}
+#: Every model type derive reads from a config, by ``model_type``: the module of a block or family is
+#: imported when its model type is first asked for (:class:`derive.engine.lazy.Registry`).
+CONFIG_MODELS: Registry[str, ConfigModel] = Registry(
+    "config_models",
+    convention=lambda model_type: f"derive.families.{model_type}" if model_type.isidentifier() else None,
+)
 
 
 def register_config(
-    model_type: str, *, architecture: str, source: str
+    model_type: str,
+    *,
+    architecture: str,
+    source: str,
+    keys: Any = None,
+    config_class: str = "",
 ) -> Callable[[Callable[[Mapping[str, Any]], Module]], Callable[[Mapping[str, Any]], Module]]:
     """Register the decorated builder as the reader of ``model_type`` configs.
 
@@ -61,6 +75,8 @@ def register_config(
     model_type : str
     architecture : str
     source : str
+    keys, config_class
+        See :class:`ConfigModel`.
 
     Returns
     -------
@@ -74,9 +90,9 @@ def register_config(
     """
 
     def decorate(build: Callable[[Mapping[str, Any]], Module]) -> Callable[[Mapping[str, Any]], Module]:
-        if model_type in CONFIG_MODELS:
+        if model_type in CONFIG_MODELS.loaded():
             raise ValueError(f"model type {model_type!r} is registered already")
-        CONFIG_MODELS[model_type] = ConfigModel(model_type, build, architecture, source)
+        CONFIG_MODELS[model_type] = ConfigModel(model_type, build, architecture, source, keys, config_class)
         return build
 
     return decorate
@@ -100,17 +116,7 @@ def config_model(model_type: str) -> ConfigModel:
     """
     try:
         return CONFIG_MODELS[model_type]
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, AttributeError):
         raise ValueError(
             f"model_type {model_type!r} is not one derive builds from a config; known: {sorted(CONFIG_MODELS)}"
         ) from None
-
-
-def _discover() -> None:
-    """Import every module of this package, so that each registers its blocks."""
-    for module in pkgutil.iter_modules(__path__):
-        if not module.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{module.name}")
-
-
-_discover()

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from ..tree import Dim, Formula, Module
+from ..tree import Dim, Formula, Letter, Module, letters_to_symbols
 
 __all__ = [
     "value",
@@ -166,35 +165,6 @@ def symbol(letter: str) -> Any:
 def _hashable(x: Any) -> Any:
     """Lists as tuples (so that equal recipes share one cached closed form); a dict stays as it is."""
     return tuple(x) if isinstance(x, list) else x
-
-
-@dataclass(frozen=True)
-class Letter:
-    """A size left as a letter in a recipe, made a SymPy symbol only when the closed form is asked."""
-
-    name: str
-
-    def symbol(self) -> Any:
-        """The symbol (:func:`symbol`)."""
-        return symbol(self.name)
-
-
-def letters_to_symbols(x: Any) -> Any:
-    """``x`` with every :class:`Letter` (alone, or in a tuple) replaced by its symbol.
-
-    Parameters
-    ----------
-    x : object
-
-    Returns
-    -------
-    object
-    """
-    if isinstance(x, Letter):
-        return x.symbol()
-    if isinstance(x, tuple):
-        return tuple(letters_to_symbols(v) for v in x)
-    return x
 
 
 def _rebuild(build: Callable[[Mapping[str, Any]], Module], pairs: tuple[tuple[str, Any], ...]) -> Module:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.lazy import Registry
+
 __all__ = [
     "Shapes",
     "Unreadable",
@@ -127,8 +129,8 @@ def groups_and_state(gn: int, state_default: int) -> tuple[int, int, str]:
 #: when the names are not its (raises :class:`Unreadable` when they are but the shapes do not fit).
 ShapeReader = Callable[[Shapes, Mapping[str, str]], "Inferred | None"]
 
-#: Every registered reader with the class it recognises, in registration order.
-SHAPE_READERS: list[tuple[ShapeReader, str]] = []
+#: Every registered reader, by the class it recognises (iterating imports every block's module).
+SHAPE_READERS: Registry[str, ShapeReader] = Registry("shape_readers")
 
 
 def register_shapes(architecture: str) -> Callable[[ShapeReader], ShapeReader]:
@@ -146,7 +148,7 @@ def register_shapes(architecture: str) -> Callable[[ShapeReader], ShapeReader]:
     """
 
     def decorate(reader: ShapeReader) -> ShapeReader:
-        SHAPE_READERS.append((reader, architecture))
+        SHAPE_READERS[architecture] = reader
         return reader
 
     return decorate

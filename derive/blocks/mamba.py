@@ -39,7 +39,7 @@ from ..layers.norm import rms_norm
 from ..layers.token_flops import projections
 from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
-from . import _hf, register_config
+from . import hf_config, register_config
 from ._shapes import Inferred, Shapes, dims, layer_count, ratio, register_shapes, tied
 
 __all__ = ["EQUATIONS", "dt_rank_auto", "inner_width", "mixer", "cache", "Mamba", "causal_lm", "LETTERS"]
@@ -316,10 +316,10 @@ def Mamba(
         A flag that is not a bool.
     """
     for key, value in (("d_model", d_model), ("d_state", d_state), ("d_conv", d_conv)):
-        _hf.positive(value, key)
+        hf_config.positive(value, key)
     if dt_rank != "auto":
-        _hf.positive(dt_rank, "dt_rank")
-    if isinstance(expand, bool) or not (isinstance(expand, (int, float)) or _hf.symbolic(expand)):
+        hf_config.positive(dt_rank, "dt_rank")
+    if isinstance(expand, bool) or not (isinstance(expand, (int, float)) or hf_config.symbolic(expand)):
         raise ValueError(f"argument expand must be a number, got {expand!r}")
     if isinstance(expand, (int, float)) and _is_int(d_model) and inner_width(expand, d_model) < 1:
         raise ValueError(f"int(expand * d_model) = {inner_width(expand, d_model)}: the inner width must be >= 1")
@@ -445,21 +445,21 @@ def causal_lm(config: Mapping[str, Any], model_type: str = "mamba") -> Module:
         A key derive cannot map, or a value transformers refuses, naming the key.
     """
     cls = "MambaConfig" if model_type == "mamba" else "FalconMambaConfig"
-    c = _hf.resolve(config, cls=cls, defaults=_DEFAULTS, inert=_INERT, same_as=_SAME_AS)
+    c = hf_config.resolve(config, cls=cls, defaults=_DEFAULTS, inert=_INERT, same_as=_SAME_AS)
     if config.get("ssm_cfg") not in (None, {}):
         raise ValueError(
             f"config key 'ssm_cfg' is mamba_ssm's; transformers' {cls} ignores it: write its sizes as keys"
         )
-    V, D = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size")
-    N, K = _hf.size(c, "state_size"), _hf.size(c, "conv_kernel")
-    L = _hf.size(c, "num_hidden_layers", 0)
-    flags = {k: _hf.flag(c, k) for k in ("use_bias", "use_conv_bias", "tie_word_embeddings")}
-    R = _hf.time_step_rank(c["time_step_rank"])
+    V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
+    N, K = hf_config.size(c, "state_size"), hf_config.size(c, "conv_kernel")
+    L = hf_config.size(c, "num_hidden_layers", 0)
+    flags = {k: hf_config.flag(c, k) for k in ("use_bias", "use_conv_bias", "tie_word_embeddings")}
+    R = hf_config.time_step_rank(c["time_step_rank"])
     shape: dict[str, Any] = {"vocab_size": V, "hidden_size": D, "state_size": N, "conv_kernel": K}
     if "intermediate_size" in config:
-        E = shape["intermediate_size"] = _hf.size(c, "intermediate_size")
+        E = shape["intermediate_size"] = hf_config.size(c, "intermediate_size")
     else:
-        shape["expand"] = _hf.strict_int(c, "expand", cls)
+        shape["expand"] = hf_config.strict_int(c, "expand", cls)
         E = inner_width(shape["expand"], D)
     shape.update(num_hidden_layers=L, time_step_rank=R, **flags)
     prefix = "Mamba" if model_type == "mamba" else "FalconMamba"
@@ -478,7 +478,7 @@ def causal_lm(config: Mapping[str, Any], model_type: str = "mamba") -> Module:
         f"{prefix}Model",
         children=(embedding(V, D, name="embeddings"), block, rms_norm((D,), name="norm_f", type=f"{prefix}RMSNorm")),
     )
-    head = _hf.lm_head(D, V, "backbone.embeddings.weight" if flags["tie_word_embeddings"] else None)
+    head = hf_config.lm_head(D, V, "backbone.embeddings.weight" if flags["tie_word_embeddings"] else None)
     return Module("", f"{prefix}ForCausalLM", children=(backbone, head), config=shape)
 
 

@@ -28,8 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from ..engine.constructors import Constructor, register
 from ..layers.conv import conv
 from ..layers.embedding import embedding
@@ -38,7 +37,7 @@ from ..layers.norm import rms_norm
 from ..layers.token_flops import first_token, projections
 from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
-from . import _hf, register_config
+from . import hf_config, register_config
 from ._shapes import Inferred, Shapes, Unreadable, dims, groups_and_state, layer_count, ratio, register_shapes, tied
 
 __all__ = [
@@ -435,7 +434,7 @@ def Mamba2(
     if d_ssm is not None:
         sizes["d_ssm"] = d_ssm
     for key, value in sizes.items():
-        _hf.positive(value, key)
+        hf_config.positive(value, key)
     low, high = A_init_range
     if not 0 < low <= high:
         raise ValueError(f"A_init_range must hold 0 < low <= high (mamba_ssm asserts it), got {A_init_range!r}")
@@ -558,15 +557,15 @@ def causal_lm(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, a value transformers refuses (``hidden_size * expand`` must equal
         ``num_heads * head_dim``), naming the key.
     """
-    c = _hf.resolve(config, cls="Mamba2Config", defaults=_DEFAULTS, inert=(*_INERT, "ssm_cfg"), same_as=_SAME_AS)
+    c = hf_config.resolve(config, cls="Mamba2Config", defaults=_DEFAULTS, inert=(*_INERT, "ssm_cfg"), same_as=_SAME_AS)
     if config.get("ssm_cfg") not in (None, {}):
         raise ValueError("config key 'ssm_cfg' is mamba_ssm's; transformers' Mamba2Config ignores it")
     keys = ("vocab_size", "hidden_size", "state_size", "conv_kernel", "num_heads", "head_dim", "n_groups")
-    s = {k: _hf.size(c, k) for k in keys}
-    s["num_hidden_layers"] = _hf.size(c, "num_hidden_layers", 0)
-    s["expand"] = _hf.strict_int(c, "expand", "Mamba2Config")
-    flags = {k: _hf.flag(c, k) for k in ("use_bias", "use_conv_bias", "tie_word_embeddings")}
-    _hf.time_step_rank(c["time_step_rank"])  # int() in the mixer (modeling_mamba2.py 388); no tensor uses it
+    s = {k: hf_config.size(c, k) for k in keys}
+    s["num_hidden_layers"] = hf_config.size(c, "num_hidden_layers", 0)
+    s["expand"] = hf_config.strict_int(c, "expand", "Mamba2Config")
+    flags = {k: hf_config.flag(c, k) for k in ("use_bias", "use_conv_bias", "tie_word_embeddings")}
+    hf_config.time_step_rank(c["time_step_rank"])  # int() in the mixer (modeling_mamba2.py 388); no tensor uses it
     D, inner = s["hidden_size"], s["expand"] * s["hidden_size"]
     heads = s["num_heads"] * s["head_dim"]
     if type(inner) is int and type(heads) is int and inner != heads:
@@ -594,7 +593,7 @@ def causal_lm(config: Mapping[str, Any]) -> Module:
     final = rms_norm((D,), name="norm_f", type="Mamba2RMSNorm")
     V = s["vocab_size"]
     backbone = Module("backbone", "Mamba2Model", children=(embedding(V, D, name="embeddings"), block, final))
-    head = _hf.lm_head(D, V, "backbone.embeddings.weight" if flags["tie_word_embeddings"] else None)
+    head = hf_config.lm_head(D, V, "backbone.embeddings.weight" if flags["tie_word_embeddings"] else None)
     s.pop("head_dim")  # no tensor reads it once num_heads is known (P = E / H)
     shape = {**s, **flags}
     shape.update(kept_chunk(config, shape, "chunk_size"))

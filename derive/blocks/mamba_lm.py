@@ -29,7 +29,7 @@ from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.norm import layer_norm, rms_norm
 from ..tree import Dim, Module
-from . import _hf, register_config
+from . import hf_config, register_config
 from ._shapes import Inferred, Shapes, Unreadable, dims, groups_and_state, layer_count, ratio, register_shapes, tied
 from .mamba import Mamba
 from .mamba2 import Mamba2, mixer_sizes
@@ -147,11 +147,11 @@ def lm_head_model(config: Mapping[str, Any]) -> Module:
     c = {**_DEFAULTS, **{k: v for k, v in config.items() if k != "model_type"}}
     if c["attn_layer_idx"]:
         raise ValueError("config key 'attn_layer_idx': mamba_ssm's attention layers (MHA) are not derived")
-    D = _hf.size(c, "d_model")
-    L = _hf.size(c, "n_layer", 0)
-    V = padded_vocab(_hf.size(c, "vocab_size"), _hf.size(c, "pad_vocab_size_multiple"))
-    mlp = _hf.size(c, "d_intermediate", 0)
-    flags = {k: _hf.flag(c, k) for k in ("rms_norm", "tie_embeddings", "residual_in_fp32", "fused_add_norm")}
+    D = hf_config.size(c, "d_model")
+    L = hf_config.size(c, "n_layer", 0)
+    V = padded_vocab(hf_config.size(c, "vocab_size"), hf_config.size(c, "pad_vocab_size_multiple"))
+    mlp = hf_config.size(c, "d_intermediate", 0)
+    flags = {k: hf_config.flag(c, k) for k in ("rms_norm", "tie_embeddings", "residual_in_fp32", "fused_add_norm")}
     mixer = _mixer(D, c["ssm_cfg"]).replace(name="mixer")
     children: tuple[Module, ...] = (_norm(D, flags["rms_norm"], "norm"), mixer)
     if mlp != 0:
@@ -164,7 +164,7 @@ def lm_head_model(config: Mapping[str, Any]) -> Module:
         "MixerModel",
         children=(embedding(V, D, name="embedding"), block, _norm(D, flags["rms_norm"], "norm_f")),
     )
-    head = _hf.lm_head(D, V, "backbone.embedding.weight" if flags["tie_embeddings"] else None)
+    head = hf_config.lm_head(D, V, "backbone.embedding.weight" if flags["tie_embeddings"] else None)
     ssm = {"layer": c["ssm_cfg"].get("layer", "Mamba1")}
     ssm.update((k, v) for k, v in mixer.config.items() if k != "d_model")
     shape: dict[str, Any] = {"d_model": D, "n_layer": L, "vocab_size": c["vocab_size"]}

@@ -2,8 +2,9 @@
 
 Each module of this package writes one cell with :class:`derive.engine.equations.Equations`
 and registers its builder in the engine's registry (:func:`register`,
-:mod:`derive.engine.registry`, re-exported here with :data:`CELLS` and :func:`make_cell`); the
-modules are found at import (no list to edit), so adding a cell is adding one module. :func:`make_cell` builds a registered cell
+:mod:`derive.engine.registry`, re-exported here with :data:`CELLS` and :func:`make_cell`); a cell's
+module is imported when its mode is first asked for (:mod:`derive.engine.lazy`: adding a cell is adding
+one module and ``scripts/update-index``). :func:`make_cell` builds a registered cell
 by its mode name (PyTorch's ``"RNN_TANH"``, ``"RNN_RELU"``, ``"LSTM"``, ``"GRU"``, and
 ``"MGU"``, ``"CONVLSTM"``, ...).
 
@@ -15,10 +16,8 @@ by its mode name (PyTorch's ``"RNN_TANH"``, ``"RNN_RELU"``, ``"LSTM"``, ``"GRU"`
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from typing import Any
 
-from ..engine.algebra import relu, sigma
 from ..engine.cell import BIAS_POLICIES, Cell, Parameter, bias_policy
 from ..engine.registry import CELLS, CellType, make_cell, register
 
@@ -36,18 +35,26 @@ __all__ = [
 ]
 
 
-def _discover() -> None:
-    """Import every module of this package, so that each registers its cell."""
-    for module in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{module.name}")
-
-
-_discover()
-
-from .convlstm_cell import conv_lstm  # noqa: E402  (re-exported: derive.cells.lstm etc. as before)
-from .elman_cell import elman  # noqa: E402
-from .gru_cell import gru  # noqa: E402
-from .lstm_cell import lstm  # noqa: E402
-from .mgu_cell import mgu  # noqa: E402
-
 __all__ += ["elman", "lstm", "gru", "mgu", "conv_lstm"]
+
+#: The cells' builders re-exported here, and their modules (imported when first asked).
+_BUILDERS = {
+    "elman": "elman_cell",
+    "lstm": "lstm_cell",
+    "gru": "gru_cell",
+    "mgu": "mgu_cell",
+    "conv_lstm": "convlstm_cell",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The builders of :data:`_BUILDERS` and the equations' functions ``sigma``, ``relu``, imported on first use."""
+    import importlib
+
+    if name in _BUILDERS:
+        return getattr(importlib.import_module(f"{__name__}.{_BUILDERS[name]}"), name)
+    if name in ("sigma", "relu"):
+        from ..engine import algebra
+
+        return getattr(algebra, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

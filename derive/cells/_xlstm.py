@@ -9,20 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
-
+from .._sympy import function as _sympy_function
+from .._sympy import sympy
 from ..engine.equations import Equations, add, elementwise, matmul
 from ..engine.symbols import Size
 
 __all__ = ["SiLU", "GN", "maxabs1", "multiple", "check_heads", "causal_conv"]
 
 #: ``SiLU(v) = v * sigma(v)`` (swish), element-wise.
-SiLU = sympy.Function("SiLU")
+SiLU = _sympy_function("SiLU")
 #: The group norm over heads without its gain (``MultiHeadLayerNorm``: ``F.group_norm`` with one
 #: group per head), element-wise notation.
-GN = sympy.Function("GN")
+GN = _sympy_function("GN")
 #: ``max(|v|, 1)``, the mLSTM's lower bound of its normaliser (no parameters).
-maxabs1 = sympy.Function("maxabs1")
+maxabs1 = _sympy_function("maxabs1")
 
 
 def multiple(size: Size, of: Size) -> bool:

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import sympy
-from sympy import tanh
-
+from .._sympy import sympy
 from ..engine.equations import Cell, Equations, add, elementwise, odot, sigma
 from ..engine.symbols import Size, product
+from ..tree import Letter
 from . import register
 
 __all__ = ["conv_lstm"]
@@ -26,8 +25,8 @@ __all__ = ["conv_lstm"]
     source="Shi et al., NeurIPS 2015 (arXiv:1506.04214); keras/src/layers/rnn/conv_lstm.py",
     page_options={
         "kernel_size": (
-            sympy.Symbol("k_1", integer=True, positive=True),
-            sympy.Symbol("k_2", integer=True, positive=True),
+            Letter("k_1"),
+            Letter("k_2"),
         )
     },
 )
@@ -84,8 +83,8 @@ def conv_lstm(
     c_prev = eq.state("c_{t-1}", filters)
     i = eq.let("i_t", elementwise(sigma, eq.pre_activation("i")))
     f = eq.let("f_t", elementwise(sigma, eq.pre_activation("f")))
-    g = eq.let("g_t", elementwise(tanh, eq.pre_activation("g")))
+    g = eq.let("g_t", elementwise(sympy.tanh, eq.pre_activation("g")))
     o = eq.let("o_t", elementwise(sigma, eq.pre_activation("o")))
     c = eq.let("c_t", add(odot(f, c_prev), odot(i, g)))
-    eq.let("h_t", odot(o, elementwise(tanh, c)))
+    eq.let("h_t", odot(o, elementwise(sympy.tanh, c)))
     return eq.cell("CONVLSTM", ("i", "f", "g", "o"))

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sympy import tanh
-
+from .._sympy import sympy
 from ..engine.equations import Cell, Equations, elementwise, relu
 from ..engine.symbols import Size
 from . import register
@@ -59,6 +58,6 @@ def elman(
     if not isinstance(nonlinearity, str) or nonlinearity not in ("tanh", "relu"):
         raise ValueError(f"Unknown nonlinearity {nonlinearity!r}. Select from 'tanh' or 'relu'.")
     eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
-    phi = {"tanh": tanh, "relu": relu}[nonlinearity]
+    phi = {"tanh": sympy.tanh, "relu": relu}[nonlinearity]
     eq.let("h_t", elementwise(phi, eq.pre_activation("h")))
     return eq.cell("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", ("h",))

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sympy import tanh
-
+from .._sympy import sympy
 from ..engine.equations import Cell, Equations, add, elementwise, odot, one_minus, sigma
 from ..engine.symbols import Size
 from . import register
@@ -52,6 +51,6 @@ def gru(
     eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     r = eq.let("r_t", elementwise(sigma, eq.pre_activation("r")))
     z = eq.let("z_t", elementwise(sigma, eq.pre_activation("z")))
-    n = eq.let("n_t", elementwise(tanh, eq.candidate("n", r, reset_after)))
+    n = eq.let("n_t", elementwise(sympy.tanh, eq.candidate("n", r, reset_after)))
     eq.let("h_t", add(odot(one_minus(z), n), odot(z, eq.h)))
     return eq.cell("GRU", ("r", "z", "n"))

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sympy import tanh
-
+from .._sympy import sympy
 from ..engine.equations import Cell, Equations, add, bracket, elementwise, odot, relu
 from ..engine.symbols import Size
 from . import register
@@ -64,5 +63,5 @@ def ind_rnn(
     eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     u = eq.vector("peephole", "hh", "h", "u")
     pre = add(eq.linear("i", "h", eq.bias != "none"), odot(u, eq.h))
-    eq.let("h_t", elementwise(relu if nonlinearity == "relu" else tanh, bracket(pre)))
+    eq.let("h_t", elementwise(relu if nonlinearity == "relu" else sympy.tanh, bracket(pre)))
     return eq.cell("INDRNN", ("h",))

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import sympy
-from sympy import tanh
-
+from .._sympy import function as _sympy_function
+from .._sympy import sympy
 from ..engine.equations import Cell, Equations, add, elementwise, matmul, odot, sigma
 from ..engine.symbols import Size
 from . import register
@@ -20,7 +19,7 @@ __all__ = ["layer_norm_lstm", "LN"]
 
 #: ``LN(v) = (v - mean(v)) / std(v)``, the normalisation of a vector (without its gain and shift,
 #: which are parameters and written out).
-LN = sympy.Function("LN")
+LN = _sympy_function("LN")
 
 
 @register(
@@ -61,7 +60,7 @@ def layer_norm_lstm(input_size: Size, hidden_size: Size, bias: bool | str = True
     eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     c_prev = eq.state("c_{t-1}", hidden_size)
     gates = {}
-    for gate, function in (("i", sigma), ("f", sigma), ("g", tanh), ("o", sigma)):
+    for gate, function in (("i", sigma), ("f", sigma), ("g", sympy.tanh), ("o", sigma)):
         terms = []
         for side, source in (("h", eq.h), ("x", eq.x)):
             group = "hh" if side == "h" else "ih"
@@ -75,5 +74,5 @@ def layer_norm_lstm(input_size: Size, hidden_size: Size, bias: bool | str = True
     c = eq.let("c_t", add(odot(gates["f"], c_prev), odot(gates["i"], gates["g"])))
     alpha = eq.vector("gain", "ln_c", None, r"\alpha^{c}")
     beta = eq.vector("gain", "ln_c_shift", None, r"\beta^{c}")
-    eq.let("h_t", odot(gates["o"], elementwise(tanh, add(odot(alpha, elementwise(LN, c)), beta))))
+    eq.let("h_t", odot(gates["o"], elementwise(sympy.tanh, add(odot(alpha, elementwise(LN, c)), beta))))
     return eq.cell("LNLSTM", ("i", "f", "g", "o"))

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sympy import tanh
-
+from .._sympy import sympy
 from ..engine.equations import Cell, Equations, add, elementwise, matmul, odot, sigma
 from ..engine.symbols import Size
 from . import register
@@ -73,7 +72,7 @@ def lstm(
     peep = c_prev if peepholes else None
     i = eq.let("i_t", elementwise(sigma, eq.pre_activation("i", peep)))
     f = eq.let("f_t", elementwise(sigma, eq.pre_activation("f", peep)))
-    g = eq.let("g_t", elementwise(tanh, eq.pre_activation("g")))
+    g = eq.let("g_t", elementwise(sympy.tanh, eq.pre_activation("g")))
     if peepholes:
         c = eq.let("c_t", add(odot(f, c_prev), odot(i, g)))
         o = eq.let("o_t", elementwise(sigma, eq.pre_activation("o", c)))
@@ -82,7 +81,7 @@ def lstm(
         c = eq.let("c_t", add(odot(f, c_prev), odot(i, g)))
     if projected:
         w_hr = eq.weight("hr", None, "hr", proj_size, hidden_size)
-        eq.let("h_t", matmul(w_hr, odot(o, elementwise(tanh, c))))
+        eq.let("h_t", matmul(w_hr, odot(o, elementwise(sympy.tanh, c))))
     else:
-        eq.let("h_t", odot(o, elementwise(tanh, c)))
+        eq.let("h_t", odot(o, elementwise(sympy.tanh, c)))
     return eq.cell("LSTM", ("i", "f", "g", "o"))

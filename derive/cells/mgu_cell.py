@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sympy import tanh
-
+from .._sympy import sympy
 from ..engine.equations import Cell, Equations, add, elementwise, odot, one_minus, sigma
 from ..engine.symbols import Size
 from . import register
@@ -63,8 +62,8 @@ def mgu(
     eq = Equations(input_size, hidden_size, hidden_size, bias, numeric=numeric)
     f = eq.let("f_t", elementwise(sigma, eq.pre_activation("f")))
     if reset_gate:
-        n = eq.let("n_t", elementwise(tanh, eq.candidate("n", f, reset_after)))
+        n = eq.let("n_t", elementwise(sympy.tanh, eq.candidate("n", f, reset_after)))
     else:
-        n = eq.let("n_t", elementwise(tanh, eq.pre_activation("n")))
+        n = eq.let("n_t", elementwise(sympy.tanh, eq.pre_activation("n")))
     eq.let("h_t", add(odot(one_minus(f), n), odot(f, eq.h)))
     return eq.cell("MGU", ("f", "n"))

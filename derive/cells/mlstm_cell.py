@@ -14,9 +14,7 @@ import math
 from functools import lru_cache
 from typing import Any
 
-import sympy
-from sympy import exp
-
+from .._sympy import sympy
 from ..engine.equations import (
     Cell,
     Equations,
@@ -31,19 +29,20 @@ from ..engine.equations import (
     vstack,
 )
 from ..engine.symbols import Size
+from ..tree import Letter
 from . import register
 from ._xlstm import GN, SiLU, causal_conv, maxabs1, multiple
 
 __all__ = ["mlstm", "inner_size"]
 
 #: N_H, the number of heads, for the cell's page.
-NUM_HEADS = sympy.Symbol("N_H", integer=True, positive=True)
+NUM_HEADS = Letter("N_H")
 #: K, the causal convolution's taps, for the cell's page.
-CONV_K = sympy.Symbol("K", integer=True, positive=True)
+CONV_K = Letter("K")
 #: The up-projection factor, for the cell's page.
-PROJ_FACTOR = sympy.Symbol("p", positive=True)
+PROJ_FACTOR = Letter("p", integer=False)
 #: The head-wise q, k, v projections' block size, for the cell's page.
-BLOCKSIZE = sympy.Symbol("B", integer=True, positive=True)
+BLOCKSIZE = Letter("B")
 
 
 def inner_size(
@@ -193,7 +192,7 @@ def mlstm(
     k = eq.let("k_t", linear("k", "k", d_inner, x_c, blocks))
     v = eq.let("v_t", linear("v", "v", d_inner, x_m, blocks))
     qkv = vstack(q, k, v)
-    eq.let("i_t", elementwise(exp, linear("i", "i", num_heads, qkv, biased=True)))
+    eq.let("i_t", elementwise(sympy.exp, linear("i", "i", num_heads, qkv, biased=True)))
     eq.let("f_t", elementwise(sigma, linear("f", "f", num_heads, qkv, biased=True)))
     d = d_inner // num_heads if isinstance(d_inner, int) and isinstance(num_heads, int) else d_inner / num_heads
     i_h, f_h = (eq.scalar(f"{g}^{{(h)}}_t") for g in ("i", "f"))

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import sympy
-from sympy import tanh
-
+from .._sympy import sympy
 from ..engine.equations import Cell, Equations, add, elementwise, odot, one_minus, sigma
 from ..engine.symbols import Size
+from ..tree import Letter
 from . import register
 
 __all__ = ["qrnn", "POOLINGS"]
@@ -28,7 +27,7 @@ POOLINGS = {"f": ("z", "f"), "fo": ("z", "f", "o"), "ifo": ("z", "f", "o", "i")}
     title="Quasi-recurrent neural network (QRNN)",
     generic="qrnn",
     source="Bradbury et al., ICLR 2017 (arXiv:1611.01576), eqs. (1)-(4); torchqrnn/qrnn.py (QRNNLayer.__init__)",
-    page_options={"window": sympy.Symbol("k", integer=True, positive=True)},
+    page_options={"window": Letter("k")},
 )
 @lru_cache(maxsize=4096)
 def qrnn(
@@ -81,7 +80,7 @@ def qrnn(
     eq = Equations(window * input_size, hidden_size, hidden_size, bias, x_name="X_t", h_name="h_{t-1}", numeric=numeric)
     c_prev = eq.state("c_{t-1}", hidden_size)
     with_bias = eq.bias != "none"
-    z = eq.let("z_t", elementwise(tanh, eq.linear("i", "z", with_bias)))
+    z = eq.let("z_t", elementwise(sympy.tanh, eq.linear("i", "z", with_bias)))
     f = eq.let("f_t", elementwise(sigma, eq.linear("i", "f", with_bias)))
     o = eq.let("o_t", elementwise(sigma, eq.linear("i", "o", with_bias))) if "o" in gates else None
     if "i" in gates:

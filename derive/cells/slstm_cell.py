@@ -12,20 +12,19 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import sympy
-from sympy import exp, tanh
-
+from .._sympy import sympy
 from ..engine.equations import Cell, Equations, add, elementwise, matmul, odot, reciprocal, sigma
 from ..engine.symbols import Size
+from ..tree import Letter
 from . import register
 from ._xlstm import GN, causal_conv, check_heads
 
 __all__ = ["slstm"]
 
 #: N_H, the number of heads, for the cell's page.
-NUM_HEADS = sympy.Symbol("N_H", integer=True, positive=True)
+NUM_HEADS = Letter("N_H")
 #: K, the causal convolution's taps, for the cell's page.
-CONV_K = sympy.Symbol("K", integer=True, positive=True)
+CONV_K = Letter("K")
 
 
 @register(
@@ -105,7 +104,12 @@ def slstm(
     n_prev = eq.state("n_{t-1}", hidden_size)
     x_conv = causal_conv(eq, eq.x, input_size, conv1d_kernel_size, "x^c_t")
     gates = {}
-    for gate, function, source in (("i", exp, x_conv), ("f", sigma, x_conv), ("z", tanh, eq.x), ("o", sigma, eq.x)):
+    for gate, function, source in (
+        ("i", sympy.exp, x_conv),
+        ("f", sigma, x_conv),
+        ("z", sympy.tanh, eq.x),
+        ("o", sigma, eq.x),
+    ):
         w = eq.weight("ih", gate, f"{gate}", hidden_size, input_size, groups=num_heads)
         r = eq.weight("hh", gate, gate, hidden_size, hidden_size, groups=num_heads, name=f"R_{{{gate}}}")
         terms = [matmul(w, source), matmul(r, eq.h)]

@@ -6,8 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from ..engine.symbols import Size, plain
 from .formula import instantiate, keras_formula, torch_formula
 from .inputs import classify, is_legacy

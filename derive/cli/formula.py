@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from ..engine.constructors import lookup
 from ..engine.symbols import H, I, as_expr
 from ..frameworks import pytorch as dt

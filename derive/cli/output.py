@@ -13,8 +13,7 @@ import os
 import sys
 from typing import Any, NoReturn, TextIO
 
-import sympy
-
+from .._sympy import sympy
 from ..read.report import Report
 
 __all__ = [
@@ -186,7 +185,7 @@ def constructor_text(info: dict[str, Any], cost_info: dict[str, Any] | None, out
     info : dict
         From :func:`derive.cli.describe`.
     cost_info : dict or None
-        :meth:`derive.cost.Cost.as_dict`.
+        :meth:`derive.analysis.cost.Cost.as_dict`.
     out : text stream
     """
     from rich.text import Text
@@ -337,7 +336,7 @@ def report_json(report: Report, cost_info: dict[str, Any] | None = None) -> str:
     ----------
     report : derive.read.Report
     cost_info : dict, optional
-        :meth:`derive.cost.Cost.as_dict`.
+        :meth:`derive.analysis.cost.Cost.as_dict`.
 
     Returns
     -------
@@ -355,7 +354,7 @@ def model_cost_text(cost_info: dict[str, Any], out: TextIO) -> None:
     Parameters
     ----------
     cost_info : dict
-        :meth:`derive.cost.Cost.as_dict`.
+        :meth:`derive.analysis.cost.Cost.as_dict`.
     out : text stream
     """
 
@@ -386,7 +385,7 @@ def served_lines(cost_info: dict[str, Any]) -> list[str]:
     Parameters
     ----------
     cost_info : dict
-        :meth:`derive.cost.Cost.as_dict`.
+        :meth:`derive.analysis.cost.Cost.as_dict`.
 
     Returns
     -------

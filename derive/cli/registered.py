@@ -11,8 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from ..engine.symbols import plain
 from ..read.code.constructor_line import Made, argument_notes, module_of, read_call
 from ..read.source import SourceError

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
-from sympy import BlockMatrix, HadamardPower, HadamardProduct, MatAdd, MatMul, MatrixExpr, OneMatrix
-from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+from .._sympy import function as _sympy_function
+from .._sympy import sympy
 
 __all__ = [
     "Block",
@@ -45,9 +44,9 @@ __all__ = [
 ]
 
 #: The logistic sigmoid, applied element-wise.
-sigma = sympy.Function("sigma")
+sigma = _sympy_function("sigma")
 #: The rectifier max(0, x), applied element-wise.
-relu = sympy.Function("ReLU")
+relu = _sympy_function("ReLU")
 
 
 class ShapeError(ValueError):
@@ -122,7 +121,7 @@ def _same(a: sympy.Expr, b: sympy.Expr) -> bool:
     return sympy.expand(a - b) == 0
 
 
-def check_conformance(expr: MatrixExpr) -> None:
+def check_conformance(expr: sympy.MatrixExpr) -> None:
     """Check that every sum, product and element-wise product in ``expr`` has conforming shapes.
 
     Parameters
@@ -138,12 +137,12 @@ def check_conformance(expr: MatrixExpr) -> None:
     if isinstance(expr, Block):
         return
     for node in sympy.preorder_traversal(expr):
-        if isinstance(node, (MatAdd, HadamardProduct)):
+        if isinstance(node, (sympy.MatAdd, sympy.HadamardProduct)):
             shapes = [arg.shape for arg in node.args]
             if not all(_same(r, shapes[0][0]) and _same(c, shapes[0][1]) for r, c in shapes):
                 raise ShapeError(f"non-conforming shapes {shapes} in {node}")
-        elif isinstance(node, MatMul):
-            factors = [a for a in node.args if isinstance(a, MatrixExpr)]
+        elif isinstance(node, sympy.MatMul):
+            factors = [a for a in node.args if isinstance(a, sympy.MatrixExpr)]
             for left, right in zip(factors, factors[1:]):
                 if not _same(left.shape[1], right.shape[0]):
                     raise ShapeError(f"cannot multiply {left.shape} by {right.shape} in {node}")
@@ -167,10 +166,10 @@ def add(*terms: Any) -> Any:
     """
     if type(terms[0]) is Block:
         return _same_shapes(terms, "a sum")
-    flat: list[MatrixExpr] = []
+    flat: list[sympy.MatrixExpr] = []
     for term in terms:
-        flat.extend(term.args if isinstance(term, MatAdd) else [term])
-    return MatAdd(*flat, evaluate=False)
+        flat.extend(term.args if isinstance(term, sympy.MatAdd) else [term])
+    return sympy.MatAdd(*flat, evaluate=False)
 
 
 def odot(*factors: Any) -> Any:
@@ -191,7 +190,7 @@ def odot(*factors: Any) -> Any:
     """
     if type(factors[0]) is Block:
         return _same_shapes(factors, "an element-wise product")
-    return HadamardProduct(*factors, evaluate=False)
+    return sympy.HadamardProduct(*factors, evaluate=False)
 
 
 def matmul(*factors: Any) -> Any:
@@ -211,7 +210,7 @@ def matmul(*factors: Any) -> Any:
         Blocks whose inner dimensions differ.
     """
     if not _numeric(factors):
-        return MatMul(*factors)
+        return sympy.MatMul(*factors)
     blocks = [f for f in factors if type(f) is Block]
     for left, right in zip(blocks, blocks[1:]):
         if left.shape[1] != right.shape[0]:
@@ -234,7 +233,7 @@ def elementwise(function: Any, expr: Any) -> Any:
     """
     if type(expr) is Block:
         return Block(expr.shape)
-    return ElementwiseApplyFunction(function, expr)
+    return sympy.ElementwiseApplyFunction(function, expr)
 
 
 def one_minus(expr: Any) -> Any:
@@ -250,7 +249,7 @@ def one_minus(expr: Any) -> Any:
     """
     if type(expr) is Block:
         return Block(expr.shape)
-    return MatAdd(OneMatrix(*expr.shape), -expr, evaluate=False)
+    return sympy.MatAdd(sympy.OneMatrix(*expr.shape), -expr, evaluate=False)
 
 
 def reciprocal(expr: Any) -> Any:
@@ -266,7 +265,7 @@ def reciprocal(expr: Any) -> Any:
     """
     if type(expr) is Block:
         return Block(expr.shape)
-    return HadamardPower(expr, -1)
+    return sympy.HadamardPower(expr, -1)
 
 
 def transpose(expr: Any) -> Any:
@@ -301,7 +300,7 @@ def vstack(*blocks: Any) -> Any:
         Blocks of different numbers of columns.
     """
     if not _numeric(blocks):
-        return BlockMatrix([[b] for b in blocks])
+        return sympy.BlockMatrix([[b] for b in blocks])
     columns = {b.shape[1] for b in blocks}
     if len(columns) != 1:
         raise ShapeError(f"cannot stack {[b.shape for b in blocks]}: unequal columns")
@@ -321,7 +320,7 @@ def bracket(expr: Any) -> Any:
     """
     if type(expr) is Block:
         return expr
-    return MatAdd(expr, evaluate=False)
+    return sympy.MatAdd(expr, evaluate=False)
 
 
 def sqrt(value: Any) -> Any:

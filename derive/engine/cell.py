@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from .symbols import Size
 
 __all__ = ["Parameter", "Cell", "BIAS_POLICIES", "bias_policy"]

@@ -14,11 +14,14 @@ output_shape)`` (Keras, Flax, Haiku: the input width is known only when the laye
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Constructor", "CONSTRUCTORS", "register", "lookup", "find", "frameworks"]
+from .lazy import Registry
+
+__all__ = ["Constructor", "CONSTRUCTORS", "register", "lookup", "find", "frameworks", "family_module"]
 
 
 @dataclass(frozen=True)
@@ -68,8 +71,51 @@ class Constructor:
     asked_prefixes: tuple[str, ...] = ()
 
 
-#: Every registered constructor, by (framework, class name).
-CONSTRUCTORS: dict[tuple[str, str], Constructor] = {}
+def _spellings(key: tuple[str, str], constructor: Constructor) -> tuple[str, ...]:
+    """The index keys of a constructor: ``"framework:Name"`` and every way it is written (``"nn.LSTM"``)."""
+    written = {prefix + constructor.name for prefix in (*constructor.prefixes, *constructor.asked_prefixes)}
+    return (f"{key[0]}:{key[1]}", *sorted(written))
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def family_module(spelling: str) -> str | None:
+    """The module a transformers config class is registered by, by convention: ``Qwen3MoeConfig`` ->
+    ``derive.families.qwen3_moe`` (the class name less ``Config``, in snake case: its ``model_type``).
+
+    Parameters
+    ----------
+    spelling : str
+        An index key of :data:`CONSTRUCTORS` (``"transformers:Qwen3Config"``, ``"Qwen3Config"``,
+        ``"transformers.models.qwen3.Qwen3Config"``).
+
+    Returns
+    -------
+    str or None
+        None for a name that is no config class's.
+
+    Examples
+    --------
+    >>> family_module("DeepseekV3Config"), family_module("transformers.models.qwen3.Qwen3_5MoeConfig")
+    ('derive.families.deepseek_v3', 'derive.families.qwen3_5_moe')
+    >>> family_module("nn.LSTM") is None
+    True
+    """
+    name = spelling.rpartition(":")[2].rpartition(".")[2]
+    if spelling.startswith(("transformers:", "transformers.")) or spelling == name:
+        if name.endswith("Config") and len(name) > 6:
+            snake = _CAMEL.sub("_", name[:-6]).lower()
+            return f"derive.families.{snake}" if snake.isidentifier() else None
+    return None
+
+
+#: Every registered constructor, by (framework, class name): a framework's (or block's, family's)
+#: module is imported when one of its classes is first looked up (:class:`derive.engine.lazy.Registry`,
+#: by ``"framework:Name"``; :func:`find` by the spelling written).
+CONSTRUCTORS: Registry[tuple[str, str], Constructor] = Registry(
+    "constructors", index_key=lambda key: f"{key[0]}:{key[1]}", index_keys=_spellings, convention=family_module
+)
 
 
 def register(constructor: Constructor) -> Constructor:
@@ -90,7 +136,7 @@ def register(constructor: Constructor) -> Constructor:
         The (framework, name) pair is registered already.
     """
     key = (constructor.framework, constructor.name)
-    if key in CONSTRUCTORS:
+    if key in CONSTRUCTORS.loaded():
         raise ValueError(f"constructor {constructor.framework} {constructor.name} is registered already")
     CONSTRUCTORS[key] = constructor
     return constructor
@@ -127,9 +173,10 @@ def find(dotted: str, framework: str | None = None) -> list[Constructor]:
         class name may itself be dotted: MXNet's ``sym.RNN``, written ``mx.sym.RNN``), or one of
         its ``asked_prefixes`` where ``framework`` is given.
     """
+    CONSTRUCTORS.load(dotted)
     return [
         c
-        for (fw, n), c in CONSTRUCTORS.items()
+        for (fw, n), c in CONSTRUCTORS.loaded().items()
         if dotted.endswith(n)
         and (framework is None or fw == framework)
         and (

@@ -12,8 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from .cell import BIAS_POLICIES, Cell, Parameter
 from .registry import CELLS
 from .symbols import Size
@@ -149,7 +148,7 @@ class Convention:
         base : str
             Base name from a :class:`TensorLayout` (``"weight_ih"``, ``"kernel"``, ...).
         layer : int, sympy.Symbol or None
-            Layer index (:data:`derive.stack.UPPER` for any layer >= 1); None for a single cell.
+            Layer index (:data:`derive.engine.stack.UPPER` for any layer >= 1); None for a single cell.
         direction : int, default 0
             0 forward, 1 reverse.
         num_directions : int or None
@@ -177,7 +176,7 @@ class Convention:
         cells : sequence of Cell
             One cell per direction (1 or 2), forward first.
         layer : int, sympy.Symbol or None
-            Layer index (:data:`derive.stack.UPPER` for any layer >= 1); None for a single cell.
+            Layer index (:data:`derive.engine.stack.UPPER` for any layer >= 1); None for a single cell.
         bias : bool, default True
             The layer's bias flag.
 
@@ -248,7 +247,7 @@ class Convention:
         cell : Cell
             The cell of this layer and direction.
         layer : int, sympy.Symbol or None
-            Layer index (:data:`derive.stack.UPPER` for any layer >= 1); None for a single cell.
+            Layer index (:data:`derive.engine.stack.UPPER` for any layer >= 1); None for a single cell.
         direction : int, default 0
             0 forward, 1 reverse.
         num_directions : int or None

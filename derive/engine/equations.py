@@ -23,9 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import sympy
-from sympy import MatrixSymbol
-
+from .._sympy import sympy
 from .algebra import (
     Block,
     Scalar,
@@ -140,7 +138,7 @@ class Equations:
         """
         if self.numeric:
             return Block((rows, cols), name)
-        return MatrixSymbol(name, rows, cols)
+        return sympy.MatrixSymbol(name, rows, cols)
 
     def scalar(self, name: str, **assumptions: bool) -> Any:
         """A named scalar (a gate's value for one head, a head's width in a constant factor).
@@ -180,7 +178,7 @@ class Equations:
         return state
 
     def _declare(self, name: str, rows: Size, cols: Size, kind: str, group: str, gate: str | None, **more: Any) -> Any:
-        symbol = Block((rows, cols), name) if self.numeric else MatrixSymbol(name, rows, cols)
+        symbol = Block((rows, cols), name) if self.numeric else sympy.MatrixSymbol(name, rows, cols)
         self.declared.append(Parameter(symbol, kind, group, gate, **more))
         return symbol
 
@@ -409,7 +407,7 @@ class Equations:
         if self.numeric:  # a cell declares what it reads: the tests hold both modes to the same parameters
             parameters = tuple(self.declared)
         else:
-            appearing = set().union(*(rhs.atoms(MatrixSymbol) for _, rhs in self.equations))
+            appearing = set().union(*(rhs.atoms(sympy.MatrixSymbol) for _, rhs in self.equations))
             parameters = tuple(p for p in self.declared if p.symbol in appearing)
         return Cell(
             name,

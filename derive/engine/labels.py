@@ -8,9 +8,10 @@ Processing 45(11):2673-2681, 1997, Part III. A :class:`derive.engine.wirings.Wir
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from .._sympy import symbol as _symbol
+from .._sympy import sympy
 from .symbols import Size
 
 __all__ = ["Labels", "PLACEMENTS", "POSTERIORS", "K"]
@@ -26,8 +27,16 @@ PLACEMENTS = ("states", "output")
 POSTERIORS = ("forward", "backward")
 
 
-#: K, the number of classes of a modified BRNN's one-hot label input (and of its output layer).
-K = sympy.Symbol("K", integer=True, positive=True)
+def __getattr__(name: str) -> Any:
+    """:data:`K`, made (SymPy imported) on first use."""
+    if name == "K":
+        return _symbol("K")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    #: K, the number of classes of a modified BRNN's one-hot label input (and of its output layer).
+    K: sympy.Symbol
 
 
 @dataclass(frozen=True)

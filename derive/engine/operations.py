@@ -17,10 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-import sympy
-from sympy import BlockMatrix, HadamardPower, HadamardProduct, MatAdd, MatMul, MatrixExpr
-from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
-
+from .._sympy import sympy
 from .equations import Cell
 
 __all__ = ["KINDS", "EXTRA_KINDS", "step_ops", "matmul_flops", "stored_elements"]
@@ -47,7 +44,7 @@ _FUNCTION_KIND = {
 }
 
 
-def _function_kind(node: ElementwiseApplyFunction) -> str:
+def _function_kind(node: sympy.ElementwiseApplyFunction) -> str:
     f = node.function
     name = f.expr.func.__name__ if isinstance(f, sympy.Lambda) else getattr(f, "__name__", str(f))
     if name not in _FUNCTION_KIND:
@@ -55,40 +52,40 @@ def _function_kind(node: ElementwiseApplyFunction) -> str:
     return _FUNCTION_KIND[name]
 
 
-def _size(node: MatrixExpr) -> sympy.Expr:
+def _size(node: sympy.MatrixExpr) -> sympy.Expr:
     rows, cols = node.shape
     return rows * cols
 
 
-def _negated(node: MatrixExpr) -> MatrixExpr | None:
+def _negated(node: sympy.MatrixExpr) -> sympy.MatrixExpr | None:
     """``X`` if ``node`` is ``-X`` (a MatMul with coefficient -1), else None."""
-    if isinstance(node, MatMul) and node.args[0] == -1:
+    if isinstance(node, sympy.MatMul) and node.args[0] == -1:
         rest = node.args[1:]
-        return rest[0] if len(rest) == 1 else MatMul(*rest)
+        return rest[0] if len(rest) == 1 else sympy.MatMul(*rest)
     return None
 
 
-def _walk(node: MatrixExpr, ops: Counter[str], groups: dict | None = None) -> None:
+def _walk(node: sympy.MatrixExpr, ops: Counter[str], groups: dict | None = None) -> None:
     """Add the operations of ``node`` to ``ops``; ``groups``: block-diagonal weights -> blocks."""
     groups = groups or {}
-    if isinstance(node, MatAdd):
+    if isinstance(node, sympy.MatAdd):
         ops["add"] += (len(node.args) - 1) * _size(node)
         for term in node.args:
             inner = _negated(term)
             _walk(inner if inner is not None else term, ops, groups)  # a - b: the subtraction is the add
-    elif isinstance(node, HadamardProduct):
+    elif isinstance(node, sympy.HadamardProduct):
         ops["mul"] += (len(node.args) - 1) * _size(node)
         for arg in node.args:
             _walk(arg, ops, groups)
-    elif isinstance(node, ElementwiseApplyFunction):
+    elif isinstance(node, sympy.ElementwiseApplyFunction):
         ops[_function_kind(node)] += _size(node)
         _walk(node.expr, ops, groups)
-    elif isinstance(node, HadamardPower):
+    elif isinstance(node, sympy.HadamardPower):
         ops["div" if node.exp == -1 else "mul"] += _size(node)
         _walk(node.base, ops, groups)
-    elif isinstance(node, MatMul):
-        scalars = [a for a in node.args if not isinstance(a, MatrixExpr)]
-        factors = [a for a in node.args if isinstance(a, MatrixExpr)]
+    elif isinstance(node, sympy.MatMul):
+        scalars = [a for a in node.args if not isinstance(a, sympy.MatrixExpr)]
+        factors = [a for a in node.args if isinstance(a, sympy.MatrixExpr)]
         rows = factors[0].shape[0]
         for k, (left, right) in enumerate(zip(factors, factors[1:])):
             blocks = groups.get(left, 1) if k == 0 else 1  # a block-diagonal weight: its blocks only
@@ -97,7 +94,7 @@ def _walk(node: MatrixExpr, ops: Counter[str], groups: dict | None = None) -> No
             ops["mul"] += _size(node)
         for factor in factors:
             _walk(factor, ops, groups)
-    elif isinstance(node, BlockMatrix):  # a concatenation: nothing computed but its blocks
+    elif isinstance(node, sympy.BlockMatrix):  # a concatenation: nothing computed but its blocks
         for block in node.blocks:
             _walk(block, ops, groups)
     # symbols, OneMatrix, ZeroMatrix, a transpose: nothing to compute

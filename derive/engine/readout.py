@@ -3,7 +3,7 @@
 ``y_t = W_y v_t + b_y``, where ``v_t`` is what the stack hands on at step t — for a
 bidirectional stack the concatenation ``[h_fwd_t ; h_bwd_t]`` (D·H_out features),
 plus K label inputs for a modified BRNN that places them there (see
-:func:`derive.wirings.modified_brnn`). As for the cells, the parameters are the
+:func:`derive.engine.wirings.modified_brnn`). As for the cells, the parameters are the
 symbols that appear in the equation, laid out as ``torch.nn.Linear`` stores them
 (``torch/nn/modules/linear.py``, ``Linear.__init__``: ``weight`` (out_features,
 in_features), ``bias`` (out_features,)).

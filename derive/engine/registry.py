@@ -1,8 +1,8 @@
 """The cell registry: every cell derive knows, by mode name, and :func:`make_cell` to build one.
 
 Each module of :mod:`derive.cells` writes one cell with :class:`derive.engine.equations.Equations`
-and registers its builder here with :func:`register` (the package imports its modules when it is
-imported, so :data:`CELLS` is full once :mod:`derive` is). The engine builds the cells of a stack by
+and registers its builder here with :func:`register`; :data:`CELLS` imports a cell's module when its
+mode is first asked for (:mod:`derive.engine.lazy`). The engine builds the cells of a stack by
 name through :func:`make_cell`; it never imports :mod:`derive.cells` itself.
 """
 
@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..tree import letters_to_symbols
 from .cell import Cell
+from .lazy import Registry
 
 __all__ = ["CellType", "CELLS", "register", "make_cell", "generic_names"]
 
@@ -36,9 +38,10 @@ class CellType:
         The cell's name for readers (``"LSTM"``, ``"Minimal gated unit (MGU)"``).
     source : str
         The paper (and framework file) its equations are taken from.
-    page_options : dict
-        Options its site page derives it with (e.g. a symbolic ``kernel_size``); the page's prose
-        is the template ``templates/cells/<mode>.md.j2``.
+    page_letters : dict
+        Options its site page derives it with, as registered: a symbolic size is a
+        :class:`derive.tree.Letter` (made a symbol only when :attr:`page_options` is read); the
+        page's prose is the template ``templates/cells/<mode>.md.j2``.
     generic : str
         The framework-independent name of the cell that :func:`derive.frameworks.count` accepts in
         place of a framework's class name (``"lstm"``); "" for none (a variant such as
@@ -51,12 +54,18 @@ class CellType:
     fixed: dict[str, Any] = field(default_factory=dict)
     title: str = ""
     source: str = ""
-    page_options: dict[str, Any] = field(default_factory=dict)
+    page_letters: dict[str, Any] = field(default_factory=dict)
     generic: str = ""
 
+    @property
+    def page_options(self) -> dict[str, Any]:
+        """The options its site page derives it with, letters made SymPy symbols (e.g. a symbolic ``kernel_size``)."""
+        return letters_to_symbols(self.page_letters)
 
-#: Every registered cell, by mode name (filled at import by the modules of :mod:`derive.cells`).
-CELLS: dict[str, CellType] = {}
+
+#: Every registered cell, by mode name: each module of :mod:`derive.cells` registers its cell when it
+#: is imported, which a lookup of its mode does (:class:`derive.engine.lazy.Registry`).
+CELLS: Registry[str, CellType] = Registry("cells")
 
 
 def register(
@@ -98,9 +107,9 @@ def register(
     """
 
     def decorate(build: Callable[..., Cell]) -> Callable[..., Cell]:
-        if mode in CELLS:
+        if mode in CELLS.loaded():
             raise ValueError(f"cell {mode!r} is registered already")
-        if generic and generic in generic_names():
+        if generic and generic in (t.generic for t in CELLS.loaded().values()):
             raise ValueError(f"generic name {generic!r} names another cell already")
         CELLS[mode] = CellType(
             mode, build, tuple(options), dict(fixed), title, source, dict(page_options or {}), generic

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from typing import Any
-
-import sympy
+from typing import TYPE_CHECKING, Any
 
 from .. import tree
+from .._sympy import symbol as _symbol
+from .._sympy import sympy
 from .cell import Cell
 from .conventions import Convention, Tensor
+from .lazy import Registry
 from .registry import make_cell
 from .stack_tree import COPY, is_numeric, layer_module, stack_module
 from .symbols import Size, plain
@@ -31,8 +32,21 @@ from .wirings import Wiring
 
 __all__ = ["Stack", "UPPER", "layer_sum", "FORMATTERS"]
 
-#: Stands for "any layer l >= 1" where a layer index is expected.
-UPPER = sympy.Symbol("k", integer=True, positive=True)
+
+def _upper() -> Any:
+    return _symbol("k")
+
+
+def __getattr__(name: str) -> Any:
+    """:data:`UPPER`, made (SymPy imported) on first use."""
+    if name == "UPPER":
+        return _upper()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    #: Stands for "any layer l >= 1" where a layer index is expected (the symbol k).
+    UPPER: sympy.Symbol
 
 
 def layer_sum(first: sympy.Expr, upper: sympy.Expr, num_layers: Size) -> sympy.Expr:
@@ -70,7 +84,7 @@ def layer_sum(first: sympy.Expr, upper: sympy.Expr, num_layers: Size) -> sympy.E
 #: Notebook display of a stack, by MIME kind (``"latex"``, ``"html"``): filled by
 #: :mod:`derive.render.display` when it is imported (``import derive`` does), so that the engine
 #: does not depend on the renderers.
-FORMATTERS: dict[str, Callable[[Stack], str]] = {}
+FORMATTERS: Registry[str, Callable[[Stack], str]] = Registry("stack_formatters")
 
 #: Most layers :attr:`Stack.tensors` and :attr:`Stack.shapes` list one by one (the tree's
 #: :data:`derive.tree.MAX_LISTED`); a larger ``num_layers`` (say 10**30) is refused with ValueError
@@ -104,14 +118,14 @@ class Stack:
         Further options of the cell, passed to :func:`derive.cells.make_cell` (``peepholes``
         for the LSTM, ``reset_gate`` for the MGU, ``kernel_size`` for the ConvLSTM).
     output_features : int or sympy.Expr, default 0
-        O: an output layer ``y_t = W_y v_t + b_y`` (``torch.nn.Linear``, see :mod:`derive.readout`)
+        O: an output layer ``y_t = W_y v_t + b_y`` (``torch.nn.Linear``, see :mod:`derive.engine.readout`)
         on top of the last layer, reading what the wiring hands on (D·H_out, see
-        :meth:`derive.wirings.Wiring.output_layer_input_size`); 0 for none.
+        :meth:`derive.engine.wirings.Wiring.output_layer_input_size`); 0 for none.
 
     Notes
     -----
     Each direction's cell is built with the input width the wiring gives that layer and direction;
-    a tensor the wiring ties across directions (:attr:`derive.wirings.Wiring.shared`) is listed and
+    a tensor the wiring ties across directions (:attr:`derive.engine.wirings.Wiring.shared`) is listed and
     counted once, under direction 0's name.
     Arguments are not validated here; the framework adapters (:mod:`derive.torch`) do that.
     """
@@ -181,10 +195,10 @@ class Stack:
             if isinstance(layers, int)
             else "an int >= 0 or UPPER (any layer k >= 1)"
         )
-        if isinstance(layer, sympy.Symbol) and layer == UPPER:
+        if isinstance(layer, sympy.Symbol) and layer == _upper():
             if layers == 1:
                 raise ValueError("layer UPPER (any layer k >= 1) does not exist: num_layers is 1; layer must be 0")
-            return UPPER
+            return _upper()
         if isinstance(layer, sympy.Integer):
             layer = int(layer)
         if isinstance(layer, bool) or not isinstance(layer, int):
@@ -292,7 +306,7 @@ class Stack:
         return [t for t in self.convention.layer_layout(cells, name_layer, bias=self.bias) if not self.wiring.ties(t)]
 
     def output_cell(self) -> Cell | None:
-        """The output layer's equation (:func:`derive.readout.output_layer`), or None without one."""
+        """The output layer's equation (:func:`derive.engine.readout.output_layer`), or None without one."""
         if self.output_features == 0:
             return None
         from .readout import output_layer
@@ -332,7 +346,7 @@ class Stack:
         ------
         ValueError
             A parameter of the cell that the convention does not place (see
-            :meth:`derive.conventions.Convention.layout`).
+            :meth:`derive.engine.conventions.Convention.layout`).
 
         Examples
         --------
@@ -363,7 +377,7 @@ class Stack:
         """
         directions = self.wiring.num_directions
         first = directions * per_cell(self.cell(0))
-        upper = directions * per_cell(self.cell(UPPER)) if self.num_layers != 1 else sympy.Integer(0)
+        upper = directions * per_cell(self.cell(_upper())) if self.num_layers != 1 else sympy.Integer(0)
         return layer_sum(first, upper, self.num_layers)
 
     def token_flops(self) -> Size:
@@ -410,7 +424,7 @@ class Stack:
             of a 2-layer stack.
         """
         layer = self.check_layer(layer)
-        module = layer_module(self, COPY if layer is UPPER else layer, is_numeric(self))
+        module = layer_module(self, COPY if layer is _upper() else layer, is_numeric(self))
         return plain(tree.count(module))
 
     def _layers(self) -> range:

@@ -19,28 +19,50 @@ the cell and the wiring, so they enter formulas as numbers, not symbols.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from typing import Any, TypeVar
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
-import sympy
+from .._sympy import sympy
 
-__all__ = ["I", "H", "L", "P", "T", "Size", "size_symbols", "as_expr", "plain", "product", "total", "equal"]
+if TYPE_CHECKING:
+    import sympy as _sympy_types
+
+__all__ = ["I", "H", "L", "P", "T", "Size", "Letters", "size_symbols", "as_expr", "plain", "product", "total", "equal"]
 
 #: A size: an int or a SymPy expression (every framework argument that is a size).
-Size = int | sympy.Expr
+Size: TypeAlias = "int | _sympy_types.Expr"
 
 _T = TypeVar("_T")
 
-#: Input size (``input_size``; Keras: the last axis of the input): features per time step.
-I = sympy.Symbol("I", integer=True, positive=True)
-#: Hidden size (``hidden_size``; Keras ``units``): features of the hidden and cell state.
-H = sympy.Symbol("H", integer=True, positive=True)
-#: Number of stacked layers (``num_layers``).
-L = sympy.Symbol("L", integer=True, positive=True)
-#: Projection size (``proj_size``, LSTM only): features of the projected hidden state.
-P = sympy.Symbol("P", integer=True, positive=True)
-#: Sequence length: time steps (used by cost formulas).
-T = sympy.Symbol("T", integer=True, positive=True)
+#: The size symbols' meanings (each made, and SymPy imported, when first read: ``derive.engine.symbols.H``).
+_MEANINGS = {
+    "I": "Input size (``input_size``; Keras: the last axis of the input): features per time step.",
+    "H": "Hidden size (``hidden_size``; Keras ``units``): features of the hidden and cell state.",
+    "L": "Number of stacked layers (``num_layers``).",
+    "P": "Projection size (``proj_size``, LSTM only): features of the projected hidden state.",
+    "T": "Sequence length: time steps (used by cost formulas).",
+}
+
+if TYPE_CHECKING:
+    #: Input size (``input_size``; Keras: the last axis of the input): features per time step.
+    I: _sympy_types.Symbol
+    #: Hidden size (``hidden_size``; Keras ``units``): features of the hidden and cell state.
+    H: _sympy_types.Symbol
+    #: Number of stacked layers (``num_layers``).
+    L: _sympy_types.Symbol
+    #: Projection size (``proj_size``, LSTM only): features of the projected hidden state.
+    P: _sympy_types.Symbol
+    #: Sequence length: time steps (used by cost formulas).
+    T: _sympy_types.Symbol
+
+
+def __getattr__(name: str) -> Any:
+    """The size symbols I, H, L, P, T: positive-integer SymPy symbols, made (SymPy imported) on first use."""
+    if name in _MEANINGS:
+        symbol = sympy.Symbol(name, integer=True, positive=True)
+        globals()[name] = symbol
+        return symbol
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def size_symbols(names: str) -> tuple[sympy.Symbol, ...]:
@@ -162,3 +184,41 @@ def equal(a: Any, b: Any) -> bool:
     if type(a) is int and type(b) is int:
         return a == b
     return bool(sympy.expand(a - b) == 0)
+
+
+class Letters(Mapping[str, Any]):
+    """The size symbols by name (``{"I": I, "H": H, ...}``), each made (SymPy imported) when first read.
+
+    ``"H" in letters`` and iterating the names import nothing: a reader of pasted text asks whether a
+    name is a size symbol before it needs the symbol.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Names of :data:`_MEANINGS` (``"I"``, ``"H"``, ``"L"``, ``"P"``, ``"T"``).
+
+    Examples
+    --------
+    >>> letters = Letters("IH")
+    >>> "H" in letters, sorted(letters)
+    (True, ['H', 'I'])
+    >>> letters["H"] + 1
+    H + 1
+    """
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self._names = tuple(names)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._names:
+            raise KeyError(name)
+        return __getattr__(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)

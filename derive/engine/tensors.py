@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from .cell import Parameter
 from .symbols import Size, product, total
 

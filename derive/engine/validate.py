@@ -11,8 +11,7 @@ import math
 import numbers
 from typing import Any, cast
 
-import sympy
-
+from .._sympy import sympy
 from .symbols import Size
 
 __all__ = ["size", "flag", "probability", "choice", "shown"]

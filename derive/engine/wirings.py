@@ -3,7 +3,7 @@
 A wiring fixes the directions each layer runs in, what every layer above the
 first reads (and so its input width), which parameters the directions share,
 and any extra inputs (class labels). It is independent of the cell and of the
-framework convention: a :class:`derive.stack.Stack` combines one cell, one
+framework convention: a :class:`derive.engine.stack.Stack` combines one cell, one
 convention and one wiring, and the counts come from the cell's equations built
 with the input width the wiring gives each layer and direction.
 
@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import sympy
-
-from .labels import PLACEMENTS, POSTERIORS, K, Labels
+from .._sympy import sympy
+from . import labels as _labels
+from .labels import PLACEMENTS, POSTERIORS, Labels
 from .symbols import Size
 
 if TYPE_CHECKING:
@@ -50,6 +50,19 @@ __all__ = [
     "modified_brnn",
     "K",
 ]
+
+
+if TYPE_CHECKING:
+    #: K, the number of classes of a modified BRNN's one-hot label input (:data:`derive.engine.labels.K`).
+    K: sympy.Symbol
+
+
+def __getattr__(name: str) -> Any:
+    """:data:`K` (:data:`derive.engine.labels.K`), made (SymPy imported) on first use."""
+    if name == "K":
+        return _labels.K
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: How the directions' outputs of layer l - 1 are combined into what layer l reads.
 #: ``"concat"``: every direction reads [fwd ; bwd] (D·H_out wide); ``"separate"``: each direction
@@ -255,12 +268,12 @@ class Wiring:
         return tuple(range(self.num_directions))
 
     def ties(self, tensor: Tensor) -> bool:
-        """True if ``tensor`` (a :class:`derive.conventions.Tensor` of a direction > 0) is the
+        """True if ``tensor`` (a :class:`derive.engine.conventions.Tensor` of a direction > 0) is the
         direction-0 tensor stored once: all its parameters have a role in :attr:`shared`.
 
         Parameters
         ----------
-        tensor : derive.conventions.Tensor
+        tensor : derive.engine.conventions.Tensor
 
         Returns
         -------
@@ -381,7 +394,9 @@ def keras_bidirectional(merge_mode: str = "concat") -> Wiring:
     )
 
 
-def modified_brnn(classes: Size = K, posterior: str = "forward", placement: tuple[str, ...] = ("states",)) -> Wiring:
+def modified_brnn(
+    classes: Size | None = None, posterior: str = "forward", placement: tuple[str, ...] = ("states",)
+) -> Wiring:
     """Schuster & Paliwal's modified BRNN for dependent outputs.
 
     The basic BRNN's two directions never feed each other; the modified BRNN adds the one-hot
@@ -393,8 +408,9 @@ def modified_brnn(classes: Size = K, posterior: str = "forward", placement: tupl
 
     Parameters
     ----------
-    classes : int or sympy.Expr, default :data:`K`
-        K, the number of classes (width of the one-hot label).
+    classes : int or sympy.Expr, optional
+        K, the number of classes (width of the one-hot label); default the symbol
+        :data:`derive.engine.labels.K`.
     posterior : {"forward", "backward"}
     placement : tuple of {"states", "output"}
         ``("states",)``: the label is K extra input columns of layer 0's conditioning direction;
@@ -415,6 +431,8 @@ def modified_brnn(classes: Size = K, posterior: str = "forward", placement: tupl
     Processing 45(11):2673-2681, 1997, Part III. The figure of the modified structure was not
     available to us: the placement of the label input is a parameter, not a claim.
     """
+    if classes is None:
+        classes = _labels.K
     labels = Labels(classes, posterior, tuple(placement))
     where = " and ".join(placement)
     return Wiring(

@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.kda import kda
 from ..layers.linear import linear
 from ..layers.lm_attention import latent_attention
@@ -47,9 +47,9 @@ from ..layers.mlp import gated_mlp
 from ..layers.moe import deepseek_moe
 from ..layers.norm import rms_norm
 from ..tree import Module
-from ._decoder import causal_lm, kinds_of, layer_list, rope_buffers, rotary_dim
+from .decoder import causal_lm, kinds_of, layer_list, rope_buffers, rotary_dim
+from .family import register_family
 from .kimi_linear import ALIASES, aliased
-from .llama import register_family
 
 __all__ = ["bailing_hybrid"]
 
@@ -132,21 +132,31 @@ def bailing_hybrid(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, aliases that disagree, a pattern transformers would not build,
         more experts per token than experts, a ``pad_token_id`` outside the vocabulary, naming the key.
     """
-    c = _hf.resolve(aliased(config, _ALIASES), cls="BailingHybridConfig", defaults=_DEFAULTS, inert=_INERT)
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
-    group, first = _hf.size(c, "layer_group_size"), _hf.size(c, "first_k_dense_replace", 0)
+    c = hf_config.resolve(aliased(config, _ALIASES), cls="BailingHybridConfig", defaults=_DEFAULTS, inert=_INERT)
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
+    group, first = hf_config.size(c, "layer_group_size"), hf_config.size(c, "first_k_dense_replace", 0)
     if any(type(v) is not int for v in (L, group, first)):
         raise ValueError(
             "config keys 'num_hidden_layers', 'layer_group_size' and 'first_k_dense_replace' must be numbers: "
             "they fix the layer pattern"
         )
-    H, Fe = _hf.size(c, "num_attention_heads"), _hf.size(c, "moe_intermediate_size")
-    E, k, shared = _hf.size(c, "num_experts"), _hf.size(c, "num_experts_per_token"), _hf.size(c, "num_shared_experts")
+    H, Fe = hf_config.size(c, "num_attention_heads"), hf_config.size(c, "moe_intermediate_size")
+    E, k, shared = (
+        hf_config.size(c, "num_experts"),
+        hf_config.size(c, "num_experts_per_token"),
+        hf_config.size(c, "num_shared_experts"),
+    )
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_token' ({k}) exceeds num_experts ({E})")
-    mla = {key: _hf.size(c, key) for key in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")}
-    d, K, bias = _hf.size(c, "head_dim"), _hf.size(c, "short_conv_kernel_size"), _hf.flag(c, "attention_bias")
+    mla = {
+        key: hf_config.size(c, key) for key in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+    }
+    d, K, bias = (
+        hf_config.size(c, "head_dim"),
+        hf_config.size(c, "short_conv_kernel_size"),
+        hf_config.flag(c, "attention_bias"),
+    )
     pad = config.get("pad_token_id", 156892)  # the embedding's padding_idx
     if type(pad) is int and type(V) is int and not -V <= pad < V:
         raise ValueError(

@@ -30,15 +30,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.mamba2 import chunk_size, decode_flops, kept_chunk, mixer
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Module
-from ._decoder import causal_lm, floordiv, kv_heads, layer_list, mamba2_heads, rope_buffers, rotary_dim
-from .llama import register_family
+from .decoder import causal_lm, floordiv, kv_heads, layer_list, mamba2_heads, rope_buffers, rotary_dim
+from .family import register_family
 
 __all__ = ["bamba"]
 
@@ -83,7 +83,7 @@ _SOURCE = (
 
 
 def _int(c: Mapping[str, Any], key: str, minimum: int) -> int:
-    value = _hf.size(c, key, minimum)
+    value = hf_config.size(c, key, minimum)
     if type(value) is not int:
         raise ValueError(f"config key {key!r} must be a number: it fixes the layer pattern")
     return value
@@ -117,18 +117,18 @@ def bamba(config: Mapping[str, Any]) -> Module:
         ``mamba_d_head`` other than their quotient (``validate_architecture``), ``head_dim`` None,
         a rotary embedding derive does not know; naming the key.
     """
-    c = _hf.resolve(config, cls="BambaConfig", defaults=_DEFAULTS, inert=_INERT)
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
+    c = hf_config.resolve(config, cls="BambaConfig", defaults=_DEFAULTS, inert=_INERT)
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = _int(c, "num_hidden_layers", 0)
-    H = _hf.size(c, "num_attention_heads")
+    H = hf_config.size(c, "num_attention_heads")
     KV = kv_heads(c, H)
     if "head_dim" in config and config["head_dim"] is None:
         raise ValueError("config key 'head_dim' is None: BambaAttention reads it as a size")
-    d = floordiv(D, H) if c["head_dim"] is None else _hf.size(c, "head_dim")
+    d = floordiv(D, H) if c["head_dim"] is None else hf_config.size(c, "head_dim")
     attends = _indices(c["attn_layer_indices"])
     expand, Hm, G, N, K, P = mamba2_heads(c, D, "BambaConfig")
-    flags = {k: _hf.flag(c, k) for k in ("mamba_conv_bias", "mamba_proj_bias", "attention_bias", "mlp_bias")}
-    tie = _hf.flag(c, "tie_word_embeddings")
+    flags = {k: hf_config.flag(c, k) for k in ("mamba_conv_bias", "mamba_proj_bias", "attention_bias", "mlp_bias")}
+    tie = hf_config.flag(c, "tie_word_embeddings")
     rotary = rotary_dim(config, d, 0.5, given=c["head_dim"] is not None)
 
     def make(attention: bool) -> Module:

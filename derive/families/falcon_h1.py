@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.mamba2 import chunk_size, decode_flops, kept_chunk, mixer
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
@@ -42,8 +42,8 @@ from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Module, Param
-from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
-from .llama import register_family
+from .decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
+from .family import register_family
 
 __all__ = ["falcon_h1"]
 
@@ -130,30 +130,30 @@ def falcon_h1(config: Mapping[str, Any]) -> Module:
         transformers cannot unpack, ``head_dim`` None, a rotary embedding derive does not know;
         naming the key.
     """
-    c = _hf.resolve(config, cls="FalconH1Config", defaults=_DEFAULTS, inert=_INERT)
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
-    H = _hf.size(c, "num_attention_heads")
+    c = hf_config.resolve(config, cls="FalconH1Config", defaults=_DEFAULTS, inert=_INERT)
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
+    H = hf_config.size(c, "num_attention_heads")
     KV = kv_heads(c, H)
     if "head_dim" in config and config["head_dim"] is None:
         raise ValueError("config key 'head_dim' is None: FalconH1Attention reads it as a size")
-    d = floordiv(D, H) if c["head_dim"] is None else _hf.size(c, "head_dim")
+    d = floordiv(D, H) if c["head_dim"] is None else hf_config.size(c, "head_dim")
     _multipliers(c, "mlp_multipliers", 2)
     _multipliers(c, "ssm_multipliers", 5)
-    expand = _hf.strict_int(c, "mamba_expand", "FalconH1Config")
-    E = expand * D if c["mamba_d_ssm"] is None else _hf.size(c, "mamba_d_ssm")
-    Hm, G = _hf.size(c, "mamba_n_heads"), _hf.size(c, "mamba_n_groups")
-    N, K = _hf.size(c, "mamba_d_state"), _hf.size(c, "mamba_d_conv")
+    expand = hf_config.strict_int(c, "mamba_expand", "FalconH1Config")
+    E = expand * D if c["mamba_d_ssm"] is None else hf_config.size(c, "mamba_d_ssm")
+    Hm, G = hf_config.size(c, "mamba_n_heads"), hf_config.size(c, "mamba_n_groups")
+    N, K = hf_config.size(c, "mamba_d_state"), hf_config.size(c, "mamba_d_conv")
     if type(E) is int and type(Hm) is int and E % Hm:
         raise ValueError(f"config key 'mamba_n_heads' ({Hm}) must divide the mixer's width ({E}, mamba_d_ssm)")
     P = floordiv(E, Hm)
     if c["mamba_d_head"] != "auto":
-        given = _hf.size(c, "mamba_d_head")
+        given = hf_config.size(c, "mamba_d_head")
         if type(given) is int and type(P) is int and given != P:
             raise ValueError(f"config key 'mamba_d_head' ({given}) must be the mixer's width / mamba_n_heads ({P})")
     keys = ("mamba_conv_bias", "mamba_proj_bias", "mamba_rms_norm", "projectors_bias", "attention_bias", "mlp_bias")
-    flags = {k: _hf.flag(c, k) for k in keys}
-    tie = _hf.flag(c, "tie_word_embeddings")
+    flags = {k: hf_config.flag(c, k) for k in keys}
+    tie = hf_config.flag(c, "tie_word_embeddings")
     rope = config.get("rope_parameters")
     kind = rope.get("rope_type", rope.get("type", "default")) if isinstance(rope, Mapping) else "default"
     rotary = rotary_dim(

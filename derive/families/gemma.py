@@ -22,14 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Dim, Module, Param
-from ._decoder import ROPE_KEYS, causal_lm, check_rope, kv_heads, layer_list, layer_types, rope_buffers
-from .llama import register_family
+from .decoder import ROPE_KEYS, causal_lm, check_rope, kv_heads, layer_list, layer_types, rope_buffers
+from .family import register_family
 
 __all__ = ["gemma2", "gemma3_text"]
 
@@ -84,15 +84,17 @@ def _check_rope(config: Mapping[str, Any]) -> None:
 def _gemma(config: Mapping[str, Any], version: int) -> Module:
     prefix = f"Gemma{version}"
     defaults = dict(_DEFAULTS, vocab_size=262208) if version == 3 else _DEFAULTS
-    c = _hf.resolve(config, cls=f"{prefix}{'Text' if version == 3 else ''}Config", defaults=defaults, inert=_INERT)
+    c = hf_config.resolve(
+        config, cls=f"{prefix}{'Text' if version == 3 else ''}Config", defaults=defaults, inert=_INERT
+    )
     _check_rope(config)
     if config.get("use_bidirectional_attention"):
         raise ValueError("config key 'use_bidirectional_attention': a bidirectional Gemma is not derived")
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
-    L, H = _hf.size(c, "num_hidden_layers", 0), _hf.size(c, "num_attention_heads")
-    KV, d = kv_heads(c, H), _hf.size(c, "head_dim")
-    bias, tie = _hf.flag(c, "attention_bias"), _hf.flag(c, "tie_word_embeddings")
-    window = None if c["sliding_window"] is None else _hf.size(c, "sliding_window")
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    L, H = hf_config.size(c, "num_hidden_layers", 0), hf_config.size(c, "num_attention_heads")
+    KV, d = kv_heads(c, H), hf_config.size(c, "head_dim")
+    bias, tie = hf_config.flag(c, "attention_bias"), hf_config.flag(c, "tie_word_embeddings")
+    window = None if c["sliding_window"] is None else hf_config.size(c, "sliding_window")
     kinds = layer_types(c, L, _KINDS)
     if kinds is None:
         if type(L) is not int:

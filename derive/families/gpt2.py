@@ -19,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..layers.embedding import embedding
 from ..layers.lm_attention import gpt2_attention
 from ..layers.mlp import gpt2_mlp
 from ..layers.norm import layer_norm
 from ..tree import Module
-from ._decoder import layer_list
-from .llama import register_family
+from .decoder import layer_list
+from .family import register_family
 
 __all__ = ["gpt2"]
 
@@ -92,15 +92,15 @@ def gpt2(config: Mapping[str, Any]) -> Module:
             if key in given and given[key] != value:
                 raise ValueError(f"config keys {alias!r} and {key!r} disagree (the same attribute)")
             given[key] = value
-    c = _hf.resolve(given, cls="GPT2Config", defaults=_DEFAULTS, inert=_INERT)
-    if _hf.flag(c, "add_cross_attention"):
+    c = hf_config.resolve(given, cls="GPT2Config", defaults=_DEFAULTS, inert=_INERT)
+    if hf_config.flag(c, "add_cross_attention"):
         raise ValueError("config key 'add_cross_attention': GPT-2's cross-attention blocks are not derived")
-    V, P, D = _hf.size(c, "vocab_size"), _hf.size(c, "n_positions"), _hf.size(c, "n_embd")
-    L, H = _hf.size(c, "n_layer", 0), _hf.size(c, "n_head")
+    V, P, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "n_positions"), hf_config.size(c, "n_embd")
+    L, H = hf_config.size(c, "n_layer", 0), hf_config.size(c, "n_head")
     if type(D) is int and type(H) is int and D % H:
         raise ValueError(f"config key 'n_embd' ({D}) must be a multiple of n_head ({H})")
-    F = 4 * D if c["n_inner"] is None else _hf.size(c, "n_inner")
-    tie = _hf.flag(c, "tie_word_embeddings")
+    F = 4 * D if c["n_inner"] is None else hf_config.size(c, "n_inner")
+    tie = hf_config.flag(c, "tie_word_embeddings")
 
     def block(_: Any) -> Module:
         parts = (
@@ -114,7 +114,7 @@ def gpt2(config: Mapping[str, Any]) -> Module:
     h = layer_list(block, None, L).replace(name="h")
     body = (embedding(V, D, name="wte"), embedding(P, D, name="wpe"), h, layer_norm((D,), name="ln_f"))
     transformer = Module("transformer", "GPT2Model", children=body)
-    head = _hf.lm_head(D, V, "transformer.wte.weight" if tie else None)
+    head = hf_config.lm_head(D, V, "transformer.wte.weight" if tie else None)
     shape: dict[str, Any] = {"vocab_size": V, "n_positions": P, "n_embd": D, "n_layer": L, "n_head": H}
     if c["n_inner"] is not None:
         shape["n_inner"] = F

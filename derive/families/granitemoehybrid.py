@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.mamba2 import chunk_size, decode_flops, kept_chunk, mixer
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
@@ -41,8 +41,8 @@ from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Module
-from ._decoder import causal_lm, floordiv, kv_heads, layer_list, mamba2_heads, rope_buffers, rotary_dim
-from .llama import register_family
+from .decoder import causal_lm, floordiv, kv_heads, layer_list, mamba2_heads, rope_buffers, rotary_dim
+from .family import register_family
 
 __all__ = ["granitemoehybrid"]
 
@@ -133,23 +133,25 @@ def granitemoehybrid(config: Mapping[str, Any]) -> Module:
         ``mamba_d_head`` other than their quotient; more experts per token than experts;
         ``head_dim`` None; a rotary embedding derive does not know; naming the key.
     """
-    c = _hf.resolve(config, cls="GraniteMoeHybridConfig", defaults=_DEFAULTS, inert=_INERT)
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
+    c = hf_config.resolve(config, cls="GraniteMoeHybridConfig", defaults=_DEFAULTS, inert=_INERT)
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
         raise ValueError("config key 'num_hidden_layers' must be a number: layer_types has one entry per layer")
     kinds = _kinds(config, L)
-    H = _hf.size(c, "num_attention_heads")
+    H = hf_config.size(c, "num_attention_heads")
     KV = kv_heads(c, H)
     if "head_dim" in config and config["head_dim"] is None:
         raise ValueError("config key 'head_dim' is None: GraniteMoeHybridAttention reads it as a size")
-    d = floordiv(D, H) if c["head_dim"] is None else _hf.size(c, "head_dim")
-    E, k = _hf.size(c, "num_local_experts", 0), _hf.size(c, "num_experts_per_tok")
+    d = floordiv(D, H) if c["head_dim"] is None else hf_config.size(c, "head_dim")
+    E, k = hf_config.size(c, "num_local_experts", 0), hf_config.size(c, "num_experts_per_tok")
     if type(E) is int and type(k) is int and E and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_local_experts ({E})")
-    Fs = _hf.size(c, "shared_intermediate_size")
+    Fs = hf_config.size(c, "shared_intermediate_size")
     expand, Hm, G, N, K, P = mamba2_heads(c, D, "GraniteMoeHybridConfig")
-    flags = {f: _hf.flag(c, f) for f in ("attention_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings")}
+    flags = {
+        f: hf_config.flag(c, f) for f in ("attention_bias", "mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings")
+    }
     rope = c["position_embedding_type"] == "rope"
     rotated = rotary_dim(config, d, 1.0, plain_reads_factor=False, given=c["head_dim"] is not None)
     rotary = rope_buffers(rotated) if rope else ()  # validate_rope runs whether or not the model rotates

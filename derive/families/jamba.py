@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.mamba import decode_flops, dt_rank_auto, mixer
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
@@ -40,8 +40,8 @@ from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Dim, Module, State
-from ._decoder import causal_lm, kv_heads, layer_list
-from .llama import register_family
+from .decoder import causal_lm, kv_heads, layer_list
+from .family import register_family
 
 __all__ = ["jamba", "jamba_mamba"]
 
@@ -108,7 +108,7 @@ def jamba_mamba(D: Dim, E: Dim, N: Dim, K: Dim, R: Dim, *, conv_bias: bool, bias
 
 
 def _int(c: Mapping[str, Any], key: str, minimum: int) -> int:
-    value = _hf.size(c, key, minimum)
+    value = hf_config.size(c, key, minimum)
     if type(value) is not int:
         raise ValueError(f"config key {key!r} must be a number: it fixes Jamba's layer pattern")
     return value
@@ -133,27 +133,27 @@ def jamba(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, an offset not below its period (transformers refuses it), more
         experts per token than experts, naming the key.
     """
-    c = _hf.resolve(config, cls="JambaConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = hf_config.resolve(config, cls="JambaConfig", defaults=_DEFAULTS, inert=_INERT)
     if "num_local_experts" in config and config["num_local_experts"] != c["num_experts"]:
         if "num_experts" in config:
             raise ValueError("config keys 'num_local_experts' and 'num_experts' disagree (the same attribute)")
         c["num_experts"] = config["num_local_experts"]
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = _int(c, "num_hidden_layers", 0)
-    H = _hf.size(c, "num_attention_heads")
+    H = hf_config.size(c, "num_attention_heads")
     KV = kv_heads(c, H)
     ap, ao = _int(c, "attn_layer_period", 1), _int(c, "attn_layer_offset", 0)
     ep, eo = _int(c, "expert_layer_period", 1), _int(c, "expert_layer_offset", 0)
     for offset, period in (("attn_layer_offset", ap), ("expert_layer_offset", ep)):
         if c[offset] >= period:
             raise ValueError(f"config key {offset!r} ({c[offset]}) must be smaller than its period ({period})")
-    E_moe, k = _hf.size(c, "num_experts"), _hf.size(c, "num_experts_per_tok")
+    E_moe, k = hf_config.size(c, "num_experts"), hf_config.size(c, "num_experts_per_tok")
     if type(E_moe) is int and type(k) is int and E_moe > 1 and k > E_moe:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_experts ({E_moe})")
-    N, K = _hf.size(c, "mamba_d_state"), _hf.size(c, "mamba_d_conv")
-    expand = _hf.size(c, "mamba_expand")
-    R = dt_rank_auto(D) if c["mamba_dt_rank"] == "auto" else _hf.size(c, "mamba_dt_rank")
-    flags = {f: _hf.flag(c, f) for f in ("mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings")}
+    N, K = hf_config.size(c, "mamba_d_state"), hf_config.size(c, "mamba_d_conv")
+    expand = hf_config.size(c, "mamba_expand")
+    R = dt_rank_auto(D) if c["mamba_dt_rank"] == "auto" else hf_config.size(c, "mamba_dt_rank")
+    flags = {f: hf_config.flag(c, f) for f in ("mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings")}
     Ein = expand * D
 
     def make(kind: tuple[bool, bool]) -> Module:

@@ -36,15 +36,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.kda import kda
 from ..layers.lm_attention import latent_attention
 from ..layers.mlp import gated_mlp
 from ..layers.moe import deepseek_moe
 from ..layers.norm import rms_norm
 from ..tree import Module
-from ._decoder import causal_lm, kinds_of, layer_list
-from .llama import register_family
+from .decoder import causal_lm, kinds_of, layer_list
+from .family import register_family
 
 __all__ = ["kimi_linear", "ALIASES", "aliased"]
 
@@ -176,24 +176,32 @@ def kimi_linear(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, aliases that disagree, a pattern transformers would not build,
         more experts per token than experts, naming the key.
     """
-    c = _hf.resolve(aliased(config), cls="KimiLinearConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = hf_config.resolve(aliased(config), cls="KimiLinearConfig", defaults=_DEFAULTS, inert=_INERT)
     linear = c["linear_attn_config"] or {}
     if not isinstance(linear, Mapping):
         raise ValueError(f"config key 'linear_attn_config' must be an object, got {linear!r:.60}")
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
         raise ValueError("config key 'num_hidden_layers' must be a number: it fixes the layer pattern")
-    H, Fe = _hf.size(c, "num_attention_heads"), _hf.size(c, "moe_intermediate_size")
-    E, k, shared = _hf.size(c, "num_experts"), _hf.size(c, "num_experts_per_token"), _hf.size(c, "num_shared_experts")
+    H, Fe = hf_config.size(c, "num_attention_heads"), hf_config.size(c, "moe_intermediate_size")
+    E, k, shared = (
+        hf_config.size(c, "num_experts"),
+        hf_config.size(c, "num_experts_per_token"),
+        hf_config.size(c, "num_shared_experts"),
+    )
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_token' ({k}) exceeds num_experts ({E})")
-    mla = {key: _hf.size(c, key) for key in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")}
-    q_rank = None if c["q_lora_rank"] is None else _hf.size(c, "q_lora_rank")
+    mla = {
+        key: hf_config.size(c, key) for key in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+    }
+    q_rank = None if c["q_lora_rank"] is None else hf_config.size(c, "q_lora_rank")
     sizes = {**c, **{key: linear[name] for key, name in (("linear_head_dim", "head_dim"), ("linear_num_heads", "num_heads"),
              ("linear_conv_kernel_dim", "short_conv_kernel_size")) if name in linear}}  # fmt: skip
-    hd, hl, K = (_hf.size(sizes, key) for key in ("linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim"))
-    bias = _hf.flag(c, "attention_bias")
+    hd, hl, K = (
+        hf_config.size(sizes, key) for key in ("linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim")
+    )
+    bias = hf_config.flag(c, "attention_bias")
     pad = config.get("pad_token_id", 163839)  # the embedding's padding_idx (default 163839)
     if type(pad) is int and type(V) is int and not -V <= pad < V:
         raise ValueError(

@@ -29,14 +29,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.short_conv import short_conv
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module
-from ._decoder import causal_lm, check_rope, head_dim, kv_heads, layer_list, rope_buffers
-from .llama import register_family
+from .decoder import causal_lm, check_rope, head_dim, kv_heads, layer_list, rope_buffers
+from .family import register_family
 
 __all__ = ["lfm2", "ffn_width", "attention"]
 
@@ -102,8 +102,8 @@ def ffn_width(c: Mapping[str, Any]) -> Dim:
         A ``block_ffn_dim_multiplier`` that is not a number; a symbolic width under the adjustment
         (``int(2F/3)`` of a letter is not a polynomial: give numbers).
     """
-    F = _hf.size(c, "intermediate_size")
-    if not _hf.flag(c, "block_auto_adjust_ff_dim"):
+    F = hf_config.size(c, "intermediate_size")
+    if not hf_config.flag(c, "block_auto_adjust_ff_dim"):
         return F
     if type(F) is not int:
         raise ValueError("config key 'intermediate_size': block_auto_adjust_ff_dim needs a number (int(2F/3))")
@@ -111,7 +111,7 @@ def ffn_width(c: Mapping[str, Any]) -> Dim:
     multiplier = c["block_ffn_dim_multiplier"]  # Lfm2Config is @strict: a float or an int, never None
     if isinstance(multiplier, bool) or not isinstance(multiplier, (int, float)):
         raise ValueError(f"config key 'block_ffn_dim_multiplier' must be a number, got {multiplier!r}")
-    m = _hf.size(c, "block_multiple_of")
+    m = hf_config.size(c, "block_multiple_of")
     if type(m) is not int:
         raise ValueError("config key 'block_multiple_of' must be a number under block_auto_adjust_ff_dim")
     F = int(multiplier * F)
@@ -181,15 +181,19 @@ def lfm2(config: Mapping[str, Any]) -> Module:
     if config.get("block_use_swiglu", True) is not True:
         raise ValueError("config key 'block_use_swiglu': transformers' Lfm2MLP is always SwiGLU")
     config.pop("block_use_swiglu", None)
-    c = _hf.resolve(config, cls="Lfm2Config", defaults=_DEFAULTS, inert=INERT, same_as=SAME_AS)
+    c = hf_config.resolve(config, cls="Lfm2Config", defaults=_DEFAULTS, inert=INERT, same_as=SAME_AS)
     check_rope(config)
-    V, D = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
+    V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
         raise ValueError("config key 'num_hidden_layers' must be a number: it fixes LFM2's layer pattern")
-    H = _hf.size(c, "num_attention_heads")
+    H = hf_config.size(c, "num_attention_heads")
     KV, d = kv_heads(c, H), head_dim(c, D, H)
-    K, bias, tie = _hf.size(c, "conv_L_cache"), _hf.flag(c, "conv_bias"), _hf.flag(c, "tie_word_embeddings")
+    K, bias, tie = (
+        hf_config.size(c, "conv_L_cache"),
+        hf_config.flag(c, "conv_bias"),
+        hf_config.flag(c, "tie_word_embeddings"),
+    )
     F = ffn_width(c)
     kinds = _kinds(c, L)
 
@@ -204,7 +208,7 @@ def lfm2(config: Mapping[str, Any]) -> Module:
         norm = lambda n: rms_norm((D,), name=n, type="Lfm2RMSNorm")  # noqa: E731
         return Module("", "Lfm2DecoderLayer", children=(mixer, ff, norm("operator_norm"), norm("ffn_norm")))
 
-    shape = {"vocab_size": V, "hidden_size": D, "intermediate_size": _hf.size(c, "intermediate_size")}
+    shape = {"vocab_size": V, "hidden_size": D, "intermediate_size": hf_config.size(c, "intermediate_size")}
     shape.update(num_hidden_layers=L, num_attention_heads=H, num_key_value_heads=KV, conv_L_cache=K)
     shape.update(
         conv_bias=bias, layer_types=kinds, tie_word_embeddings=tie, _fixed=("num_hidden_layers", "layer_types")

@@ -25,16 +25,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.short_conv import short_conv
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..tree import Module, Param
-from ._decoder import check_rope, head_dim, kv_heads, layer_list, rope_buffers
+from .decoder import check_rope, head_dim, kv_heads, layer_list, rope_buffers
+from .family import register_family
 from .lfm2 import attention
-from .llama import register_family
 
 __all__ = ["lfm2_moe"]
 
@@ -94,20 +94,20 @@ def lfm2_moe(config: Mapping[str, Any]) -> Module:
     config = dict(config)
     if "tie_embedding" in config:
         config["tie_word_embeddings"] = config.pop("tie_embedding")
-    c = _hf.resolve(config, cls="Lfm2MoeConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = hf_config.resolve(config, cls="Lfm2MoeConfig", defaults=_DEFAULTS, inert=_INERT)
     check_rope(config)
-    V, D = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size")
-    F, Fe = _hf.size(c, "intermediate_size"), _hf.size(c, "moe_intermediate_size")
-    L, dense = _hf.size(c, "num_hidden_layers", 0), _hf.size(c, "num_dense_layers", 0)
+    V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
+    F, Fe = hf_config.size(c, "intermediate_size"), hf_config.size(c, "moe_intermediate_size")
+    L, dense = hf_config.size(c, "num_hidden_layers", 0), hf_config.size(c, "num_dense_layers", 0)
     if type(L) is not int or type(dense) is not int:
         raise ValueError("config keys 'num_hidden_layers' and 'num_dense_layers' must be numbers: they fix the pattern")
-    H = _hf.size(c, "num_attention_heads")
+    H = hf_config.size(c, "num_attention_heads")
     KV, d = kv_heads(c, H), head_dim(c, D, H)
-    E, k = _hf.size(c, "num_experts"), _hf.size(c, "num_experts_per_tok")
+    E, k = hf_config.size(c, "num_experts"), hf_config.size(c, "num_experts_per_tok")
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_experts ({E})")
-    K, bias = _hf.size(c, "conv_L_cache"), _hf.flag(c, "conv_bias")
-    tie, expert_bias = _hf.flag(c, "tie_word_embeddings"), _hf.flag(c, "use_expert_bias")
+    K, bias = hf_config.size(c, "conv_L_cache"), hf_config.flag(c, "conv_bias")
+    tie, expert_bias = hf_config.flag(c, "tie_word_embeddings"), hf_config.flag(c, "use_expert_bias")
     kinds = c["layer_types"]
     if kinds is None:
         raise ValueError("config key 'layer_types' is required: Lfm2MoeDecoderLayer reads layer_types[i]")
@@ -147,7 +147,7 @@ def lfm2_moe(config: Mapping[str, Any]) -> Module:
     shape.update(num_hidden_layers=L, num_attention_heads=H, num_key_value_heads=KV, conv_L_cache=K, conv_bias=bias)
     shape.update(num_dense_layers=dense, num_experts=E, num_experts_per_tok=k, use_expert_bias=expert_bias)
     shape.update(layer_types=list(kinds), tie_word_embeddings=tie, _fixed=("num_hidden_layers", "layer_types"))
-    head = _hf.lm_head(D, V, "model.embed_tokens.weight" if tie else None)
+    head = hf_config.lm_head(D, V, "model.embed_tokens.weight" if tie else None)
     model = Module("model", "Lfm2MoeModel", children=body)
     return Module("", "Lfm2MoeForCausalLM", children=(model, head), config=shape)
 

@@ -36,14 +36,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.short_conv import short_conv
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module, Param
-from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
-from .llama import register_family
+from .decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
+from .family import register_family
 
 __all__ = ["lfm3", "DEFAULT_ROPE"]
 
@@ -139,21 +139,23 @@ def lfm3(config: Mapping[str, Any]) -> Module:
         ``sliding_window``, a ``rope_parameters`` without an entry per attention type or of a RoPE
         derive does not know, naming the key.
     """
-    c = _hf.resolve(config, cls="Lfm3Config", defaults=_DEFAULTS, inert=_INERT)
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
+    c = hf_config.resolve(config, cls="Lfm3Config", defaults=_DEFAULTS, inert=_INERT)
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
         raise ValueError("config key 'num_hidden_layers' must be a number: it fixes LFM3's layer pattern")
-    H, d = _hf.size(c, "num_attention_heads"), _hf.size(c, "head_dim")
-    KV, K = kv_heads(c, H), _hf.size(c, "conv_L_cache")
-    flags = {k: _hf.flag(c, k) for k in ("conv_bias", "use_sandwich_norm", "use_attention_gate", "attention_bias")}
-    tie = _hf.flag(c, "tie_word_embeddings")
+    H, d = hf_config.size(c, "num_attention_heads"), hf_config.size(c, "head_dim")
+    KV, K = kv_heads(c, H), hf_config.size(c, "conv_L_cache")
+    flags = {
+        k: hf_config.flag(c, k) for k in ("conv_bias", "use_sandwich_norm", "use_attention_gate", "attention_bias")
+    }
+    tie = hf_config.flag(c, "tie_word_embeddings")
     kinds = _kinds(c, L)
     window = None
     if "sliding_attention" in kinds:
         if c["sliding_window"] is None:
             raise ValueError("config key 'sliding_window' is None, and layer_types holds sliding_attention layers")
-        window = _hf.size(c, "sliding_window")
+        window = hf_config.size(c, "sliding_window")
     rotary = _rotary(config, kinds, d)
 
     def make(kind: str) -> Module:

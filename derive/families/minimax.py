@@ -28,14 +28,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.lightning import lightning_attention
 from ..layers.lm_attention import self_attention
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..tree import Module
-from ._decoder import causal_lm, check_rope, head_dim, kv_heads, layer_list, rope_buffers
-from .llama import register_family
+from .decoder import causal_lm, check_rope, head_dim, kv_heads, layer_list, rope_buffers
+from .family import register_family
 
 __all__ = ["minimax"]
 
@@ -96,18 +96,22 @@ def minimax(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, a pattern transformers would not build, more experts per token
         than experts, naming the key.
     """
-    c = _hf.resolve(config, cls="MiniMaxConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = hf_config.resolve(config, cls="MiniMaxConfig", defaults=_DEFAULTS, inert=_INERT)
     check_rope(config)
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
         raise ValueError("config key 'num_hidden_layers' must be a number: it fixes the layer pattern")
-    H = _hf.size(c, "num_attention_heads")
+    H = hf_config.size(c, "num_attention_heads")
     KV, d = kv_heads(c, H), head_dim(c, D, H)
-    E, k, b = _hf.size(c, "num_local_experts"), _hf.size(c, "num_experts_per_tok"), _hf.size(c, "block_size")
+    E, k, b = (
+        hf_config.size(c, "num_local_experts"),
+        hf_config.size(c, "num_experts_per_tok"),
+        hf_config.size(c, "block_size"),
+    )
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_local_experts ({E})")
-    tie = _hf.flag(c, "tie_word_embeddings")
+    tie = hf_config.flag(c, "tie_word_embeddings")
     kinds = c["layer_types"]
     if kinds is None:
         kinds = ["full_attention" if (i + 1) % 2 else "linear_attention" for i in range(L)]

@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..tree import Module
-from ._decoder import check_rope
-from .llama import DEFAULTS, INERT, decoder, register_family
+from .decoder import check_rope, decoder
+from .family import register_family
+from .llama import DEFAULTS, INERT
 
 __all__ = ["MISTRAL_DEFAULTS", "mistral"]
 
@@ -50,9 +51,9 @@ def mistral(config: Mapping[str, Any]) -> Module:
     ValueError
         A key derive cannot map (``layer_types``, which Mistral's config does not define), naming it.
     """
-    c = _hf.resolve(config, cls="MistralConfig", defaults=MISTRAL_DEFAULTS, inert=INERT)
+    c = hf_config.resolve(config, cls="MistralConfig", defaults=MISTRAL_DEFAULTS, inert=INERT)
     check_rope(config)
-    window = None if c["sliding_window"] is None else _hf.size(c, "sliding_window")
+    window = None if c["sliding_window"] is None else hf_config.size(c, "sliding_window")
     return decoder(c, prefix="Mistral", qkv_bias=False, o_bias=False, window=window, shape={"sliding_window": window})
 
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..layers.moe import moe_block, routed_experts, router
 from ..tree import Dim, Module
-from ._decoder import check_rope
-from .llama import INERT, decoder, register_family
+from .decoder import check_rope, decoder
+from .family import register_family
+from .llama import INERT
 from .mistral import MISTRAL_DEFAULTS
 
 __all__ = ["mixtral"]
@@ -53,12 +54,12 @@ def mixtral(config: Mapping[str, Any]) -> Module:
     ValueError
         A key derive cannot map, more experts per token than experts, naming the key.
     """
-    c = _hf.resolve(config, cls="MixtralConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = hf_config.resolve(config, cls="MixtralConfig", defaults=_DEFAULTS, inert=_INERT)
     check_rope(config)
-    E, k = _hf.size(c, "num_local_experts"), _hf.size(c, "num_experts_per_tok")
+    E, k = hf_config.size(c, "num_local_experts"), hf_config.size(c, "num_experts_per_tok")
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_local_experts ({E})")
-    window = None if c["sliding_window"] is None else _hf.size(c, "sliding_window")
+    window = None if c["sliding_window"] is None else hf_config.size(c, "sliding_window")
 
     def ffn(D: Dim, F: Dim) -> Module:
         parts = (router(D, E, type="MixtralTopKRouter"), routed_experts(D, F, E, k, type="MixtralExperts"))

@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.mamba2 import chunk_size, decode_flops, kept_chunk, mixer
 from ..layers.embedding import embedding
 from ..layers.linear import linear
@@ -49,8 +49,8 @@ from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Module
-from ._decoder import causal_lm, kv_heads, layer_list
-from .llama import register_family
+from .decoder import causal_lm, kv_heads, layer_list
+from .family import register_family
 
 __all__ = ["nemotron_h", "PATTERN"]
 
@@ -180,20 +180,20 @@ def nemotron_h(config: Mapping[str, Any]) -> Module:
         config["n_routed_experts"] = config.pop("num_local_experts")
     kinds = _kinds(config)
     config.pop("layer_types", None)
-    c = _hf.resolve(config, cls="NemotronHConfig", defaults=_DEFAULTS, inert=_INERT)
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
-    H, d = _hf.size(c, "num_attention_heads"), _hf.size(c, "head_dim")
+    c = hf_config.resolve(config, cls="NemotronHConfig", defaults=_DEFAULTS, inert=_INERT)
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    H, d = hf_config.size(c, "num_attention_heads"), hf_config.size(c, "head_dim")
     KV = kv_heads(c, H)
-    Hm, P = _hf.size(c, "mamba_num_heads"), _hf.size(c, "mamba_head_dim")
-    G, N, K = _hf.size(c, "n_groups"), _hf.size(c, "ssm_state_size"), _hf.size(c, "conv_kernel")
+    Hm, P = hf_config.size(c, "mamba_num_heads"), hf_config.size(c, "mamba_head_dim")
+    G, N, K = hf_config.size(c, "n_groups"), hf_config.size(c, "ssm_state_size"), hf_config.size(c, "conv_kernel")
     # mamba_chunk_size, when given, replaces chunk_size (configuration_nemotron_h.py 167)
     chunk = chunk_size(config, "mamba_chunk_size" if "mamba_chunk_size" in config else "chunk_size", 128)
-    E, k = _hf.size(c, "n_routed_experts"), _hf.size(c, "num_experts_per_tok")
+    E, k = hf_config.size(c, "n_routed_experts"), hf_config.size(c, "num_experts_per_tok")
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds n_routed_experts ({E})")
-    Fe, Fs = _hf.size(c, "moe_intermediate_size"), _hf.size(c, "moe_shared_expert_intermediate_size")
-    latent = None if c["moe_latent_size"] is None else _hf.size(c, "moe_latent_size")
-    flags = {f: _hf.flag(c, f) for f in ("mlp_bias", "use_conv_bias", "use_bias")}
+    Fe, Fs = hf_config.size(c, "moe_intermediate_size"), hf_config.size(c, "moe_shared_expert_intermediate_size")
+    latent = None if c["moe_latent_size"] is None else hf_config.size(c, "moe_latent_size")
+    flags = {f: hf_config.flag(c, f) for f in ("mlp_bias", "use_conv_bias", "use_bias")}
     mlp_bias = flags["mlp_bias"]
 
     def moe() -> Module:

@@ -27,14 +27,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.gated_deltanet import gated_deltanet
 from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module
-from ._decoder import causal_lm, head_dim, kv_heads, layer_list, rope_buffers
-from .llama import register_family
+from .decoder import causal_lm, head_dim, kv_heads, layer_list, rope_buffers
+from .family import register_family
 
 __all__ = ["olmo_hybrid"]
 
@@ -129,24 +129,24 @@ def olmo_hybrid(config: Mapping[str, Any]) -> Module:
     ValueError
         A key derive cannot map, a pattern transformers refuses, naming the key.
     """
-    c = _hf.resolve(config, cls="OlmoHybridConfig", defaults=_DEFAULTS, inert=_INERT)
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
+    c = hf_config.resolve(config, cls="OlmoHybridConfig", defaults=_DEFAULTS, inert=_INERT)
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
         raise ValueError("config key 'num_hidden_layers' must be a number: it fixes the layer pattern")
-    H = _hf.size(c, "num_attention_heads")
+    H = hf_config.size(c, "num_attention_heads")
     KV, d = kv_heads(c, H), head_dim(c, D, H)
-    hk = H if c["linear_num_key_heads"] is None else _hf.size(c, "linear_num_key_heads")
-    hv = H if c["linear_num_value_heads"] is None else _hf.size(c, "linear_num_value_heads")
+    hk = H if c["linear_num_key_heads"] is None else hf_config.size(c, "linear_num_key_heads")
+    hv = H if c["linear_num_value_heads"] is None else hf_config.size(c, "linear_num_value_heads")
     if c["linear_key_head_dim"] is None:
         if type(D) is not int or type(hk) is not int:
             raise ValueError("config key 'linear_key_head_dim': its default int(0.75 * D / heads) needs numbers")
         dk = int(0.75 * D / hk)
     else:
-        dk = _hf.size(c, "linear_key_head_dim")
-    dv = 2 * dk if c["linear_value_head_dim"] is None else _hf.size(c, "linear_value_head_dim")
-    K = _hf.size(c, "linear_conv_kernel_dim")
-    bias, tie = _hf.flag(c, "attention_bias"), _hf.flag(c, "tie_word_embeddings")
+        dk = hf_config.size(c, "linear_key_head_dim")
+    dv = 2 * dk if c["linear_value_head_dim"] is None else hf_config.size(c, "linear_value_head_dim")
+    K = hf_config.size(c, "linear_conv_kernel_dim")
+    bias, tie = hf_config.flag(c, "attention_bias"), hf_config.flag(c, "tie_word_embeddings")
     pad = config.get("pad_token_id", 100277)  # the embedding's padding_idx (default 100277)
     if type(pad) is int and type(V) is int and not -V <= pad < V:
         raise ValueError(

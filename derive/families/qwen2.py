@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..tree import Module
-from ._decoder import check_rope, layer_types
-from .llama import DEFAULTS, INERT, decoder, register_family
+from .decoder import check_rope, decoder, layer_types
+from .family import register_family
+from .llama import DEFAULTS, INERT
 
 __all__ = ["QWEN2_DEFAULTS", "qwen2"]
 
@@ -57,14 +58,14 @@ def qwen2(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, a ``layer_types`` of the wrong length or kind, a sliding layer
         without a window, naming the key.
     """
-    c = _hf.resolve(config, cls="Qwen2Config", defaults=QWEN2_DEFAULTS, inert=INERT)
+    c = hf_config.resolve(config, cls="Qwen2Config", defaults=QWEN2_DEFAULTS, inert=INERT)
     check_rope(config)
-    L = _hf.size(c, "num_hidden_layers", 0)
-    use = _hf.flag(c, "use_sliding_window")
-    window = _hf.size(c, "sliding_window") if use and c["sliding_window"] is not None else None
+    L = hf_config.size(c, "num_hidden_layers", 0)
+    use = hf_config.flag(c, "use_sliding_window")
+    window = hf_config.size(c, "sliding_window") if use and c["sliding_window"] is not None else None
     kinds = layer_types(c, L, _KINDS)
     if kinds is None and window is not None:
-        first = _hf.size(c, "max_window_layers", 0)
+        first = hf_config.size(c, "max_window_layers", 0)
         kinds = ["sliding_attention" if i >= first else "full_attention" for i in range(L)]
     shape: dict[str, Any] = {"use_sliding_window": use}
     if kinds is None:

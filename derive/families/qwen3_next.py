@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.gated_deltanet import gated_deltanet
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
@@ -48,8 +48,8 @@ from ..layers.mlp import gated_mlp
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module
-from ._decoder import causal_lm, kv_heads, layer_list, rope_buffers, rotated
-from .llama import register_family
+from .decoder import causal_lm, kv_heads, layer_list, rope_buffers, rotated
+from .family import register_family
 
 __all__ = ["Variant", "VARIANTS", "qwen3_next", "build", "rotary_dim", "linear_layer_types"]
 
@@ -116,7 +116,7 @@ def rotary_dim(c: Mapping[str, Any], head_dim: Dim) -> Dim:
     ------
     ValueError
         A rope type other than "default", a factor that is not a number, a symbolic head_dim with a factor
-        that is no binary fraction (:func:`derive.families._decoder.rotated`).
+        that is no binary fraction (:func:`derive.families.decoder.rotated`).
     """
     rope = c.get("rope_parameters") or {}
     if not isinstance(rope, Mapping):
@@ -149,7 +149,7 @@ def linear_layer_types(c: Mapping[str, Any], layers: int) -> list[str]:
     """
     kinds = c["layer_types"]
     if kinds is None:
-        interval = _hf.size(c, "full_attention_interval")
+        interval = hf_config.size(c, "full_attention_interval")
         if type(interval) is not int:
             raise ValueError("config key 'full_attention_interval' must be a number: it fixes the layer pattern")
         return ["linear_attention" if (i + 1) % interval else "full_attention" for i in range(layers)]
@@ -254,18 +254,18 @@ def build(config: Mapping[str, Any], variant: Variant) -> Module:
         token than experts; naming the key.
     """
     v, P = variant, variant.prefix
-    c = _hf.resolve(config, cls=v.config_cls, defaults=v.defaults, inert=_INERT)
+    c = hf_config.resolve(config, cls=v.config_cls, defaults=v.defaults, inert=_INERT)
     c = {**_DEFAULTS, **c} if v.moe != "pattern" else c  # keys the variant lacks: read as absent
-    V, D = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
+    V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
         raise ValueError("config key 'num_hidden_layers' must be a number: it fixes the layer pattern")
-    H, d = _hf.size(c, "num_attention_heads"), _hf.size(c, "head_dim")
+    H, d = hf_config.size(c, "num_attention_heads"), hf_config.size(c, "head_dim")
     KV = kv_heads(c, H)
-    hk, hv = _hf.size(c, "linear_num_key_heads"), _hf.size(c, "linear_num_value_heads")
-    dk, dv = _hf.size(c, "linear_key_head_dim"), _hf.size(c, "linear_value_head_dim")
-    K = _hf.size(c, "linear_conv_kernel_dim")
-    bias, tie = _hf.flag(c, "attention_bias"), _hf.flag(c, "tie_word_embeddings")
+    hk, hv = hf_config.size(c, "linear_num_key_heads"), hf_config.size(c, "linear_num_value_heads")
+    dk, dv = hf_config.size(c, "linear_key_head_dim"), hf_config.size(c, "linear_value_head_dim")
+    K = hf_config.size(c, "linear_conv_kernel_dim")
+    bias, tie = hf_config.flag(c, "attention_bias"), hf_config.flag(c, "tie_word_embeddings")
     rotary = rotary_dim(c, d)
     types = linear_layer_types(c, L)
     shape: dict[str, Any] = {"vocab_size": V, "hidden_size": D, "num_hidden_layers": L}
@@ -276,15 +276,18 @@ def build(config: Mapping[str, Any], variant: Variant) -> Module:
     if v.moe == "dense":
         kinds = [(t, False) for t in types]
     else:
-        E, k = _hf.size(c, "num_experts", 0 if v.moe == "pattern" else 1), _hf.size(c, "num_experts_per_tok")
+        E, k = (
+            hf_config.size(c, "num_experts", 0 if v.moe == "pattern" else 1),
+            hf_config.size(c, "num_experts_per_tok"),
+        )
         if type(E) is int and type(k) is int and E > 0 and k > E:
             raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_experts ({E})")
-        Fe, Fs = _hf.size(c, "moe_intermediate_size"), _hf.size(c, "shared_expert_intermediate_size")
+        Fe, Fs = hf_config.size(c, "moe_intermediate_size"), hf_config.size(c, "shared_expert_intermediate_size")
         shape.update(num_experts=E, num_experts_per_tok=k, moe_intermediate_size=Fe, shared_expert_intermediate_size=Fs)
         if v.moe == "all":
             kinds = [(t, True) for t in types]
         else:
-            step = _hf.size(c, "decoder_sparse_step")
+            step = hf_config.size(c, "decoder_sparse_step")
             if type(step) is not int or type(E) is not int:
                 raise ValueError(
                     "config keys 'decoder_sparse_step' and 'num_experts' must be numbers: they fix the pattern"
@@ -296,7 +299,7 @@ def build(config: Mapping[str, Any], variant: Variant) -> Module:
             shape.update(decoder_sparse_step=step, mlp_only_layers=list(only))
             fixed += ("num_experts", "decoder_sparse_step", "mlp_only_layers")
     if v.moe != "all":
-        F = shape["intermediate_size"] = _hf.size(c, "intermediate_size")
+        F = shape["intermediate_size"] = hf_config.size(c, "intermediate_size")
 
     def make(kind: tuple[str, bool]) -> Module:
         mixer_type, sparse = kind

@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.gated_deltanet import gated_deltanet
 from ..layers.embedding import embedding
 from ..layers.linear import linear
@@ -66,8 +66,8 @@ from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..layers.token_flops import matmul_flops, register
 from ..tree import Dim, Module, State
-from ._decoder import floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
-from .llama import register_family
+from .decoder import floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
+from .family import register_family
 
 __all__ = ["qwen4_exp_text", "indexer_flops"]
 
@@ -134,7 +134,7 @@ _SOURCE = (
 def _kinds(c: Mapping[str, Any], layers: int) -> list[str]:
     kinds = c["layer_types"]
     if kinds is None:
-        interval = _hf.size(c, "full_attention_interval")
+        interval = hf_config.size(c, "full_attention_interval")
         if type(interval) is not int:
             raise ValueError("config key 'full_attention_interval' must be a number: it fixes the layer pattern")
         return ["linear_attention" if (i + 1) % interval else "indexed_attention" for i in range(layers)]
@@ -151,7 +151,7 @@ def _indexer(c: Mapping[str, Any], rotated: Dim) -> dict[str, Any]:
     missing = [k for k in _INDEXER if c[k] is None]
     if missing:
         raise ValueError(f"config keys {missing} are needed: an indexed_attention layer builds the QSA indexer")
-    sizes = {k: _hf.size(c, k) for k in _INDEXER}
+    sizes = {k: hf_config.size(c, k) for k in _INDEXER}
     if sizes["indexer_kv_heads"] != 1:
         raise ValueError("config key 'indexer_kv_heads' must be 1 (Qwen4-Exp's QSA has one key head)")
     budget, ratio = sizes["indexer_budget"], sizes["indexer_compress_ratio"]
@@ -248,23 +248,23 @@ def qwen4_exp_text(config: Mapping[str, Any]) -> Module:
     config = dict(config)
     if config.get("ple_layer_ids"):
         raise ValueError("config key 'ple_layer_ids': Qwen4-Exp's per-layer n-gram embeddings (PLE) are not derived")
-    c = _hf.resolve(config, cls="Qwen4ExpTextConfig", defaults=_DEFAULTS, inert=_INERT)
-    V, D = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
+    c = hf_config.resolve(config, cls="Qwen4ExpTextConfig", defaults=_DEFAULTS, inert=_INERT)
+    V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
         raise ValueError("config key 'num_hidden_layers' must be a number: it fixes the layer pattern")
-    H, d = _hf.size(c, "num_attention_heads"), _hf.size(c, "head_dim")
+    H, d = hf_config.size(c, "num_attention_heads"), hf_config.size(c, "head_dim")
     KV = kv_heads(c, H)
-    lin = {k: _hf.size(c, k) for k in ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim")}  # fmt: skip
-    E, k = _hf.size(c, "num_experts"), _hf.size(c, "num_experts_per_tok")
+    lin = {k: hf_config.size(c, k) for k in ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim")}  # fmt: skip
+    E, k = hf_config.size(c, "num_experts"), hf_config.size(c, "num_experts_per_tok")
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_experts ({E})")
-    Fe, Fs = _hf.size(c, "moe_intermediate_size"), _hf.size(c, "shared_expert_intermediate_size")
-    hc, r = _hf.size(c, "hc_count", 2), _hf.size(c, "hc_lowrank")
+    Fe, Fs = hf_config.size(c, "moe_intermediate_size"), hf_config.size(c, "shared_expert_intermediate_size")
+    hc, r = hf_config.size(c, "hc_count", 2), hf_config.size(c, "hc_lowrank")
     gate_act = c["output_gate_type"] or config.get("hidden_act", "silu")
     if gate_act not in ("sigmoid", "silu"):
         raise ValueError(f"config key 'output_gate_type' (or hidden_act): {gate_act!r} is not sigmoid or silu")
-    bias, tie = _hf.flag(c, "attention_bias"), _hf.flag(c, "tie_word_embeddings")
+    bias, tie = hf_config.flag(c, "attention_bias"), hf_config.flag(c, "tie_word_embeddings")
     kinds = _kinds(c, L)
     rotated = rotary_dim(config, d, 1.0, given=True)
     qsa = _indexer(c, rotated) if "indexed_attention" in kinds else {}
@@ -319,7 +319,7 @@ def qwen4_exp_text(config: Mapping[str, Any]) -> Module:
     shape.update(attention_bias=bias, tie_word_embeddings=tie, layer_types=kinds)
     shape["_fixed"] = ("num_hidden_layers", "layer_types", "indexer_kv_heads")  # the last is 1: no letter
     model = Module("model", "Qwen4ExpTextModel", children=body)
-    head = _hf.lm_head(D, V, "model.embed_tokens.weight" if tie else None)
+    head = hf_config.lm_head(D, V, "model.embed_tokens.weight" if tie else None)
     return Module("", "Qwen4ExpForCausalLM", children=(model, head), config=shape)
 
 

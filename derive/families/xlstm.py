@@ -44,12 +44,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.token_flops import matmul_flops, projections, register
 from ..tree import Dim, Module, Param, State
-from .llama import register_family
+from .family import register_family
 
 __all__ = ["xlstm", "mlstm_block", "round_up", "decode_flops"]
 
@@ -211,12 +211,12 @@ def xlstm(config: Mapping[str, Any]) -> Module:
         ``hidden_size`` / ``num_hidden_layers`` (transformers would build an embedding, or a cache,
         that the blocks do not fit); an unknown ``weight_mode``; a factor that is not a number.
     """
-    c = _hf.resolve(config, cls="xLSTMConfig", defaults=_DEFAULTS, inert=_INERT, same_as=_SAME_AS)
-    V, D = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size")
-    L, H = _hf.size(c, "num_hidden_layers", 0), _hf.size(c, "num_heads")
-    multiple = _hf.size(c, "ffn_round_up_to_multiple_of")
-    bias = _hf.flag(c, "use_bias")
-    tie = _hf.flag(c, "tie_word_embeddings")
+    c = hf_config.resolve(config, cls="xLSTMConfig", defaults=_DEFAULTS, inert=_INERT, same_as=_SAME_AS)
+    V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
+    L, H = hf_config.size(c, "num_hidden_layers", 0), hf_config.size(c, "num_heads")
+    multiple = hf_config.size(c, "ffn_round_up_to_multiple_of")
+    bias = hf_config.flag(c, "use_bias")
+    tie = hf_config.flag(c, "tie_word_embeddings")
     if c["weight_mode"] not in ("single", "fused"):
         raise ValueError(f"config key 'weight_mode' must be 'single' or 'fused', got {c['weight_mode']!r}")
     for key in ("qk_dim_factor", "v_dim_factor", "ffn_proj_factor"):
@@ -239,7 +239,7 @@ def xlstm(config: Mapping[str, Any]) -> Module:
     shape = {k: c[k] for k in _DEFAULTS}
     shape.update(vocab_size=V, hidden_size=D, num_hidden_layers=L, num_heads=H, use_bias=bias)
     shape["tie_word_embeddings"] = tie  # read, and without effect: the head is never tied
-    return Module("", "xLSTMForCausalLM", children=(backbone, _hf.lm_head(D, V)), config=shape)
+    return Module("", "xLSTMForCausalLM", children=(backbone, hf_config.lm_head(D, V)), config=shape)
 
 
 def decode_flops(module: Module, tokens: Dim) -> Dim:

@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.mamba import dt_rank_auto
 from ..layers.conv import conv
 from ..layers.linear import linear
@@ -54,8 +54,8 @@ from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..layers.token_flops import projections, register
 from ..tree import Dim, Module, Param, State
-from ._decoder import causal_lm, floordiv, kv_heads, layer_list
-from .llama import register_family
+from .decoder import causal_lm, floordiv, kv_heads, layer_list
+from .family import register_family
 from .zamba2 import block_types, tied_whole
 
 __all__ = ["zamba", "zamba_mixer"]
@@ -147,7 +147,7 @@ def zamba_mixer(D: Dim, E: Dim, N: Dim, K: Dim, R: Dim, H: Dim, *, conv_bias: bo
 
 def _default_pattern(c: Mapping[str, Any], layers: int) -> list[str]:
     period, offset = (
-        _hf.size(c, k, 0 if k.endswith("offset") else 1) for k in ("attn_layer_period", "attn_layer_offset")
+        hf_config.size(c, k, 0 if k.endswith("offset") else 1) for k in ("attn_layer_period", "attn_layer_offset")
     )
     if type(period) is not int or type(offset) is not int:
         raise ValueError(
@@ -187,31 +187,31 @@ def zamba(config: Mapping[str, Any]) -> Module:
     if len(set(named.values())) > 1:
         raise ValueError("config keys 'head_dim' and 'attention_head_dim' disagree (the same attribute)")
     config["attention_head_dim"] = next(iter(named.values()), None)
-    c = _hf.resolve(config, cls="ZambaConfig", defaults=_DEFAULTS, inert=_INERT)
-    V, D, F = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size"), _hf.size(c, "intermediate_size")
-    L = _hf.size(c, "num_hidden_layers", 0)
+    c = hf_config.resolve(config, cls="ZambaConfig", defaults=_DEFAULTS, inert=_INERT)
+    V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
         raise ValueError("config key 'num_hidden_layers' must be a number: it fixes the pattern")
     given = config.get("layers_block_type") is not None or config.get("layer_types") is not None
     kinds = block_types(config, L, () if given else _default_pattern(c, L))
     hybrid_ids = [i for i, kind in enumerate(kinds) if kind == "hybrid"]
-    tie = _hf.flag(c, "tie_word_embeddings")
+    tie = hf_config.flag(c, "tie_word_embeddings")
     if tie and len(hybrid_ids) == 1:
         raise ValueError(
             "config key 'tie_word_embeddings': with one hybrid layer transformers' tie of the shared block "
             "finds no other copy and refuses to build (set it false, or give more hybrid layers)"
         )
-    H = _hf.size(c, "num_attention_heads")
+    H = hf_config.size(c, "num_attention_heads")
     KV = kv_heads(c, H)
-    A = 2 * D if not c["attention_hidden_size"] else _hf.size(c, "attention_hidden_size")
-    d = floordiv(2 * D, H) if not c["attention_head_dim"] else _hf.size(c, "attention_head_dim")
-    expand = _hf.strict_int(c, "mamba_expand", "ZambaConfig")
-    Hm, N, K = _hf.size(c, "n_mamba_heads"), _hf.size(c, "mamba_d_state"), _hf.size(c, "mamba_d_conv")
+    A = 2 * D if not c["attention_hidden_size"] else hf_config.size(c, "attention_hidden_size")
+    d = floordiv(2 * D, H) if not c["attention_head_dim"] else hf_config.size(c, "attention_head_dim")
+    expand = hf_config.strict_int(c, "mamba_expand", "ZambaConfig")
+    Hm, N, K = hf_config.size(c, "n_mamba_heads"), hf_config.size(c, "mamba_d_state"), hf_config.size(c, "mamba_d_conv")
     E = expand * D
     if type(E) is int and type(Hm) is int and E % Hm:
         raise ValueError(f"config key 'n_mamba_heads' ({Hm}) must divide mamba_expand * hidden_size ({E})")
-    R = dt_rank_auto(D) if c["mamba_dt_rank"] == "auto" else _hf.size(c, "mamba_dt_rank")
-    flags = {k: _hf.flag(c, k) for k in ("mamba_conv_bias", "mamba_proj_bias")}
+    R = dt_rank_auto(D) if c["mamba_dt_rank"] == "auto" else hf_config.size(c, "mamba_dt_rank")
+    flags = {k: hf_config.flag(c, k) for k in ("mamba_conv_bias", "mamba_proj_bias")}
 
     def mamba_layer(name: str) -> Module:
         mixer = zamba_mixer(D, E, N, K, R, Hm, conv_bias=flags["mamba_conv_bias"], bias=flags["mamba_proj_bias"])

@@ -39,15 +39,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..blocks.mamba2 import chunk_size, decode_flops, kept_chunk, mixer
 from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
 from ..layers.token_flops import matmul_flops, register
 from ..tree import Dim, Module
-from ._decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
-from .llama import register_family
+from .decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
+from .family import register_family
 
 __all__ = ["zamba2", "DEFAULT_PATTERN", "tied_whole", "block_types"]
 
@@ -228,20 +228,20 @@ def zamba2(config: Mapping[str, Any]) -> Module:
     for key in ("head_dim", "attention_head_dim"):  # one attribute: set after __post_init__, it wins
         if config.get(key) is not None:
             config["head_dim"] = config[key]
-    c = _hf.resolve(config, cls="Zamba2Config", defaults=_DEFAULTS, inert=_INERT)
-    V, D = _hf.size(c, "vocab_size"), _hf.size(c, "hidden_size")
-    L, blocks = _hf.size(c, "num_hidden_layers", 0), _hf.size(c, "num_mem_blocks")
+    c = hf_config.resolve(config, cls="Zamba2Config", defaults=_DEFAULTS, inert=_INERT)
+    V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
+    L, blocks = hf_config.size(c, "num_hidden_layers", 0), hf_config.size(c, "num_mem_blocks")
     if type(L) is not int or type(blocks) is not int:
         raise ValueError("config keys 'num_hidden_layers' and 'num_mem_blocks' must be numbers: they fix the pattern")
     kinds = block_types(config, L)
     hybrid_ids = [i for i, kind in enumerate(kinds) if kind == "hybrid"]
-    F = 4 * D if not c["intermediate_size"] else _hf.size(c, "intermediate_size")
-    H = _hf.size(c, "num_attention_heads")
+    F = 4 * D if not c["intermediate_size"] else hf_config.size(c, "intermediate_size")
+    H = hf_config.size(c, "num_attention_heads")
     KV = kv_heads(c, H)
-    d = floordiv(2 * D, H) if c["head_dim"] is None else _hf.size(c, "head_dim")
-    expand = _hf.strict_int(c, "mamba_expand", "Zamba2Config")
-    Hm, G = _hf.size(c, "n_mamba_heads"), _hf.size(c, "mamba_ngroups")
-    N, K = _hf.size(c, "mamba_d_state"), _hf.size(c, "mamba_d_conv")
+    d = floordiv(2 * D, H) if c["head_dim"] is None else hf_config.size(c, "head_dim")
+    expand = hf_config.strict_int(c, "mamba_expand", "Zamba2Config")
+    Hm, G = hf_config.size(c, "n_mamba_heads"), hf_config.size(c, "mamba_ngroups")
+    N, K = hf_config.size(c, "mamba_d_state"), hf_config.size(c, "mamba_d_conv")
     E = expand * D
     if type(E) is int and type(Hm) is int and E % Hm:
         raise ValueError(f"config key 'n_mamba_heads' ({Hm}) must divide mamba_expand * hidden_size ({E})")
@@ -249,9 +249,9 @@ def zamba2(config: Mapping[str, Any]) -> Module:
     _derived(config, "attention_hidden_size", 2 * D)
     _derived(config, "mamba_headdim", P)
     _derived(config, "hybrid_layer_ids", hybrid_ids)
-    r = _hf.size(c, "adapter_rank")
-    flags = {k: _hf.flag(c, k) for k in ("add_bias_linear", "use_shared_attention_adapter", "use_mem_rope")}
-    tie, bias = _hf.flag(c, "tie_word_embeddings"), flags["add_bias_linear"]
+    r = hf_config.size(c, "adapter_rank")
+    flags = {k: hf_config.flag(c, k) for k in ("add_bias_linear", "use_shared_attention_adapter", "use_mem_rope")}
+    tie, bias = hf_config.flag(c, "tie_word_embeddings"), flags["add_bias_linear"]
     rotated = rotary_dim(config, d, 1.0, plain_reads_factor=False, given=True)  # head_dim is always set
     hybrids = len(hybrid_ids)
 

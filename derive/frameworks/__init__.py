@@ -14,10 +14,10 @@ One documented way to ask any framework for a parameter count and a tensor table
     3*H**2 + 3*H*I + 4*H
 
 :data:`FRAMEWORKS` lists what exists (framework key -> :class:`Framework`, each with its cells).
-Each framework's layout is one :class:`derive.conventions.Convention` value (a few frameworks lay
+Each framework's layout is one :class:`derive.engine.conventions.Convention` value (a few frameworks lay
 out one cell class differently, and have one per such class); the cells are the equations of
 :mod:`derive.cells`; a stack of ``num_layers`` layers, ``bidirectional`` or not, is wired as
-PyTorch wires it (:data:`derive.wirings.DEEP_BIDIRECTIONAL`: layers >= 1 read both directions of
+PyTorch wires it (:data:`derive.engine.wirings.DEEP_BIDIRECTIONAL`: layers >= 1 read both directions of
 the layer below). For frameworks whose classes are single cells (Flax, Equinox, TF1 cells), that
 stack is the composition each framework documents (``RNN``, ``Bidirectional``,
 ``Sequential`` for Flax; a list of cells for Equinox; ``MultiRNNCell`` and
@@ -30,7 +30,6 @@ and which are read from source only (:attr:`Framework.source`) is :attr:`Framewo
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -42,25 +41,28 @@ from ..engine.symbols import Size, equal, plain, product
 from ..engine.wirings import DEEP_BIDIRECTIONAL, SKIP_CONNECTIONS, UNIDIRECTIONAL
 from .registry import FRAMEWORKS, GENERIC_CELLS, POSITIVE_NUMBER, SIZE_OR_ZERO, CellSpec, Framework
 
+#: The conventions re-exported here, and the module of each (imported when first asked).
+_CONVENTIONS = {
+    "CUDNN": "cudnn",
+    "EQUINOX": "equinox",
+    "FLAX_LINEN": "flax",
+    "FLAX_LINEN_CONV": "flax",
+    "FLAX_NNX": "flax",
+    "FLAX_NNX_LSTM": "flax",
+    "MXNET": "mxnet",
+    "ONNX": "onnx",
+    "PADDLE": "paddle",
+    "TF1": "tf1",
+    "TF_KERAS_CUDNN": "tf_keras",
+}
 
-def _discover() -> None:
-    """Import every module of this package: each registers its framework(s) in :data:`FRAMEWORKS`."""
-    for module in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{module.name}")
 
+def __getattr__(name: str) -> Any:
+    """The conventions of :data:`_CONVENTIONS`, from their framework's module (imported on first use)."""
+    if name in _CONVENTIONS:
+        return getattr(importlib.import_module(f"{__name__}.{_CONVENTIONS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-_discover()
-for _key in sorted(FRAMEWORKS, key=lambda key: (FRAMEWORKS[key].order, key)):
-    FRAMEWORKS[_key] = FRAMEWORKS.pop(_key)
-
-from .cudnn import CUDNN  # noqa: E402  (the conventions, re-exported where they were)
-from .equinox import EQUINOX  # noqa: E402
-from .flax import FLAX_LINEN, FLAX_LINEN_CONV, FLAX_NNX, FLAX_NNX_LSTM  # noqa: E402
-from .mxnet import MXNET  # noqa: E402
-from .onnx import ONNX  # noqa: E402
-from .paddle import PADDLE  # noqa: E402
-from .tf1 import TF1  # noqa: E402
-from .tf_keras import TF_KERAS_CUDNN  # noqa: E402
 
 __all__ = [
     "ONNX",
@@ -93,7 +95,7 @@ class TensorRow(NamedTuple):
 
     name: str
     shape: tuple[Size, ...]
-    count: Size
+    count: Size  # type: ignore[assignment]
     trainable: bool
 
 
@@ -121,7 +123,7 @@ def stack(
     skip_connections: bool = False,
     **class_options: Any,
 ) -> Stack:
-    """The :class:`derive.stack.Stack` of ``cell`` in ``framework``: tensors, counts, cells.
+    """The :class:`derive.engine.stack.Stack` of ``cell`` in ``framework``: tensors, counts, cells.
 
     Parameters
     ----------
@@ -157,7 +159,7 @@ def stack(
     double_bias : bool, default True
         Haiku ``VanillaRNN``'s option: a bias on the recurrent ``Linear`` too.
     skip_connections : bool, default False
-        Haiku: the stack of ``hk.deep_rnn_with_skip_connections`` (:data:`derive.wirings.SKIP_CONNECTIONS`):
+        Haiku: the stack of ``hk.deep_rnn_with_skip_connections`` (:data:`derive.engine.wirings.SKIP_CONNECTIONS`):
         layer k >= 1 reads the input beside layer k - 1's output, I + H features; one direction only.
     **class_options
         Options of a class's own cell (its :attr:`CellSpec.options`): QRNN ``window`` and
@@ -167,7 +169,7 @@ def stack(
 
     Returns
     -------
-    derive.stack.Stack
+    derive.engine.stack.Stack
 
     Raises
     ------
@@ -261,7 +263,7 @@ def stack(
         options.pop(name, None)
     if "num_directions" in CELLS[spec.mode].options:  # SRU: its layers' structure depends on D·H vs I
         options["num_directions"] = 2 if bidirectional else 1
-        options["square_input"] = equal(input_size, options["num_directions"] * hidden_size)
+        options["square_input"] = equal(input_size, options["num_directions"] * hidden_size)  # type: ignore[operator]
     if spec.check is not None:
         spec.check(
             input_size=input_size,

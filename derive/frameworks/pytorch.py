@@ -2,7 +2,7 @@
 
 The classes take the arguments of their ``torch.nn`` namesakes, in the same order,
 so a constructor call can be pasted: ``LSTM(32, 128, 2, bidirectional=True)``.
-Every size may be an int or a SymPy expression (see :mod:`derive.symbols`).
+Every size may be an int or a SymPy expression (see :mod:`derive.engine.symbols`).
 Arguments that do not change the weights (``batch_first``, ``dropout``,
 ``device``, ``dtype``) are checked as torch checks them and otherwise ignored.
 
@@ -13,7 +13,7 @@ Each object has
 * ``shapes`` — tensor name -> shape, in the order of ``named_parameters()``
   (needs an int ``num_layers``);
 * ``tensors``, ``layer_tensors(layer)``, ``layer_count(layer)``, ``cell(layer)`` — see
-  :class:`derive.stack.Stack`.
+  :class:`derive.engine.stack.Stack`.
 
 Convention and errors follow ``torch/nn/modules/rnn.py`` (``RNNBase.__init__``,
 ``RNN.__init__``, ``GRU.__init__``, ``RNNCellBase.__init__``), torch 2.13.

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..cells import CELLS
 from ..engine.conventions import Convention
+from ..engine.lazy import Registry
 from ..engine.registry import generic_names
 
 __all__ = [
@@ -233,7 +234,11 @@ POSITIVE_NUMBER: tuple[Any, ...] = ("a positive number",)
 #: Every framework of :mod:`derive.frameworks`, by key: ``"onnx"``, ``"cudnn"``, ``"tf.keras"``,
 #: ``"tf1"``, ``"flax.linen"``, ``"flax.nnx"``, ``"equinox"``, ``"mxnet"``, ``"paddle"``, ...
 #: (PyTorch is :mod:`derive.torch`, Keras 3 :mod:`derive.keras`), in registration order.
-FRAMEWORKS: dict[str, Framework] = {}
+#: A framework's module is imported when its key is first asked for (:class:`derive.engine.lazy.Registry`);
+#: iterating lists every framework, in their display order (:attr:`Framework.order`, then key).
+FRAMEWORKS: Registry[str, Framework] = Registry(
+    "frameworks", order=lambda found: dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
+)
 
 
 def register(framework: Framework) -> Framework:
@@ -253,7 +258,7 @@ def register(framework: Framework) -> Framework:
     ValueError
         Its key is registered already.
     """
-    if framework.key in FRAMEWORKS:
+    if framework.key in FRAMEWORKS.loaded():
         raise ValueError(f"framework {framework.key!r} is registered already")
     FRAMEWORKS[framework.key] = framework
     return framework

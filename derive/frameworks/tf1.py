@@ -141,8 +141,7 @@ register(
 
 import dataclasses  # noqa: E402
 
-import sympy  # noqa: E402
-
+from .._sympy import sympy  # noqa: E402
 from ..engine import validate  # noqa: E402
 from ..engine.symbols import Size  # noqa: E402
 from ..tree import Module  # noqa: E402

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from ..engine import validate
 from ..tree import Module
 from .mirror import constructor

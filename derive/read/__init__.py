@@ -27,11 +27,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .pasted import LINE_PARSED, detect, line_framework, one_call
-from .report import Report, Row
 from .source import SourceError
+
+if TYPE_CHECKING:
+    from .report import Report, Row
 
 __all__ = ["explain", "explain_code", "detect", "Report", "Row", "SourceError", "CHECKPOINT_SUFFIXES"]
 
@@ -72,6 +73,8 @@ def explain_code(text: str, framework: str | None = None, input_dim: Any = None,
         if input_dim is not None:
             raise SourceError("input_dim is for Keras and TF1: a printed torch module shows its sizes itself")
         return explain_printed(text, partial)
+    from .pasted import detect
+
     framework = framework or detect(text)
     if framework == "keras":
         from .code.keras.reader import explain_keras
@@ -121,6 +124,8 @@ def _explain_text(text: str, framework: str | None, input_dim: Any, partial: boo
 
     if is_json_text(text):
         return explain_config(text)
+    from .pasted import LINE_PARSED, line_framework, one_call
+
     node = one_call(text)
     if node is not None:
         kind, chosen = line_framework(node, framework)
@@ -131,6 +136,19 @@ def _explain_text(text: str, framework: str | None, input_dim: Any, partial: boo
                 raise SourceError("partial applies to model code: a constructor is counted whole")
             return explain_constructor(node, chosen, input_dim)
     return explain_code(text, framework, input_dim, partial)
+
+
+def __getattr__(name: str) -> Any:
+    """``Report``, ``Row`` and ``detect``, imported on first use."""
+    if name in ("Report", "Row"):
+        from . import report
+
+        return getattr(report, name)
+    if name == "detect":
+        from .pasted import detect
+
+        return detect
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def explain(obj: Any, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:

@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from ..engine.constructors import CONSTRUCTORS, find
-from ..engine.symbols import H, I, L, P
+from ..engine.symbols import Letters
 from ..frameworks.keras.constructors import PREFIXES as KERAS_PREFIXES
 from .source import SourceError, dotted
 
@@ -59,7 +61,7 @@ CODE_READERS = ("torch", "keras", "tf1")
 #: constructor (:mod:`derive.read.code.constructor_line`), TF1 code on several lines by the code reader.
 LINE_PARSED = ("torch", "keras")
 #: Names that stand for derive's size symbols.
-SYMBOLS = {"I": I, "H": H, "L": L, "P": P}
+SYMBOLS: Mapping[str, Any] = Letters(("I", "H", "L", "P"))
 #: Classes the torch constructor path reads (``derive.torch``).
 TORCH_CLASSES = ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell")
 #: Prefixes a torch constructor may carry.

@@ -13,8 +13,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from ..engine.symbols import plain
 from ..tree import Module, active, count, is_partial, named_parameters, numel, parts
 from .row import Row, jsonable, rows, show

@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import sympy
-
+from .._sympy import sympy
 from ..engine.symbols import plain
 from ..tree import MAX_LISTED, Formula, Module, count, named_parameters
 

@@ -1,12 +1,12 @@
-"""Diagrams of wirings as inline SVG, drawn from the :class:`~derive.wirings.Wiring` itself.
+"""Diagrams of wirings as inline SVG, drawn from the :class:`~derive.engine.wirings.Wiring` itself.
 
 One box per layer and direction, stacked from the input (bottom) to the top; an arrow
 for everything a box reads, as the wiring says: layer 0 reads the input (and, for a
 modified BRNN, the class labels in its conditioning direction), a layer above reads
-what :meth:`~derive.wirings.Wiring.reads` names, through an element-wise merge node
+what :meth:`~derive.engine.wirings.Wiring.reads` names, through an element-wise merge node
 for Keras' ``sum``/``mul``/``ave``; a tied input weight is drawn as one shared node
 feeding both directions. Each box states the width its direction reads, computed by
-:meth:`~derive.wirings.Wiring.layer_input_size` with the symbols I, H (and K). No
+:meth:`~derive.engine.wirings.Wiring.layer_input_size` with the symbols I, H (and K). No
 picture is drawn by hand: change the wiring and the diagram follows.
 
 The SVG uses ``currentColor`` (it follows the page's light or dark scheme), no
@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from html import escape
 
-import sympy
-
+from .._sympy import sympy
 from ..engine.symbols import H, I, Size
 from ..engine.wirings import Wiring
 

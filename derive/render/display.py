@@ -1,7 +1,7 @@
 """How results show in a notebook: LaTeX for the count, an HTML table for the tensors.
 
 Jupyter calls ``_repr_latex_`` and ``_repr_html_`` on the last value of a cell;
-:class:`derive.stack.Stack` forwards both here.
+:class:`derive.engine.stack.Stack` forwards both here.
 
 * :func:`latex_repr` — with every size an int: the per-layer counts summed to the
   total, ``N = 140{,}288 + 420{,}864 = 561{,}152``; with a symbolic size: the closed
@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import html
 
-import sympy
-
+from .._sympy import sympy
 from ..analysis import solving as _solving
 from ..engine import stack as _stack
 from ..engine.stack import UPPER, Stack
@@ -103,7 +102,7 @@ def latex_repr(stack: Stack) -> str:
 
     Parameters
     ----------
-    stack : derive.stack.Stack
+    stack : derive.engine.stack.Stack
         Any stack (or object with ``count``, ``num_layers`` and ``layer_count(layer)``).
 
     Returns
@@ -115,7 +114,7 @@ def latex_repr(stack: Stack) -> str:
     Raises
     ------
     TypeError
-        ``stack`` is not a :class:`derive.stack.Stack`.
+        ``stack`` is not a :class:`derive.engine.stack.Stack`.
     """
     _check_stack(stack)
     count = stack.count
@@ -140,7 +139,7 @@ def elided_layers(stack: Stack) -> tuple[int, int] | None:
 
     Parameters
     ----------
-    stack : derive.stack.Stack
+    stack : derive.engine.stack.Stack
 
     Returns
     -------
@@ -189,7 +188,7 @@ def tensor_rows(stack: Stack) -> tuple[list[tuple[str, str, str]], str | None]:
 
     Parameters
     ----------
-    stack : derive.stack.Stack
+    stack : derive.engine.stack.Stack
         Any adapter object (``derive.torch.LSTM(...)``, ...).
 
     Returns
@@ -202,7 +201,7 @@ def tensor_rows(stack: Stack) -> tuple[list[tuple[str, str, str]], str | None]:
     Raises
     ------
     TypeError
-        ``stack`` is not a :class:`derive.stack.Stack`.
+        ``stack`` is not a :class:`derive.engine.stack.Stack`.
     """
     _check_stack(stack)
     rows, note = _rows(stack)
@@ -217,7 +216,7 @@ def html_repr(stack: Stack) -> str:
 
     Parameters
     ----------
-    stack : derive.stack.Stack
+    stack : derive.engine.stack.Stack
 
     Returns
     -------
@@ -227,7 +226,7 @@ def html_repr(stack: Stack) -> str:
     Raises
     ------
     TypeError
-        ``stack`` is not a :class:`derive.stack.Stack`.
+        ``stack`` is not a :class:`derive.engine.stack.Stack`.
     """
     _check_stack(stack)
     rows, note = tensor_rows(stack)
@@ -269,5 +268,6 @@ def solution_latex(solution: _solving.Solution) -> str:
     )
 
 
-_stack.FORMATTERS.update(latex=latex_repr, html=html_repr)
-_solving.FORMATTERS.update(latex=solution_latex)
+_stack.FORMATTERS["latex"] = latex_repr
+_stack.FORMATTERS["html"] = html_repr
+_solving.FORMATTERS["latex"] = solution_latex

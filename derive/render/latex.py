@@ -11,11 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-import sympy
-from sympy import HadamardProduct, MatAdd, MatMul, OneMatrix
-from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from sympy.printing.latex import LatexPrinter
 
+from .._sympy import sympy
 from ..engine.equations import Cell
 from ..engine.symbols import Size
 from ..engine.validate import shown
@@ -33,36 +31,36 @@ _FUNCTIONS = {
 
 
 class _PaperPrinter(LatexPrinter):
-    def _print_ElementwiseApplyFunction(self, expr: ElementwiseApplyFunction) -> str:
+    def _print_ElementwiseApplyFunction(self, expr: sympy.ElementwiseApplyFunction) -> str:
         f = expr.function
         name = f.expr.func.__name__ if isinstance(f, sympy.Lambda) else getattr(f, "__name__", str(f))
         if name == "maxabs1":  # the mLSTM's normaliser bound max(|n^T q|, 1)
             return rf"\max\left(\left|{self._print(expr.expr)}\right|, 1\right)"
         return rf"{_FUNCTIONS.get(name, name)}\left({self._print(expr.expr)}\right)"
 
-    def _print_MatAdd(self, expr: MatAdd) -> str:
+    def _print_MatAdd(self, expr: sympy.MatAdd) -> str:
         out = ""
         for k, term in enumerate(expr.args):
-            negative = isinstance(term, MatMul) and term.args[0] == -1
-            body = self._print(MatMul(*term.args[1:]) if negative else term)
+            negative = isinstance(term, sympy.MatMul) and term.args[0] == -1
+            body = self._print(sympy.MatMul(*term.args[1:]) if negative else term)
             out += (" - " if negative else (" + " if k else "")) + body
         return out
 
-    def _print_HadamardProduct(self, expr: HadamardProduct) -> str:
+    def _print_HadamardProduct(self, expr: sympy.HadamardProduct) -> str:
         parts = []
         for arg in expr.args:
             text = self._print(arg)
-            parts.append(rf"\left({text}\right)" if isinstance(arg, MatAdd) else text)
+            parts.append(rf"\left({text}\right)" if isinstance(arg, sympy.MatAdd) else text)
         return r" \odot ".join(parts)
 
-    def _print_MatMul(self, expr: MatMul) -> str:
+    def _print_MatMul(self, expr: sympy.MatMul) -> str:
         parts = []
         for arg in expr.args:
             text = self._print(arg)
-            parts.append(rf"\left({text}\right)" if isinstance(arg, (MatAdd, HadamardProduct)) else text)
+            parts.append(rf"\left({text}\right)" if isinstance(arg, (sympy.MatAdd, sympy.HadamardProduct)) else text)
         return " ".join(parts)
 
-    def _print_OneMatrix(self, expr: OneMatrix) -> str:
+    def _print_OneMatrix(self, expr: sympy.OneMatrix) -> str:
         return "1"
 
 

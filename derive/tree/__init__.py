@@ -31,11 +31,13 @@ A module that stands for ``repeat`` identical copies (a symbolic number of layer
 
 from __future__ import annotations
 
-from .nodes import Dim, Formula, Module, Param, State, closed_form, count, is_partial, numel
+from .nodes import Dim, Formula, Letter, Module, Param, State, closed_form, count, is_partial, letters_to_symbols, numel
 from .usage import PARTS, active, cache_elements, named_states, parts
 from .walk import MAX_LISTED, named_buffers, named_modules, named_parameters, uncounted
 
 __all__ = [
+    "Letter",
+    "letters_to_symbols",
     "Dim",
     "Param",
     "State",

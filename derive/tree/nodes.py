@@ -8,7 +8,19 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Dim", "Param", "State", "Module", "Formula", "closed_form", "count", "numel", "is_partial"]
+__all__ = [
+    "Dim",
+    "Param",
+    "State",
+    "Module",
+    "Formula",
+    "Letter",
+    "letters_to_symbols",
+    "closed_form",
+    "count",
+    "numel",
+    "is_partial",
+]
 
 #: A size: an int, or a SymPy expression (any dimension may be symbolic).
 Dim = Any
@@ -165,6 +177,57 @@ class State:
         return numel(tuple(dims))
 
 
+@dataclass(frozen=True)
+class Letter:
+    """A size left as a letter in a recipe: a positive SymPy symbol made (SymPy imported) only when the
+    closed form is built (:meth:`symbol`), so that a module built with int sizes holds its recipe
+    without SymPy.
+
+    Attributes
+    ----------
+    name : str
+        The symbol's name (``"H"``, ``"hidden_size"``).
+    integer : bool
+        An integer symbol (every size); False for a positive real (a ratio such as ``proj_factor``).
+    """
+
+    name: str
+    integer: bool = True
+
+    def symbol(self) -> Any:
+        """The SymPy symbol (``sympy.Symbol(name, integer=True, positive=True)``).
+
+        Returns
+        -------
+        sympy.Symbol
+        """
+        from .._sympy import symbol
+
+        return symbol(self.name, integer=self.integer)
+
+
+def letters_to_symbols(value: Any) -> Any:
+    """``value`` with every :class:`Letter` in it (alone, or in a tuple, list or dict) made its symbol.
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    object
+    """
+    if isinstance(value, Letter):
+        return value.symbol()
+    if isinstance(value, tuple):
+        return tuple(letters_to_symbols(v) for v in value)
+    if isinstance(value, list):
+        return [letters_to_symbols(v) for v in value]
+    if isinstance(value, dict):
+        return {k: letters_to_symbols(v) for k, v in value.items()}
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Formula:
     """How to get a module's closed form, built only when asked (:attr:`expr`).
@@ -199,7 +262,7 @@ class Formula:
     def _compute(self) -> Any:
         import sympy
 
-        made = self.build(*self.args, **dict(self.kwargs))
+        made = self.build(*letters_to_symbols(self.args), **letters_to_symbols(dict(self.kwargs)))
         if made is None:  # the builder has no closed form for this part
             return None
         total = count(made) if isinstance(made, Module) else made

@@ -5,7 +5,7 @@ bias or not, projection or not — :func:`formulas` takes the derivation's own p
 ``layer_count(0)`` (layer 0, all directions) and ``layer_count(UPPER)`` (any layer >= 1), as
 polynomials in I, H and P, and :func:`javascript` prints each as a JavaScript function over
 ``BigInt`` (counts exceed 2**53 for large sizes; BigInt keeps them exact). The total is
-``layer0 + (L - 1)·upper``, the same closed form as :attr:`derive.stack.Stack.count`. The
+``layer0 + (L - 1)·upper``, the same closed form as :attr:`derive.engine.stack.Stack.count`. The
 script also checks the inputs as :mod:`derive.torch` does, with the same messages. Nothing is
 fetched: the script is inlined in the page.
 

@@ -1,7 +1,7 @@
 """The four questions the project started from (``seeds/000``-``003``), each answered by the derivation.
 
 Every number on these pages comes from :mod:`derive.torch`, :mod:`derive.keras`, a
-:class:`~derive.stack.Stack` with another wiring, or :func:`derive.difference.compare`;
+:class:`~derive.engine.stack.Stack` with another wiring, or :func:`derive.analysis.difference.compare`;
 ``tests/site/test_questions.py`` holds each against torch (and Keras 3).
 """
 
@@ -126,7 +126,7 @@ def seed_001() -> dict:
     """Seed 001: Keras ``LSTM(256)`` vs ``Bidirectional(LSTM(128))`` on 28 features.
 
     The numbers come from :func:`derive.pages.keras.seed_001` (the Keras adapter); the attribution
-    is :func:`~derive.difference.compare` of the same two layers as stacks in Keras' convention.
+    is :func:`~derive.analysis.difference.compare` of the same two layers as stacks in Keras' convention.
     """
     seed = keras_page.seed_001()
     features = keras_page.SEQ[-1]

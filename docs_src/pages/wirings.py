@@ -1,7 +1,7 @@
 """One page per wiring: its diagram (SVG drawn from the wiring), equations, derived counts and differences.
 
-Every formula on these pages is the count of a :class:`~derive.stack.Stack` built with the
-wiring, and every difference is :func:`derive.difference.compare` of two such stacks; the
+Every formula on these pages is the count of a :class:`~derive.engine.stack.Stack` built with the
+wiring, and every difference is :func:`derive.analysis.difference.compare` of two such stacks; the
 worked numbers are checked against torch constructions (and Keras 3) in
 ``tests/engine/test_wirings.py``.
 """

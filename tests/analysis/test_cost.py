@@ -5,7 +5,6 @@ from __future__ import annotations
 import doctest
 import random
 
-import derive.torch as dt
 import pytest
 import sympy
 import torch
@@ -13,6 +12,7 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 import derive.analysis.cost
+import derive.torch as dt
 from derive import H, I, L, P, T
 from derive.analysis.cost import DTYPE_BYTES, N, cost, step_ops, stored_elements
 

@@ -6,9 +6,9 @@ import pytest
 import sympy
 
 torch = pytest.importorskip("torch")
-import derive.torch as dt  # noqa: E402
 from torch import nn  # noqa: E402
 
+import derive.torch as dt  # noqa: E402
 from derive.analysis.difference import compare  # noqa: E402
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import doctest
 import random
 
-import derive.torch as dt
 import numpy as np
 import pytest
 import sympy
 from torch import nn
 
 import derive.analysis.vectorize
+import derive.torch as dt
 from derive import H, I, L, P, T
 from derive.analysis.cost import N, cost
 from derive.analysis.vectorize import vectorize

@@ -14,7 +14,7 @@ import pytest
 import sympy
 
 import derive
-from derive.blocks import CONFIG_MODELS, _hf, config_model
+from derive.blocks import CONFIG_MODELS, config_model, hf_config
 from derive.blocks.mamba import Mamba, dt_rank_auto, inner_width, mixer
 from derive.blocks.mamba2 import Mamba2
 from derive.blocks.mamba2 import mixer as mixer2
@@ -254,9 +254,9 @@ def test_symbolic_sizes() -> None:
 
 
 def test_the_key_helpers() -> None:
-    assert _hf.size({"n": sympy.Integer(4)}, "n") == 4
-    assert _hf.positive(sympy.Symbol("n"), "n") == sympy.Symbol("n")
+    assert hf_config.size({"n": sympy.Integer(4)}, "n") == 4
+    assert hf_config.positive(sympy.Symbol("n"), "n") == sympy.Symbol("n")
     with pytest.raises(ValueError, match="config key 'n' must be an integer size, got 1.5"):
-        _hf.size({"n": sympy.Float(1.5)}, "n")
-    assert _hf.time_step_rank("auto") == "auto" and _hf.time_step_rank("7") == 7
-    assert _hf.lm_head(4, 10).params[0].tied_to is None
+        hf_config.size({"n": sympy.Float(1.5)}, "n")
+    assert hf_config.time_step_rank("auto") == "auto" and hf_config.time_step_rank("7") == 7
+    assert hf_config.lm_head(4, 10).params[0].tied_to is None

@@ -16,11 +16,11 @@ from pathlib import Path
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
-import derive.torch as dt
 import pytest
 from torch import nn
 from torch_live import torch_count
 
+import derive.torch as dt
 from derive.cli import InputError, main, parse
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,14 +4,13 @@ language's shape-only mode; names and shapes held against torch's ``named_parame
 from __future__ import annotations
 
 import re
-import sys
 
-import derive.torch as dt
 import pytest
 import sympy
 from torch import nn
 
 import derive
+import derive.torch as dt
 from derive import DEEP_BIDIRECTIONAL, PYTORCH, Stack
 from derive import frameworks as fx
 from derive.engine import algebra, validate
@@ -128,16 +127,16 @@ def test_copy_index_formats_as_the_tree_fills_it() -> None:
     assert repr(COPY + 1) == "{k} + 1"
 
 
-def test_the_old_conventions_path_still_finds_pytorch() -> None:
-    with pytest.warns(
-        DeprecationWarning, match=r"derive\.conventions is an old path: import derive\.engine\.conventions"
-    ):
-        from derive.conventions import PYTORCH as old
+def test_the_old_module_paths_are_gone_and_derive_cost_stays_the_function() -> None:
+    """derive/_moved.py is gone: an old path is not importable, and ``import derive.cost`` (no such
+    module) never replaces the function ``derive.cost``."""
+    import importlib
 
-    assert old is PYTORCH and derive.conventions.PYTORCH is PYTORCH
-    assert derive.conventions.Convention is derive.engine.conventions.Convention
-    assert "PYTORCH" in dir(derive.conventions) and "Convention" in dir(derive.conventions)
-    assert sys.modules["derive.conventions"] is derive.conventions
+    for old in ("derive.conventions", "derive.stack", "derive.models", "derive.models.report", "derive.cost"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(old)
+    assert callable(derive.cost) and derive.cost.__module__ == "derive"
+    assert derive.engine.conventions.Convention is not None and PYTORCH.name == "PyTorch"
 
 
 def test_shape_only_helpers_refuse_nonconforming_shapes() -> None:
@@ -188,26 +187,6 @@ def test_the_int_count_is_torchs_for_many_sizes() -> None:
                 for k in range(layers)
             ]
             assert [ours.layer_count(k) for k in range(layers)] == by_layer
-
-
-def test_old_reader_paths_warn_and_give_the_new_modules() -> None:
-    """derive.models (before 0.3) is derive.read: each old path warns, names the new one, and gives its module."""
-    import importlib
-
-    from derive._moved import MOVED, REMOVED_IN
-
-    old = [k for k in MOVED if k.startswith("derive.models")]
-    assert len(old) >= 60
-    for path in old:
-        with pytest.warns(DeprecationWarning, match=rf"{path} is an old path: import {MOVED[path]} .*{REMOVED_IN}"):
-            module = importlib.import_module(path)
-        new = importlib.import_module(MOVED[path])
-        assert module is new or module.__dict__.get("_target") is new
-    # importing the old package's modules never rebinds the new package's attributes
-    import derive.read
-    import derive.read.code
-
-    assert derive.read.code.__name__ == "derive.read.code"
 
 
 def test_the_short_paths_users_type_do_not_warn() -> None:

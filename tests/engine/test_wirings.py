@@ -243,7 +243,7 @@ def test_compare_posteriors_moves_the_label_columns():
 
 
 def test_compare_refuses_bad_input():
-    with pytest.raises(TypeError, match="a must be a derive.stack.Stack"):
+    with pytest.raises(TypeError, match="a must be a derive.engine.stack.Stack"):
         compare(42, stack(UNIDIRECTIONAL))
     with pytest.raises(TypeError, match="b must be"):
         compare(stack(UNIDIRECTIONAL), nn.LSTM(3, 4))

@@ -152,7 +152,6 @@ def test_dense_active_is_total_and_json() -> None:
 @pytest.mark.parametrize(
     ("config", "key"),
     [
-        ({"model_type": "llama", "hidden_sizes": 4}, "hidden_sizes"),
         ({"model_type": "mistral", "layer_types": ["full_attention"]}, "layer_types"),
         ({"model_type": "llama", "rope_parameters": {"rope_type": "longrope"}}, "rope_parameters"),
         (
@@ -180,6 +179,16 @@ def test_dense_active_is_total_and_json() -> None:
 def test_refused_naming_the_key(config: dict, key: str) -> None:
     with pytest.raises(ValueError, match=key):
         derive.explain(config)
+
+
+def test_a_key_its_class_does_not_define_is_answered_and_named() -> None:
+    """``hidden_sizes`` is no key of LlamaConfig: transformers keeps it as an attribute and builds
+    LlamaConfig()'s model (6,738,415,616, Llama-2-7B's shape), so derive answers that and names the key."""
+    import hf_live
+
+    report = derive.explain({"model_type": "llama", "hidden_sizes": 4})
+    assert report.total == hf_live.total(hf_live.build("llama", {"hidden_sizes": 4})) == 6_738_415_616
+    assert any("hidden_sizes" in note and "not keys of LlamaConfig" in note for note in report.notes)
 
 
 def test_cost_refuses_what_it_cannot_price() -> None:

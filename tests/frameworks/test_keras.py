@@ -24,10 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 keras = pytest.importorskip("keras")
-import derive.keras as dk  # noqa: E402
-import derive.torch as dt  # noqa: E402
 from keras import layers as kl  # noqa: E402
 
+import derive.keras as dk  # noqa: E402
+import derive.torch as dt  # noqa: E402
 import docs_src.site as site  # noqa: E402
 from derive import H, I, size_symbols  # noqa: E402
 from derive.cells import conv_lstm  # noqa: E402

@@ -19,9 +19,9 @@ os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 import pytest
 
 keras = pytest.importorskip("keras")
-import derive.keras as dk  # noqa: E402
 from keras import layers as kl  # noqa: E402
 
+import derive.keras as dk  # noqa: E402
 from derive.engine.constructors import CONSTRUCTORS, find, lookup  # noqa: E402
 from derive.frameworks.keras.constructors import KERAS_LAYERS, remake  # noqa: E402
 from derive.layers.conv import conv  # noqa: E402

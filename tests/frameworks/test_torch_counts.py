@@ -12,13 +12,13 @@ from __future__ import annotations
 import random
 import re
 
-import derive.torch as dt
 import pytest
 import sympy
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import derive.torch as dt
 from derive import H, I, L, P
 from derive.engine.stack import UPPER
 

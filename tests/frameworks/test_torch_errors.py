@@ -10,12 +10,12 @@ TypeError for a size that is not an integer, ValueError naming the argument for 
 
 from __future__ import annotations
 
-import derive.torch as dt
 import numpy as np
 import pytest
 import sympy
 import torch
 
+import derive.torch as dt
 from derive import H, I, L, P
 
 NAN = float("nan")

@@ -14,10 +14,11 @@ import inspect
 import itertools
 import warnings
 
-import derive.torch as dt
 import pytest
 import torch
 from torch import nn
+
+import derive.torch as dt
 
 # One value per position of RNNBase.__init__ after ``mode`` (and RNN's nonlinearity), chosen to be
 # accepted there and refused, or read differently, at any other position.

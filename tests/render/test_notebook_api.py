@@ -7,7 +7,6 @@ import html
 import random
 import re
 
-import derive.torch as dt
 import pytest
 import sympy
 from torch import nn
@@ -15,6 +14,7 @@ from torch import nn
 import derive
 import derive.analysis.solving
 import derive.render.display
+import derive.torch as dt
 from derive import H, I, L, P, solve
 from derive.engine.stack import Stack
 

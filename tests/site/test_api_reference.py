@@ -242,7 +242,7 @@ def test_checker_finds_gaps(tmp_path):
 
 
 def test_conventions_and_wirings_name_their_source():
-    from derive import conventions, wirings
+    from derive.engine import conventions, wirings
 
     values = [
         v

@@ -7,7 +7,7 @@ needs it takes ``input_dim``, the last dimension of the layer's input (features 
 ``SimpleRNN``/``LSTM``/``GRU``, channels for ``ConvLSTM1D/2D/3D``).
 
 ``units``, ``filters``, the entries of ``kernel_size`` and ``input_dim`` may be ints or SymPy
-expressions (see :mod:`derive.symbols`). Arguments that do not change the weights
+expressions (see :mod:`derive.engine.symbols`). Arguments that do not change the weights
 (``activation``, initialisers, regularisers, constraints, ``dropout``, ``return_sequences``,
 ``go_backwards``, ``stateful``, ``unroll``, ``strides``, ``padding``, ``name``, ``dtype``, ...)
 are accepted under their Keras names and otherwise ignored, except that ``return_sequences``,

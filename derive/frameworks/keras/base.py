@@ -11,8 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import sympy
-
+from ..._sympy import sympy
 from ...cells import Cell, Parameter
 from ...engine.conventions import Convention
 from ...engine.symbols import Size, plain

@@ -12,8 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-import sympy
-
+from ..._sympy import sympy
 from ...cells import Cell, make_cell
 from ...engine import validate
 from ...engine.symbols import Size, plain

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
-
+from ..._sympy import sympy
 from ...engine.symbols import size_symbols
 from ...layers.conv import conv, conv_length
 from ...tree import Formula, Module, Param, numel

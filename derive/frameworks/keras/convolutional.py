@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
-
+from ..._sympy import sympy
 from ...engine.symbols import plain, size_symbols
 from ...layers.conv import conv, conv_length
 from ...tree import Formula, Module, numel

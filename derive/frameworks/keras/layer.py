@@ -17,8 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...engine import validate
-from ...engine.symbols import I, size_symbols
-from ...tree import Formula, Module, count
+from ...tree import Formula, Letter, Module, count
 from .base import KERAS_COMMON, KerasFormula, Weight, check_kwargs, keras_shape, the_count, weights
 
 __all__ = ["KerasLayer", "last_axis", "Shape"]
@@ -129,7 +128,7 @@ class KerasLayer:
         shape = input_shape
         if self.READS_LAST and isinstance(shape, tuple) and shape and isinstance(shape[-1], int):
             values["I"] = shape[-1]
-            shape = shape[:-1] + (I,)
+            shape = shape[:-1] + (Letter("I"),)
         if not getattr(self, "_arguments", None):  # no size arguments: the count (no letter in it)
             return KerasFormula(the_count, (count(module),), values=tuple(values.items()))
         arguments = dict(self._arguments)
@@ -137,7 +136,7 @@ class KerasLayer:
         for argument, letter in self.SIZES.items():
             value = arguments.get(argument)
             if isinstance(value, int) and not isinstance(value, bool):
-                arguments[argument] = size_symbols(letter)[0]
+                arguments[argument] = Letter(letter)
                 values[letter] = value
         return KerasFormula(
             _remade, (type(self), tuple(sorted({**arguments, **extra}.items())), shape), values=tuple(values.items())

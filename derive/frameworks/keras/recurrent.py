@@ -16,8 +16,8 @@ from typing import Any
 from ...cells import Cell, make_cell
 from ...engine import validate
 from ...engine.operations import matmul_flops
-from ...engine.symbols import H, Size, plain
-from ...tree import Module, State
+from ...engine.symbols import Size, plain
+from ...tree import Letter, Module, State
 from .base import RNN_KWARGS, cell_module, layer_name, unexpected_keywords
 from .conventions import KERAS
 from .recurrent_base import Recurrent
@@ -137,8 +137,16 @@ class RecurrentLayer(Recurrent):
         if not self.lettered or type(self.units) is not int:
             return None
         lettered = copy.copy(self)
-        lettered.units = H
+        lettered.units = Letter("H")
         return lettered, self.units
+
+    def with_symbols(self) -> Recurrent:
+        """The layer with a lettered ``units`` (:meth:`letters`) as the symbol H."""
+        if not isinstance(self.units, Letter):
+            return self
+        made = copy.copy(self)
+        made.units = self.units.symbol()
+        return made
 
     def output_dim(self, input_dim: Size) -> Size:
         """Last dimension of the output: ``units`` (``filters``), whatever ``input_dim``.

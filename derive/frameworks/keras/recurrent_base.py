@@ -10,17 +10,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-import sympy
-
-from ...engine.symbols import I, Size, plain
-from ...tree import Formula, Module, count
+from ..._sympy import sympy
+from ...engine.symbols import Size, plain
+from ...tree import Formula, Letter, Module, count
 from .base import KerasFormula, Weight, keras_shape, weights
 
 __all__ = ["Recurrent"]
 
 
 def _module_of(layer: Recurrent, features: Size) -> Module:
-    return layer.module(features)
+    """The layer's weights on ``features`` (a closed form's recipe: a layer with letters as its
+    ``units``, :meth:`Recurrent.letters`, is remade with their symbols)."""
+    return layer.with_symbols().module(features)
 
 
 class Recurrent(ABC):
@@ -80,9 +81,13 @@ class Recurrent(ABC):
         """The widths of the states ``return_state=True`` returns, in Keras' order."""
 
     def letters(self) -> tuple[Recurrent, int] | None:
-        """The same layer with its int ``units`` as the letter ``H`` (for the closed form), and the
-        units; None when the closed form does not name them."""
+        """The same layer with its int ``units`` as the letter ``H`` (a :class:`derive.tree.Letter`,
+        for the closed form), and the units; None when the closed form does not name them."""
         return None
+
+    def with_symbols(self) -> Recurrent:
+        """The layer with the letters :meth:`letters` put in made SymPy symbols (itself when none)."""
+        return self
 
     def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
         """Every weight, with its Keras path and shape, for an input whose last dimension is ``input_dim``.
@@ -202,7 +207,7 @@ class Recurrent(ABC):
         values: dict[str, Any] = {}
         if type(features) is int:
             values["I"] = features
-            features = I
+            features = Letter("I")
         layer: Recurrent = self
         lettered = self.letters()
         if lettered is not None:

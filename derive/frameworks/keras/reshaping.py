@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
-
+from ..._sympy import sympy
 from ...engine.symbols import as_expr, plain
 from ...tree import Formula, Module
 from .layer import KerasLayer

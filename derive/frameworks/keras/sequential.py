@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import sympy
-
+from ..._sympy import sympy
 from ...engine import validate
 from ...engine.symbols import Size, plain
 from ...tree import Module

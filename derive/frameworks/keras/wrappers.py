@@ -20,8 +20,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import sympy
-
+from ..._sympy import sympy
 from ...engine.symbols import Size, as_expr
 from ...engine.wirings import merged_width
 from ...tree import Formula, Module
@@ -221,6 +220,15 @@ class Bidirectional(Recurrent):
         lettered = copy.copy(self)
         lettered.forward_layer, lettered.backward_layer = forward[0], backward[0]  # type: ignore[assignment]
         return lettered, forward[1]
+
+    def with_symbols(self) -> Recurrent:
+        """The wrapper with its layers' letters (:meth:`letters`) made symbols."""
+        forward, backward = self.forward_layer.with_symbols(), self.backward_layer.with_symbols()
+        if forward is self.forward_layer and backward is self.backward_layer:
+            return self
+        made = copy.copy(self)
+        made.forward_layer, made.backward_layer = forward, backward  # type: ignore[assignment]
+        return made
 
     def output_dim(self, input_dim: Size) -> Size | list[Size]:
         """Last dimension of the merged output (see the class docstring).

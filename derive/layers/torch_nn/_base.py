@@ -17,11 +17,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-import sympy
-
+from ..._sympy import sympy
 from ...engine.constructors import Constructor, lookup, register
-from ...engine.symbols import size_symbols
-from ...tree import Formula, Module
+from ...tree import Formula, Letter, Module
 
 __all__ = ["define", "signature", "bind", "refusing", "REQUIRED", "PREFIXES", "Rebuild", "is_number", "unread"]
 
@@ -180,11 +178,6 @@ def _signature(raw: Callable[..., Module]) -> inspect.Signature:
     return inspect.signature(raw)
 
 
-@functools.lru_cache(maxsize=256)
-def _letter(letter: str) -> Any:
-    return size_symbols(letter)[0]
-
-
 def _slots(raw: Callable[..., Module], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, tuple[str, Any]]:
     """Argument name -> ("arg", index) or ("kw", key), from the raw make's signature."""
     names = [
@@ -229,15 +222,15 @@ def formula(
     """
     where = (slots or (lambda a, k: _slots(raw, a, k)))(args, kwargs)
     new_args, new_kwargs = list(args), dict(kwargs)
-    used = {s for v in (*args, *kwargs.values()) if isinstance(v, sympy.Basic) for s in v.free_symbols}
+    used = {str(s) for v in (*args, *kwargs.values()) if isinstance(v, sympy.Basic) for s in v.free_symbols}
     values: list[tuple[str, Any]] = []
     for argument, letter in letters.items():
         if argument not in where:
             continue
         kind, slot = where[argument]
         value = new_args[slot] if kind == "arg" else new_kwargs[slot]
-        symbol = _letter(letter)
-        if type(value) is not int or fixed.get(argument, object()) == value or symbol in used:
+        symbol = Letter(letter)
+        if type(value) is not int or fixed.get(argument, object()) == value or letter in used:
             continue
         if kind == "arg":
             new_args[slot] = symbol

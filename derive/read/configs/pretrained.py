@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...tree import Formula, Module, count, named_modules, named_parameters
+from ...tree import Formula, Letter, Module, count, letters_to_symbols, named_modules, named_parameters
 from ..report import Report, Row, show
 from ..source import SourceError, clean
 
@@ -208,9 +208,8 @@ def _symbolize(config: Mapping[str, Any], values: dict[str, int]) -> tuple[tuple
     """The config with each int (not bool) a positive-integer symbol named by its key; ``values`` gets them.
 
     The keys a builder lists under ``_fixed`` stay numbers: a layer pattern given as data (Jamba's
-    ``attn_layer_period``, a ``layer_types`` list as long as ``num_hidden_layers``) fixes them."""
-    import sympy
-
+    ``attn_layer_period``, a ``layer_types`` list as long as ``num_hidden_layers``) fixes them.
+    The symbols are :class:`derive.tree.Letter` s, made SymPy symbols when a closed form is built."""
     fixed = frozenset(config.get("_fixed", ()))
     out: list[tuple[str, Any]] = []
     for key, value in config.items():
@@ -220,13 +219,13 @@ def _symbolize(config: Mapping[str, Any], values: dict[str, int]) -> tuple[tuple
             value = _Map(_symbolize(value, values))
         elif type(value) is int and key not in fixed:
             values[key] = value
-            value = sympy.Symbol(key, integer=True, positive=True)
+            value = Letter(key)
         out.append((key, value))
     return tuple(out)
 
 
 def _thaw(items: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
-    return {k: _thaw(v.items) if isinstance(v, _Map) else v for k, v in items}
+    return {k: _thaw(v.items) if isinstance(v, _Map) else letters_to_symbols(v) for k, v in items}
 
 
 def _part(model_type: str, path: str, config: tuple[tuple[str, Any], ...]) -> Module | None:
@@ -391,8 +390,23 @@ def _defaults_note(model_type: str, given: Mapping[str, Any], shape: Mapping[str
     return out
 
 
+def _outside_note(model_type: str, given: Mapping[str, Any]) -> list[str]:
+    """The keys of the config its class does not define (transformers keeps them and builds the same)."""
+    from ...blocks import config_model
+
+    entry = config_model(model_type)
+    outside = entry.keys.outside(given) if entry.keys is not None else []
+    if not outside:
+        return []
+    shown = ", ".join(outside[:12]) + (f" and {len(outside) - 12} more" if len(outside) > 12 else "")
+    return [
+        f"not keys of {entry.keys.cls}, so they change no tensor (transformers keeps them as attributes its model "
+        f"never reads): {shown}"
+    ]
+
+
 def _notes(model_type: str, given: Mapping[str, Any], model: Module) -> list[str]:
-    notes = []
+    notes = _outside_note(model_type, given)
     defaults = _defaults_note(model_type, given, model.config)
     if defaults:
         notes.append(f"not in the config, so at the config class's defaults: {', '.join(defaults)}")

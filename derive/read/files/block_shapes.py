@@ -55,7 +55,7 @@ def read(shapes: Shapes, ties: Mapping[str, str]) -> Inferred | None:
         The names are a block model's but the shapes do not give its config (the message names
         the model and the tensor).
     """
-    for reader, architecture in SHAPE_READERS:
+    for architecture, reader in SHAPE_READERS.items():
         try:
             found = reader(shapes, ties)
         except Unreadable as error:

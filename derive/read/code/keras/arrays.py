@@ -7,8 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-import sympy
-
+from ...._sympy import sympy
 from ..python.frame import source_of
 from ..python.values import Unknown
 from .objects import KTensor

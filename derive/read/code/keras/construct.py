@@ -15,8 +15,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from ...._sympy import sympy
 from ....engine.constructors import CONSTRUCTORS, lookup
 from ....frameworks import keras as _mirror  # noqa: F401  (registers the Keras classes)
 from ....frameworks.keras.constructors import KERAS_INPUT_KWARGS, declared_input

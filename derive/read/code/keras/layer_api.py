@@ -13,8 +13,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from ...._sympy import sympy
 from ..python.frame import source_of
 from ..python.values import Builtin, Function, Unknown
 from .apply import apply, build_arguments, build_mirror, build_sequential, same_layer, scope

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
-
+from ...._sympy import sympy
 from .objects import KLayer, KTensor, KWeight, Session
 
 __all__ = ["KerasMerge"]

@@ -15,8 +15,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from ...._sympy import sympy
 from ..python.frame import source_of
 from ..python.values import Unknown
 from .arrays import factory, index

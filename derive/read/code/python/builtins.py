@@ -14,8 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-import sympy
-
+from ...._sympy import sympy
 from .frame import MAX_ITEMS, source_of
 from .values import Builtin, Class, Function, Instance, Partial, Ref, SuperProxy, Unknown, Wrapped
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-import sympy
-
+from ...._sympy import sympy
 from .attributes import Attributes
 from .builtins import BUILTINS
 from .frame import MAX_CALLS, Frame, source_of

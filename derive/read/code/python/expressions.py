@@ -11,8 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-import sympy
-
+from ...._sympy import sympy
 from .frame import MAX_INT, MAX_ITEMS, Frame, source_of
 from .operators import Operators, plain_number, sympy_value, truth
 from .stdlib import FREE_MODULES

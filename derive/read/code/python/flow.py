@@ -16,8 +16,7 @@ import copy
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from ...._sympy import sympy
 from .frame import Frame, source_of
 from .values import Break, Continue, Instance, Refused, Return, Unknown, UserRaise
 

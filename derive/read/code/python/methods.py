@@ -11,8 +11,7 @@ import ast
 import string
 from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from ...._sympy import sympy
 from .frame import MAX_ITEMS, source_of
 from .operators import sympy_value
 from .values import Builtin, Class, Function, Partial, Ref, Unknown

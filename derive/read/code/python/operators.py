@@ -12,8 +12,7 @@ import ast
 import operator
 from typing import Any
 
-import sympy
-
+from ...._sympy import sympy
 from .core import Core
 from .frame import MAX_INT, MAX_ITEMS, source_of
 from .values import Ref, Unknown
@@ -42,13 +41,13 @@ _COMPARE: dict[type, Any] = {
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
 }
-_SYMPY_COMPARE: dict[type, Any] = {
-    ast.Eq: sympy.Eq,
-    ast.NotEq: sympy.Ne,
-    ast.Lt: sympy.Lt,
-    ast.LtE: sympy.Le,
-    ast.Gt: sympy.Gt,
-    ast.GtE: sympy.Ge,
+_SYMPY_COMPARE: dict[type, Any] = {  # SymPy's relations, made (SymPy imported) only for a symbolic comparison
+    ast.Eq: lambda a, b: sympy.Eq(a, b),
+    ast.NotEq: lambda a, b: sympy.Ne(a, b),
+    ast.Lt: lambda a, b: sympy.Lt(a, b),
+    ast.LtE: lambda a, b: sympy.Le(a, b),
+    ast.Gt: lambda a, b: sympy.Gt(a, b),
+    ast.GtE: lambda a, b: sympy.Ge(a, b),
 }
 _PLAIN = (int, float, str, bool, type(None))
 

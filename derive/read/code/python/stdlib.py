@@ -15,8 +15,7 @@ import copy
 import math
 from typing import Any
 
-import sympy
-
+from ...._sympy import sympy
 from .builtins import _dict, _numbers, _python, _unknown
 from .values import Builtin, Class, FieldSpec, Instance, Ordered, Partial, Unknown
 
@@ -87,11 +86,11 @@ _MATH = {
     "ceil": (math.ceil, sympy.ceiling),
     "floor": (math.floor, sympy.floor),
     "sqrt": (math.sqrt, sympy.sqrt),
-    "log": (math.log, sympy.log),
+    "log": (math.log, lambda *x: sympy.log(*x)),
     "log2": (math.log2, lambda x: sympy.log(x, 2)),
     "log10": (math.log10, lambda x: sympy.log(x, 10)),
     "exp": (math.exp, sympy.exp),
-    "gcd": (math.gcd, sympy.gcd),
+    "gcd": (math.gcd, lambda *x: sympy.gcd(*x)),
     "isqrt": (math.isqrt, lambda x: sympy.floor(sympy.sqrt(x))),
     "fabs": (math.fabs, sympy.Abs),
 }

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
-
+from ...._sympy import sympy
 from .objects import ModObj, ParamObj, TensorVal
 
 __all__ = ["TorchMerge"]

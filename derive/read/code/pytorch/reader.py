@@ -19,8 +19,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-import sympy
-
+from ...._sympy import sympy
 from ....engine.constructors import lookup
 from ....tree import count
 from ...report import Report

@@ -25,8 +25,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from ...._sympy import sympy
 from ....engine.constructors import Constructor
 from ....tree import Module, named_parameters
 from ....tree.walk import MAX_LISTED

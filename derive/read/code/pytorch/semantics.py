@@ -17,8 +17,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from ...._sympy import sympy
 from ....engine.constructors import lookup
 from ..python.frame import source_of
 from ..python.imported import auto_class, class_name, config_class, model_class, registered

@@ -16,8 +16,7 @@ import ast
 import math
 from typing import Any
 
-import sympy
-
+from ...._sympy import sympy
 from ..python.frame import source_of
 from ..python.values import Builtin, Unknown
 from .objects import ParamObj, TensorVal

@@ -21,8 +21,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
-import sympy
-
+from ...._sympy import sympy
 from ....engine.constructors import CONSTRUCTORS, Constructor, find
 from ....frameworks.tf1 import Cell, Run
 from ....frameworks.tf1_compose import repeated

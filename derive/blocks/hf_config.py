@@ -1,4 +1,4 @@
-"""Reading a transformers ``config.json`` for a block's model: which keys count, which do not.
+"""Reading a transformers ``config.json`` for a block's or a family's model: which keys count, which do not.
 
 A model type's builder (:func:`derive.blocks.register_config`) passes the config it is given to
 :func:`resolve` with the keys that shape its tensors and their defaults (the config class's, read
@@ -16,6 +16,7 @@ Sources (transformers 5.23.0): ``configuration_utils.py`` 413–426 (the common 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..layers.linear import linear
@@ -23,7 +24,18 @@ from ..tree import Dim, Module, Param
 from . import _keys
 from ._keys import _symbolic
 
-__all__ = ["GENERIC", "resolve", "size", "flag", "symbolic", "positive", "strict_int", "time_step_rank", "lm_head"]
+__all__ = [
+    "GENERIC",
+    "Keys",
+    "resolve",
+    "size",
+    "flag",
+    "symbolic",
+    "positive",
+    "strict_int",
+    "time_step_rank",
+    "lm_head",
+]
 
 #: Keys every transformers config may carry that change no tensor of the model.
 GENERIC = frozenset(
@@ -109,6 +121,8 @@ def resolve(
     defaults: Mapping[str, Any],
     inert: Iterable[str] = (),
     same_as: Mapping[str, str] | None = None,
+    aliases: Mapping[str, str] | None = None,
+    complete: bool = False,
 ) -> dict[str, Any]:
     """The config's shape keys, absent ones at the config class's defaults; other keys checked.
 
@@ -124,7 +138,15 @@ def resolve(
         The model's own keys that shape no tensor (``layer_norm_epsilon``, ``time_step_min`` ...).
     same_as : mapping of str -> str, optional
         Keys transformers ignores although they name a size (``d_model`` -> ``hidden_size``):
-        accepted when they agree with the key transformers reads, refused otherwise.
+        accepted when they agree with the key transformers reads, refused otherwise (a family whose
+        keys are not :class:`Keys` complete; a complete one answers them with a note).
+    aliases : mapping of str -> str, optional
+        The class's ``attribute_map`` (``num_local_experts`` -> ``num_experts``): transformers sets the
+        key it names, so its value is read as that key's.
+    complete : bool, default False
+        ``defaults``, ``inert`` and ``aliases`` are every key of the class (:class:`Keys`): a key
+        outside them is one transformers keeps and never reads, accepted here (the report notes it).
+        Otherwise such a key is refused (it might be one of the class's that derive does not know).
 
     Returns
     -------
@@ -134,16 +156,26 @@ def resolve(
     Raises
     ------
     ValueError
-        A key that is neither a shape key, an inert key nor an agreeing ``same_as`` key (named).
+        A key that is neither a shape key, an inert key nor an agreeing ``same_as`` key (named), unless
+        ``complete``; an alias that disagrees with the key it names.
     """
     resolved = dict(defaults)
     resolved.update({k: config[k] for k in defaults if k in config})
-    quiet = GENERIC | frozenset(inert)
+    aliases = aliases or {}
+    for alias, target in aliases.items():
+        if alias in config:
+            if target in config and config[target] != config[alias]:
+                raise ValueError(
+                    f"config keys {alias!r} ({config[alias]!r}) and {target!r} ({config[target]!r}) disagree: "
+                    f"{cls} reads {alias!r} as {target!r}"
+                )
+            resolved[target] = config[alias]
+    quiet = GENERIC | frozenset(inert) | frozenset(aliases)
     same_as = same_as or {}
     for key in config:
         if key in defaults or key in quiet:
             continue
-        if key in same_as:
+        if key in same_as and not complete:
             target = same_as[key]
             if config[key] != resolved[target]:
                 raise ValueError(
@@ -151,11 +183,106 @@ def resolve(
                     f"{target}={resolved[target]!r}; write {target} instead"
                 )
             continue
+        if complete:
+            continue  # not a key of the class: transformers keeps it and builds the same (noted by the report)
         raise ValueError(
             f"config key {key!r} is not one derive maps for {cls}: it may change the model's tensors "
             f"(the keys that do: {', '.join(sorted(defaults))})"
         )
     return resolved
+
+
+@dataclass(frozen=True)
+class Keys:
+    """A transformers config class's keys: each mapped to the model's shapes, or inert with the reason.
+
+    The key set is the class's own at the pinned transformers — its ``__init__`` parameters (its
+    dataclass fields), its ``attribute_map`` and its sub-configs' keys — and
+    ``tests/families/test_keys.py`` reads the installed class and fails on a key that is neither in
+    :attr:`shape` nor in :attr:`inert`, and on a key its modeling code reads that the class does not
+    define. A key outside the class cannot change what transformers builds (``PreTrainedConfig``
+    keeps it as a plain attribute no modeling code reads): :meth:`resolve` answers and
+    :meth:`outside` names it for a note.
+
+    Attributes
+    ----------
+    cls : str
+        The config class (``"Qwen3Config"``).
+    shape : mapping of str -> object
+        Every key that shapes a tensor, the cache or a token's FLOPs, with the class's default.
+    inert : mapping of str -> str
+        The class's other keys, each with why it changes no tensor (``"an epsilon"``); the keys every
+        config has (:data:`GENERIC`) need not be listed.
+    aliases : mapping of str -> str
+        The class's ``attribute_map``: an alias is read as the key it names.
+    complete : bool
+        :attr:`shape`, :attr:`inert` and :attr:`aliases` are the class's every key (the test holds it);
+        False: a key derive does not know is refused, not noted.
+
+    Examples
+    --------
+    >>> keys = Keys("LlamaConfig", {"hidden_size": 4096}, {"rms_norm_eps": "an epsilon"})
+    >>> keys.resolve({"hidden_size": 64, "rms_norm_eps": 1e-5, "attn_output_gate": True})["hidden_size"]
+    64
+    >>> keys.outside({"hidden_size": 64, "attn_output_gate": True})
+    ['attn_output_gate']
+    """
+
+    cls: str
+    shape: Mapping[str, Any]
+    inert: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    complete: bool = True
+
+    def known(self) -> frozenset[str]:
+        """Every key of the class, and the keys every config may carry.
+
+        Returns
+        -------
+        frozenset of str
+        """
+        return frozenset(self.shape) | frozenset(self.inert) | frozenset(self.aliases) | GENERIC
+
+    def outside(self, config: Mapping[str, Any]) -> list[str]:
+        """The keys of ``config`` that are not keys of the class (transformers keeps them and never reads them).
+
+        Parameters
+        ----------
+        config : mapping
+
+        Returns
+        -------
+        list of str
+            In the config's order; empty when :attr:`complete` is False (nothing is known to be outside).
+        """
+        if not self.complete:
+            return []
+        known = self.known()
+        return [key for key in config if isinstance(key, str) and key not in known]
+
+    def resolve(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """The config's shape keys, absent ones at the class's defaults (see :func:`resolve`).
+
+        Parameters
+        ----------
+        config : mapping
+            As given (``config.json``'s object, a dict, a live config's ``to_dict()``).
+
+        Returns
+        -------
+        dict
+            :attr:`shape` updated with the config's values (an alias's under the key it names).
+
+        Raises
+        ------
+        ValueError
+            An alias that disagrees with the key it names; with :attr:`complete` False, a key the
+            class is not known to have (named).
+        """
+        return resolve(
+            config, cls=self.cls, defaults=self.shape, inert=tuple(self.inert), aliases=self.aliases,
+            complete=self.complete,
+        )  # fmt: skip
 
 
 def size(config: Mapping[str, Any], key: str, minimum: int = 1) -> Any:

@@ -14,12 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..blocks import _hf
+from ..blocks import hf_config
 from ..layers.embedding import embedding
+from ..layers.lm_attention import self_attention
+from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module, Param
 
 __all__ = [
+    "INERT",
+    "decoder",
     "ROPE_TYPES",
     "ROPE_KEYS",
     "rope_buffers",
@@ -39,6 +43,19 @@ __all__ = [
 ROPE_TYPES = frozenset({"default", "linear", "dynamic", "llama3", "yarn"})
 #: Config keys of the rotary embedding: no parameter depends on them (checked by :func:`check_rope`).
 ROPE_KEYS = ("rope_parameters", "rope_scaling", "rope_theta")
+
+#: The keys decoder configs share that change no tensor, each with why (a family's
+#: :class:`~derive.blocks.hf_config.Keys` ``inert`` starts from these).
+INERT: dict[str, str] = {
+    "max_position_embeddings": "the longest context the rotary embedding is meant for: no tensor",
+    "rms_norm_eps": "an epsilon of the norms",
+    "layer_norm_eps": "an epsilon of the norms",
+    "attention_dropout": "dropout, off at inference: no tensor",
+    "pretraining_tp": "tensor-parallel ranks of pretraining (a slicing of the same products): no tensor",
+    "rope_parameters": "the rotary embedding's frequencies: buffers only (checked: check_rope)",
+    "rope_scaling": "the legacy spelling of rope_parameters, which the class converts",
+    "rope_theta": "the legacy spelling of rope_parameters' rope_theta, which the class converts",
+}
 
 
 def _ceil_half(dim: Dim) -> Dim:
@@ -237,7 +254,7 @@ def head_dim(c: Mapping[str, Any], hidden: Dim, heads: Dim) -> Dim:
     """
     if c.get("head_dim") is None:
         return floordiv(hidden, heads)
-    return _hf.size(c, "head_dim")
+    return hf_config.size(c, "head_dim")
 
 
 def kv_heads(c: Mapping[str, Any], heads: Dim) -> Dim:
@@ -259,7 +276,7 @@ def kv_heads(c: Mapping[str, Any], heads: Dim) -> Dim:
     """
     if c.get("num_key_value_heads") is None:
         return heads
-    kv = _hf.size(c, "num_key_value_heads")
+    kv = hf_config.size(c, "num_key_value_heads")
     if type(kv) is int and type(heads) is int and heads % kv:
         raise ValueError(f"config key 'num_key_value_heads' ({kv}) must divide num_attention_heads ({heads})")
     return kv
@@ -397,7 +414,7 @@ def causal_lm(
     if rotary:
         body += (Module("rotary_emb", f"{prefix}RotaryEmbedding", rotary),)
     model = Module("model", base or f"{prefix}Model", children=body)
-    head = _hf.lm_head(hidden, vocab, "model.embed_tokens.weight" if tie else None)
+    head = hf_config.lm_head(hidden, vocab, "model.embed_tokens.weight" if tie else None)
     return Module("", architecture or f"{prefix}ForCausalLM", children=(model, head), config=dict(config))
 
 
@@ -426,15 +443,77 @@ def mamba2_heads(c: Mapping[str, Any], hidden: Dim, config_class: str) -> tuple[
     ValueError
         Heads not dividing the inner width, or a ``mamba_d_head`` that is not inner width / heads.
     """
-    expand = _hf.strict_int(c, "mamba_expand", config_class)
-    heads, groups = _hf.size(c, "mamba_n_heads"), _hf.size(c, "mamba_n_groups")
-    state, conv = _hf.size(c, "mamba_d_state"), _hf.size(c, "mamba_d_conv")
+    expand = hf_config.strict_int(c, "mamba_expand", config_class)
+    heads, groups = hf_config.size(c, "mamba_n_heads"), hf_config.size(c, "mamba_n_groups")
+    state, conv = hf_config.size(c, "mamba_d_state"), hf_config.size(c, "mamba_d_conv")
     inner = expand * hidden
     if type(inner) is int and type(heads) is int and inner % heads:
         raise ValueError(f"config key 'mamba_n_heads' ({heads}) must divide mamba_expand * hidden_size ({inner})")
     head = floordiv(inner, heads)
     if c["mamba_d_head"] != "auto":
-        given = _hf.size(c, "mamba_d_head")
+        given = hf_config.size(c, "mamba_d_head")
         if type(given) is int and type(head) is int and given != head:
             raise ValueError(f"config key 'mamba_d_head' ({given}) must be mamba_expand * hidden_size / mamba_n_heads ({head})")  # fmt: skip
     return expand, heads, groups, state, conv, head
+
+
+def decoder(
+    c: Mapping[str, Any],
+    *,
+    prefix: str,
+    qkv_bias: bool,
+    o_bias: bool,
+    mlp_bias: bool = False,
+    windows: list[Any] | None = None,
+    window: Dim | None = None,
+    ffn: Callable[[Dim, Dim], Module] | None = None,
+    shape: Mapping[str, Any] | None = None,
+) -> Module:
+    """A Llama-like causal LM from a resolved config: attention, a gated MLP (or ``ffn``), two RMSNorms per layer.
+
+    Parameters
+    ----------
+    c : mapping
+        The resolved config (:func:`derive.blocks.hf_config.resolve`).
+    prefix : str
+        The family's class prefix (``"Mistral"``).
+    qkv_bias, o_bias, mlp_bias : bool
+    windows : list, optional
+        Each layer's sliding window (None for a full-attention layer): the ``layer_types`` pattern.
+    window : int or sympy.Expr, optional
+        One window for every layer (Mistral's ``sliding_window``).
+    ffn : callable (hidden, intermediate) -> Module, optional
+        The layer's feed-forward block named ``mlp`` (Mixtral's sparse MoE); default a gated MLP.
+    shape : mapping, optional
+        Extra shape keys for the model's config.
+
+    Returns
+    -------
+    derive.tree.Module
+    """
+    V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
+    F, L = hf_config.size(c, "intermediate_size"), hf_config.size(c, "num_hidden_layers", 0)
+    H = hf_config.size(c, "num_attention_heads")
+    KV, d = kv_heads(c, H), head_dim(c, D, H)
+    tie = hf_config.flag(c, "tie_word_embeddings")
+
+    def make(w: Any) -> Module:
+        attn = self_attention(
+            D, H, KV, d, bias=qkv_bias, output_bias=o_bias, window=w if windows is not None else window,
+            type=f"{prefix}Attention",
+        )  # fmt: skip
+        mlp = ffn(D, F) if ffn else gated_mlp(D, F, bias=mlp_bias, type=f"{prefix}MLP")
+        norm = lambda n: rms_norm((D,), name=n, type=f"{prefix}RMSNorm")  # noqa: E731
+        children = (attn, mlp, norm("input_layernorm"), norm("post_attention_layernorm"))
+        return Module("", f"{prefix}DecoderLayer", children=children)
+
+    config = {"vocab_size": V, "hidden_size": D, "intermediate_size": F, "num_hidden_layers": L}
+    config.update(num_attention_heads=H, num_key_value_heads=KV)
+    if c.get("head_dim") is not None:
+        config["head_dim"] = d
+    config.update(shape or {})
+    config["tie_word_embeddings"] = tie
+    layers = layer_list(make, windows if windows is not None and len(set(windows)) > 1 else None, L)
+    if windows is not None and len(set(windows)) == 1:
+        layers = layer_list(lambda _: make(windows[0]), None, L)
+    return causal_lm(prefix, vocab=V, hidden=D, layers=layers, tie=tie, config=config, rotary=rope_buffers(d))

@@ -1,0 +1,89 @@
+"""The lazy registries: ``import derive`` imports almost nothing, a lookup imports the one module that
+registers its name, and the committed index (``derive/engine/index.py``) is what a whole load records."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from sitebuild import ROOT
+
+_PROBE = """
+import json, sys, time
+t = time.perf_counter()
+{code}
+elapsed = time.perf_counter() - t
+mods = sorted(m for m in sys.modules if m == "derive" or m.startswith("derive."))
+print(json.dumps({{"derive": mods, "sympy": "sympy" in sys.modules, "numpy": "numpy" in sys.modules,
+                   "torch": "torch" in sys.modules, "seconds": elapsed, "value": repr(globals().get("value"))}}))
+"""
+
+
+def _probe(code: str) -> dict:
+    """What a fresh interpreter has imported after ``code`` (run from the checkout)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(code=code)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_derive_imports_a_few_modules_and_no_sympy() -> None:
+    seen = _probe("import derive")
+    assert len(seen["derive"]) <= 25, seen["derive"]
+    assert not seen["sympy"] and not seen["numpy"] and not seen["torch"]
+
+
+def test_a_cell_lookup_imports_that_cell_only() -> None:
+    seen = _probe("from derive.engine.registry import CELLS\nvalue = CELLS['GRU'].title")
+    cells = [m for m in seen["derive"] if m.startswith("derive.cells.")]
+    assert cells == ["derive.cells.gru_cell"], cells
+    assert seen["value"] == repr("GRU")
+
+
+def test_a_config_lookup_imports_its_family_and_not_the_others() -> None:
+    seen = _probe("import derive\nvalue = derive.explain({'model_type': 'mistral'}).total")
+    families = {m for m in seen["derive"] if m.startswith("derive.families.")}
+    assert "derive.families.mistral" in families and "derive.families.jamba" not in families
+    assert seen["value"] == "7241732096"  # MistralConfig(): Mistral-7B, as transformers builds it (tests/families)
+
+
+def test_iterating_a_registry_lists_everything_in_one_order() -> None:
+    """A lookup first, then the whole table: the same order as a whole load gives."""
+    code = "from derive.engine.constructors import CONSTRUCTORS, find\nfind('hk.LSTM')\nvalue = list(CONSTRUCTORS)[:40]"
+    first = _probe(code)["value"]
+    whole = _probe("from derive.engine.constructors import CONSTRUCTORS\nvalue = list(CONSTRUCTORS)[:40]")["value"]
+    assert first == whole
+
+
+def test_the_committed_index_is_what_a_whole_load_records() -> None:
+    """Fails when a module registers a name the index does not list (run scripts/update-index)."""
+    code = "from derive.engine import index_writer\nvalue = index_writer.render()"
+    fresh = subprocess.run(
+        [sys.executable, "-c", code + "\nprint(value, end='')"], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    assert fresh.returncode == 0, fresh.stderr[-2000:]
+    committed = (ROOT / "derive" / "engine" / "index.py").read_text()
+    normalize = _ruff_format
+    assert normalize(fresh.stdout) == committed, "derive/engine/index.py is stale: run scripts/update-index"
+
+
+def _ruff_format(source: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--quiet", "-"], input=source, capture_output=True, text=True, cwd=ROOT
+    )
+    return out.stdout if out.returncode == 0 else source
+
+
+def test_build_index_refuses_a_process_that_imported_registering_modules() -> None:
+    import derive.cells.lstm_cell  # noqa: F401
+    from derive.engine.lazy import build_index
+
+    with pytest.raises(RuntimeError, match="fresh process"):
+        build_index()
