@@ -147,13 +147,13 @@ def largest(fits: Callable[[int], bool], low: int, high: int | None) -> int:
     Raises
     ------
     ValueError
-        Doubling passes 2**70 without leaving the budget (a cache growing by less than a byte per 2**70 tokens).
+        Doubling passes 2**72 without leaving the budget (a cache growing by less than a byte per 2**70 tokens).
     """
     if high is None:
         high = max(2 * low, 1)
         while fits(high):
             low, high = high, 2 * high
-            if high > MAX_BYTES:  # no cache grows this slowly; a guard, not an answer
+            if high > 4 * MAX_BYTES:  # a growing cache adds a byte a token at least: T <= budget <= 2**70
                 raise ValueError("the cache grows by less than a byte per 2**70 tokens")
     while high - low > 1:
         middle = (low + high) // 2
