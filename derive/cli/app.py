@@ -113,6 +113,8 @@ def _main(argv: list[str] | None) -> int:
 
 def _check_options(args: Any, given: Input) -> None:
     """Refuse an option that does not apply to the input, saying where it applies."""
+    if args.kv_dtype is not None or args.state_dtype is not None or args.memory is not None or args.reserve:
+        args.cost = True  # a served cache and a budget are questions of --cost
     wanted = [o for o in ("json", "latex", "tensors", "cost") if getattr(args, o)]
     if given.kind == "error" and wanted:
         raise InputError(f"--{wanted[0]} applies to a model or a constructor; an error message is explained in words")
@@ -143,7 +145,7 @@ def _constructor(args: Any, given: Input) -> int:
     if args.cost:
         if not isinstance(info["count"], int):
             raise InputError("--cost needs numeric sizes")
-        cost_info = cost_module.cost(info["object"], args.seq_len, args.batch, args.dtype).as_dict()
+        cost_info = _cost(info["object"], args, None)
     if args.json:
         output.write(output.constructor_json(info, cost_info))
     elif args.latex:
@@ -164,8 +166,12 @@ def _model(args: Any, given: Input) -> int:
         given.kind == "config" or (given.kind == "file" and not given.value.endswith((".py", ".txt")))
     ):
         raise InputError("--input-dim is for Keras code; a checkpoint's or a config's shapes give the input width")
+    quantized = _config_data(given)
     try:
-        if given.kind == "config":
+        if quantized is not None and quantized[1] is not None:
+            # from_config ignores quantization_config: the logical model, its weights stored as it says
+            report = explain(quantized[0])
+        elif given.kind == "config":
             report = explain(given.value)
         elif given.kind == "file":
             report = explain(Path(given.value), given.framework, args.input_dim, args.partial)
@@ -173,7 +179,7 @@ def _model(args: Any, given: Input) -> int:
             report = explain_code(given.value, given.framework, args.input_dim, args.partial)
     except (SourceError, ValueError, TypeError, FileNotFoundError, IsADirectoryError) as error:
         raise InputError(str(error)) from None
-    model_cost = _model_cost(args, report) if args.cost else None
+    model_cost = _model_cost(args, report, quantized) if args.cost else None
     if args.json:
         output.write(output.report_json(report, model_cost))
     elif args.latex:
@@ -191,14 +197,47 @@ def _model(args: Any, given: Input) -> int:
     return EXIT_PARTIAL if report.partial else EXIT_OK
 
 
-def _model_cost(args: Any, report: Any) -> dict[str, Any]:
+def _config_data(given: Input) -> tuple[dict[str, Any], Any] | None:
+    """A config's keys without its ``quantization_config``, and that quantization (None: none); None for
+    an input that is not a config (or one the reader refuses, as it will)."""
+    if given.kind != "config" and not (given.kind == "file" and given.value.endswith(".json")):
+        return None
+    from ..read import SourceError
+    from ..read.configs.pretrained import load
+
+    try:
+        _, data = load(given.value)
+    except (SourceError, ValueError, TypeError, FileNotFoundError, IsADirectoryError):
+        return None
+    return {k: v for k, v in data.items() if k != "quantization_config"}, data.get("quantization_config")
+
+
+def _cost(obj: Any, args: Any, config: tuple[dict[str, Any], Any] | None) -> dict[str, Any]:
+    """``derive.cost`` with the command line's options, as a dict (the JSON's ``"cost"``): a config's
+    ``quantization_config`` and its ``torch_dtype`` (the default of ``--dtype``) read from ``config``."""
+    dtype = args.dtype
+    quantization = None
+    try:
+        if config is not None:
+            quantization = config[1]
+            if dtype is None:
+                dtype = cost_module.config_dtype(config[0])
+        return cost_module.cost(
+            obj, args.seq_len, args.batch, dtype, kv_dtype=args.kv_dtype, state_dtype=args.state_dtype,
+            quantization_config=quantization, memory=args.memory, reserve=args.reserve,
+        ).as_dict()  # fmt: skip
+    except (TypeError, ValueError) as error:
+        raise InputError(str(error)) from None
+
+
+def _model_cost(args: Any, report: Any, quantized: Any = None) -> dict[str, Any]:
     """``derive.cost`` of the language model a report holds, as a dict (the JSON's ``"cost"``)."""
     if report.active is None:
         raise InputError(
             "--cost is derived for one torch RNN/LSTM/GRU constructor or a language model read from its config "
             "(derive.cost); this model keeps no inference cache derive knows"
         )
-    return cost_module.cost(report, args.seq_len, args.batch, args.dtype).as_dict()
+    return _cost(report, args, quantized)
 
 
 if __name__ == "__main__":  # pragma: no cover
