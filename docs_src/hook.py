@@ -10,8 +10,10 @@ Wired in ``mkdocs.yml`` as ``hooks: [docs_src/hook.py]``.
   Every page keeps its table of contents, in the navigation sidebar (``toc.integrate`` in
   ``mkdocs.yml``): the text column has the width the right-hand sidebar would take.
 * ``on_post_page`` names each sidebar section's landmark by its title (``docs_src/nav_labels.py``).
-* ``on_post_build`` writes the math of the search index as plain text (``docs_src/search_text.py``):
-  a search excerpt shows ``⌈d_model/16⌉``, not ``\\(\\lceil d_{model}/16 \\rceil\\)``.
+* ``on_config`` also makes Material's search parser mark where each table cell and row ends, and
+  ``on_post_build`` writes the marks as ``|`` and ``·`` and the math of the search index as plain text
+  (``docs_src/search_text.py``): a search excerpt shows ``⌈d_model/16⌉``, not
+  ``\\(\\lceil d_{model}/16 \\rceil\\)``, and a count beside its own row's name.
 * ``on_serve`` watches ``templates/``, ``derive/`` and ``docs_src/`` so ``mkdocs serve`` rebuilds
   when the templates or the renderer change.
 """
@@ -66,6 +68,7 @@ def on_config(config, **kwargs):
     """Take the navigation from the page registry (``docs_src.site.nav()``)."""
     _importable(_root(config))
     config.nav = importlib.import_module("docs_src.site").nav()
+    importlib.import_module("docs_src.search_text").keep_cell_boundaries()
     return config
 
 
