@@ -97,9 +97,7 @@ WORKED = {
 
 #: The models whose inference state each block page gives (name on the Hub, transformers config): the
 #: worked example's, and for Mamba every size of state-spaces/mamba's README (its ``-hf`` configs).
-KEPT: dict[str, tuple[tuple[str, dict], ...]] = {
-    path: ((w.model, w.config),) for path, w in WORKED.items()
-}
+KEPT: dict[str, tuple[tuple[str, dict], ...]] = {path: ((w.model, w.config),) for path, w in WORKED.items()}
 KEPT["blocks/mamba.md"] = tuple(
     (f"state-spaces/{name}-hf", {"model_type": "mamba", "vocab_size": 50280, "hidden_size": d, "num_hidden_layers": n})
     for name, (d, n) in {"mamba-130m": (768, 24), "mamba-370m": (1024, 48), "mamba-790m": (1536, 48),
