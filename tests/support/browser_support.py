@@ -69,10 +69,12 @@ MATH_STATE = """() => {
 }"""
 
 # Whether the page's contents (its headings, Material's toc.integrate: in the navigation sidebar, under the
-# page's own entry) are in view at a desktop width: null, or what is wrong.
+# page's own entry) are in view at a desktop width: null, or what is wrong. A page of fewer than two sections
+# needs none (contents of one entry name nothing to go to; Material's toc.integrate shows none on a section's
+# own page, /language-models/, whose one section defines its terms).
 CONTENTS = """() => {
   const headings = document.querySelectorAll('.md-content h2[id]').length;
-  if (!headings) return null;
+  if (headings < 2) return null;
   const toc = document.querySelector('.md-nav--primary .md-nav--secondary');
   const first = toc && toc.querySelector('a.md-nav__link');
   if (!first) return `no table of contents for its ${headings} sections`;
