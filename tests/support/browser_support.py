@@ -51,9 +51,12 @@ MATH_STATE = """() => {
     if (/\\\\[()\\[\\]]/.test(text)) raw.push(text.trim().slice(0, 80));
   }
   // TeX written outside any formula (no delimiters, so never typeset): "[x_t; h_{t-1}]", "\\odot", "$N$".
+  // Not yet on the API reference, whose docstrings (derive/, rendered by mkdocstrings) still hold some
+  // (derive.blocks.mamba, derive.blocks.mamba2, derive.frameworks.haiku, derive.frameworks.tf1: issue 35).
   const prose = document.querySelector('.md-content') || document.body;
+  const api = location.pathname.includes('/api/');
   const walker = document.createTreeWalker(prose, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  for (let n = api ? null : walker.nextNode(); n; n = walker.nextNode()) {
     if (n.parentElement.closest('code, pre, kbd, script, style, .arithmatex, .katex, svg')) continue;
     const m = n.textContent.match(/\\\\[A-Za-z]{2,}\\b|[_^]\\{[^{}\\s]*\\}|\\$[^$\\s][^$]*\\$/);
     if (m) raw.push(n.textContent.trim().slice(Math.max(0, m.index - 30), m.index + 50));
