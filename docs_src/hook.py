@@ -6,11 +6,14 @@ Wired in ``mkdocs.yml`` as ``hooks: [docs_src/hook.py]``.
   generated in-memory file (nothing is written into ``docs/``), re-rendered on every
   build, and adds the KaTeX distribution from ``node_modules/katex/dist`` under
   ``assets/katex/`` (installed by ``npm ci``; see ``scripts/bootstrap``).
-* ``on_page_content`` puts every table in a labelled, focusable scroll region (``docs_src/tables.py``)
-  and hides the table of contents of a page with a table of many columns.
+* ``on_page_content`` puts every table in a labelled, focusable scroll region (``docs_src/tables.py``).
+  Every page keeps its table of contents, in the navigation sidebar (``toc.integrate`` in
+  ``mkdocs.yml``): the text column has the width the right-hand sidebar would take.
 * ``on_post_page`` names each sidebar section's landmark by its title (``docs_src/nav_labels.py``).
-* ``on_post_build`` writes the math of the search index as plain text (``docs_src/search_text.py``):
-  a search excerpt shows ``⌈d_model/16⌉``, not ``\\(\\lceil d_{model}/16 \\rceil\\)``.
+* ``on_config`` also makes Material's search parser mark where each table cell and row ends, and
+  ``on_post_build`` writes the marks as ``|`` and ``·`` and the math of the search index as plain text
+  (``docs_src/search_text.py``): a search excerpt shows ``⌈d_model/16⌉``, not
+  ``\\(\\lceil d_{model}/16 \\rceil\\)``, and a count beside its own row's name.
 * ``on_serve`` watches ``templates/``, ``derive/`` and ``docs_src/`` so ``mkdocs serve`` rebuilds
   when the templates or the renderer change.
 """
@@ -65,6 +68,7 @@ def on_config(config, **kwargs):
     """Take the navigation from the page registry (``docs_src.site.nav()``)."""
     _importable(_root(config))
     config.nav = importlib.import_module("docs_src.site").nav()
+    importlib.import_module("docs_src.search_text").keep_cell_boundaries()
     return config
 
 
@@ -120,14 +124,10 @@ def on_serve(server, config, builder, **kwargs):
 
 
 def on_page_content(html: str, page, config, files, **kwargs) -> str:
-    """Each table in a labelled, focusable scroll region (``docs_src/tables.py``); a page with a table
-    of many columns is shown without its table of contents, so that the table has the width."""
+    """Each table in a labelled, focusable scroll region (``docs_src/tables.py``); the page's table of
+    contents is never hidden (it stands in the navigation sidebar, ``toc.integrate``)."""
     _importable(_root(config))
-    tables = importlib.import_module("docs_src.tables")
-    if tables.needs_width(html):
-        hidden = page.meta.get("hide") or []
-        page.meta["hide"] = [*hidden, "toc"] if "toc" not in hidden else hidden
-    return tables.wrap_tables(html, page.title or "")
+    return importlib.import_module("docs_src.tables").wrap_tables(html, page.title or "")
 
 
 def on_post_page(output: str, page, config, **kwargs) -> str:

@@ -5,6 +5,11 @@ KaTeX typesets in the page (``\\(2H\\)``, ``\\(\\lceil d_{model}/16 \\rceil\\)``
 writes each formula of a text as plain characters (``2H``, ``⌈d_model/16⌉``): symbols as their
 Unicode characters, ``\\frac{a}{b}`` as ``a/b``, font and size commands dropped, their argument
 kept. :func:`rewrite_index` applies it to the titles and texts of a built ``search_index.json``.
+
+Material's search parser keeps no table markup: a table's cells ran together in the index
+(``561,152 frameworks.count(…proj_size=128)``, a count beside the next row's call).
+:func:`keep_cell_boundaries` makes the parser mark where each cell and row ends, and
+:func:`rewrite_index` writes the marks as `` | `` between cells and `` · `` between rows.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import json
 import re
 from pathlib import Path
 
-__all__ = ["plain_math", "rewrite_index"]
+__all__ = ["plain_math", "rewrite_index", "keep_cell_boundaries", "cell_boundaries"]
 
 #: Commands written as one character.
 SYMBOLS = {
@@ -100,6 +105,68 @@ def plain_math(text: str) -> str:
     return MATH.sub(lambda m: _formula(m.group(1) if m.group(1) is not None else m.group(2)), text)
 
 
+#: What the search parser appends where a table's cell (``CELL``) and row (``ROW``) end: characters of
+#: Unicode's private use area, which no page holds, written out by :func:`cell_boundaries`.
+CELL, ROW = "\ue000", "\ue001"
+_MARKS = re.compile(rf"\s*([{CELL}{ROW}](?:\s*[{CELL}{ROW}])*)\s*")
+
+
+def cell_boundaries(text: str) -> str:
+    """``text`` with the parser's marks (:data:`CELL`, :data:`ROW`) written as `` | `` between the cells of
+    a row and `` · `` between rows (nothing at the end of the text).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> cell_boundaries("call\ue000parameters\ue000\ue001 nn.LSTM(32, 128)\ue000 561,152\ue000\ue001 after")
+    'call | parameters · nn.LSTM(32, 128) | 561,152 · after'
+    """
+
+    def mark(m: re.Match) -> str:
+        if m.end() == len(text):
+            return ""
+        return " · " if ROW in m.group(1) else " | "
+
+    return _MARKS.sub(mark, text)
+
+
+def keep_cell_boundaries() -> None:
+    """Make Material's search parser (``material.plugins.search.plugin.Parser``) mark the end of each table
+    cell and row in the text it indexes (:data:`CELL`, :data:`ROW`), outside headings and excluded blocks;
+    :func:`rewrite_index` writes the marks out. Idempotent.
+
+    Raises
+    ------
+    ImportError
+        Material's search plugin is not installed.
+    """
+    from material.plugins.search import plugin
+
+    if getattr(plugin.Parser, "marks_cells", False):
+        return
+    base = plugin.Parser
+
+    class CellParser(base):  # type: ignore[misc, valid-type]
+        marks_cells = True
+
+        def handle_endtag(self, tag: str) -> None:
+            closing = tag in ("td", "th", "tr") and bool(self.context) and self.context[-1] == tag
+            super().handle_endtag(tag)
+            section = self.section
+            if closing and section is not None and not self.skip.intersection(self.context):
+                if section.el not in self.context:
+                    section.text.append(ROW if tag == "tr" else CELL)
+
+    plugin.Parser = CellParser
+
+
 def rewrite_index(path: Path) -> int:
     """Rewrite the math of a built ``search_index.json`` in place (see :func:`plain_math`).
 
@@ -124,7 +191,7 @@ def rewrite_index(path: Path) -> int:
     changed = 0
     for doc in index["docs"]:
         before = (doc.get("title", ""), doc.get("text", ""))
-        doc["title"], doc["text"] = plain_math(before[0]), plain_math(before[1])
+        doc["title"], doc["text"] = plain_math(before[0]), plain_math(cell_boundaries(before[1]))
         changed += (doc["title"], doc["text"]) != before
     path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
     return changed

@@ -14,8 +14,6 @@ from __future__ import annotations
 import html
 import re
 
-from .search_text import plain_math
-
 HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1>", re.DOTALL)
 TABLE = re.compile(r"<table>(.*?)</table>", re.DOTALL)
 TAG = re.compile(r"<[^>]+>")
@@ -61,52 +59,6 @@ def _unbroken_ranges(table: str) -> str:
 
 def _text(fragment: str) -> str:
     return " ".join(html.unescape(TAG.sub("", PERMALINK.sub("", fragment))).split())
-
-
-#: The text column at 1280 px with the table of contents shown (px). A page with a table wider than
-#: this, by :func:`natural_width`, is shown without its table of contents (Material's ``hide: [toc]``):
-#: the column is then about 950 px wide instead of 690.
-COLUMN = 720
-#: Table text at 0.64rem: about 6.5 px a character (proportional text, and monospace code at 0.85em);
-#: 26 px of padding a column; a cell longer than 60 characters wraps.
-CHARACTER, PADDING, WRAPS = 6.5, 26, 60
-ROW = re.compile(r"<tr>(.*?)</tr>", re.DOTALL)
-CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.DOTALL)
-
-
-def natural_width(table: str) -> float:
-    """About how wide ``table`` (its HTML) is when no cell wraps, in px at 1280 px.
-
-    Each column is as wide as its longest cell, counted in characters as the reader sees them (the
-    math as :func:`docs_src.search_text.plain_math` writes it), up to :data:`WRAPS`.
-
-    Parameters
-    ----------
-    table : str
-
-    Returns
-    -------
-    float
-    """
-    widths: list[int] = []
-    for row in ROW.finditer(table):
-        cells = [len(plain_math(_text(cell))) for cell in CELL.findall(row.group(1))]
-        widths = [max(a, b) for a, b in zip(widths, cells)] + cells[len(widths) :]
-    return sum(min(w, WRAPS) * CHARACTER + PADDING for w in widths)
-
-
-def needs_width(content: str) -> bool:
-    """Whether a table of ``content`` (a page's HTML) is wider than :data:`COLUMN`.
-
-    Parameters
-    ----------
-    content : str
-
-    Returns
-    -------
-    bool
-    """
-    return any(natural_width(table.group(1)) > COLUMN for table in TABLE.finditer(content))
 
 
 def wrap_tables(content: str, page_title: str = "") -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import sympy
 
 import derive.frameworks.pytorch as dt
@@ -56,7 +58,7 @@ def headline() -> dict:
 
 def where() -> list[dict]:
     """The home page's first screen: each section and tool, with what it holds (its pages' names, from the
-    page registry and derive's registries).
+    page registry and derive's registries). Each row links to the pages that answer what it says.
 
     Returns
     -------
@@ -65,36 +67,75 @@ def where() -> list[dict]:
     """
     from .sections import section_rows
 
-    def names(section: str) -> str:  # "fla: GLA, RetNet" -> "fla (GLA, RetNet)"
-        return ", ".join(r["title"] + ")" if ": " in r["title"] else r["title"] for r in section_rows(section)).replace(
-            ": ", " ("
-        )
+    def names(section: str, first: int = 4) -> str:  # "fla: GLA, RetNet" -> "fla (GLA, RetNet)"
+        rows = section_rows(section)
+        titles = [r["title"].split(" (")[0].split(":")[0] for r in rows]
+        return ", ".join(titles[:first]) + (", …" if len(titles) > first else "")
 
-    frameworks = ["PyTorch (`torch.nn`)"] + [r["title"] for r in section_rows("Frameworks")]
+    frameworks = [r["title"] for r in section_rows("Frameworks")]
     return [
-        {"title": "Questions", "path": "questions/index.md", "about": "the counts people ask about, answered"},
         {
-            "title": "Cells",
+            "title": "Recurrent layers",
             "path": "cells/index.md",
-            "about": f"{len(cell_rows())} cell pages: "
+            "about": f"{len(cell_rows())} cells ("
             + ", ".join(r["title"].split(" (")[0] for r in cell_rows()[:4])
-            + ", … — equations, tensors, closed forms",
+            + ", …): equations, tensors, closed forms, every framework's class",
         },
-        {"title": "Blocks", "path": "blocks/index.md", "about": names("Blocks")},
+        {"title": "Blocks", "path": "blocks/index.md", "about": names("Blocks", 5) + ": one layer's tensors"},
+        {
+            "title": "Language models",
+            "path": "language-models/index.md",
+            "about": names("Language models", 3) + " from their `config.json`: total and active parameters, "
+            "KV cache per token, state per sequence",
+        },
+        {
+            "title": "Memory",
+            "path": "language-models/memory.md",
+            "about": "the KV cache and state of one sequence against context length, and the weights",
+        },
         {
             "title": "Frameworks",
             "path": "frameworks/index.md",
-            "about": ", ".join(frameworks[:4]) + ", …"
-            f" ({len(frameworks) - 1} pages): each one's classes, names and layout",
+            "about": ", ".join(frameworks[:4]) + f", … ({len(frameworks)} pages): each one's classes, names and "
+            "layout (PyTorch's `torch.nn` classes are on every cell's page)",
         },
-        {"title": "Whole models", "path": "models/index.md", "about": "a model's code, a checkpoint, a `config.json`"},
+        {"title": "Wirings", "path": "wirings/index.md", "about": "how bidirectional and stacked layers connect"},
         {
-            "title": "Calculator",
-            "path": "tools/calculator.md",
-            "about": "type the sizes, read the count and the tensors",
+            "title": "Whole models",
+            "path": "models/index.md",
+            "about": "a model's code, a checkpoint (`.pt`, `.safetensors`, `.keras`), an error message",
         },
-        {"title": "Command line", "path": "tools/cli.md", "about": "`derive` on a layer, a model file or a checkpoint"},
+        {"title": "Questions", "path": "questions/index.md", "about": "the counts people ask about, answered"},
+        {"title": "Calculator", "path": "tools/calculator.md", "about": "type the sizes, read the count and tensors"},
+        {
+            "title": "Command line",
+            "path": "tools/cli.md",
+            "about": "`derive` on a layer, a model file, a checkpoint or a `config.json`",
+        },
     ]
+
+
+#: How the install page names each of ``pyproject.toml``'s dependencies.
+DISPLAY = {"sympy": "SymPy", "jinja2": "Jinja2", "numpy": "NumPy", "rich": "Rich", "safetensors": "safetensors"}
+
+
+def dependencies() -> list[str]:
+    """The package's dependencies, as ``pyproject.toml`` lists them, in the install page's words.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    KeyError
+        A dependency the install page has no name for (:data:`DISPLAY`): name it there.
+    """
+    import re
+    import tomllib
+
+    listed = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    return [DISPLAY[re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0].lower()] for d in listed["dependencies"]]
 
 
 ORDER = 0
@@ -102,5 +143,5 @@ PAGES = [
     Page(
         "index.md", "Home", "index.md.j2", lambda: {"h": headline(), "cells": cell_rows(), "where": where()}, HEADLINE
     ),
-    Page("install.md", "Install", "install.md.j2", dict),
+    Page("install.md", "Install", "install.md.j2", lambda: {"dependencies": dependencies()}),
 ]

@@ -522,7 +522,7 @@ def memory_svg(rows: list[dict]) -> str:
         ax.set_xlabel("context length (tokens)")
         ax.set_ylabel("cache per sequence (GiB, bf16)")
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=8, frameon=False)
+        ax.legend(fontsize=10, frameon=False)
         fig.patch.set_alpha(0)
         ax.patch.set_alpha(0)
         fig.tight_layout()
@@ -556,6 +556,9 @@ def memory_context() -> dict:
         "mixtral": number(mixtral.cache_bytes // GIB),
         "llama": number(llama.cache_bytes // GIB),
         "jamba_state": number(jamba.state_bytes),
+        "jamba_gb": f"{jamba.kv_bytes_per_token * 262144 / 1e9:.2f}",
+        "mixtral_gb": f"{mixtral.cache_bytes / 1e9:.2f}",
+        "llama_gb": f"{llama.cache_bytes / 1e9:.2f}",
     }  # fmt: skip
 
 

@@ -9,6 +9,7 @@ Every number is computed when the site is built, by :mod:`derive.blocks.mamba`,
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import sympy
@@ -93,7 +94,11 @@ QUESTIONS = {
 }
 
 _D, _E, _N, _K, _R = sympy.symbols("D E N K R", integer=True, positive=True)
-_G, _H, _P, _S, _V, _L = sympy.symbols("G H P S V L", integer=True, positive=True)
+_G, _P, _S, _V, _L = sympy.symbols("G P S V L", integer=True, positive=True)
+#: Mamba-2's heads: n_h on the page (H is the hidden size on every other page).
+_H = sympy.Symbol("n_h", integer=True, positive=True)
+#: A standalone H in the LaTeX of derive.blocks.mamba2.EQUATIONS (the heads).
+_HEADS = re.compile(r"(?<![\\A-Za-z])H(?![A-Za-z])")
 _e = sympy.Symbol("e", integer=True, positive=True)
 
 
@@ -202,7 +207,7 @@ def mamba2_context() -> dict:
     default = derive.explain({"model_type": "mamba2"})
     small = derive.explain(release_config("mamba2-130m"))
     return {
-        "equations": mamba2.EQUATIONS,
+        "equations": [(label, _HEADS.sub("n_h", eq)) for label, eq in mamba2.EQUATIONS],
         "worked": worked("blocks/mamba2.md"),
         "tensors": _tensor_rows(ours, theirs, "backbone.layers.{k}.mixer."),
         "block": sympy.latex(sympy.collect(block, [_S, _H])),

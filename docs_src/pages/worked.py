@@ -18,7 +18,7 @@ from derive.tree import named_parameters
 
 from ..site import number
 
-__all__ = ["Worked", "WORKED", "worked", "module_tensors"]
+__all__ = ["Worked", "WORKED", "KEPT", "worked", "kept", "module_tensors"]
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,8 @@ WORKED = {
     "blocks/mamba.md": Worked(
         "state-spaces/mamba-130m-hf",
         {"model_type": "mamba", "vocab_size": 50280, "hidden_size": 768, "num_hidden_layers": 24},
-        "backbone.layers.0.mixer.",
-        "one Mamba mixer",
+        "backbone.layers.0.",
+        "one Mamba layer (its RMSNorm and mixer)",
         "d_model = 768 (hidden_size), d_state = 16, d_conv = 4, expand = 2",
     ),
     "blocks/mamba2.md": Worked(
@@ -93,6 +93,87 @@ WORKED = {
         calculator=False,
     ),
 }
+
+
+#: The models whose inference state each block page gives (name on the Hub, transformers config): the
+#: worked example's, and for Mamba every size of state-spaces/mamba's README (its ``-hf`` configs).
+KEPT: dict[str, tuple[tuple[str, dict], ...]] = {path: ((w.model, w.config),) for path, w in WORKED.items()}
+KEPT["blocks/mamba.md"] = tuple(
+    (f"state-spaces/{name}-hf", {"model_type": "mamba", "vocab_size": 50280, "hidden_size": d, "num_hidden_layers": n})
+    for name, (d, n) in {"mamba-130m": (768, 24), "mamba-370m": (1024, 48), "mamba-790m": (1536, 48),
+                         "mamba-1.4b": (2048, 48), "mamba-2.8b": (2560, 64)}.items()
+)  # fmt: skip
+
+#: The dtype the pages' inference state is given in (the model's; a state transformers keeps in float32
+#: whatever the model's dtype stays float32).
+DTYPE = "bfloat16"
+_SIZES = {"float32": 4, "bfloat16": 2, "float16": 2, "int64": 8, "float64": 8}
+
+
+def _bytes_by_dtype(module: Any, tokens: int) -> dict[str, int]:
+    from derive.tree import cache_elements
+
+    out: dict[str, int] = {}
+    for kind, entries in cache_elements(module, 1, tokens).items():
+        name = DTYPE if kind is None else kind
+        out[name] = out.get(name, 0) + entries * _SIZES[name]
+    return out
+
+
+def kept(path: str) -> list[dict[str, Any]]:
+    """What one sequence keeps while each of the block page ``path``'s models generates, in bf16 as
+    transformers holds it (:data:`KEPT`; :func:`derive.cost`).
+
+    Parameters
+    ----------
+    path : str
+        A key of :data:`KEPT`.
+
+    Returns
+    -------
+    list of dict
+        One per model: ``name``, ``config``, ``state`` (bytes per sequence, constant in its length),
+        ``dtypes`` (the state's bytes by dtype, ``[(dtype, bytes)]``, formatted), ``kv`` (bytes a
+        token adds: keys and values), ``window`` (the attention window the keys and values stop
+        growing at, or None) and ``states`` (``name``, ``shape`` of one layer's tensor with the batch
+        axis, ``dtype``, ``layers``: how many layers keep one).
+
+    Raises
+    ------
+    KeyError
+        ``path`` has no such models.
+    """
+    from derive.analysis.cost import cost
+    from derive.tree import named_states
+
+    out = []
+    for name, config in KEPT[path]:
+        report = derive.explain(dict(config))
+        c = cost(report, 1, 1, DTYPE)
+        one, two = _bytes_by_dtype(report.module, 1), _bytes_by_dtype(report.module, 2)
+        state = {k: 2 * one.get(k, 0) - two.get(k, 0) for k in sorted(set(one) | set(two))}
+        assert sum(state.values()) == c.state_bytes, name
+        kinds: dict[tuple, dict] = {}
+        windows = set()
+        for _, s in named_states(report.module):
+            shape = ", ".join(str(d) for d in s.shape)
+            key = (s.name, shape, s.dtype or DTYPE)
+            kinds.setdefault(key, {"name": s.name, "shape": f"({shape})", "dtype": s.dtype or DTYPE, "layers": 0})
+            kinds[key]["layers"] += 1
+            if s.window is not None:
+                windows.add(s.window)
+        out.append(
+            {
+                "name": name,
+                "config": dict(config),
+                "state": c.state_bytes,
+                "dtypes": [(k, number(v)) for k, v in state.items() if v],
+                "kv": c.kv_bytes_per_token,
+                "window": min(windows) if windows else None,
+                "states": sorted(kinds.values(), key=lambda k: ("tokens" in k["shape"], k["name"])),
+            }
+        )
+    return out
 
 
 def _rows(named: Any, prefix: str = "") -> tuple[list[dict], int]:
@@ -156,4 +237,5 @@ def worked(path: str) -> dict[str, Any]:
         "rows": rows,
         "layer": number(layer),
         "total": number(report.total),
+        "kept": kept(path),
     }

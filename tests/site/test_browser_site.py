@@ -2,7 +2,7 @@
 opened once per width and checked for everything a reader meets (issues 13 and 27):
 
 * rendering: every formula typeset by KaTeX (as many rendered as ``.arithmatex`` sources, display
-  math in display mode, no raw TeX, no ``.katex-error``), a title, no console error or uncaught
+  math in display mode, no raw TeX inside a formula or in the prose outside one, no ``.katex-error``), a title, no console error or uncaught
   exception, no failed request and none leaving 127.0.0.1 (the site serves everything itself);
 * layout: the page never scrolls sideways; every table stands in its own focusable, labelled
   scroll region (``tabindex=0``, ``role=region``, a unique ``aria-label``) which is the element
@@ -16,6 +16,8 @@ opened once per width and checked for everything a reader meets (issues 13 and 2
   one after its + and = signs, an aligned block a row at a time, and sets a row that still does
   not fit smaller), none running two names together; no "seed" (the project's word for its first questions) in
   the prose, outside the API reference where ``seed`` is a Keras argument;
+* contents: at 1280 px, a page with sections has its table of contents in view (``toc.integrate``: in the
+  navigation sidebar, whatever its tables);
 * accessibility: axe-core (``node_modules/axe-core``, pinned in ``package-lock.json``, injected
   by the test — the site never serves it) reports no violation on the page, content and theme
   chrome alike. axe runs on every page in the light scheme, and with all its rules on a
@@ -34,7 +36,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_support import AXE_RUN, LAYOUT, MATH_DONE, MATH_STATE, PAGES, READING, SEED, TIMEOUT_MS, Visit
+from browser_support import (
+    AXE_RUN,
+    CONTENTS,
+    LAYOUT,
+    MATH_DONE,
+    MATH_STATE,
+    PAGES,
+    READING,
+    SEED,
+    TIMEOUT_MS,
+    Visit,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -131,6 +144,9 @@ def test_page_as_the_reader_sees_it(views, path, width, scheme, axe):
     problems += page.evaluate(LAYOUT)
     problems += page.evaluate(READING, width >= 1280)
     if width == 1280:
+        contents = page.evaluate(CONTENTS)
+        if contents:
+            problems.append(contents)
         seed = page.evaluate(SEED, path.startswith("api/"))
         if seed is not None:
             problems.append(f"the reader meets the project's word 'seed': {seed!r}")
@@ -163,6 +179,51 @@ def test_the_checks_can_fail(views):
     assert any("broken across" in p for p in problems), problems
     ids = {v["id"] for v in _axe(page)}
     assert "image-alt" in ids, ids
+
+
+def test_raw_tex_in_the_prose_is_reported(views):
+    """TeX written without delimiters (never typeset) is caught outside formulas; code is not TeX."""
+    page = _open(views(1280, "light"), "frameworks/haiku/index.html")
+    assert _math(page) == []
+    page.evaluate(
+        """() => document.querySelector('.md-content h1').insertAdjacentHTML('afterend',
+        '<p>One Linear on [x_t; h_{t-1}], a gate \\\\odot h.</p><p><code>h_{t-1}</code></p>')"""
+    )
+    raw = [p for p in _math(page) if p.startswith("raw TeX")]
+    assert len(raw) == 1 and "h_{t-1}" in raw[0], raw
+
+
+def test_contents_in_view_and_checked(views):
+    """The LSTM page (wide tables) keeps its contents in view at 1280 px; a page whose contents are gone is
+    reported."""
+    page = _open(views(1280, "light"), "cells/lstm/index.html")
+    assert page.evaluate(CONTENTS) is None
+    assert page.locator(".md-nav--primary .md-nav--secondary a.md-nav__link").count() >= 5
+    page.evaluate("() => document.querySelector('.md-nav--primary .md-nav--secondary').remove()")
+    assert "no table of contents" in page.evaluate(CONTENTS)
+
+
+def test_home_answers_on_the_first_screen(views):
+    """At 375 px the home page's first answer (the bidirectional LSTM's count) starts within the first screen,
+    and its table links every part of the site a reader asks about."""
+    page = _open(views(375, "dark"), "index.html")
+    top = page.evaluate("() => document.querySelector('.md-content .flagship').getBoundingClientRect().top")
+    height = page.evaluate("() => innerHeight")
+    assert 0 < top < height, (top, height)
+    assert "561,152" in page.locator(".md-content .flagship").inner_text()
+    links = page.evaluate(
+        "() => [...document.querySelector('.md-content .table-region').querySelectorAll('a')]"
+        ".map(a => new URL(a.href).pathname)"
+    )
+    for section in (
+        "cells/",
+        "blocks/",
+        "language-models/",
+        "language-models/memory/",
+        "tools/calculator/",
+        "tools/cli/",
+    ):
+        assert any(link.endswith("/" + section) for link in links), (section, links)
 
 
 def test_checkpoint_diagnoses_wrap(views):
@@ -229,7 +290,23 @@ SEARCHES = [
     ("weight_ih_l0", "cells/lstm/"),
     ("LSTM parameters", "cells/lstm/"),
     ("cuDNN", "frameworks/cudnn/"),
-    ("mamba 768", "blocks/mamba/"),  # the nine tensors at mamba-130m's width (issue 27)
+    ("mamba 768", "blocks/mamba/"),  # the tensors at mamba-130m's width (issue 27)
+    # issue 35: the questions a reader types about language models and memory
+    ("kv cache", "language-models/memory/"),
+    ("context length", "language-models/memory/"),
+    ("fits 24 GB", "language-models/memory/"),
+    ("GiB", "language-models/memory/"),
+    ("memory", "language-models/memory/"),
+    ("active parameters", "language-models/"),  # defines the term every family page uses
+    ("Qwen3 KV cache", "language-models/qwen3-next/"),  # Qwen3-Next's and Qwen3.5's KV bytes per token
+    ("Qwen3-Next", "language-models/qwen3-next/"),
+    ("Jamba", "language-models/jamba/"),
+    ("Mamba state size", "blocks/mamba/"),  # the state per sequence of state-spaces/mamba's five sizes
+    ("mamba2-130m", "blocks/mamba2/"),
+    ("RWKV state", "blocks/rwkv/"),
+    ("RecurrentGemma state", "blocks/griffin/"),
+    ("Griffin", "blocks/griffin/"),
+    ("bidirectional LSTM parameters", "questions/bidirectional-more-than-twice/"),
 ]
 
 FIRST_HITS = """() => [...document.querySelectorAll('.md-search-result__list > .md-search-result__item')]

@@ -131,6 +131,10 @@ def test_memory_page_reproduces_the_jamba_paper() -> None:
     """Jamba paper, Table 1: KV cache at 256K tokens, 16-bit: Jamba 4GB, Mixtral 32GB, Llama-2 7B 128GB (GiB exact)."""
     context = lm.memory_context()
     assert (context["jamba_kv"], context["mixtral"], context["llama"]) == ("4", "32", "128")
+    # the paper's "GB" are GiB: the same bytes in 10^9 bytes, as the page gives them beside
+    assert (context["jamba_gb"], context["mixtral_gb"], context["llama_gb"]) == tuple(
+        f"{n * 2**30 / 1e9:.2f}" for n in (4, 32, 128)
+    )
     assert context["svg"].startswith('<svg role="img" aria-label=') and "#000000" not in context["svg"]
 
 

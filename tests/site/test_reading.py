@@ -126,30 +126,17 @@ def _table(columns: int, text: str = "1") -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody><tr>{row}</tr></tbody></table>"
 
 
-def test_natural_width_counts_what_the_reader_sees():
-    """Characters as shown (math as plain text, tags left out), a long cell wrapping at 60."""
-    math = _table(2, r'<span class="arithmatex">\(\left(\frac{D}{2}, D\right)\)</span>')
-    assert tables.natural_width(math) == 2 * (len("(D/2, D)") * tables.CHARACTER + tables.PADDING)
-    long = _table(1, "x" * 500)
-    assert tables.natural_width(long) == tables.WRAPS * tables.CHARACTER + tables.PADDING
-    ragged = "<table><tr><th>a</th></tr><tr><td>abcd</td><td>ef</td></tr></table>"
-    assert tables.natural_width(ragged) == (4 + 2) * tables.CHARACTER + 2 * tables.PADDING
-
-
-def test_a_page_with_a_wide_table_hides_its_table_of_contents():
+def test_a_page_with_a_wide_table_keeps_its_table_of_contents():
+    """The contents stand in the navigation sidebar (``toc.integrate``): no table hides them."""
     narrow, wide = _table(3, "weight_ih_l0"), _table(8, "weight_ih_l0_reverse")
-    assert not tables.needs_width(narrow) and tables.needs_width(narrow + wide)
     config = SimpleNamespace(config_file_path=str(MKDOCS_YML))
-    for meta, html, hidden in [
-        ({}, narrow, None),
-        ({}, wide, ["toc"]),
-        ({"hide": ["navigation"]}, wide, ["navigation", "toc"]),
-        ({"hide": ["toc"]}, wide, ["toc"]),
-    ]:
+    for meta, html in [({}, narrow), ({}, wide), ({"hide": ["navigation"]}, wide)]:
         page = SimpleNamespace(meta=dict(meta), title="T")
         out = hook.on_page_content(html, page, config, None)
         assert 'class="table-region"' in out
-        assert page.meta.get("hide") == hidden
+        assert "toc" not in (page.meta.get("hide") or [])
+    features = MKDOCS_YML.read_text()
+    assert "- toc.integrate" in features
 
 
 def test_a_long_name_may_break_after_its_dots_and_slashes_only():

@@ -53,17 +53,19 @@ def test_worked_tensors_are_transformers_own(path: str) -> None:
 
 
 def test_mamba_130m_has_the_nine_tensors_at_768(rendered_pages) -> None:
+    """One Mamba layer at mamba-130m's width: the mixer's nine tensors and the layer's RMSNorm (as Mamba-2's
+    worked layer shows its norm and mixer)."""
     text = rendered_pages["blocks/mamba.md"]
-    section = text[text.index("### At mamba-130m's sizes: d_model = 768") : text.index("## Closed form")]
+    section = text[text.index("### At mamba-130m's sizes: d_model = 768") : text.index("### State per sequence")]
     rows = re.findall(r"^\| `([\w.]+)` \| `\(([\d, ]+),?\)` \| ([\d,]+) \|$", section, re.M)
-    assert len(rows) == 9
+    assert len(rows) == 10
     assert {name for name, _, _ in rows} == {
-        "in_proj.weight", "conv1d.weight", "conv1d.bias", "x_proj.weight", "dt_proj.weight", "dt_proj.bias",
-        "A_log", "D", "out_proj.weight",
+        "norm.weight", "mixer.in_proj.weight", "mixer.conv1d.weight", "mixer.conv1d.bias", "mixer.x_proj.weight",
+        "mixer.dt_proj.weight", "mixer.dt_proj.bias", "mixer.A_log", "mixer.D", "mixer.out_proj.weight",
     }  # fmt: skip
     # shapes as mamba_ssm's Mamba(768) declares them (mamba_simple.py: d_inner = 2 * 768, dt_rank = 48)
     shapes = {name: tuple(int(d) for d in shape.split(",") if d.strip()) for name, shape, _ in rows}
-    assert shapes["in_proj.weight"] == (2 * 1536, 768) and shapes["x_proj.weight"] == (48 + 2 * 16, 1536)
+    assert shapes["mixer.in_proj.weight"] == (2 * 1536, 768) and shapes["mixer.x_proj.weight"] == (48 + 2 * 16, 1536)
 
 
 @pytest.mark.parametrize("path", sorted(WORKED))

@@ -50,6 +50,17 @@ MATH_STATE = """() => {
     }
     if (/\\\\[()\\[\\]]/.test(text)) raw.push(text.trim().slice(0, 80));
   }
+  // TeX written outside any formula (no delimiters, so never typeset): "[x_t; h_{t-1}]", "\\odot", "$N$".
+  // Not yet on the API reference, whose docstrings (derive/, rendered by mkdocstrings) still hold some
+  // (derive.blocks.mamba, derive.blocks.mamba2, derive.frameworks.haiku, derive.frameworks.tf1: issue 35).
+  const prose = document.querySelector('.md-content') || document.body;
+  const api = location.pathname.includes('/api/');
+  const walker = document.createTreeWalker(prose, NodeFilter.SHOW_TEXT);
+  for (let n = api ? null : walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.parentElement.closest('code, pre, kbd, script, style, .arithmatex, .katex, svg')) continue;
+    const m = n.textContent.match(/\\\\[A-Za-z]{2,}\\b|[_^]\\{[^{}\\s]*\\}|\\$[^$\\s][^$]*\\$/);
+    if (m) raw.push(n.textContent.trim().slice(Math.max(0, m.index - 30), m.index + 50));
+  }
   return {
     sources: sources.length,
     rendered: sources.filter(el => el.querySelector('.katex') !== null).length,
@@ -58,6 +69,23 @@ MATH_STATE = """() => {
     errors: [...document.querySelectorAll('.katex-error')].map(e => e.getAttribute('title') || e.textContent),
     raw: raw,
   };
+}"""
+
+# Whether the page's contents (its headings, Material's toc.integrate: in the navigation sidebar, under the
+# page's own entry) are in view at a desktop width: null, or what is wrong. A page of fewer than two sections
+# needs none (contents of one entry name nothing to go to; Material's toc.integrate shows none on a section's
+# own page, /language-models/, whose one section defines its terms).
+CONTENTS = """() => {
+  const headings = document.querySelectorAll('.md-content h2[id]').length;
+  if (headings < 2) return null;
+  const toc = document.querySelector('.md-nav--primary .md-nav--secondary');
+  const first = toc && toc.querySelector('a.md-nav__link');
+  if (!first) return `no table of contents for its ${headings} sections`;
+  const r = first.getBoundingClientRect();
+  const at = document.elementFromPoint(r.left + Math.min(5, r.width / 2), r.top + r.height / 2);
+  if (r.top < 0 || r.bottom > innerHeight || !at || !(at === first || first.contains(at) || at.contains(first)))
+    return `its table of contents is out of view (first entry at ${Math.round(r.top)} px in a ${innerHeight} px window)`;
+  return null;
 }"""
 
 MATH_DONE = """() => [...document.querySelectorAll('.arithmatex')].every(
