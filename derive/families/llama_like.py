@@ -44,6 +44,7 @@ __all__ = [
     "head_width",
     "cache_windows",
     "cache_shape",
+    "not_null",
     "attention",
     "check_rope",
 ]
@@ -158,15 +159,39 @@ def cache_shape(c: Mapping[str, Any], window: Any, windows: list[Any] | None) ->
     Returns
     -------
     dict
+        ``sliding_window`` (None too: a class's default may not be), ``attention_chunk_size`` when set,
         ``layer_types`` (a tuple) and ``_fixed`` when the windows go by layer.
     """
-    shape: dict[str, Any] = {}
-    for key in ("sliding_window", "attention_chunk_size"):
-        if c.get(key) is not None:
-            shape[key] = hf_config.size(c, key)
+    shape: dict[str, Any] = {"sliding_window": None}
+    if c.get("sliding_window") is not None:
+        shape["sliding_window"] = hf_config.size(c, "sliding_window")
+    if c.get("attention_chunk_size") is not None:
+        shape["attention_chunk_size"] = hf_config.size(c, "attention_chunk_size")
     if windows is not None:
         shape.update(layer_types=tuple(c["layer_types"]), _fixed=("num_hidden_layers",))
     return shape
+
+
+def not_null(config: Mapping[str, Any], keys: Sequence[str], cls: str) -> None:
+    """Refuse a null value for a key its ``@strict`` class types without ``None`` (``num_key_value_heads: int``).
+
+    Parameters
+    ----------
+    config : mapping
+        The config as given.
+    keys : sequence of str
+        The class's keys typed without ``None``.
+    cls : str
+        The config class, for the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the key.
+    """
+    for key in keys:
+        if key in config and config[key] is None:
+            raise ValueError(f"config key {key!r} is null: {cls} types it int (@strict refuses None)")
 
 
 def attention(
