@@ -27,15 +27,15 @@ attention with its QK-norms named and sized as the family has them, and the RoPE
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..blocks import hf_config
 from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
-from ..tree import Dim, Module
+from ..tree import Dim, Module, Param
+from .decoder import causal_lm, floordiv, kinds_of, kv_heads, layer_list, rope_buffers
 from .decoder import check_rope as _check_rope
-from .decoder import floordiv, kinds_of
 
 __all__ = [
     "CACHE_KEYS",
@@ -44,9 +44,11 @@ __all__ = [
     "head_width",
     "cache_windows",
     "cache_shape",
+    "pattern_kinds",
     "not_null",
     "attention",
     "check_rope",
+    "lm",
 ]
 
 #: The keys ``DynamicCache`` reads off any config (``cache_utils.py`` 1918-1948), shape keys of a family
@@ -144,6 +146,36 @@ def cache_windows(
             )
         windows.append(size)
     return None, windows
+
+
+def pattern_kinds(layers: Any, every: Any, key: str) -> list[str]:
+    """``layer_types`` made from a pattern: layer i full when (i + 1) is a multiple of ``every``, else sliding
+    (``configuration_exaone4.py`` 103-108, ``configuration_cohere2.py`` 95-101).
+
+    Parameters
+    ----------
+    layers : int
+        ``num_hidden_layers``.
+    every : object
+        The pattern's value.
+    key : str
+        Its key, named in a refusal.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        A pattern that is not a nonzero int (``(i + 1) % 0`` or ``% "LLG"`` fails in transformers), or a
+        layer count that is not a number, naming the key.
+    """
+    if isinstance(every, bool) or type(every) is not int or every == 0:
+        raise ValueError(f"config key {key!r} must be a nonzero int without layer_types (transformers computes (i + 1) % {every!r})")  # fmt: skip
+    if type(layers) is not int:
+        raise ValueError(f"config key 'num_hidden_layers' must be a number: {key!r} fixes the layer pattern")
+    return ["sliding_attention" if (i + 1) % every else "full_attention" for i in range(layers)]
 
 
 def cache_shape(c: Mapping[str, Any], window: Any, windows: list[Any] | None) -> dict[str, Any]:
@@ -249,3 +281,53 @@ def check_rope(config: Mapping[str, Any]) -> None:
     factor = config.get("partial_rotary_factor")
     if factor is not None and factor != 1.0:
         raise ValueError(f"config key 'partial_rotary_factor' {factor!r} is not derived (only 1.0)")
+
+
+def lm(
+    c: Mapping[str, Any],
+    *,
+    prefix: str,
+    layer: Callable[[Any], Module],
+    kinds: Sequence[Any] | None,
+    head_dim: Dim,
+    shape: Mapping[str, Any],
+    norm: Module | None = None,
+    rotary: tuple[Param, ...] | None = None,
+) -> Module:
+    """``{prefix}ForCausalLM`` of ``layer(kind)`` decoder layers (:func:`~derive.families.decoder.causal_lm`),
+    its config the shape keys every Llama-like class has and the family's ``shape``.
+
+    Parameters
+    ----------
+    c : mapping
+        The resolved config.
+    prefix : str
+    layer : callable (kind) -> Module
+        A decoder layer of a kind (its name is replaced).
+    kinds : sequence or None
+        Each layer's kind; None: every layer ``layer(None)`` (``num_hidden_layers`` may be a symbol).
+    head_dim : int or sympy.Expr
+        d, for the rotary embedding's buffers and the config.
+    shape : mapping
+        The family's own shape keys for the model's config.
+    norm : derive.tree.Module, optional
+        The final norm (default ``{prefix}RMSNorm``).
+    rotary : tuple of derive.tree.Param, optional
+        The rotary embedding's buffers (default ``rope_buffers(head_dim)``).
+
+    Returns
+    -------
+    derive.tree.Module
+    """
+    V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
+    L, H = hf_config.size(c, "num_hidden_layers", 0), hf_config.size(c, "num_attention_heads")
+    kv = kv_heads(c, H)
+    tie = hf_config.flag(c, "tie_word_embeddings")
+    config: dict[str, Any] = {"vocab_size": V, "hidden_size": D, "num_hidden_layers": L}
+    if "intermediate_size" in c:
+        config["intermediate_size"] = hf_config.size(c, "intermediate_size")
+    config.update(num_attention_heads=H, num_key_value_heads=kv, head_dim=head_dim, **shape, tie_word_embeddings=tie)
+    return causal_lm(
+        prefix, vocab=V, hidden=D, layers=layer_list(layer, kinds, L), tie=tie, config=config, norm=norm,
+        rotary=rope_buffers(head_dim) if rotary is None else rotary,
+    )  # fmt: skip
