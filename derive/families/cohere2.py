@@ -104,7 +104,7 @@ def cohere2(config: Mapping[str, Any]) -> Module:
         children = (attn, gated_mlp(D, F, type="Cohere2MLP"), norm("input_layernorm"))
         return Module("", "Cohere2DecoderLayer", children=children)
 
-    shape = {"attention_bias": bias, **cache_shape(c, None, windows)}
+    shape = {"attention_bias": bias, **cache_shape(c, None, windows, null_window=True)}
     return lm(c, prefix="Cohere2", layer=layer, kinds=windows, head_dim=d, shape=shape, norm=norm("norm"))
 
 

@@ -104,7 +104,14 @@ def exaone4(config: Mapping[str, Any]) -> Module:
         )
         return Module("", "Exaone4DecoderLayer", children=children)
 
-    return lm(c, prefix="Exaone4", layer=layer, kinds=windows, head_dim=d, shape=cache_shape(c, None, windows))
+    return lm(
+        c,
+        prefix="Exaone4",
+        layer=layer,
+        kinds=windows,
+        head_dim=d,
+        shape=cache_shape(c, None, windows, null_window=True),
+    )
 
 
 register_family("exaone4", "Exaone4Config", "Exaone4ForCausalLM", exaone4, _SOURCE, keys=KEYS)

@@ -31,7 +31,7 @@ from .decoder import ROPE_KEYS, kv_heads
 from .family import Keys, register_family
 from .llama_like import CACHE_KEYS, ROPE_INERT, attention, cache_shape, cache_windows, check_rope, head_width, lm
 
-__all__ = ["KEYS", "hunyuan_v1_dense", "INERT"]
+__all__ = ["KEYS", "hunyuan_v1_dense", "INERT", "head_width_of"]
 
 #: The keys of the HunYuan classes that shape no tensor, with why.
 INERT: dict[str, str] = {
@@ -64,6 +64,38 @@ _SOURCE = (
 )
 
 
+def head_width_of(config: Mapping[str, Any], c: Mapping[str, Any], hidden: Any, heads: Any, cls: str) -> Any:
+    """``head_dim`` as HunYuan's attention reads it: as given, a null one refused — naming ``attention_head_dim``
+    where the config has it (Hunyuan-A13B's ``config.json``: the remote code's key, ``auto_map``, which
+    transformers' own class does not read).
+
+    Parameters
+    ----------
+    config, c : mapping
+        The config as given, and resolved.
+    hidden, heads : int or sympy.Expr
+    cls : str
+        The attention's class.
+
+    Returns
+    -------
+    int or sympy.Expr
+
+    Raises
+    ------
+    ValueError
+        A null ``head_dim``, naming the key.
+    """
+    if c.get("head_dim") is None and "attention_head_dim" in config:
+        raise ValueError(
+            f"config key 'head_dim' is null: {cls} reads it as the head width (None ** -0.5 fails in transformers). "
+            f"This config names it 'attention_head_dim' ({config['attention_head_dim']!r}), a key of the remote code "
+            f"its auto_map names, which transformers' own {cls.replace('Attention', 'Config')} does not read: give "
+            f"head_dim"
+        )
+    return head_width(config, c, hidden, heads, cls=cls, null="refused")
+
+
 def hunyuan_v1_dense(config: Mapping[str, Any]) -> Module:
     """``HunYuanDenseV1ForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it.
 
@@ -85,7 +117,7 @@ def hunyuan_v1_dense(config: Mapping[str, Any]) -> Module:
     check_rope(config)
     D, F = hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     H = hf_config.size(c, "num_attention_heads")
-    KV, d = kv_heads(c, H), head_width(config, c, D, H, cls="HunYuanDenseV1Attention", null="refused")
+    KV, d = kv_heads(c, H), head_width_of(config, c, D, H, "HunYuanDenseV1Attention")
     L = hf_config.size(c, "num_hidden_layers", 0)
     window, windows = cache_windows(c, L, types=c["layer_types"])
     bias = hf_config.flag(c, "attention_bias")

@@ -178,7 +178,9 @@ def pattern_kinds(layers: Any, every: Any, key: str) -> list[str]:
     return ["sliding_attention" if (i + 1) % every else "full_attention" for i in range(layers)]
 
 
-def cache_shape(c: Mapping[str, Any], window: Any, windows: list[Any] | None) -> dict[str, Any]:
+def cache_shape(
+    c: Mapping[str, Any], window: Any, windows: list[Any] | None, *, null_window: bool = False
+) -> dict[str, Any]:
     """The cache keys of a model's config (:data:`~derive.families.llama_like.CACHE_KEYS` that are set).
 
     Parameters
@@ -187,14 +189,16 @@ def cache_shape(c: Mapping[str, Any], window: Any, windows: list[Any] | None) ->
         The resolved config.
     window, windows
         :func:`~derive.families.llama_like.cache_windows`' answer.
+    null_window : bool, default False
+        Keep a null ``sliding_window`` (the class's default is not null).
 
     Returns
     -------
     dict
-        ``sliding_window`` (None too: a class's default may not be), ``attention_chunk_size`` when set,
+        ``sliding_window`` (when set, or ``null_window``), ``attention_chunk_size`` when set,
         ``layer_types`` (a tuple) and ``_fixed`` when the windows go by layer.
     """
-    shape: dict[str, Any] = {"sliding_window": None}
+    shape: dict[str, Any] = {"sliding_window": None} if null_window else {}
     if c.get("sliding_window") is not None:
         shape["sliding_window"] = hf_config.size(c, "sliding_window")
     if c.get("attention_chunk_size") is not None:
@@ -307,7 +311,7 @@ def lm(
     kinds : sequence or None
         Each layer's kind; None: every layer ``layer(None)`` (``num_hidden_layers`` may be a symbol).
     head_dim : int or sympy.Expr
-        d, for the rotary embedding's buffers and the config.
+        d, for the rotary embedding's buffers (and the config, where ``c`` gives it).
     shape : mapping
         The family's own shape keys for the model's config.
     norm : derive.tree.Module, optional
@@ -326,7 +330,10 @@ def lm(
     config: dict[str, Any] = {"vocab_size": V, "hidden_size": D, "num_hidden_layers": L}
     if "intermediate_size" in c:
         config["intermediate_size"] = hf_config.size(c, "intermediate_size")
-    config.update(num_attention_heads=H, num_key_value_heads=kv, head_dim=head_dim, **shape, tie_word_embeddings=tie)
+    config.update(num_attention_heads=H, num_key_value_heads=kv)
+    if c.get("head_dim") is not None:  # else hidden_size // num_attention_heads again
+        config["head_dim"] = head_dim
+    config.update(shape, tie_word_embeddings=tie)
     return causal_lm(
         prefix, vocab=V, hidden=D, layers=layer_list(layer, kinds, L), tie=tie, config=config, norm=norm,
         rotary=rope_buffers(head_dim) if rotary is None else rotary,
