@@ -146,7 +146,7 @@ REFUSED = [
 
 @pytest.mark.parametrize(("model_type", "config", "key"), REFUSED)
 def test_refused_as_transformers_refuses(model_type: str, config: dict, key: str) -> None:
-    with pytest.raises(Exception):  # noqa: B017  transformers' own error, whichever it raises
+    with pytest.raises(Exception):  # transformers' own error, whichever it raises
         hf_live.build(model_type, copy.deepcopy(config))
     with pytest.raises(ValueError, match=key):
         derive.explain({"model_type": model_type, **copy.deepcopy(config)})
@@ -171,7 +171,7 @@ STRICT = [
 def test_a_null_key_the_class_types_without_none(model_type: str, key: str) -> None:
     """Each key the class types without None, null in a tiny config: transformers refuses it, derive too."""
     config = {**tiny(model_type)[0], key: None}
-    with pytest.raises(Exception):  # noqa: B017  huggingface_hub's StrictDataclassFieldValidationError
+    with pytest.raises(Exception):  # huggingface_hub's StrictDataclassFieldValidationError
         transformers.AutoConfig.for_model(model_type, **copy.deepcopy(config))
     with pytest.raises(ValueError, match=key):
         derive.explain({"model_type": model_type, **config})
@@ -203,7 +203,7 @@ def test_refused_where_transformers_builds_what_cannot_run(model_type: str, conf
     import torch
 
     model = hf_cache.tiny(model_type, copy.deepcopy(config))
-    with pytest.raises(Exception), torch.no_grad():  # noqa: B017  topk's or the cache's own error
+    with pytest.raises(Exception), torch.no_grad():  # topk's or the cache's own error
         model(torch.zeros((1, 3), dtype=torch.long), use_cache=True)
     with pytest.raises(ValueError, match=key):
         derive.explain({"model_type": model_type, **copy.deepcopy(config)})
