@@ -7,10 +7,11 @@ LayerNorm without bias, sliding-window layers by a pattern, a tied head.
 (q/k/v/o, biased when ``attention_bias``) and ``mlp`` (gate/up/down) in parallel, their sum added to the
 residual; ``model.norm`` the same LayerNorm; ``lm_head`` tied by default. ``logit_scale`` is a float the
 logits are multiplied by: no tensor. ``layer_types`` is read as given, else made from the legacy
-``sliding_window_pattern`` (default 4, ``configuration_cohere2.py`` 95-101): layer i full when (i + 1) is a
+``sliding_window_pattern`` (default 4, ``configuration_cohere2.py`` 96-102): layer i full when (i + 1) is a
 multiple of it. The sliding layers keep ``sliding_window - 1`` tokens; the full ones use no RoPE (the
 buffers are there). ``head_dim`` is set to ``hidden_size // num_attention_heads`` by ``__post_init__`` — a
-``head_dim`` key the config gives replaces it (line 97 runs before the keyword arguments are set). A null
+``head_dim`` key the config gives replaces it (line 93 runs before ``super().__post_init__`` sets the keyword
+arguments, line 104). A null
 ``sliding_window`` builds but its forward fails (``create_sliding_window_causal_mask``, line 387): derive
 answers what it builds.
 
@@ -49,19 +50,19 @@ KEYS = Keys(
         "attention_bias": False,
         "sliding_window": 4096,
         "layer_types": None,
-        # not Cohere2Config's fields: popped by its __post_init__ (line 97), set by it (line 94), read by DynamicCache
+        # not Cohere2Config's fields: popped by its __post_init__ (line 98), set by it (line 93), read by DynamicCache
         "sliding_window_pattern": 4,
         "head_dim": None,
         "attention_chunk_size": None,
     },
     {
         **{k: DECODER_INERT[k] for k in ("max_position_embeddings", "layer_norm_eps", "attention_dropout", *ROPE_KEYS)},
-        "logit_scale": "a float the logits are multiplied by (modeling_cohere2.py 422): no tensor",
+        "logit_scale": "a float the logits are multiplied by (modeling_cohere2.py 423, 473): no tensor",
         **ROPE_INERT,
     },
 )
 _SOURCE = (
-    "transformers/models/cohere2/configuration_cohere2.py 68-103, modeling_cohere2.py 88-102, 178-204, 248-270, "
+    "transformers/models/cohere2/configuration_cohere2.py 66-104, modeling_cohere2.py 88-102, 178-204, 248-270, "
     "334-345, 412-423"
 )
 _KINDS = ("full_attention", "sliding_attention")

@@ -14,7 +14,7 @@ counted as ``named_parameters()`` counts it) —, ``experts`` (E = ``moe_num_exp
 ``moe_intermediate_size`` (none when 0); else a dense MLP of ``intermediate_size``. ``lm_head`` is biased
 when ``use_bias`` (its weight tied by default, the bias its own). The class has no ``head_dim``; the attention
 reads ``getattr(config, "head_dim", hidden_size // num_attention_heads)`` (line 215). Multi-token prediction
-layers (``mtp``) of a checkpoint are not built (``_keys_to_ignore_on_load_unexpected``, line 458).
+layers (``mtp``) of a checkpoint are not built (``_keys_to_ignore_on_load_unexpected``, line 459).
 
 >>> from derive.tree import count, active
 >>> model = ernie4_5_moe({})   # Ernie4_5_MoeConfig(): ERNIE-4.5-21B-A3B's shape

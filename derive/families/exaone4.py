@@ -6,7 +6,7 @@ norms after the attention and the MLP instead of before.
 layer ``self_attn`` — q/k/v/o without biases, then ``q_norm`` and ``k_norm`` (RMSNorms of ``head_dim``) —,
 ``mlp`` (gate/up/down), ``post_attention_layernorm`` and ``post_feedforward_layernorm`` (no input norm);
 ``lm_head`` untied by default. ``layer_types`` is read as given, else made as ``Exaone4Config`` makes it
-(``configuration_exaone4.py`` 101-110): layer i full when (i + 1) is a multiple of ``sliding_window_pattern``
+(``configuration_exaone4.py`` 100-111): layer i full when (i + 1) is a multiple of ``sliding_window_pattern``
 (default 4), sliding otherwise; a null ``sliding_window`` makes the pattern 0, and ``(i + 1) % 0`` fails
 (refused naming the key), as does a string pattern. The full layers use no RoPE (a mask and a code path:
 the buffers are there). ``Exaone4Config`` has no ``head_dim``; the attention reads
@@ -56,7 +56,9 @@ KEYS = Keys(
         **ROPE_INERT,
     },
 )
-_SOURCE = "transformers/models/exaone4/configuration_exaone4.py 73-110, modeling_exaone4.py 186-213, 260-285, 337-348"
+_SOURCE = (
+    "transformers/models/exaone4/configuration_exaone4.py 79-111, modeling_exaone4.py 186-213, 260-285, 337-348, 431"
+)
 _KINDS = ("full_attention", "sliding_attention")
 
 

@@ -1,8 +1,8 @@
 """GraniteMoe (``model_type`` ``granitemoe``, Granite 3.x MoE): Granite's attention and multipliers with a
 mixture of experts in every layer.
 
-``GraniteMoeForCausalLM`` (``models/granitemoe/modeling_granitemoe.py`` 116-131 ``GraniteMoeTopKRouter``, 134-146
-``GraniteMoeExperts``, 174-183 ``GraniteMoeMoE``, 253-276 ``GraniteMoeAttention``, 330-338
+``GraniteMoeForCausalLM`` (``models/granitemoe/modeling_granitemoe.py`` 113-126 ``GraniteMoeTopKRouter``, 136-146
+``GraniteMoeExperts``, 175-183 ``GraniteMoeMoE``, 263-285 ``GraniteMoeAttention``, 330-338
 ``GraniteMoeDecoderLayer``, ``GraniteMoeModel``, ``GraniteMoeForCausalLM``): every layer ``self_attn`` (q/k/v/o,
 biased when ``attention_bias``), ``input_layernorm``, ``post_attention_layernorm`` and ``block_sparse_moe`` —
 ``router`` (``weight`` (E, D)) and ``experts`` (``gate_up_proj`` (E, 2F, D), ``down_proj`` (E, D, F)), E =
@@ -46,7 +46,7 @@ KEYS = Keys(
         "attention_bias": False,
         "num_local_experts": 8,
         "num_experts_per_tok": 2,
-        # not GraniteMoeConfig's, read by its attention with getattr (modeling_granitemoe.py 258)
+        # not GraniteMoeConfig's, read by its attention with getattr (modeling_granitemoe.py 270)
         "head_dim": None,
         **CACHE_KEYS,
     },
@@ -59,7 +59,8 @@ KEYS = Keys(
     },
 )
 _SOURCE = (
-    "transformers/models/granitemoe/configuration_granitemoe.py 59-84, modeling_granitemoe.py 116-183, 253-276, 330-338"
+    "transformers/models/granitemoe/configuration_granitemoe.py 59-91, modeling_granitemoe.py 113-183, 263-285, 330-338, "
+    "398-405, 554"
 )
 
 

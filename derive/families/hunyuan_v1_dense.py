@@ -1,14 +1,14 @@
 """HunYuan dense (``model_type`` ``hunyuan_v1_dense``, Hunyuan-0.5B to 7B): Llama's layers with norms on the
 queries and keys.
 
-``HunYuanDenseV1ForCausalLM`` (``models/hunyuan_v1_dense/modeling_hunyuan_v1_dense.py`` 65-74
-``HunYuanDenseV1MLP``, 152-182 ``HunYuanDenseV1Attention``, 225-233 ``HunYuanDenseV1DecoderLayer``,
-``HunYuanDenseV1Model``, ``HunYuanDenseV1ForCausalLM``): every layer ``self_attn`` — q/k/v/o (biased when
+``HunYuanDenseV1ForCausalLM`` (``models/hunyuan_v1_dense/modeling_hunyuan_v1_dense.py`` 65-75
+``HunYuanDenseV1MLP``, 153-183 ``HunYuanDenseV1Attention``, 224-232 ``HunYuanDenseV1DecoderLayer``,
+365-373 ``HunYuanDenseV1Model``, 446 ``lm_head``): every layer ``self_attn`` — q/k/v/o (biased when
 ``attention_bias``), then ``query_layernorm`` and ``key_layernorm`` (RMSNorms of ``head_dim``, applied after
 the RoPE) —, ``mlp`` (gate/up/down), ``input_layernorm``, ``post_attention_layernorm``; ``lm_head`` untied by
 default. The QK-norms are always built: transformers 5.23's class has no ``use_qk_norm`` and no cross-layer
 KV sharing (``use_cla``, ``cla_share_factor`` of the remote code are keys it keeps and never reads).
-``head_dim`` defaults to null and the attention reads it as is (line 159): a null head width fails in
+``head_dim`` defaults to null and the attention reads it as is (line 160): a null head width fails in
 transformers (``None ** -0.5``), so ``HunYuanDenseV1Config()`` itself does not build; derive refuses it naming
 the key. A ``dynamic`` RoPE with an ``alpha`` is HunYuan's NTK-alpha RoPE: the same ⌈d/2⌉ buffers.
 
@@ -59,8 +59,8 @@ KEYS = Keys(
     INERT,
 )
 _SOURCE = (
-    "transformers/models/hunyuan_v1_dense/configuration_hunyuan_v1_dense.py 36-58, modeling_hunyuan_v1_dense.py "
-    "65-74, 152-182, 225-233"
+    "transformers/models/hunyuan_v1_dense/configuration_hunyuan_v1_dense.py 36-61, modeling_hunyuan_v1_dense.py "
+    "65-75, 153-183, 224-232, 287-300, 365-373, 446"
 )
 
 

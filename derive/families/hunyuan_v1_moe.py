@@ -66,7 +66,7 @@ KEYS = Keys(
     aliases={"num_experts_per_tok": "moe_topk", "num_local_experts": "num_experts"},
 )
 _SOURCE = (
-    "transformers/models/hunyuan_v1_moe/configuration_hunyuan_v1_moe.py 56-85, modeling_hunyuan_v1_moe.py 65-74, "
+    "transformers/models/hunyuan_v1_moe/configuration_hunyuan_v1_moe.py 51-80, modeling_hunyuan_v1_moe.py 65-74, "
     "152-182, 223-309, 446-458, 522-531"
 )
 

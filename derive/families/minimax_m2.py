@@ -65,7 +65,8 @@ KEYS = Keys(
     aliases={"num_experts": "num_local_experts"},
 )
 _SOURCE = (
-    "transformers/models/minimax_m2/configuration_minimax_m2.py 72-104, modeling_minimax_m2.py 45-181, 276-350, 411-423"
+    "transformers/models/minimax_m2/configuration_minimax_m2.py 75-104, modeling_minimax_m2.py 45-181, 276-350, "
+    "411-423, 569"
 )
 
 

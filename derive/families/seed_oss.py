@@ -1,12 +1,12 @@
 """Seed-OSS (``model_type`` ``seed_oss``, ByteDance Seed-OSS-36B): Llama's layers with biased q/k/v and an
 unbiased output.
 
-``SeedOssForCausalLM`` (``models/seed_oss/modeling_seed_oss.py`` 66-76 ``SeedOssMLP``, 155-180
-``SeedOssAttention``, 228-236 ``SeedOssDecoderLayer``, 337-348 ``SeedOssModel``, 416-421): every layer
+``SeedOssForCausalLM`` (``models/seed_oss/modeling_seed_oss.py`` 68-78 ``SeedOssMLP``, 156-181
+``SeedOssAttention``, 227-236 ``SeedOssDecoderLayer``, 337-348 ``SeedOssModel``, 416-421): every layer
 ``self_attn`` — q/k/v biased when ``attention_bias`` (default true), o when ``attention_out_bias`` (default
 false) —, ``mlp`` (gate/up/down, biased when ``mlp_bias``), ``input_layernorm``,
 ``post_attention_layernorm``; ``lm_head`` untied by default. ``head_dim`` 128 by default (null:
-``hidden_size // num_attention_heads``, ``configuration_seed_oss.py`` 89). ``residual_dropout`` is dropout.
+``hidden_size // num_attention_heads``, ``configuration_seed_oss.py`` 90). ``residual_dropout`` is dropout.
 The cache is ``DynamicCache(config=...)``'s (:func:`derive.families.llama_like.cache_windows`).
 
 >>> from derive.tree import count
@@ -54,7 +54,7 @@ KEYS = Keys(
     },
 )
 _SOURCE = (
-    "transformers/models/seed_oss/configuration_seed_oss.py 60-90, modeling_seed_oss.py 66-76, 155-180, 228-236, "
+    "transformers/models/seed_oss/configuration_seed_oss.py 62-91, modeling_seed_oss.py 68-78, 156-181, 227-236, "
     "337-348, 416-421"
 )
 

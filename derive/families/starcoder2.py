@@ -1,7 +1,7 @@
 """StarCoder2 (``model_type`` ``starcoder2``): LayerNorms with bias, every projection biased, an ungated
 ``c_fc``/``c_proj`` MLP, one sliding window.
 
-``Starcoder2ForCausalLM`` (``models/starcoder2/modeling_starcoder2.py`` 52-59 ``Starcoder2MLP``, 143-156
+``Starcoder2ForCausalLM`` (``models/starcoder2/modeling_starcoder2.py`` 52-59 ``Starcoder2MLP``, 140-156
 ``Starcoder2Attention``, 204-211 ``Starcoder2DecoderLayer``, 312-325 ``Starcoder2Model``, 396-401): every layer
 ``self_attn`` (q/k/v/o, biased when ``use_bias``), ``mlp`` (``c_fc`` Linear(D, F) and ``c_proj`` Linear(F, D),
 biased when ``use_bias``), ``input_layernorm`` and ``post_attention_layernorm`` (``nn.LayerNorm``: weight and
@@ -56,7 +56,7 @@ KEYS = Keys(
     },
 )
 _SOURCE = (
-    "transformers/models/starcoder2/configuration_starcoder2.py 62-84, modeling_starcoder2.py 52-59, 143-156, "
+    "transformers/models/starcoder2/configuration_starcoder2.py 61-84, modeling_starcoder2.py 52-59, 140-156, "
     "204-211, 312-325, 396-401"
 )
 
