@@ -310,9 +310,11 @@ def test_symbolic_number_of_layers(model_type: str) -> None:
 
 #: Every model type transformers builds from a config that derive reads (fla's RWKV-6/7 and
 #: mamba_ssm are not transformers classes): at the config class's defaults, LFM2-MoE with a pattern,
-#: Qwen4-Exp with the QSA indexer's keys its indexed layers need.
+#: Qwen4-Exp with the QSA indexer's keys its indexed layers need, and the classes whose null default
+#: ``head_dim`` transformers cannot build (Ministral, HunYuan) with one.
+_HEAD_DIM_NEEDED = ("ministral", "hunyuan_v1_dense", "hunyuan_v1_moe")
 PART_CONFIGS = [
-    (t, {})
+    (t, {"head_dim": 128} if t in _HEAD_DIM_NEEDED else {})
     for t in sorted(derive.blocks.CONFIG_MODELS)
     if t not in ("lfm2_moe", "qwen4_exp_text", "mamba_ssm", "rwkv6", "rwkv7")
 ]

@@ -41,12 +41,22 @@ def total(model: Any) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
+def top_k(model: Any, name: str) -> int | None:
+    """``num_experts_per_tok`` for the parameter ``name``: the config's int, or the entry of its layer where the
+    config gives one per layer (HunYuan's ``moe_topk`` list, which its routers read at their layer's index)."""
+    k = getattr(model.config, "num_experts_per_tok", None)
+    if isinstance(k, (list, tuple)):
+        found = re.search(r"\.layers\.(\d+)\.", name)
+        return k[int(found.group(1))] if found else None
+    return k
+
+
 def active(model: Any) -> int:
     """Parameters a token uses, read off the built model: every parameter, but each fused ``experts``
-    tensor (its first axis the experts) at ``num_experts_per_tok`` of them (none of them at 0)."""
-    k = getattr(model.config, "num_experts_per_tok", None)
+    tensor (its first axis the experts) at ``num_experts_per_tok`` of them (none at 0)."""
     out = 0
     for name, p in model.named_parameters():
+        k = top_k(model, name)
         out += p.numel() // p.shape[0] * k if ".experts." in name and k is not None else p.numel()
     return out
 
@@ -71,9 +81,11 @@ def _part(module: Any, attr: str, parent: Any) -> str | None:
         return "head"
     if cls.endswith("Experts"):
         return "routed experts"
-    if cls.endswith(("Router", "TopkRouter")) or (attr == "gate" and owner.endswith(("MoeBlock", "MoE"))):
+    if cls.endswith(("Router", "TopkRouter")) or (attr == "gate" and owner.endswith(("MoeBlock", "MoE", "Moe"))):
         return "routers"
-    if attr.startswith("shared_expert") or (attr == "shared_mlp" and getattr(parent, "block_sparse_moe", None)):
+    # GraniteMoeHybrid's shared_mlp sits beside block_sparse_moe; HunYuan's inside the MoE, beside its experts
+    shared_mlp = getattr(parent, "block_sparse_moe", None) or getattr(parent, "experts", None)
+    if attr.startswith("shared_expert") or (attr == "shared_mlp" and shared_mlp is not None):
         return "shared experts"
     if cls.endswith("GatedResidual"):  # Qwen4-Exp's hyper-connections: the residual streams' mixing
         return "hyper-connections"
@@ -106,6 +118,7 @@ def parts(model: Any) -> tuple[dict[str, int], dict[str, int]]:
                 break
             parent = module
         whole[part] = whole.get(part, 0) + p.numel()
+        k = top_k(model, name)
         routed = part == "routed experts" and k is not None
         used[part] = used.get(part, 0) + (p.numel() // p.shape[0] * k if routed else p.numel())
     return whole, used
