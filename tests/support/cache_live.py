@@ -12,6 +12,7 @@ parameters, not buffers) is summed, by dtype. Nothing here reads derive.
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections import Counter
 from typing import Any
 
@@ -63,7 +64,9 @@ def model(model_type: str, config: dict[str, Any], dtype: str = "float32", seed:
 
     torch.manual_seed(seed)
     cfg = transformers.AutoConfig.for_model(model_type, **config)
-    built = transformers.AutoModelForCausalLM.from_config(cfg)
+    with warnings.catch_warnings():  # an empty tensor (DeepSeek's shared experts when there are none) is built as is
+        warnings.filterwarnings("ignore", "Initializing zero-element tensors is a no-op", UserWarning)
+        built = transformers.AutoModelForCausalLM.from_config(cfg)
     return built.to(getattr(torch, dtype)).eval()
 
 

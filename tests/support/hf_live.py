@@ -92,7 +92,8 @@ def _part(module: Any, attr: str, parent: Any) -> str | None:
 def parts(model: Any) -> tuple[dict[str, int], dict[str, int]]:
     """Parameters by part, total and per token, read off the model's modules: each parameter in the
     part of its outermost module that is one (:func:`_part`), "other" if none is; per token, a fused
-    ``experts`` tensor at ``num_experts_per_tok`` of its experts (as :func:`active`)."""
+    ``experts`` tensor at ``num_experts_per_tok`` of its experts (as :func:`active`); a part of empty
+    tensors only is left out."""
     k = getattr(model.config, "num_experts_per_tok", None)
     whole: dict[str, int] = {}
     used: dict[str, int] = {}
@@ -108,7 +109,9 @@ def parts(model: Any) -> tuple[dict[str, int], dict[str, int]]:
         whole[part] = whole.get(part, 0) + p.numel()
         routed = part == "routed experts" and k
         used[part] = used.get(part, 0) + (p.numel() // p.shape[0] * k if routed else p.numel())
-    return whole, used
+    # a part whose tensors are all empty holds nothing (DeepSeek's shared experts of width 0 when there are none)
+    empty = {part for part, n in whole.items() if n == 0}
+    return {p: n for p, n in whole.items() if p not in empty}, {p: n for p, n in used.items() if p not in empty}
 
 
 def under(model: Any, path: str) -> int:
