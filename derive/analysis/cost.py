@@ -45,6 +45,8 @@ Memory:
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -302,7 +304,7 @@ def _plain(value: Any) -> Any:
 
 
 def _unwindowed(state: State) -> State:
-    return State(state.name, state.shape, state.dtype)
+    return dataclasses.replace(state, window=None)  # a compressor's stride kept: it grows by one entry per stride
 
 
 def _bytes(state: State, dtype: str) -> int:
@@ -324,7 +326,8 @@ class ModelCost:
     ``state_bytes``
         The part of ``cache_bytes`` constant in T (the states without a token axis).
     ``kv_bytes_per_token``
-        Bytes the cache grows by per token of one sequence, while T is below every window.
+        Bytes the cache grows by per token of one sequence, while T is below every window (and every
+        compressor's stride: :attr:`State.stride`).
     ``flops_per_token``
         Matmul FLOPs of the forward of one token that leaves ``seq_len`` tokens in the cache
         (a decode step attending over them), as ``torch.utils.flop_counter.FlopCounterMode``

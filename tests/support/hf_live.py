@@ -75,7 +75,8 @@ def _part(module: Any, attr: str, parent: Any) -> str | None:
         return "routers"
     if attr.startswith("shared_expert") or (attr == "shared_mlp" and getattr(parent, "block_sparse_moe", None)):
         return "shared experts"
-    if cls.endswith("GatedResidual"):  # Qwen4-Exp's hyper-connections: the residual streams' mixing
+    # Qwen4-Exp's and DeepSeek-V4's hyper-connections: the residual streams' mixing
+    if cls.endswith(("GatedResidual", "HyperConnection", "HyperHead")):
         return "hyper-connections"
     if RECURRENT.search(cls):
         return "recurrent mixers"
