@@ -46,7 +46,6 @@ Memory:
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial

@@ -2244,6 +2244,7 @@ ORDER: tuple[str, ...] = (
     "derive.families.deepseek_v3",
     "derive.families.deepseek_v2",
     "derive.families.deepseek_v32",
+    "derive.families.deepseek_v4",
     "derive.families.falcon_h1",
     "derive.families.gemma",
     "derive.families.gpt2",

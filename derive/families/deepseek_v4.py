@@ -232,7 +232,7 @@ def _compressor(kind: str, s: Mapping[str, Any], rope: Mapping[str, Dim]) -> Mod
 def _compressed_states(name: str, wide: Dim, d: Dim, m: Dim, *, overlap: bool = True) -> tuple[State, ...]:
     """A compressor's cache entries ``name`` (``compressor``/``indexer``): its open window's kv and gate, the emitted
     entries, and (CSA) the last closed window's first half, kept once a window has closed."""
-    states = (
+    states: tuple[State, ...] = (
         State(f"buffer_kv.{name}", ("batch", "tokens", wide), stride=m, remainder=True),
         State(f"buffer_gate.{name}", ("batch", "tokens", wide), stride=m, remainder=True),
         State(f"compressed_kv.{name}", ("batch", "tokens", d), stride=m),
