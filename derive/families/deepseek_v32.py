@@ -188,7 +188,9 @@ def deepseek_v32(config: Mapping[str, Any]) -> Module:
         )  # fmt: skip
         return mla.replace(children=mla.children + (indexer(D, q_rank, heads, head_dim),))
 
-    shape = {"attention_bias": bias, "index_n_heads": heads, "index_head_dim": head_dim, "mlp_layer_types": kinds}
+    shape: dict[str, Any] = {"attention_bias": bias, "index_n_heads": heads, "index_head_dim": head_dim}
+    if c["mlp_layer_types"] is not None:  # else made from first_k_dense_replace, as __post_init__ makes it
+        shape["mlp_layer_types"] = kinds
     return mla_decoder(
         config, s, prefix="DeepseekV32", kinds=kinds, attention=attention, shape=shape, note=_mtp_note(config)
     )

@@ -460,9 +460,12 @@ def deepseek_v4(config: Mapping[str, Any]) -> Module:
     shape.update(num_hidden_layers=L, num_attention_heads=s["H"], head_dim=s["d"], q_lora_rank=s["q"])
     shape.update(n_routed_experts=s["E"], num_experts_per_tok=s["k"], hc_mult=n, sliding_window=s["window"])
     shape.update(o_groups=s["g"], o_lora_rank=s["r"], index_n_heads=s["nI"], index_head_dim=s["dI"])
-    shape.update(compress_rates={k: v for k, v in rates.items() if k in kinds}, layer_types=kinds, mlp_layer_types=mlps)
+    shape.update(compress_rates={k: v for k, v in rates.items() if k in kinds})
+    # the patterns and the legacy keys they may come from, where the config gives them (else the class makes them)
+    given = ("layer_types", "mlp_layer_types", "compress_ratios", "num_hash_layers", "qk_rope_head_dim")
+    shape.update({key: c[key] for key in given if c[key] is not None})
     shape.update(partial_rotary_factor=factor, mlp_bias=mlp_bias, tie_word_embeddings=tie)
-    shape["_fixed"] = ("num_hidden_layers", "layer_types", "mlp_layer_types")
+    shape["_fixed"] = ("num_hidden_layers", "layer_types", "mlp_layer_types", "num_hash_layers")
     lm_head = hf_config.lm_head(D, s["V"], "model.embed_tokens.weight" if tie else None)
     note = _mtp_note(config)
     return Module("", "DeepseekV4ForCausalLM", children=(model, lm_head), config=shape, note=note)
@@ -474,7 +477,8 @@ def _mtp_note(config: Mapping[str, Any]) -> str:
         return ""
     return (
         f"num_nextn_predict_layers={n!r}: the release's multi-token-prediction layer{'s' if n != 1 else ''} (mtp.* in "
-        "its checkpoint, ignored on load) not built by from_config and not counted; nor does transformers 5.23 "
+        f"its checkpoint, ignored on load) {'are' if n != 1 else 'is'} not built by from_config and not counted; nor "
+        "does transformers 5.23 "
         "build one for DeepseekV4 (MtpModel needs num_mtp_layers, which DeepseekV4Config lacks)"
     )
 
