@@ -152,38 +152,64 @@ def explain_error(text: str) -> str:
     return _explain_error(text)
 
 
-def cost(stack: Any, seq_len: Any = None, batch: Any = None, dtype: str = "float32") -> Cost:
-    """Compute and memory: a recurrent stack's MACs and FLOPs, a model's inference cache and FLOPs per token.
+def cost(
+    stack: Any,
+    seq_len: Any = None,
+    batch: Any = None,
+    dtype: str | None = None,
+    *,
+    kv_dtype: str | None = None,
+    state_dtype: str | None = None,
+    quantization_config: Any = None,
+    memory: int | str | None = None,
+    reserve: int | str = 0,
+) -> Cost:
+    """Compute and memory: a stack's MACs and FLOPs, a model's weights as stored, its cache as served, what fits.
 
     See :func:`derive.analysis.cost.cost`, which this is.
 
     Parameters
     ----------
-    stack : derive.engine.stack.Stack, derive.read.Report or derive.tree.Module
-        A recurrent stack (``derive.torch.LSTM(...)``), or a whole model (``derive.explain(config)``).
+    stack : derive.engine.stack.Stack, derive.read.Report, derive.tree.Module or mapping
+        A recurrent stack (``derive.torch.LSTM(...)``), or a whole model (``derive.explain(config)``, or the
+        config as a mapping: its ``quantization_config`` and ``torch_dtype`` read).
     seq_len, batch : int or sympy.Expr, optional
         T tokens (time steps) and N sequences; absent: the symbols T and N (closed forms).
-    dtype : str, default "float32"
-        The dtype of the weights and of the states that follow the model's dtype.
+    dtype : str, optional
+        The dtype of the weights and of the states that follow the model's dtype; default the config's
+        ``torch_dtype``, else float32.
+    kv_dtype, state_dtype : str, optional
+        Keys and values, and recurrent states, as served (``"fp8"``, ``"q8_0"``, ``"bfloat16"`` ...).
+    quantization_config : mapping, optional
+        The weights' quantization (default: a config mapping's own).
+    memory, reserve : int or str, optional
+        A memory budget and what it holds back (``"24GB"``, ``"80GiB"``, bytes).
 
     Returns
     -------
     derive.analysis.cost.Cost
-        MACs, FLOPs, bytes of weights, cache and states (units in each field's name).
+        MACs, FLOPs, bytes of weights, cache and states, the largest context and batch (units in each
+        field's docstring).
 
     Raises
     ------
     TypeError, ValueError
-        An object derive cannot price, or a size that is not a positive int.
+        An object derive cannot price, a size that is not a positive int, an unknown format or
+        ``quant_method`` (named), a budget that is not a size.
     """
     from .analysis import cost as _cost
-    from .engine.symbols import T
 
-    if seq_len is None:
-        seq_len = T
-    if batch is None:
-        batch = _cost.N
-    return _cost.cost(stack, seq_len, batch, dtype)
+    return _cost.cost(
+        stack,
+        _cost.SYMBOLIC_T if seq_len is None else seq_len,
+        _cost.SYMBOLIC_N if batch is None else batch,
+        dtype,
+        kv_dtype=kv_dtype,
+        state_dtype=state_dtype,
+        quantization_config=quantization_config,
+        memory=memory,
+        reserve=reserve,
+    )
 
 
 def solve(count: Any, budget: int, symbol: Any = None, *, minimum: int = 1) -> Solution:

@@ -9,7 +9,7 @@ runs nothing. Huge sizes are exact: ``10**30`` gives an exact integer count, hel
 against a polynomial fitted live to ``torch.nn`` at small sizes (torch cannot build
 a layer that big), and asking for a listing that could never finish is refused.
 
-The command line's parser (``derive.cli.parse``, pasted constructors with
+The command line's parser (``derive.read.line.parse``, pasted constructors with
 ``__import__``, attribute access, lambdas, comprehensions, ...) is held to the
 same standard in ``tests/cli/test_cli.py``; a few more shapes of hostile text are here.
 """

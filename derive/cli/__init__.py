@@ -15,7 +15,7 @@ One parser (:mod:`derive.cli.options`) and one decision about the input
 (:mod:`derive.cli.inputs`: error message, stdin, file, constructor or code, in that order,
 never by trying one reader and then another). A constructor is read with :mod:`ast` and never
 evaluated: one call of a class registered for a framework (:mod:`derive.engine.constructors`) or
-of the torch and Keras recurrent classes (:mod:`derive.cli.parse`), whose arguments are literals —
+of the torch and Keras recurrent classes (:mod:`derive.read.line.parse`), whose arguments are literals —
 int, float, bool, str, None, tuples and lists of them — or the size symbols ``I``, ``H``, ``L``,
 ``P``; a torch or Keras call holding anything else is read as model code (:func:`derive.read.explain`).
 Input derive refuses — ``__import__``, a lambda, an operator, an int beyond 10**15, a string
@@ -27,7 +27,7 @@ elided). A stdout that is closed, full or failing ends with one line on stderr a
 1; a reader that has gone (``| head -1``) ends quietly with 141, as coreutils' tools do.
 """
 
+from ..read.line.parse import InputError, parse
 from .app import EXIT_BAD_INPUT, EXIT_OK, EXIT_PARTIAL, describe, main
-from .parse import InputError, parse
 
 __all__ = ["main", "parse", "describe", "InputError", "EXIT_OK", "EXIT_BAD_INPUT", "EXIT_PARTIAL"]

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import cost as cost_module
+from ..read.line.describe import describe
+from ..read.line.parse import InputError
 from . import output
-from .constructor import describe
 from .inputs import Input, decide
 from .options import (
     EXIT_BAD_INPUT,
@@ -21,7 +22,6 @@ from .options import (
     UsageError,
     parser,
 )
-from .parse import InputError
 
 __all__ = [
     "main",
@@ -101,7 +101,7 @@ def _main(argv: list[str] | None) -> int:
         given = decide(args)
         _check_options(args, given)
         if given.kind == "error":
-            return _explain_error(given.text)
+            return _explain_error(given.value)
         if given.kind == "constructor":
             return _constructor(args, given)
         return _model(args, given)
@@ -113,6 +113,8 @@ def _main(argv: list[str] | None) -> int:
 
 def _check_options(args: Any, given: Input) -> None:
     """Refuse an option that does not apply to the input, saying where it applies."""
+    if args.kv_dtype is not None or args.state_dtype is not None or args.memory is not None or args.reserve:
+        args.cost = True  # a served cache and a budget are questions of --cost
     wanted = [o for o in ("json", "latex", "tensors", "cost") if getattr(args, o)]
     if given.kind == "error" and wanted:
         raise InputError(f"--{wanted[0]} applies to a model or a constructor; an error message is explained in words")
@@ -138,12 +140,12 @@ def _explain_error(text: str) -> int:
 
 
 def _constructor(args: Any, given: Input) -> int:
-    info = describe(given.text, False, args.input_dim, args.keras_version, given.framework)
+    info = describe(given.value, False, args.input_dim, args.keras_version, given.framework)
     cost_info = None
     if args.cost:
         if not isinstance(info["count"], int):
             raise InputError("--cost needs numeric sizes")
-        cost_info = cost_module.cost(info["object"], args.seq_len, args.batch, args.dtype).as_dict()
+        cost_info = _cost(info["object"], args, None)
     if args.json:
         output.write(output.constructor_json(info, cost_info))
     elif args.latex:
@@ -161,19 +163,23 @@ def _model(args: Any, given: Input) -> int:
     from ..read import SourceError, explain, explain_code
 
     if args.input_dim is not None and (
-        given.kind == "config" or (given.kind == "file" and not given.text.endswith((".py", ".txt")))
+        given.kind == "config" or (given.kind == "file" and not given.value.endswith((".py", ".txt")))
     ):
         raise InputError("--input-dim is for Keras code; a checkpoint's or a config's shapes give the input width")
+    quantized = _config_data(given)
     try:
-        if given.kind == "config":
-            report = explain(given.text)
+        if quantized is not None and quantized[1] is not None:
+            # from_config ignores quantization_config: the logical model, its weights stored as it says
+            report = explain(quantized[0])
+        elif given.kind == "config":
+            report = explain(given.value)
         elif given.kind == "file":
-            report = explain(Path(given.text), given.framework, args.input_dim, args.partial)
+            report = explain(Path(given.value), given.framework, args.input_dim, args.partial)
         else:
-            report = explain_code(given.text, given.framework, args.input_dim, args.partial)
+            report = explain_code(given.value, given.framework, args.input_dim, args.partial)
     except (SourceError, ValueError, TypeError, FileNotFoundError, IsADirectoryError) as error:
         raise InputError(str(error)) from None
-    model_cost = _model_cost(args, report) if args.cost else None
+    model_cost = _model_cost(args, report, quantized) if args.cost else None
     if args.json:
         output.write(output.report_json(report, model_cost))
     elif args.latex:
@@ -191,14 +197,47 @@ def _model(args: Any, given: Input) -> int:
     return EXIT_PARTIAL if report.partial else EXIT_OK
 
 
-def _model_cost(args: Any, report: Any) -> dict[str, Any]:
+def _config_data(given: Input) -> tuple[dict[str, Any], Any] | None:
+    """A config's keys without its ``quantization_config``, and that quantization (None: none); None for
+    an input that is not a config (or one the reader refuses, as it will)."""
+    if given.kind != "config" and not (given.kind == "file" and given.value.endswith(".json")):
+        return None
+    from ..read import SourceError
+    from ..read.configs.pretrained import load
+
+    try:
+        _, data = load(given.value)
+    except (SourceError, ValueError, TypeError, FileNotFoundError, IsADirectoryError):
+        return None
+    return {k: v for k, v in data.items() if k != "quantization_config"}, data.get("quantization_config")
+
+
+def _cost(obj: Any, args: Any, config: tuple[dict[str, Any], Any] | None) -> dict[str, Any]:
+    """``derive.cost`` with the command line's options, as a dict (the JSON's ``"cost"``): a config's
+    ``quantization_config`` and its ``torch_dtype`` (the default of ``--dtype``) read from ``config``."""
+    dtype = args.dtype
+    quantization = None
+    try:
+        if config is not None:
+            quantization = config[1]
+            if dtype is None:
+                dtype = cost_module.config_dtype(config[0])
+        return cost_module.cost(
+            obj, args.seq_len, args.batch, dtype, kv_dtype=args.kv_dtype, state_dtype=args.state_dtype,
+            quantization_config=quantization, memory=args.memory, reserve=args.reserve,
+        ).as_dict()  # fmt: skip
+    except (TypeError, ValueError) as error:
+        raise InputError(str(error)) from None
+
+
+def _model_cost(args: Any, report: Any, quantized: Any = None) -> dict[str, Any]:
     """``derive.cost`` of the language model a report holds, as a dict (the JSON's ``"cost"``)."""
     if report.active is None:
         raise InputError(
             "--cost is derived for one torch RNN/LSTM/GRU constructor or a language model read from its config "
             "(derive.cost); this model keeps no inference cache derive knows"
         )
-    return cost_module.cost(report, args.seq_len, args.batch, args.dtype).as_dict()
+    return _cost(report, args, quantized)
 
 
 if __name__ == "__main__":  # pragma: no cover

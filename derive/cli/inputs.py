@@ -7,7 +7,7 @@ several lines is model code unless it is one call and nothing else (a constructo
 asker wrapped it, one argument a line: :func:`derive.read.pasted.one_call`), read as the call on
 one line is; one line is parsed as one Python expression (never evaluated) and is a
 *constructor* when it is a call of a class registered for a framework (:mod:`derive.engine.constructors`, plus the torch and Keras recurrent classes of
-:mod:`derive.cli.parse`) whose arguments are literals, and *model code* otherwise — decided by
+:mod:`derive.read.line.parse`) whose arguments are literals, and *model code* otherwise — decided by
 :func:`derive.read.pasted.line_framework`, the rule :func:`derive.explain` follows too. A class
 that several frameworks name alike is torch's unless a framework is asked for (``--framework``,
 ``--keras``) or its arguments are Keras' (``GRU(16, input_dim=4)``); two other frameworks alike
@@ -23,93 +23,16 @@ are refused, naming the option that chooses.
 
 from __future__ import annotations
 
-import os
-import re
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 from ..engine.constructors import frameworks
 from ..read.configs.pretrained import is_json_text
-from ..read.pasted import (
-    CODE_READERS,
-    assigned_call,
-    candidates,
-    is_legacy,
-    line_framework,
-    load_registries,
-    one_call,
-)
-from ..read.source import SourceError
-from .parse import InputError, parse_text
+from ..read.dispatch import MAX_MESSAGE, MAX_TEXT, Input, classify, decide_text
+from ..read.line.parse import InputError
+from ..read.pasted import CODE_READERS, load_registries
 
-__all__ = [
-    "Input",
-    "decide",
-    "classify",
-    "one_call",
-    "candidates",
-    "load_registries",
-    "is_legacy",
-    "CODE_READERS",
-    "MAX_STDIN",
-]
-
-#: Most characters of model code read from stdin (a model file is far shorter).
-MAX_STDIN = 300_000
-#: Most characters of an error message read from stdin.
-MAX_MESSAGE = 200_000
-#: A Hugging Face Hub model id as users copy it (``ai21labs/Jamba-v0.1``): an owner and a name
-#: (huggingface_hub's ``REPO_ID_REGEX``: letters, digits, ``-``, ``_``, ``.``).
-HUB_ID = re.compile(r"[\w.-]{1,96}/[\w.-]{1,96}")
-#: File names read as files even when they do not exist (then refused as missing, not read as code).
-PATH_SUFFIXES = (".py", ".txt", ".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx", ".json", ".h5")
-
-
-@dataclass(frozen=True)
-class Input:
-    """The input, as decided.
-
-    Attributes
-    ----------
-    kind : {"error", "code", "file", "config", "constructor"}
-    text : str
-        The message, the code, the path, a config's JSON text or the constructor.
-    framework : str or None
-        A constructor's framework; for code and files, the framework asked for (None: read
-        from the code).
-    """
-
-    kind: str
-    text: str
-    framework: str | None
-
-
-def classify(text: str, framework: str | None) -> tuple[str, str | None]:
-    """Whether one line is a constructor (and of which framework) or model code
-    (:func:`derive.read.pasted.line_framework`, the one rule, on the parsed line).
-
-    Parameters
-    ----------
-    text : str
-        One line.
-    framework : str or None
-        The framework asked for (``--framework``, ``--torch``, ``--keras``).
-
-    Returns
-    -------
-    (str, str or None)
-        ``("constructor", framework)`` or ``("code", framework asked for or None)``.
-
-    Raises
-    ------
-    InputError
-        Not one expression, and the refusals of :func:`derive.read.pasted.line_framework`.
-    """
-    try:
-        return line_framework(parse_text(text), framework)
-    except SourceError as error:
-        raise InputError(str(error)) from None
+__all__ = ["Input", "decide", "classify", "framework_asked", "read_stdin"]
 
 
 def framework_asked(torch: bool, keras: bool, name: str | None) -> str | None:
@@ -175,7 +98,8 @@ def read_stdin(limit: int, what: str) -> str:
 
 
 def decide(args: Any) -> Input:
-    """What the parsed options and INPUT ask to read (reads stdin for ``-``).
+    """What the parsed options and INPUT ask to read (reads stdin for ``-``): the options' part of the
+    decision; what the text is, :func:`derive.read.dispatch.decide_text` decides, as for :func:`derive.explain`.
 
     Parameters
     ----------
@@ -185,6 +109,8 @@ def decide(args: Any) -> Input:
     Returns
     -------
     Input
+        ``kind`` ``"error"``, ``"code"``, ``"file"``, ``"config"`` or ``"constructor"``; ``value`` the text
+        (the message, the code, the path, the config's JSON text, the line).
 
     Raises
     ------
@@ -202,28 +128,17 @@ def decide(args: Any) -> Input:
         raise InputError("nothing to read: give a constructor, model code, a FILE, or - for stdin (see derive --help)")
     if text == "-":
         _code_framework(framework)  # before reading: stdin holds model code or a config, neither of them its
-        text = read_stdin(MAX_STDIN, "model code or a config")
+        text = read_stdin(MAX_TEXT, "model code or a config")
         return _config(text, framework) if is_json_text(text) else Input("code", text, framework)
-    if is_json_text(text):  # a config.json's text, pasted
-        return _config(text, framework)
-    text = assigned_call(text) or text  # a line copied out of code: `self.rnn = nn.GRU(8, 16)` reads its call
-    several = "\n" in text and one_call(text) is None
-    if "\n" not in text and "(" not in text:
-        if os.path.exists(text):
-            _code_framework(framework)
-            return Input("file", text, framework)
-        if HUB_ID.fullmatch(text) and not text.lower().endswith(PATH_SUFFIXES):
-            raise InputError(
-                f"no such file: {text} (a model id of the Hugging Face Hub? derive reads no network: give it the "
-                f"model's config, downloaded with `hf download {text} config.json`)"
-            )
-        if text.lower().endswith(PATH_SUFFIXES) or "/" in text or os.sep in text:
-            raise InputError(f"no such file: {text}")
-    if several:
+    try:
+        given = decide_text(text, framework)
+    except FileNotFoundError as error:
+        raise InputError(str(error)) from None
+    if given.kind == "config":
+        return _config(given.value, framework)
+    if given.kind in ("code", "file"):
         _code_framework(framework)
-        return Input("code", text, framework)
-    kind, chosen = classify(text, framework)
-    return Input(kind, text, chosen)
+    return given
 
 
 def _code_framework(framework: str | None) -> None:

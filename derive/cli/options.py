@@ -7,7 +7,7 @@ from typing import NoReturn
 
 from ..analysis import cost as cost_module
 from ..read.code.constructor_line import MAX_INT
-from .parse import EXIT_BAD_INPUT
+from ..read.line.parse import EXIT_BAD_INPUT
 
 __all__ = [
     "parser",
@@ -94,8 +94,8 @@ def _frameworks() -> str:
     import textwrap
 
     from ..engine.constructors import CONSTRUCTORS
+    from ..read.line.parse import KERAS_LAYERS, KERAS_WRAPPERS, TORCH_CLASSES
     from .inputs import load_registries
-    from .parse import KERAS_LAYERS, KERAS_WRAPPERS, TORCH_CLASSES
 
     load_registries()
     prefixes: dict[str, list[str]] = {
@@ -173,6 +173,43 @@ def parser() -> argparse.ArgumentParser:
     output.add_argument("--seq-len", type=_positive_int, default=1, help="time steps T for --cost (default 1)")
     output.add_argument("--batch", type=_positive_int, default=1, help="batch size N for --cost (default 1)")
     output.add_argument(
-        "--dtype", default="float32", choices=sorted(cost_module.DTYPE_BYTES), help="element type for --cost"
+        "--dtype",
+        default=None,
+        choices=sorted(cost_module.DTYPE_BYTES),
+        help="element type of the weights for --cost (default: the config's torch_dtype, else float32); a "
+        "config's quantization_config gives the weights as stored",
+    )
+    served = p.add_argument_group("served cache and memory budget (imply --cost)")
+    served.add_argument(
+        "--kv-dtype",
+        metavar="D",
+        help="keys and values as served: float16 bfloat16 float32 fp8 (e4m3) fp8_e5m2 int8, or llama.cpp's "
+        "q8_0 q4_0 q4_1 q5_0 q5_1 iq4_nl (blocks of 32 values); default as transformers holds them",
+    )
+    served.add_argument(
+        "--state-dtype",
+        metavar="D",
+        help="recurrent and conv states as served (vLLM's mamba_ssm_cache_dtype), the same formats; default as "
+        "transformers holds them (float32 SSM states stay float32)",
+    )
+    served.add_argument(
+        "--memory",
+        metavar="SIZE",
+        type=_size,
+        help="a memory budget (24GB = 24*10^9 B, 80GiB = 80*2^30 B, or plain bytes): the largest --seq-len that "
+        "fits at --batch, the largest --batch at --seq-len; counts the weights as stored + the cache, not "
+        "activations, workspace or the CUDA context",
+    )
+    served.add_argument(
+        "--reserve", metavar="SIZE", type=_size, default=0, help="bytes of --memory held back (default 0)"
     )
     return p
+
+
+def _size(text: str) -> int:
+    from ..analysis.fit import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("memory: ")) from None

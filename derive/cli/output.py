@@ -218,12 +218,14 @@ def constructor_text(info: dict[str, Any], cost_info: dict[str, Any] | None, out
             f"(matrix products {text(cost_info['matmul_flops'])}), weights {text(cost_info['weight_bytes'])} B, "
             f"activations kept for training {text(cost_info['activation_bytes'])} B"
         )
-        if "cache_bytes" in cost_info:
+        if cost_info.get("cache_bytes") is not None:
             say(
                 f"inference: cache {text(cost_info['cache_bytes'])} B (its states, constant in T; KV "
                 f"{text(cost_info['kv_bytes_per_token'])} B per token); {text(cost_info['flops_per_token'])} "
                 f"matmul FLOPs per token"
             )
+        for line in served_lines(cost_info):
+            say(line)
 
 
 def tensors_text(title: str, rows: list[dict[str, Any]], total: Any, out: TextIO) -> None:
@@ -233,7 +235,7 @@ def tensors_text(title: str, rows: list[dict[str, Any]], total: Any, out: TextIO
     ----------
     title : str
     rows : list of dict
-        ``{"name", "shape", "parameters"}`` and the marks of :func:`derive.cli.registered.tensor_rows`.
+        ``{"name", "shape", "parameters"}`` and the marks of :func:`derive.read.line.registered.tensor_rows`.
     total : int or sympy.Expr
     out : text stream
     """
@@ -258,7 +260,7 @@ def constructor_json(info: dict[str, Any], cost_info: dict[str, Any] | None) -> 
     str
         Indented JSON; control characters as ``\\u`` escapes.
     """
-    skip = {"object", "marks", "partial", "layers", "layer_sum"}
+    skip = {"object", "module", "marks", "partial", "layers", "layer_sum"}
     payload: dict[str, Any] = {}
     for key, value in info.items():
         if key not in skip:
@@ -334,7 +336,7 @@ def report_json(report: Report, cost_info: dict[str, Any] | None = None) -> str:
     ----------
     report : derive.read.Report
     cost_info : dict, optional
-        :meth:`derive.analysis.cost.ModelCost.as_dict`.
+        :meth:`derive.analysis.cost.Cost.as_dict`.
 
     Returns
     -------
@@ -352,7 +354,7 @@ def model_cost_text(cost_info: dict[str, Any], out: TextIO) -> None:
     Parameters
     ----------
     cost_info : dict
-        :meth:`derive.analysis.cost.ModelCost.as_dict`.
+        :meth:`derive.analysis.cost.Cost.as_dict`.
     out : text stream
     """
 
@@ -372,6 +374,76 @@ def model_cost_text(cost_info: dict[str, Any], out: TextIO) -> None:
     )
     if cost_info.get("flops_not_derived"):
         out.write(f"note: FLOPs per token not derived: {cost_info['flops_not_derived']}\n")
+    for line in served_lines(cost_info):
+        out.write(literal(line, None) + "\n")
+
+
+def served_lines(cost_info: dict[str, Any]) -> list[str]:
+    """The lines of the weights as stored, the cache as served and by kind of layer, and the memory section,
+    each only where it says something (a quantization, a served format, two kinds of layer, a budget).
+
+    Parameters
+    ----------
+    cost_info : dict
+        :meth:`derive.analysis.cost.Cost.as_dict`.
+
+    Returns
+    -------
+    list of str
+    """
+    from ..analysis.fit import said
+
+    def n(value: Any) -> str:
+        return f"{value:,}" if isinstance(value, int) else str(value)
+
+    lines = []
+    if cost_info.get("quant_method"):
+        parts = ", ".join(f"{d} {n(b)} B" for d, b in (cost_info.get("weights_by_dtype") or {}).items())
+        lines.append(
+            f"weights as stored ({cost_info['quant_method']}): {n(cost_info['weights_bytes'])} B ({parts}); "
+            f"{n(cost_info['weight_bytes'])} B at {cost_info['dtype']}"
+        )
+        if cost_info.get("weights_bound"):
+            lines.append(f"note: an upper bound: {cost_info['weights_bound']}")
+    if cost_info.get("kv_dtype") or cost_info.get("state_dtype"):
+        lines.append(
+            f"cache as served: keys and values {cost_info.get('kv_dtype') or 'as transformers holds them'}, "
+            f"states {cost_info.get('state_dtype') or 'as transformers holds them'}"
+        )
+    kinds = cost_info.get("cache_kinds") or {}
+    if len(kinds) > 1 or cost_info.get("kv_dtype") or cost_info.get("state_dtype"):
+        shown = []
+        for kind, entry in kinds.items():
+            held = [f"KV {n(entry['kv_bytes'])} B"] if entry["kv_bytes"] else []
+            held += [f"state {n(entry['state_bytes'])} B"] if entry["state_bytes"] else []
+            shown.append(f"{kind} x{n(entry['layers'])}: {', '.join(held) or '0 B'}")
+        lines.append("cache by kind of layer: " + "; ".join(shown))
+    if cost_info.get("memory") is not None:
+        lines.append(
+            f"memory: budget {said(cost_info['memory'])}"
+            + (f" less reserve {n(cost_info['reserve'])} B" if cost_info.get("reserve") else "")
+            + f"; weights as stored {n(cost_info['weights_bytes'])} B"
+        )
+        fits = cost_info.get("fits")
+        if fits is not None:
+            need = cost_info["weights_bytes"] + cost_info["cache_bytes"]
+            lines.append(
+                f"  at T={cost_info['seq_len']}, batch {cost_info['batch']}: weights + cache {n(need)} B — "
+                + ("fits" if fits else "does not fit")
+            )
+        if cost_info["weights_bytes"] > cost_info["budget"]:
+            lines.append(
+                f"  the weights alone ({n(cost_info['weights_bytes'])} B) exceed the budget "
+                f"({n(cost_info['budget'])} B): no context fits"
+            )
+        elif cost_info.get("fits_any_length"):
+            lines.append(f"  largest context at batch {cost_info['batch']}: any length (the cache stops growing)")
+        elif cost_info.get("max_seq_len") is not None:
+            lines.append(f"  largest context at batch {cost_info['batch']}: {n(cost_info['max_seq_len'])} tokens")
+        if cost_info.get("max_batch") is not None:
+            lines.append(f"  largest batch at T={cost_info['seq_len']}: {n(cost_info['max_batch'])} sequences")
+        lines.append(f"  counted: {cost_info['counted']}; not counted: {cost_info['not_counted']}")
+    return lines
 
 
 def report_latex(report: Report) -> str:
@@ -405,7 +477,7 @@ def report_tensors(report: Report) -> list[dict[str, Any]]:
         A part repeated a symbolic number of times (its tensors are not listed one by one).
     """
     if report.module is not None:
-        from .registered import tensor_rows
+        from ..read.line.registered import tensor_rows
 
         return tensor_rows(report.module)
     return report.tensors

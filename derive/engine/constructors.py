@@ -174,16 +174,19 @@ def find(dotted: str, framework: str | None = None) -> list[Constructor]:
         its ``asked_prefixes`` where ``framework`` is given.
     """
     CONSTRUCTORS.load(dotted)
-    return [
-        c
-        for (fw, n), c in CONSTRUCTORS.loaded().items()
-        if dotted.endswith(n)
-        and (framework is None or fw == framework)
+    found = [
+        (key, c)
+        for key, c in CONSTRUCTORS.loaded().items()
+        if dotted.endswith(key[1])
+        and (framework is None or key[0] == framework)
         and (
-            dotted[: len(dotted) - len(n)] in c.prefixes
-            or (framework is not None and dotted[: len(dotted) - len(n)] in c.asked_prefixes)
+            dotted[: len(dotted) - len(key[1])] in c.prefixes
+            or (framework is not None and dotted[: len(dotted) - len(key[1])] in c.asked_prefixes)
         )
     ]
+    return [
+        c for _, c in sorted(found, key=lambda kc: CONSTRUCTORS.rank(kc[0]))
+    ]  # one order, whatever was loaded first
 
 
 def frameworks() -> list[str]:

@@ -22,6 +22,7 @@ This module imports nothing of :mod:`derive`: the index is read by name.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import pkgutil
@@ -176,21 +177,34 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
                 if module not in sys.modules:
                     importlib.import_module(module)
 
-        rank = {module: i for i, module in enumerate(index.ORDER)}
-
-        def place(key: K) -> int:
-            try:
-                modules = self.modules_of(self._index_key(key))
-            except (TypeError, ValueError, IndexError):
-                modules = ()
-            return min((rank.get(m, len(rank)) for m in modules), default=len(rank))
-
-        ordered = dict(sorted(self._data.items(), key=lambda kv: place(kv[0])))
+        ordered = dict(sorted(self._data.items(), key=lambda kv: self.rank(kv[0])))
         if self._order is not None:
             ordered = self._order(ordered)
         self._data.clear()
         self._data.update(ordered)
         self._complete = True
+
+    def rank(self, key: K) -> int:
+        """Where ``key``'s entry comes in a whole load: its module's place in :data:`derive.engine.index.ORDER`
+        (an entry of a module the index does not list, after all of them). Entries of one module keep
+        their registration order when sorted by it (a stable sort).
+
+        Parameters
+        ----------
+        key : hashable
+
+        Returns
+        -------
+        int
+        """
+        from . import index
+
+        rank = _ranks(index.ORDER)
+        try:
+            modules = self.modules_of(self._index_key(key))
+        except (TypeError, ValueError, IndexError):
+            modules = ()
+        return min((rank.get(m, len(rank)) for m in modules), default=len(rank))
 
     def _find(self, key: K) -> None:
         if key in self._data or self._complete:
@@ -263,6 +277,11 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
                 if not info.name.startswith("_"):
                     found.append(module)
         return found
+
+
+@functools.lru_cache(maxsize=4)
+def _ranks(order: tuple[str, ...]) -> dict[str, int]:
+    return {module: i for i, module in enumerate(order)}
 
 
 def _exists(module: str) -> bool:

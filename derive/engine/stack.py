@@ -30,7 +30,7 @@ from .symbols import Size, plain
 from .validate import shown
 from .wirings import Wiring
 
-__all__ = ["Stack", "UPPER", "layer_sum", "FORMATTERS"]
+__all__ = ["Stack", "UPPER", "layer_sum", "FORMATTERS", "LISTED_LAYERS", "elided_layers", "listed_rows"]
 
 
 def _upper() -> Any:
@@ -486,3 +486,66 @@ class Stack:
         if not isinstance(count, int):
             raise TypeError(f"the count is symbolic: {count}")
         return count
+
+
+#: A stack of more int layers than this is listed as layers 0 and 1, one row for the layers in
+#: between (all like layer 1), and the last layer: a listing's length does not grow with L.
+LISTED_LAYERS = 8
+
+
+def elided_layers(stack: Stack) -> tuple[int, int] | None:
+    """(first, last) of the layers a listing of ``stack`` leaves out, or None when it lists all.
+
+    Parameters
+    ----------
+    stack : Stack
+
+    Returns
+    -------
+    tuple of (int, int) or None
+        Layers ``first`` to ``last`` (inclusive) are left out, each like layer 1.
+    """
+    layers = plain(getattr(stack, "num_layers", 1))
+    if not isinstance(layers, int) or layers <= LISTED_LAYERS:
+        return None
+    return 2, layers - 2
+
+
+def listed_rows(stack: Stack) -> tuple[list[tuple[str, tuple[Size, ...] | None, sympy.Expr]], str | None]:
+    """(name, shape, parameters) of every tensor a listing of ``stack`` shows, and a note; elided layers are one row.
+
+    The row standing for elided layers has shape None and, as parameters, their total (see
+    :func:`elided_layers`); a symbolic ``num_layers`` lists layer 0 and any layer k >= 1.
+
+    Parameters
+    ----------
+    stack : Stack
+
+    Returns
+    -------
+    (list of (str, tuple or None, int or sympy.Expr), str or None)
+    """
+    layers = plain(getattr(stack, "num_layers", 1))
+    if isinstance(layers, int):
+        elided = elided_layers(stack)
+        if elided is None:
+            return [(t.name, t.shape, t.numel) for t in stack.tensors], None
+        first, last = elided
+
+        def shown(k: int) -> list[tuple[str, tuple[Size, ...] | None, sympy.Expr]]:
+            return [(t.name, t.shape, t.numel) for t in stack.layer_tensors(k)]
+
+        each = stack.layer_count(1)
+        between = (
+            f"... layers {first} to {last}: {last - first + 1:,} layers like layer 1 ...",
+            None,
+            each * (last - first + 1),
+        )
+        rows: list[tuple[str, tuple[Size, ...] | None, sympy.Expr]] = (
+            shown(0) + shown(1) + [between] + shown(layers - 1)
+        )
+        rows += [(t.name, t.shape, t.numel) for t in getattr(stack, "output_tensors", [])]
+        return rows, f"layers {first} to {last} left out (each like layer 1)"
+    rows = [(t.name, t.shape, t.numel) for t in stack.layer_tensors(0)]
+    rows += [(t.name.replace(f"_l{_upper()}", "_l{k}"), t.shape, t.numel) for t in stack.layer_tensors(_upper())]
+    return rows, f"layer 0 and any layer k ≥ 1 of {layers}"

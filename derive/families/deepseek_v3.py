@@ -124,6 +124,7 @@ KEYS = Keys(
     },
     aliases=ALIASES,
 )
+#: The transformers files and lines the family is read from.
 SOURCE = (
     "transformers/models/deepseek_v3/configuration_deepseek_v3.py 77-125, modeling_deepseek_v3.py 36-222, 349-498, "
     "532-579, 640-654; cache_utils.py 104-147; modeling_layers.py 325-420 (MtpModel)"
@@ -361,6 +362,11 @@ def mtp_note(config: Mapping[str, Any], cls: str = "DeepseekV3") -> str:
     -------
     str
         "" when the config has none.
+
+    Raises
+    ------
+    ValueError
+        ``num_nextn_predict_layers`` not an int >= 0; what :func:`mtp_model` refuses.
     """
     n = mtp_layers(config)
     if n == 0:

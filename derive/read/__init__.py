@@ -25,8 +25,6 @@ recurrent modules as tree nodes) and the :class:`~derive.read.report.Report` (:m
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .source import SourceError
@@ -34,10 +32,7 @@ from .source import SourceError
 if TYPE_CHECKING:
     from .report import Report, Row
 
-__all__ = ["explain", "explain_code", "detect", "Report", "Row", "SourceError", "CHECKPOINT_SUFFIXES"]
-
-#: File suffixes read as checkpoints.
-CHECKPOINT_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors", ".keras", ".onnx")
+__all__ = ["explain", "explain_code", "detect", "Report", "Row", "SourceError"]
 
 
 def explain_code(text: str, framework: str | None = None, input_dim: Any = None, partial: bool = False) -> Report:
@@ -93,49 +88,74 @@ def explain_code(text: str, framework: str | None = None, input_dim: Any = None,
     raise ValueError(f"framework must be 'torch', 'keras' or 'tf1', got {framework!r}")
 
 
-def _looks_like_path(value: str) -> bool:
-    from .configs.pretrained import is_json_text
+def _explain_text(text: str, framework: str | None, input_dim: Any, partial: bool, *, paths: bool = True) -> Report:
+    """Text, decided as the command line decides it (:func:`derive.read.dispatch.decide_text`): a
+    config's JSON, a path, model code, or one constructor line — read as the command line reads it
+    (:func:`derive.read.line.describe.explain_line`: the same tensors, total and closed form)."""
+    from .dispatch import decide_text
+    from .line.parse import InputError
 
-    return (
-        not is_json_text(value)  # a config's text, even one whose values hold a "/"
-        and "\n" not in value
-        and "(" not in value
-        and len(value) < 4096
-        and (value.endswith(CHECKPOINT_SUFFIXES + (".py",)) or os.path.sep in value)
-    )
-
-
-def _is_live(obj: Any) -> bool:
-    """Whether ``obj`` is a ``torch.nn.Module`` or a Keras layer (frameworks looked up, not imported)."""
-    torch, keras = sys.modules.get("torch"), sys.modules.get("keras")
-    return (torch is not None and isinstance(obj, torch.nn.Module)) or (
-        keras is not None and isinstance(obj, keras.layers.Layer)
-    )
+    try:
+        given = decide_text(text, framework, allow_paths=paths)
+    except InputError as error:
+        raise SourceError(str(error)) from None
+    return _read(given, framework, input_dim, partial)
 
 
-def _explain_text(text: str, framework: str | None, input_dim: Any, partial: bool) -> Report:
-    """Pasted text, decided as the command line decides it (:func:`derive.read.pasted.line_framework`):
-    one call of a class another framework than torch or Keras registers is that constructor, read
-    as the command line reads it (:func:`derive.read.code.constructor_line.explain_constructor`);
-    JSON text of an object is a config (:func:`derive.read.configs.pretrained.is_json_text`), refused as one
-    when it is not JSON or names no model type; anything else is model code (a line assigning a
-    layer, ``self.rnn = nn.GRU(8, 16)``, included)."""
-    from .configs.pretrained import explain_config, is_json_text
+def _read(given: Any, framework: str | None, input_dim: Any, partial: bool) -> Report:
+    """The report of an input as :mod:`derive.read.dispatch` decided it: the one switch of readers."""
+    kind, value = given.kind, given.value
+    if kind == "live":
+        from .live.objects import explain_object
 
-    if is_json_text(text):
-        return explain_config(text)
-    from .pasted import LINE_PARSED, line_framework, one_call
+        return explain_object(value)
+    if kind == "config":
+        from .configs.pretrained import explain_config
 
-    node = one_call(text)
-    if node is not None:
-        kind, chosen = line_framework(node, framework)
-        if kind == "constructor" and chosen is not None and chosen not in LINE_PARSED:
-            from .code.constructor_line import explain_constructor
+        return explain_config(value)
+    if kind == "constructor":
+        from .pasted import LINE_PARSED
 
-            if partial:
-                raise SourceError("partial applies to model code: a constructor is counted whole")
-            return explain_constructor(node, chosen, input_dim)
-    return explain_code(text, framework, input_dim, partial)
+        if given.framework in LINE_PARSED:  # torch's and Keras' lines: their code readers (output shapes, Keras'
+            # names) — the same tensors, total and closed form as the command line's — on the text as given
+            return explain_code(given.source or value, framework, input_dim, partial)
+    if kind == "constructor":
+        from .line.describe import explain_line
+        from .line.parse import InputError
+
+        if partial:
+            raise SourceError("partial applies to model code: a constructor is counted whole")
+        try:
+            return explain_line(value, given.framework, input_dim)
+        except InputError as error:
+            raise SourceError(str(error)) from None
+    if kind == "code":
+        return explain_code(value, framework, input_dim, partial)
+    if kind == "state_dict":
+        from .files.state_dict import explain_state_dict
+
+        return explain_state_dict(value, complete=not partial)
+    path = value  # a file: its reader by its suffix (derive.read.dispatch.SUFFIXES)
+    from .dispatch import SUFFIXES
+
+    what = SUFFIXES.get(os.path.splitext(path.lower())[1])
+    if what == "code":
+        from .code.python.packages import beside
+        from .files.checkpoints import read_text
+
+        with beside(path):  # the modules of the user's own beside the file, found first as Python does
+            return explain_code(read_text(path), framework, input_dim, partial)
+    if what == "text":  # text saved as it was pasted: print(model)'s output, a config, code
+        from .files.checkpoints import read_text
+
+        return _explain_text(read_text(path), framework, input_dim, partial, paths=False)
+    if what == "config":
+        from .configs.pretrained import explain_config
+
+        return explain_config(path)
+    from .files.checkpoints import explain_file
+
+    return explain_file(path)
 
 
 def __getattr__(name: str) -> Any:
@@ -191,37 +211,11 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     >>> explain({"weight_ih_l0": (512, 300), "weight_hh_l0": (512, 128)}).rows[0].config["input_size"]
     300
     """
-    if _is_live(obj):  # a live torch/Keras object first: the one kind a first call must answer fast
-        from .live.objects import explain_object
+    from .dispatch import decide
+    from .line.parse import InputError
 
-        return explain_object(obj)
-    # --- configs (derive.read.configs.pretrained): a config.json, its text, a config dict or a live config ---
-    from .configs.pretrained import explain_config, is_config
-
-    if is_config(obj):
-        return explain_config(obj)
-    # ---
-    if isinstance(obj, os.PathLike) or (isinstance(obj, str) and _looks_like_path(obj)):
-        path = os.fspath(obj)
-        if path.endswith(".py"):
-            from .code.python.packages import beside
-            from .files.checkpoints import read_text
-
-            with beside(path):  # the modules of the user's own beside the file, found first as Python does
-                return explain_code(read_text(path), framework, input_dim, partial)
-        if path.endswith(".txt"):  # text saved as it was pasted: print(model)'s output, a config, code
-            from .files.checkpoints import read_text
-
-            return _explain_text(read_text(path), framework, input_dim, partial)
-        from .files.checkpoints import explain_file
-
-        return explain_file(path)
-    if isinstance(obj, str):
-        return _explain_text(obj, framework, input_dim, partial)
-    if isinstance(obj, Mapping):
-        from .files.state_dict import explain_state_dict
-
-        return explain_state_dict(obj, complete=not partial)
-    from .live.objects import explain_object
-
-    return explain_object(obj)
+    try:
+        given = decide(obj, framework)
+    except InputError as error:
+        raise SourceError(str(error)) from None
+    return _read(given, framework, input_dim, partial)

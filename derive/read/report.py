@@ -57,6 +57,7 @@ class Report:
     constructors: list[str] = field(default_factory=list)
     module: Module | None = None
     _tensors: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+    _closed_form: tuple[Any, dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_module(
@@ -67,6 +68,7 @@ class Report:
         input_shape: Any = None,
         notes: list[str] | None = None,
         tensors: list[dict[str, Any]] | None = None,
+        closed_form: tuple[Any, dict[str, Any]] | None = None,
     ) -> Report:
         """The report of a module tree: one row per layer (:func:`rows`), the tree kept for its tensors.
 
@@ -82,6 +84,9 @@ class Report:
             The tensors listing when the file names them otherwise than the tree's paths (ONNX
             initializers; buffers marked ``"buffer": True``); default: from the tree
             (:attr:`tensors`, :attr:`buffers`).
+        closed_form : (sympy.Expr or int, dict), optional
+            The total's closed form and its letters' values, where the reader derived it in the
+            user's own letters (a constructor line); default: the tree's (:attr:`formula`).
 
         Returns
         -------
@@ -89,7 +94,32 @@ class Report:
         """
         report = cls(framework, rows(module), title, input_shape, list(notes or []), module=module)
         report._tensors = tensors
+        report._closed_form = closed_form
         return report
+
+    @property
+    def formula(self) -> Any:
+        """The total's closed form (a SymPy expression in its letters), or None where derive has none:
+        the reader's (a constructor line's, in the user's letters), else the tree's
+        (:attr:`derive.tree.Module.formula`), else the one row's. SymPy is imported to build it."""
+        return self._total_form()[0]
+
+    @property
+    def formula_values(self) -> dict[str, Any]:
+        """The values of :attr:`formula`'s letters (``{"I": 32, "H": 128}``)."""
+        return self._total_form()[1]
+
+    def _total_form(self) -> tuple[Any, dict[str, Any]]:
+        if self._closed_form is not None:
+            return self._closed_form
+        recipe = self.module.formula if self.module is not None else None
+        if recipe is not None:
+            expr = recipe.expr
+            if expr is not None:
+                return expr, dict(recipe.values)
+        if len(self.rows) == 1 and self.rows[0].formula is not None and self.rows[0].params is not None:
+            return self.rows[0].formula, dict(self.rows[0].values)
+        return None, {}
 
     @property
     def partial(self) -> bool:
@@ -225,6 +255,10 @@ class Report:
             ],
             "partial": self.partial,
         }
+        expr, values = self._total_form()
+        if expr is not None:  # the total's closed form (a number where it has no letters)
+            data["formula"] = jsonable(sympy.expand(expr) if isinstance(expr, sympy.Basic) else expr)
+            data["values"] = {k: jsonable(v) for k, v in values.items()}
         if self.active is not None:
             data["active"] = jsonable(self.active)
         if self.parts is not None:

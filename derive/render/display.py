@@ -18,7 +18,7 @@ import html
 from .._sympy import sympy
 from ..analysis import solving as _solving
 from ..engine import stack as _stack
-from ..engine.stack import UPPER, Stack
+from ..engine.stack import LISTED_LAYERS, Stack, elided_layers, listed_rows
 from ..engine.symbols import Size, plain
 
 __all__ = [
@@ -129,60 +129,6 @@ def latex_repr(stack: Stack) -> str:
     return f"$\\displaystyle {label}N = {sympy.latex(sympy.factor(count))}$"
 
 
-#: A stack of more int layers than this is listed as layers 0 and 1, one row for the layers in
-#: between (all like layer 1), and the last layer: a listing's length does not grow with L.
-LISTED_LAYERS = 8
-
-
-def elided_layers(stack: Stack) -> tuple[int, int] | None:
-    """(first, last) of the layers a listing of ``stack`` leaves out, or None when it lists all.
-
-    Parameters
-    ----------
-    stack : derive.engine.stack.Stack
-
-    Returns
-    -------
-    tuple of (int, int) or None
-        Layers ``first`` to ``last`` (inclusive) are left out, each like layer 1.
-    """
-    layers = plain(getattr(stack, "num_layers", 1))
-    if not isinstance(layers, int) or layers <= LISTED_LAYERS:
-        return None
-    return 2, layers - 2
-
-
-def _rows(stack: Stack) -> tuple[list[tuple[str, tuple[Size, ...] | None, sympy.Expr]], str | None]:
-    """(name, shape, parameters) of every listed tensor, and a note; elided layers are one row.
-
-    The row standing for elided layers has shape None and, as parameters, their total.
-    """
-    layers = plain(getattr(stack, "num_layers", 1))
-    if isinstance(layers, int):
-        elided = elided_layers(stack)
-        if elided is None:
-            return [(t.name, t.shape, t.numel) for t in stack.tensors], None
-        first, last = elided
-
-        def shown(k: int) -> list[tuple[str, tuple[Size, ...] | None, sympy.Expr]]:
-            return [(t.name, t.shape, t.numel) for t in stack.layer_tensors(k)]
-
-        each = stack.layer_count(1)
-        between = (
-            f"... layers {first} to {last}: {last - first + 1:,} layers like layer 1 ...",
-            None,
-            each * (last - first + 1),
-        )
-        rows: list[tuple[str, tuple[Size, ...] | None, sympy.Expr]] = (
-            shown(0) + shown(1) + [between] + shown(layers - 1)
-        )
-        rows += [(t.name, t.shape, t.numel) for t in getattr(stack, "output_tensors", [])]
-        return rows, f"layers {first} to {last} left out (each like layer 1)"
-    rows = [(t.name, t.shape, t.numel) for t in stack.layer_tensors(0)]
-    rows += [(t.name.replace(f"_l{UPPER}", "_l{k}"), t.shape, t.numel) for t in stack.layer_tensors(UPPER)]
-    return rows, f"layer 0 and any layer k ≥ 1 of {layers}"
-
-
 def tensor_rows(stack: Stack) -> tuple[list[tuple[str, str, str]], str | None]:
     """(name, shape, parameters) as text for every tensor, and a note when layers are symbolic.
 
@@ -204,7 +150,7 @@ def tensor_rows(stack: Stack) -> tuple[list[tuple[str, str, str]], str | None]:
         ``stack`` is not a :class:`derive.engine.stack.Stack`.
     """
     _check_stack(stack)
-    rows, note = _rows(stack)
+    rows, note = listed_rows(stack)
     return [
         (name, "" if shape is None else text(tuple(plain(d) for d in shape)), text(plain(numel)))
         for name, shape, numel in rows

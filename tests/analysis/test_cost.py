@@ -238,3 +238,28 @@ def test_keras_layers_answer_the_same_fields(layer):
     stateful = made(layer.replace(")", ", return_state=True)", 1))
     states = stateful(torch.zeros(batch, 4, 10))[1:]
     assert c.cache_bytes == sum(int(s.numel()) * s.element_size() for s in states)
+
+
+def test_one_cost_for_a_stack_and_a_model():
+    """derive.cost answers one class for a stack and a model: the same fields (JSON keys alike), a stack's compute
+    fields None for a model, and with int sizes every figure an int (no SymPy in the numbers)."""
+    import derive
+    from derive.analysis.cost import Cost
+
+    stack = cost(dt.LSTM(10, 20, 2), 5, 3)
+    model = cost({"model_type": "llama", "vocab_size": 40, "hidden_size": 64, "intermediate_size": 24,
+                  "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1}, 5, 3)  # fmt: skip
+    assert type(stack) is type(model) is Cost
+    a, b = stack.as_dict(), model.as_dict()
+    assert set(a) == set(b)
+    for name in ("per_step", "macs", "flops", "matmul_flops", "activation_bytes", "macs_per_step", "ops"):
+        assert b[name] is None and a[name] is not None, name
+    for data in (a, b):
+        for key in ("cache_bytes", "kv_bytes", "state_bytes", "kv_bytes_per_token", "weights_bytes", "weight_bytes",
+                    "flops_per_token", "parameters", "active"):  # fmt: skip
+            assert type(data[key]) is int, key
+    assert model.parameters == model.total == derive.explain({"model_type": "llama", "vocab_size": 40,
+        "hidden_size": 64, "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 2,
+        "num_key_value_heads": 1}).total  # fmt: skip
+    assert stack.kv_bytes == 0 and stack.state_bytes == stack.cache_bytes
+    assert set(stack.cache_kinds) == {"LSTM"} and stack.cache_kinds["LSTM"]["state_bytes"] == stack.state_bytes

@@ -353,7 +353,7 @@ def test_a_formula_the_count_does_not_confirm_is_not_shown():
     """The module's own closed form is shown only if, at its values, it gives the count (else the generic one)."""
     import sympy
 
-    from derive.cli.registered import _own_formula
+    from derive.read.line.registered import _own_formula
     from derive.tree import Formula, Module, Param
 
     d = sympy.Symbol("D", integer=True, positive=True)

@@ -19,8 +19,8 @@ from torch import nn  # noqa: E402
 
 from derive.cli import describe, main  # noqa: E402
 from derive.cli.inputs import classify  # noqa: E402
-from derive.cli.parse import InputError  # noqa: E402
 from derive.engine import constructors  # noqa: E402
+from derive.read.line.parse import InputError  # noqa: E402
 
 CODE = "nn.Sequential(nn.Embedding(100, 8), nn.LSTM(8, 16, 2))"
 PARTIAL = "nn.Sequential(nn.LSTM(8, 16), CRF(16))"
@@ -122,8 +122,10 @@ def test_partial_code_exits_3_in_every_output(monkeypatch):
 def test_stdin_is_code_and_is_bounded(monkeypatch):
     status, out, _ = run("-", "--json", stdin="nn.LSTM(3, 4)", monkeypatch=monkeypatch)
     assert status == 0 and json.loads(out)["total"] == count(nn.LSTM(3, 4, device="meta"))
-    status, _, err = run("-", stdin="x" * 300_001, monkeypatch=monkeypatch)
-    assert status == 2 and "longer than 300,000 characters" in err
+    from derive.read.dispatch import MAX_TEXT  # the one limit of model code, on stdin or pasted
+
+    status, _, err = run("-", stdin="x" * (MAX_TEXT + 1), monkeypatch=monkeypatch)
+    assert status == 2 and f"longer than {MAX_TEXT:,} characters" in err
     monkeypatch.setattr(sys, "stdin", None)
     status, _, err = run("-")
     assert status == 2 and "there is no stdin" in err

@@ -300,3 +300,37 @@ def test_a_long_list_of_keys_says_how_many_it_leaves_out() -> None:
     shown = [k for k in keys if k in out]
     assert status == 0 and len(keys) == 16 and len(shown) == 6
     assert out.rstrip().endswith(f"and {len(keys) - len(shown)} more"), out
+
+
+# --------------------------------------------------------------------------- one pipeline
+
+#: The forms both the command line and derive.explain take as text (a live object or an error message is
+#: one interface's only).
+_BOTH = ("constructor", "code", "config")
+
+
+def _counted(tensors: list[dict]) -> list[tuple[str, tuple]]:
+    return [(t["name"], tuple(t["shape"])) for t in tensors if not t.get("buffer") and not t.get("tied_to")]
+
+
+@pytest.mark.parametrize("q", [pytest.param(q, id=q.id) for q in QUESTIONS if q.form in _BOTH])
+def test_the_command_line_and_explain_give_one_answer(q: Question) -> None:
+    """The command line's ``--json`` and ``derive.explain(...)``'s report of the same input carry the same
+    total, tensors and closed form: both pass one dispatcher (``derive.read.dispatch``) to one reader."""
+    status, out, err = ask_cli([q.input.strip(), *q.options, "--json"])
+    options = list(q.options)
+    if "--keras-version" in options:  # the command line's own option (with its value)
+        del options[options.index("--keras-version") : options.index("--keras-version") + 2]
+    try:
+        report = derive.explain(q.input.strip(), **_options(tuple(options)))
+    except (ValueError, TypeError, LookupError, OSError, SyntaxError) as error:
+        assert status != 0, f"the command line answers, derive.explain refuses: {error}"
+        return
+    if "--keras-version" in q.options:  # an option of the command line's only: compare the refusal-free part
+        assert status == 0, err
+        return
+    assert status in (0, 3), err
+    cli, ours = json.loads(out), report.to_dict()
+    assert cli["total"] == ours["total"]
+    assert _counted(cli["tensors"]) == _counted(ours["tensors"])
+    assert cli.get("formula") == ours.get("formula"), (cli.get("formula"), ours.get("formula"))

@@ -47,7 +47,6 @@ NOT_YET_COMPLETE = frozenset(
         "mixtral",
         "nemotron_h",
         "olmo_hybrid",
-        "qwen2",
         "qwen3_5_moe_text",
         "qwen3_5_text",
         "qwen3_next",

@@ -64,7 +64,8 @@ def model(model_type: str, config: dict[str, Any], dtype: str = "float32", seed:
 
     torch.manual_seed(seed)
     cfg = transformers.AutoConfig.for_model(model_type, **config)
-    with warnings.catch_warnings():  # an empty tensor (DeepSeek's shared experts when there are none) is built as is
+    # an empty tensor transformers builds (Qwen2-MoE's shared expert of width 0): initializing it is a no-op
+    with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Initializing zero-element tensors is a no-op", UserWarning)
         built = transformers.AutoModelForCausalLM.from_config(cfg)
     return built.to(getattr(torch, dtype)).eval()

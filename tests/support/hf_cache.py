@@ -35,7 +35,8 @@ def tiny(model_type: str, config: dict[str, Any], dtype: str = "float32") -> Any
     # count (0 FLOPs): the eager loop runs each visited expert as F.linear, which it does count
     cfg._experts_implementation = "eager"
     torch.manual_seed(0)
-    with warnings.catch_warnings():  # an empty tensor (DeepSeek's shared experts when there are none) is built as is
+    # an empty tensor transformers builds (Qwen2-MoE's shared expert of width 0): initializing it is a no-op
+    with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Initializing zero-element tensors is a no-op", UserWarning)
         model = transformers.AutoModelForCausalLM.from_config(cfg).to(getattr(torch, dtype))
     return model.eval()

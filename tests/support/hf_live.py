@@ -43,11 +43,11 @@ def total(model: Any) -> int:
 
 def active(model: Any) -> int:
     """Parameters a token uses, read off the built model: every parameter, but each fused ``experts``
-    tensor (its first axis the experts) at ``num_experts_per_tok`` of them."""
+    tensor (its first axis the experts) at ``num_experts_per_tok`` of them (none of them at 0)."""
     k = getattr(model.config, "num_experts_per_tok", None)
     out = 0
     for name, p in model.named_parameters():
-        out += p.numel() // p.shape[0] * k if ".experts." in name and k else p.numel()
+        out += p.numel() // p.shape[0] * k if ".experts." in name and k is not None else p.numel()
     return out
 
 
@@ -108,7 +108,7 @@ def parts(model: Any) -> tuple[dict[str, int], dict[str, int]]:
                 break
             parent = module
         whole[part] = whole.get(part, 0) + p.numel()
-        routed = part == "routed experts" and k
+        routed = part == "routed experts" and k is not None
         used[part] = used.get(part, 0) + (p.numel() // p.shape[0] * k if routed else p.numel())
     # a part whose tensors are all empty holds nothing (DeepSeek's shared experts of width 0 when there are none)
     empty = {part for part, n in whole.items() if n == 0}

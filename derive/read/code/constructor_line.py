@@ -6,7 +6,7 @@ registered classes (``sLSTMLayerConfig(...)`` inside ``sLSTMLayer(...)``). Anyth
 argument — a name, an attribute, another call — is kept as its source text
 (:class:`derive.read.source.Opaque`): the class's constructor ignores it where it changes no tensor
 (an initializer, ``key=key``, ``rngs=nnx.Rngs(0)``) and refuses it, naming it, where it would (a size,
-a flag). The command line (:mod:`derive.cli.registered`) and :func:`derive.explain` read a line so,
+a flag). The command line (:mod:`derive.read.line.registered`) and :func:`derive.explain` read a line so,
 once :func:`derive.read.pasted.line_framework` has said it is a registered framework's constructor.
 
 >>> import ast

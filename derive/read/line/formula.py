@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._sympy import sympy
-from ..engine.constructors import lookup
-from ..engine.symbols import H, I, as_expr
-from ..frameworks import pytorch as dt
+from ..._sympy import sympy
+from ...engine.constructors import lookup
+from ...engine.symbols import H, I, as_expr
+from ...frameworks import pytorch as dt
 from .parse import SYMBOLS, _Call
 
 __all__ = ["torch_formula", "keras_formula", "user_symbols", "instantiate"]
@@ -23,7 +23,7 @@ def instantiate(call: _Call, keras: bool) -> Any:
 
     Parameters
     ----------
-    call : derive.cli.parse._Call
+    call : derive.read.line.parse._Call
     keras : bool
 
     Returns
@@ -36,7 +36,7 @@ def instantiate(call: _Call, keras: bool) -> Any:
         The adapter's refusal of the arguments.
     """
     if keras:
-        from ..frameworks import keras as dk
+        from ...frameworks import keras as dk
 
         def make(value: Any) -> Any:
             if isinstance(value, _Call):
@@ -55,7 +55,7 @@ def user_symbols(value: object) -> set[sympy.Symbol]:
 
     Parameters
     ----------
-    value : derive.cli.parse._Call, list, tuple or value
+    value : derive.read.line.parse._Call, list, tuple or value
 
     Returns
     -------
@@ -91,7 +91,7 @@ def torch_formula(call: _Call, count: sympy.Expr) -> tuple[sympy.Expr, dict[str,
 
     Parameters
     ----------
-    call : derive.cli.parse._Call
+    call : derive.read.line.parse._Call
     count : sympy.Expr
         The count of the call as written.
 
@@ -145,7 +145,7 @@ def keras_formula(call: _Call, input_dim: int, count: sympy.Expr) -> tuple[sympy
 
     Parameters
     ----------
-    call : derive.cli.parse._Call
+    call : derive.read.line.parse._Call
     input_dim : int
     count : sympy.Expr
 
@@ -153,7 +153,7 @@ def keras_formula(call: _Call, input_dim: int, count: sympy.Expr) -> tuple[sympy
     -------
     (sympy.Expr, dict)
     """
-    from ..frameworks import keras as dk
+    from ...frameworks import keras as dk
 
     used = user_symbols(call)
     width = input_dim if I in used else I

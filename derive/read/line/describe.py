@@ -4,15 +4,19 @@
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._sympy import sympy
-from ..engine.symbols import Size, plain
+from ..._sympy import sympy
+from ...engine.symbols import Size, plain
+from ..dispatch import classify
+from ..pasted import is_legacy
 from .formula import instantiate, keras_formula, torch_formula
-from .inputs import classify, is_legacy
 from .parse import InputError, _Call, dotted, parse, parse_text
 
-__all__ = ["describe"]
+if TYPE_CHECKING:
+    from ..report import Report
+
+__all__ = ["describe", "explain_line"]
 
 
 def _with_defaults(call: _Call, defaults: dict[str, dict[str, object]]) -> _Call:
@@ -44,7 +48,7 @@ def _names(call: _Call) -> set[str]:
 def _without_inputs(call: _Call) -> _Call:
     """A copy of ``call`` without the input arguments (:data:`derive.keras.KERAS_INPUT_KWARGS`),
     nested calls included: they give the model's input, not the layer's weights."""
-    from ..frameworks.keras import KERAS_INPUT_KWARGS
+    from ...frameworks.keras import KERAS_INPUT_KWARGS
 
     def walk(value: Any) -> Any:
         if isinstance(value, _Call):
@@ -78,7 +82,7 @@ def _declared_width(call: _Call, obj: Any) -> tuple[Any, list[str]]:
     wrapper's. The width is the features axis of that shape (:meth:`Recurrent.features`: the
     channels of a ConvLSTM with ``data_format="channels_first"``), after the rank check Keras makes.
     """
-    from ..frameworks.keras.constructors import KERAS_INPUT_KWARGS, declared_input
+    from ...frameworks.keras.constructors import KERAS_INPUT_KWARGS, declared_input
 
     owner, mirror = _first(call, obj)
     given = {k: v for k, v in owner.kwargs.items() if k in KERAS_INPUT_KWARGS}
@@ -130,8 +134,8 @@ def _declared_width(call: _Call, obj: Any) -> tuple[Any, list[str]]:
 def _v1_layers(top: ast.expr) -> bool:
     """Whether the line's changed-default classes (GRU, GRUCell) are written ``tf.compat.v1.keras.layers.``
     (TF 2's v1 layers: Keras 2's defaults before 2.4); refused where some are and some are not."""
-    from ..frameworks.keras.constructors import V1_PREFIX
-    from ..frameworks.keras.versions import DEFAULT_CHANGES
+    from ...frameworks.keras.constructors import V1_PREFIX
+    from ...frameworks.keras.versions import DEFAULT_CHANGES
 
     changed = {name for change in DEFAULT_CHANGES for name in change.layers}
     written = [dotted(n.func) or "" for n in ast.walk(top) if isinstance(n, ast.Call)]
@@ -148,7 +152,7 @@ def _v1_layers(top: ast.expr) -> bool:
 def _keras_version(call: _Call, version: str | None, v1: bool = False) -> tuple[_Call, list[str]]:
     """``call`` with the defaults of Keras ``version`` applied (with ``v1``, no version asked:
     ``tf.compat.v1.keras.layers``' defaults), and the notes to print."""
-    from ..frameworks import keras as dk
+    from ...frameworks import keras as dk
 
     notes = []
     old = sorted(_names(call) & set(dk.KERAS2_ONLY))
@@ -185,7 +189,7 @@ def describe(
     """Everything the CLI prints for one constructor, as plain data.
 
     The framework is the one asked for (``framework``, or ``keras``), else the one the class
-    belongs to (torch where several name it alike; :func:`derive.cli.inputs.classify`).
+    belongs to (torch where several name it alike; :func:`derive.read.dispatch.classify`).
 
     Parameters
     ----------
@@ -212,7 +216,7 @@ def describe(
         ``marks`` (per tensor: ``trainable`` False, ``buffer``, ``tied_to``; other frameworks),
         ``partial``,
         ``layers`` (per-layer counts, torch with an int ``num_layers`` up to
-        :data:`derive.render.display.LISTED_LAYERS`), ``layer_sum`` (beyond that: ``num_layers``,
+        :data:`derive.engine.stack.LISTED_LAYERS`), ``layer_sum`` (beyond that: ``num_layers``,
         ``layer0``, ``each_upper_layer``; else None), ``formula``,
         ``formula_latex``, ``values`` (the symbols' values), ``notes`` (the version defaults
         applied and where they changed; Keras 2 layers), ``object`` (the derive object).
@@ -222,7 +226,7 @@ def describe(
     InputError
         Refused input, or arguments the adapter refuses (its message).
     """
-    from ..render.display import _rows, elided_layers
+    from ...engine.stack import elided_layers, listed_rows
 
     if keras and framework not in (None, "keras"):
         raise InputError(f"--keras and --framework {framework} exclude each other")
@@ -251,7 +255,7 @@ def describe(
         call, notes = _keras_version(call, keras_version, _v1_layers(top))
     try:
         if keras:
-            from ..frameworks import keras as dk
+            from ...frameworks import keras as dk
 
             obj = instantiate(_without_inputs(call), True)
             declared, read_notes = _declared_width(call, obj)
@@ -266,6 +270,9 @@ def describe(
             notes += read_notes
             weights = dk.tensors(obj, input_dim)
             count = dk.count(obj, input_dim)
+            from ...frameworks.keras.sequential import sequence
+
+            module = sequence(obj, input_dim)
             rows = [(w.path, tuple(plain(d) for d in w.shape), plain(w.numel)) for w in weights]
             formula, values = keras_formula(_without_inputs(call), input_dim, count)
         else:
@@ -276,7 +283,8 @@ def describe(
                 )
             obj = instantiate(call, False)
             count = obj.count
-            rows = [(n, None if s is None else tuple(plain(d) for d in s), plain(c)) for n, s, c in _rows(obj)[0]]
+            module = obj.module()
+            rows = [(n, None if s is None else tuple(plain(d) for d in s), plain(c)) for n, s, c in listed_rows(obj)[0]]
             formula, values = torch_formula(call, count)
             if isinstance(plain(obj.num_layers), int):
                 if elided_layers(obj) is None:
@@ -303,4 +311,48 @@ def describe(
         "notes": notes,
         "partial": False,
         "object": obj,
+        "module": module,
     }
+
+
+def explain_line(
+    text: str, framework: str | None = None, input_dim: Size | None = None, keras_version: str | None = None
+) -> Report:
+    """The report of one constructor line, read as the command line reads it (:func:`describe`): the
+    same tensors, total and closed form (:attr:`~derive.read.report.Report.formula`, in the line's letters).
+
+    Parameters
+    ----------
+    text : str
+        One call (``"nn.LSTM(32, 128, 2, bidirectional=True)"``, ``"hk.LSTM(128)"``).
+    framework : str, optional
+        Its framework (default: the one its class belongs to, torch where several name it alike).
+    input_dim : int, optional
+        The input width, for a class that makes its weights when first applied (Keras, Haiku, ...).
+    keras_version : str, optional
+        Keras: the defaults of that version (``"2.2"``).
+
+    Returns
+    -------
+    derive.read.report.Report
+
+    Raises
+    ------
+    InputError
+        See :func:`describe`.
+
+    Examples
+    --------
+    >>> report = explain_line("nn.LSTM(32, 128, 2, bidirectional=True)")
+    >>> report.total, str(report.formula), report.formula_values
+    (561152, '24*H**2*L - 16*H**2 + 8*H*I + 16*H*L', {'I': 32, 'H': 128, 'L': 2})
+    """
+    from ..report import Report
+
+    info = describe(text, False, input_dim, keras_version, framework)
+    module = info["module"]
+    formula = info["formula"]
+    closed = (plain(formula), dict(info["values"])) if formula is not None else None
+    return Report.from_module(
+        module, info["framework"], f"{info['framework']}: {info['call']}", notes=list(info["notes"]), closed_form=closed
+    )

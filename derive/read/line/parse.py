@@ -1,5 +1,5 @@
 """Reading a pasted torch or Keras recurrent constructor with :mod:`ast`, never evaluating it (see
-:mod:`derive.cli`; other frameworks' constructors: :mod:`derive.cli.registered`)."""
+:mod:`derive.cli`; other frameworks' constructors: :mod:`derive.read.line.registered`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import ast
 from typing import Any
 
 # the classes, prefixes and symbols of the one rule of which framework a line is (derive.read.pasted)
-from ..read.pasted import (
+from ..pasted import (
     KERAS_CELLS,
     KERAS_LAYERS,
     KERAS_PREFIXES,
@@ -23,7 +23,7 @@ __all__ = ["parse", "parse_text", "dotted", "InputError"]
 KERAS_NESTED = ("layer", "backward_layer", "layers", "cell", "cells")
 # the sanity limits on a constructor line's literals (written once: derive.read.code.constructor_line)
 # and its one reader of a literal (the command line's and derive.explain's)
-from ..read.code.constructor_line import MAX_TEXT, NOT_LITERAL, read_literal  # noqa: E402
+from ..code.constructor_line import MAX_TEXT, NOT_LITERAL, read_literal  # noqa: E402
 
 #: Exit status for input the tool refuses.
 EXIT_BAD_INPUT = 2

@@ -11,11 +11,11 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .._sympy import sympy
-from ..engine.symbols import plain
-from ..read.code.constructor_line import Made, argument_notes, module_of, read_call
-from ..read.source import SourceError
-from ..tree import Module, count, is_partial, named_parameters
+from ..._sympy import sympy
+from ...engine.symbols import plain
+from ...tree import Module, count, is_partial, named_parameters
+from ..code.constructor_line import Made, argument_notes, module_of, read_call
+from ..source import SourceError
 from .parse import SYMBOLS, InputError, parse_text
 
 __all__ = ["describe_registered", "tensor_rows"]
@@ -178,4 +178,5 @@ def describe_registered(text: str, framework: str, input_dim: Any = None) -> dic
         "notes": notes,
         "partial": is_partial(module),
         "object": module,
+        "module": module,
     }
