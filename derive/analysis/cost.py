@@ -62,7 +62,7 @@ integer arithmetic.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -229,13 +229,15 @@ def _kind(module: Module) -> str:
     window or not), or its class (a recurrent mixer's fixed-size state: ``JambaMambaMixer``)."""
     kept = [s for s in module.cache if not _counter(s)]
     grown = [s for s in kept if s.per_token]
+    if any(s.stride is not None for s in grown):  # a compressor's entries (DeepSeek-V4's CSA and HCA)
+        return "compressed attention"
     if grown:
         return "sliding attention" if any(s.window is not None for s in grown) else "full attention"
     return module.type
 
 
 def _unwindowed(state: State) -> State:
-    return State(state.name, state.shape, state.dtype)
+    return replace(state, window=None)  # a compressor's stride kept: its entries come one per stride
 
 
 # --- the one answer -------------------------------------------------------------------------------------
@@ -541,6 +543,14 @@ class Cost:
         longest = 1
         for _, state, _, _ in _held(self.module):
             if not state.per_token:
+                continue
+            if state.stride is not None:  # a compressor's: its open window (< stride), its entries (one a stride)
+                if state.remainder:
+                    longest = max(longest, int(state.stride))
+                    continue
+                if state.window is None:
+                    return None
+                longest = max(longest, int(state.stride) * (int(state.window) + 1))
                 continue
             if _unwindowed(state).elements(1, 1) == 0:
                 continue

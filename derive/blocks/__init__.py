@@ -42,6 +42,11 @@ class ConfigModel:
         The config class's keys (each mapped or inert), where declared.
     config_class : str
         The config class (``"MambaConfig"``); "" where not declared.
+    alias_of : str
+        The model type whose model this one's configs build, where transformers does not know this
+        one (``"kimi_k2"`` -> ``"deepseek_v3"``: a release's own name for a layout transformers builds
+        under another); "" for a model type of transformers' own. An alias is not a family of its own
+        (:func:`derive.families.family.families` leaves it out).
     """
 
     model_type: str
@@ -50,6 +55,7 @@ class ConfigModel:
     source: str
     keys: Any = None
     config_class: str = ""
+    alias_of: str = ""
 
 
 #: Every model type derive reads from a config, by ``model_type``: the module of a block or family is
@@ -67,6 +73,7 @@ def register_config(
     source: str,
     keys: Any = None,
     config_class: str = "",
+    alias_of: str = "",
 ) -> Callable[[Callable[[Mapping[str, Any]], Module]], Callable[[Mapping[str, Any]], Module]]:
     """Register the decorated builder as the reader of ``model_type`` configs.
 
@@ -75,7 +82,7 @@ def register_config(
     model_type : str
     architecture : str
     source : str
-    keys, config_class
+    keys, config_class, alias_of
         See :class:`ConfigModel`.
 
     Returns
@@ -92,7 +99,7 @@ def register_config(
     def decorate(build: Callable[[Mapping[str, Any]], Module]) -> Callable[[Mapping[str, Any]], Module]:
         if model_type in CONFIG_MODELS.loaded():
             raise ValueError(f"model type {model_type!r} is registered already")
-        CONFIG_MODELS[model_type] = ConfigModel(model_type, build, architecture, source, keys, config_class)
+        CONFIG_MODELS[model_type] = ConfigModel(model_type, build, architecture, source, keys, config_class, alias_of)
         return build
 
     return decorate

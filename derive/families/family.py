@@ -143,13 +143,15 @@ def register_family(
 
 
 def families() -> dict[str, ConfigModel]:
-    """Every model type derive reads from a config (each module imported), by ``model_type``.
+    """Every model type derive reads from a config (each module imported), by ``model_type``; an alias
+    (a release's own name for a model type of transformers', :attr:`~derive.blocks.ConfigModel.alias_of`:
+    Kimi-K2's ``kimi_k2``) is answered but is no family of its own, and is left out.
 
     Returns
     -------
     dict of str -> derive.blocks.ConfigModel
     """
-    return dict(CONFIG_MODELS.items())
+    return {t: e for t, e in CONFIG_MODELS.items() if not e.alias_of}
 
 
 @functools.cache

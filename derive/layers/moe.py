@@ -120,20 +120,38 @@ def moe_block(*parts: Module, name: str = "mlp", type: str = "SparseMoeBlock") -
 
 
 def deepseek_moe(
-    hidden_size: Dim, intermediate_size: Dim, num_experts: Dim, top_k: Dim, num_shared: Dim, *, prefix: str
+    hidden_size: Dim,
+    intermediate_size: Dim,
+    num_experts: Dim,
+    top_k: Dim | None,
+    num_shared: Dim,
+    *,
+    prefix: str,
+    correction_bias: bool = True,
+    bias: bool = False,
+    type: str | None = None,
 ) -> Module:
-    """DeepSeek-V3's MoE layer as Kimi-Linear and Bailing-hybrid build it (``{prefix}MoE``): the routed
-    ``experts``, the ``gate`` router with its correction-bias buffer, and ``shared_experts``, one
-    gated MLP of ``num_shared`` · F (``models/kimi_linear/modeling_kimi_linear.py`` 718–760).
+    """DeepSeek-V3's MoE layer as DeepSeek-V2/V3/V3.2, Kimi-Linear and Bailing-hybrid build it
+    (``{prefix}MoE``): the routed ``experts``, the ``gate`` router with its correction-bias buffer, and
+    ``shared_experts``, one gated MLP of ``num_shared`` · F (``models/deepseek_v3/modeling_deepseek_v3.py``
+    120-222; ``models/kimi_linear/modeling_kimi_linear.py`` 718–760).
 
     Parameters
     ----------
     hidden_size, intermediate_size : int or sympy.Expr
         D and one expert's F (``moe_intermediate_size``).
-    num_experts, top_k, num_shared : int or sympy.Expr
-        E, k and the shared experts' count.
+    num_experts, num_shared : int or sympy.Expr
+        E and the shared experts' count (0: ``shared_experts`` of width 0, as transformers builds it).
+    top_k : int, sympy.Expr or None
+        k; None: no k is known (DeepSeek-V2's ``num_experts_per_tok`` default), every expert counted active.
     prefix : str
         The family's class prefix (``"KimiLinear"``).
+    correction_bias : bool, default True
+        The router's ``e_score_correction_bias`` buffer (DeepSeek-V2's router has none).
+    bias : bool, default False
+        The shared experts' projections biased (DeepSeek-V2's ``mlp_bias``).
+    type : str, optional
+        The block's class (default ``{prefix}MoE``; DeepSeek-V2's is ``DeepseekV2Moe``).
 
     Returns
     -------
@@ -141,9 +159,10 @@ def deepseek_moe(
         3·E·D·F + E·D + 3·D·F·num_shared parameters.
     """
     D, F, E = hidden_size, intermediate_size, num_experts
+    experts = routed_experts(D, F, E, 0 if top_k is None else top_k, type=f"{prefix}Experts")
     return moe_block(
-        routed_experts(D, F, E, top_k, type=f"{prefix}Experts"),
-        router(D, E, correction_bias=True, name="gate", type=f"{prefix}TopkRouter"),
-        gated_mlp(D, F * num_shared, name="shared_experts", type=f"{prefix}MLP"),
-        type=f"{prefix}MoE",
+        experts.replace(routed=None) if top_k is None else experts,
+        router(D, E, correction_bias=correction_bias, name="gate", type=f"{prefix}TopkRouter"),
+        gated_mlp(D, F * num_shared, bias=bias, name="shared_experts", type=f"{prefix}MLP"),
+        type=type or f"{prefix}MoE",
     )

@@ -134,12 +134,20 @@ class State:
         for RWKV's and RecurrentGemma's states in transformers, ``"int64"`` for a counter).
     window : int, sympy.Expr or None
         The most tokens kept (a sliding-window layer keeps ``window - 1``); None: every token.
+    stride : int, sympy.Expr or None
+        The ``"tokens"`` axis holds one entry per ``stride`` tokens, ⌊tokens / stride⌋ (a compressor's
+        emitted entries: DeepSeek-V4's), or with :attr:`remainder` the tokens not yet compressed,
+        tokens mod ``stride``; :attr:`window` then caps that count. None: one entry per token.
+    remainder : bool
+        With :attr:`stride`: the axis holds tokens mod ``stride`` (a compressor's open window).
     """
 
     name: str
     shape: tuple[Any, ...]
     dtype: str | None = None
     window: Dim | None = None
+    stride: Dim | None = None
+    remainder: bool = False
 
     @property
     def per_token(self) -> bool:
@@ -164,15 +172,26 @@ class State:
         20480
         >>> State("keys", ("batch", 8, "tokens", 128), window=4095).elements(1, 10_000)
         4193280
+        >>> State("compressed_kv", ("batch", "tokens", 64), stride=4).elements(1, 10)   # 2 entries of 4 tokens
+        128
+        >>> State("buffer_kv", ("batch", "tokens", 64), stride=4, remainder=True).elements(1, 10)   # 2 waiting
+        128
         """
         kept: Any = tokens
-        if self.window is not None:
-            if _is_int(tokens) and _is_int(self.window):
-                kept = min(tokens, self.window)
+        if self.stride is not None:
+            if _is_int(tokens) and _is_int(self.stride):
+                kept = tokens % self.stride if self.remainder else tokens // self.stride
             else:
                 import sympy
 
-                kept = sympy.Min(tokens, self.window)
+                kept = sympy.Mod(tokens, self.stride) if self.remainder else sympy.floor(tokens / self.stride)
+        if self.window is not None:
+            if _is_int(kept) and _is_int(self.window):
+                kept = min(kept, self.window)
+            else:
+                import sympy
+
+                kept = sympy.Min(kept, self.window)
         dims = [batch if d == "batch" else kept if d == "tokens" else d for d in self.shape]
         return numel(tuple(dims))
 

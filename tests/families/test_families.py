@@ -317,6 +317,7 @@ PART_CONFIGS = [
     (t, {"head_dim": 128} if t in _HEAD_DIM_NEEDED else {})
     for t in sorted(derive.blocks.CONFIG_MODELS)
     if t not in ("lfm2_moe", "qwen4_exp_text", "mamba_ssm", "rwkv6", "rwkv7")
+    and not derive.blocks.CONFIG_MODELS[t].alias_of  # kimi_k2: transformers builds it as deepseek_v3 only
 ]
 PART_CONFIGS.append(("lfm2_moe", {"num_hidden_layers": 4, "layer_types": ["conv", "conv", "full_attention", "conv"]}))
 PART_CONFIGS.append(

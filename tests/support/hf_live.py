@@ -87,7 +87,8 @@ def _part(module: Any, attr: str, parent: Any) -> str | None:
     shared_mlp = getattr(parent, "block_sparse_moe", None) or getattr(parent, "experts", None)
     if attr.startswith("shared_expert") or (attr == "shared_mlp" and shared_mlp is not None):
         return "shared experts"
-    if cls.endswith("GatedResidual"):  # Qwen4-Exp's hyper-connections: the residual streams' mixing
+    # Qwen4-Exp's and DeepSeek-V4's hyper-connections: the residual streams' mixing
+    if cls.endswith(("GatedResidual", "HyperConnection", "HyperHead")):
         return "hyper-connections"
     if RECURRENT.search(cls):
         return "recurrent mixers"
@@ -104,7 +105,8 @@ def _part(module: Any, attr: str, parent: Any) -> str | None:
 def parts(model: Any) -> tuple[dict[str, int], dict[str, int]]:
     """Parameters by part, total and per token, read off the model's modules: each parameter in the
     part of its outermost module that is one (:func:`_part`), "other" if none is; per token, a fused
-    ``experts`` tensor at ``num_experts_per_tok`` of its experts (as :func:`active`)."""
+    ``experts`` tensor at ``num_experts_per_tok`` of its experts (as :func:`active`); a part of empty
+    tensors only is left out."""
     k = getattr(model.config, "num_experts_per_tok", None)
     whole: dict[str, int] = {}
     used: dict[str, int] = {}
@@ -121,7 +123,9 @@ def parts(model: Any) -> tuple[dict[str, int], dict[str, int]]:
         k = top_k(model, name)
         routed = part == "routed experts" and k is not None
         used[part] = used.get(part, 0) + (p.numel() // p.shape[0] * k if routed else p.numel())
-    return whole, used
+    # a part whose tensors are all empty holds nothing (DeepSeek's shared experts of width 0 when there are none)
+    empty = {part for part, n in whole.items() if n == 0}
+    return {p: n for p, n in whole.items() if p not in empty}, {p: n for p, n in used.items() if p not in empty}
 
 
 def under(model: Any, path: str) -> int:

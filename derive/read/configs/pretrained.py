@@ -406,7 +406,8 @@ def _outside_note(model_type: str, given: Mapping[str, Any]) -> list[str]:
 
 
 def _notes(model_type: str, given: Mapping[str, Any], model: Module) -> list[str]:
-    notes = _outside_note(model_type, given)
+    notes = [n for n in model.note.split("\n") if n]  # the family's own (what it counts and what not)
+    notes += _outside_note(model_type, given)
     defaults = _defaults_note(model_type, given, model.config)
     if defaults:
         notes.append(f"not in the config, so at the config class's defaults: {', '.join(defaults)}")
