@@ -4,12 +4,12 @@ Every way in passes here first and is told, never by trying one reader and then 
 reader takes it (:class:`Input`): an error message, model code, a file (by :data:`SUFFIXES`), a
 config (a ``config.json``'s text, dict or live object), a state dict, a live model, or a
 **constructor** — one call of a class registered for a framework whose arguments are literals
-(:func:`classify`). The limits every reader keeps are here too (:data:`MAX_LINE` ...), one value
-each. The command line adds only what is its own (its options, stdin); the readers are imported
+(:func:`derive.read.line.parse.classify`), within the limits every reader keeps
+(:mod:`derive.read.limits`, one value each). The command line adds only what is its own (its options, stdin); the readers are imported
 when their kind is decided.
 
 >>> decide_text("nn.LSTM(32, 128)", None), decide_text("hk.LSTM(128)", None).framework
-(Input(kind='constructor', value='nn.LSTM(32, 128)', framework='torch'), 'haiku')
+(Input(kind='constructor', value='nn.LSTM(32, 128)', framework='torch', source='nn.LSTM(32, 128)'), 'haiku')
 >>> decide_text('{"model_type": "mamba"}', None).kind, decide_text("nn.Sequential(nn.LSTM(8, 16))", None).kind
 ('config', 'code')
 """
@@ -22,6 +22,9 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from .limits import MAX_CODE_BYTES, MAX_CONFIG_BYTES, MAX_LINE, MAX_MESSAGE, MAX_TEXT
+from .line.parse import classify
 
 __all__ = [
     "Input",
@@ -53,16 +56,7 @@ SUFFIXES: Mapping[str, str] = {
     ".onnx": "checkpoint",
     ".h5": "checkpoint",
 }
-#: Most characters of one constructor line.
-MAX_LINE = 2_000
-#: Most characters of model code (pasted, on stdin, or one module of a package read from source).
-MAX_TEXT = 200_000
-#: Most characters of an error message.
-MAX_MESSAGE = 200_000
-#: Most bytes of a code or text file.
-MAX_CODE_BYTES = 1_000_000
-#: Most bytes of a config (``config.json``, its text, a ``.keras`` archive's ``config.json``).
-MAX_CONFIG_BYTES = 20_000_000
+
 #: A Hugging Face Hub model id as users copy it (``ai21labs/Jamba-v0.1``): an owner and a name
 #: (huggingface_hub's ``REPO_ID_REGEX``: letters, digits, ``-``, ``_``, ``.``).
 HUB_ID = re.compile(r"[\w.-]{1,96}/[\w.-]{1,96}")
@@ -88,39 +82,6 @@ class Input:
     value: Any
     framework: str | None
     source: str | None = None
-
-
-def classify(text: str, framework: str | None) -> tuple[str, str | None]:
-    """Whether one line is a constructor (and of which framework) or model code
-    (:func:`derive.read.pasted.line_framework`, the one rule, on the parsed line).
-
-    Parameters
-    ----------
-    text : str
-        One line.
-    framework : str or None
-        The framework asked for (``--framework``, ``framework=``).
-
-    Returns
-    -------
-    (str, str or None)
-        ``("constructor", framework)`` or ``("code", framework asked for or None)``.
-
-    Raises
-    ------
-    derive.read.line.parse.InputError
-        Not one expression, and the refusals of :func:`derive.read.pasted.line_framework`.
-    """
-    from .line.parse import InputError, parse_text
-    from .pasted import line_framework
-    from .source import SourceError
-
-    if len(text) > MAX_LINE:  # longer than any constructor line: code (read within MAX_TEXT)
-        return "code", framework
-    try:
-        return line_framework(parse_text(text), framework)
-    except SourceError as error:
-        raise InputError(str(error)) from None
 
 
 def _suffix(text: str) -> str:

@@ -19,6 +19,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from .limits import MAX_TEXT
+
 __all__ = [
     "Call",
     "Opaque",
@@ -30,8 +32,6 @@ __all__ = [
     "MAX_DEPTH",
 ]
 
-#: Longest snippet read (characters); a model definition is far shorter.
-MAX_TEXT = 200_000
 #: Deepest nesting of calls and containers.
 MAX_DEPTH = 40
 MAX_INT = 10**15

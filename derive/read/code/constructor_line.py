@@ -36,7 +36,6 @@ __all__ = [
     "argument_notes",
     "MAX_INT",
     "MAX_STR",
-    "MAX_TEXT",
     "MAX_ITEMS",
     "read_literal",
     "NOT_LITERAL",
@@ -46,8 +45,6 @@ __all__ = [
 MAX_INT = 10**15
 #: Longest string literal of a constructor line.
 MAX_STR = 64
-#: Longest constructor line (characters).
-MAX_TEXT = 2000
 #: Most items of a tuple, list or dict in a constructor line.
 MAX_ITEMS = 32
 _MAX_DEPTH = 4

@@ -41,13 +41,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...tree import Formula, Letter, Module, count, letters_to_symbols, named_modules, named_parameters
+from ..limits import MAX_CONFIG_BYTES
 from ..report import Report, Row, show
 from ..source import SourceError, clean
 
 __all__ = ["is_config", "is_json_text", "load", "explain_config", "MAX_CONFIG_BYTES"]
-
-#: Largest ``config.json`` read (bytes); a model config is a few kilobytes.
-MAX_CONFIG_BYTES = 1_000_000
 
 
 def _is_json_path(obj: Any) -> bool:

@@ -21,12 +21,11 @@ from __future__ import annotations
 import re
 
 from ..files.infer import UNKNOWN, infer_torch
+from ..limits import MAX_MESSAGE
 from ..source import clean
 
-__all__ = ["explain_error", "MAX_ERROR_TEXT", "PREFIXES"]
+__all__ = ["explain_error", "MAX_MESSAGE", "PREFIXES"]
 
-#: Longest error text read (characters); longer text is refused with a ValueError.
-MAX_ERROR_TEXT = 100_000
 #: Prefixes a wrapper adds to every key, and the wrapper.
 PREFIXES = {
     "module.": "nn.DataParallel / DistributedDataParallel",
@@ -250,12 +249,12 @@ def explain_error(text: str) -> str:
     TypeError
         ``text`` is not a str.
     ValueError
-        ``text`` longer than :data:`MAX_ERROR_TEXT` characters.
+        ``text`` longer than :data:`MAX_MESSAGE` characters.
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    if len(text) > MAX_ERROR_TEXT:
-        raise ValueError(f"text longer than {MAX_ERROR_TEXT:,} characters")
+    if len(text) > MAX_MESSAGE:
+        raise ValueError(f"text longer than {MAX_MESSAGE:,} characters")
     lines = _state_dict(text)
     for m in _NDIM.finditer(text):
         lines.append(_ndim(m))

@@ -15,16 +15,12 @@ import zipfile
 from typing import Any
 
 from ...tree import Param, named_parameters
+from ..limits import MAX_CODE_BYTES, MAX_CONFIG_BYTES
 from ..report import Report
 from ..source import SourceError, clean
 from .state_dict import explain_state_dict
 
 __all__ = ["explain_file", "read_text", "MAX_CODE_BYTES", "MAX_CONFIG_BYTES"]
-
-#: Largest model-code file read (bytes); larger files are refused.
-MAX_CODE_BYTES = 1_000_000
-#: Largest ``config.json`` read from a ``.keras`` archive (bytes, uncompressed); larger ones are refused.
-MAX_CONFIG_BYTES = 20_000_000
 
 
 def read_text(path: str) -> str:

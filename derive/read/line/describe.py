@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..._sympy import sympy
 from ...engine.symbols import Size, plain
-from ..dispatch import classify
 from ..pasted import is_legacy
 from .formula import instantiate, keras_formula, torch_formula
-from .parse import InputError, _Call, dotted, parse, parse_text
+from .parse import InputError, _Call, classify, dotted, parse, parse_text
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -189,7 +188,7 @@ def describe(
     """Everything the CLI prints for one constructor, as plain data.
 
     The framework is the one asked for (``framework``, or ``keras``), else the one the class
-    belongs to (torch where several name it alike; :func:`derive.read.dispatch.classify`).
+    belongs to (torch where several name it alike; :func:`derive.read.line.parse.classify`).
 
     Parameters
     ----------

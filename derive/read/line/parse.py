@@ -17,13 +17,14 @@ from ..pasted import (
     TORCH_PREFIXES,
 )
 
-__all__ = ["parse", "parse_text", "dotted", "InputError"]
+__all__ = ["parse", "parse_text", "classify", "dotted", "InputError"]
 
 #: Keyword arguments of a wrapper that hold nested calls.
 KERAS_NESTED = ("layer", "backward_layer", "layers", "cell", "cells")
 # the sanity limits on a constructor line's literals (written once: derive.read.code.constructor_line)
 # and its one reader of a literal (the command line's and derive.explain's)
-from ..code.constructor_line import MAX_TEXT, NOT_LITERAL, read_literal  # noqa: E402
+from ..code.constructor_line import NOT_LITERAL, read_literal  # noqa: E402
+from ..limits import MAX_LINE  # noqa: E402
 
 #: Exit status for input the tool refuses.
 EXIT_BAD_INPUT = 2
@@ -171,15 +172,47 @@ def parse_text(text: str) -> ast.expr:
     Raises
     ------
     InputError
-        Empty, longer than :data:`MAX_TEXT` characters, or not one expression.
+        Empty, longer than :data:`derive.read.limits.MAX_LINE` characters, or not one expression.
     """
     if not isinstance(text, str) or not text.strip():
         raise InputError("empty constructor; expected e.g. nn.LSTM(32, 128, 2, bidirectional=True)")
-    if len(text) > MAX_TEXT:
-        raise InputError(f"constructor longer than {MAX_TEXT} characters")
+    if len(text) > MAX_LINE:
+        raise InputError(f"constructor longer than {MAX_LINE:,} characters")
     try:
         return ast.parse(text.strip(), mode="eval").body
     except SyntaxError as error:
         raise InputError(f"syntax error: {error.msg} (column {error.offset})") from None
     except ValueError as error:  # e.g. null bytes
         raise InputError(f"cannot parse: {error}") from None
+
+
+def classify(text: str, framework: str | None) -> tuple[str, str | None]:
+    """Whether one line is a constructor (and of which framework) or model code
+    (:func:`derive.read.pasted.line_framework`, the one rule, on the parsed line).
+
+    Parameters
+    ----------
+    text : str
+        One line.
+    framework : str or None
+        The framework asked for (``--framework``, ``framework=``).
+
+    Returns
+    -------
+    (str, str or None)
+        ``("constructor", framework)`` or ``("code", framework asked for or None)``.
+
+    Raises
+    ------
+    InputError
+        Not one expression, and the refusals of :func:`derive.read.pasted.line_framework`.
+    """
+    from ..pasted import line_framework
+    from ..source import SourceError
+
+    if len(text) > MAX_LINE:  # longer than any constructor line: code (read within MAX_TEXT)
+        return "code", framework
+    try:
+        return line_framework(parse_text(text), framework)
+    except SourceError as error:
+        raise InputError(str(error)) from None
