@@ -37,6 +37,7 @@ from .llama_like import ROPE_INERT, cache_shape, cache_windows, check_rope, head
 
 __all__ = ["KEYS", "cohere2"]
 
+#: ``Cohere2Config``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "Cohere2Config",
     {

@@ -41,6 +41,7 @@ from .llama_like import CACHE_KEYS, ROPE_INERT, attention, cache_shape, cache_wi
 
 __all__ = ["KEYS", "ernie4_5_moe", "moe_layers"]
 
+#: ``Ernie4_5_MoeConfig``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "Ernie4_5_MoeConfig",
     {

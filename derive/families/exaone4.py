@@ -34,6 +34,7 @@ from .llama_like import ROPE_INERT, cache_shape, cache_windows, check_rope, head
 
 __all__ = ["KEYS", "exaone4"]
 
+#: ``Exaone4Config``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "Exaone4Config",
     {

@@ -37,6 +37,7 @@ MULTIPLIERS: dict[str, str] = {
     "residual_multiplier": "a float each residual branch is multiplied by (line 227): no tensor",
     "attention_multiplier": "the attention's softmax scale, a float (line 123): no tensor",
 }
+#: ``GraniteConfig``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "GraniteConfig",
     {

@@ -33,6 +33,7 @@ from .llama_like import CACHE_KEYS, ROPE_INERT, attention, cache_shape, cache_wi
 
 __all__ = ["KEYS", "granitemoe", "experts_per_token"]
 
+#: ``GraniteMoeConfig``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "GraniteMoeConfig",
     {

@@ -42,6 +42,7 @@ INERT: dict[str, str] = {
     "eod_token_id": "a token id: no tensor",
     **ROPE_INERT,
 }
+#: ``HunYuanDenseV1Config``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "HunYuanDenseV1Config",
     {

@@ -46,6 +46,7 @@ from .llama_like import CACHE_KEYS, attention, cache_shape, cache_windows, check
 
 __all__ = ["KEYS", "hunyuan_v1_moe"]
 
+#: ``HunYuanMoEV1Config``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "HunYuanMoEV1Config",
     {

@@ -37,6 +37,7 @@ from .llama_like import CACHE_KEYS, attention, cache_shape, cache_windows, head_
 
 __all__ = ["KEYS", "minimax_m2", "rotary_width"]
 
+#: ``MiniMaxM2Config``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "MiniMaxM2Config",
     {

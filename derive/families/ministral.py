@@ -30,6 +30,7 @@ from .llama_like import ROPE_INERT, cache_windows, check_rope, head_width, not_n
 
 __all__ = ["KEYS", "ministral"]
 
+#: ``MinistralConfig``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "MinistralConfig",
     {

@@ -28,6 +28,7 @@ from .llama_like import CACHE_KEYS, ROPE_INERT, cache_shape, cache_windows, chec
 
 __all__ = ["KEYS", "seed_oss"]
 
+#: ``SeedOssConfig``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "SeedOssConfig",
     {

@@ -32,6 +32,7 @@ from .llama_like import CACHE_KEYS, ROPE_INERT, cache_shape, cache_windows, chec
 
 __all__ = ["KEYS", "starcoder2"]
 
+#: ``Starcoder2Config``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
     "Starcoder2Config",
     {

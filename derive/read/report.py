@@ -47,6 +47,9 @@ class Report:
     _tensors : list of dict or None
         The tensors listing as the file names them, when it differs from the tree's paths (set by
         :meth:`from_module`); None: listed from :attr:`module`.
+    _closed_form : (sympy.Expr or int, dict) or None
+        The total's closed form and its letters' values where the reader derived it in the user's own
+        letters (set by :meth:`from_module`); None: the tree's (:attr:`formula`).
     """
 
     framework: str
