@@ -151,3 +151,29 @@ def test_a_key_outside_the_class_is_answered_with_a_note() -> None:
     report = derive.explain(config)
     assert any("attn_output_gate" in n and "some_future_key" in n and "LlamaConfig" in n for n in report.notes)
     assert report.total == hf_live.total(hf_live.build("llama", {k: v for k, v in config.items() if k != "model_type"}))
+
+
+def test_a_cache_key_outside_the_class_is_said_and_the_cache_is_the_models_attention() -> None:
+    """``sliding_window`` on a Llama config: not a key of ``LlamaConfig`` and not read by its attention (every
+    layer attends to every earlier token), but transformers' cache reads it off any config and keeps only a
+    window. derive's cache is the attention's — as transformers holds it without the key — and says so."""
+    import cache_live
+
+    import derive
+    from derive.analysis.cost import cost
+
+    config = {
+        "vocab_size": 64,
+        "hidden_size": 16,
+        "intermediate_size": 24,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+    }
+    windowed = {**config, "sliding_window": 4}
+    full = sum(cache_live.cache_bytes(cache_live.model("llama", config, "float32"), 1, 8).values())
+    capped = sum(cache_live.cache_bytes(cache_live.model("llama", windowed, "float32"), 1, 8).values())
+    assert capped < full  # transformers' cache does read the key
+    assert cost({"model_type": "llama", **windowed}, 8, 1, "float32").cache_bytes == full
+    notes = derive.explain({"model_type": "llama", **windowed}).notes
+    assert any("sliding_window" in n and "cache_utils.py" in n for n in notes)

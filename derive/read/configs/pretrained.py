@@ -388,6 +388,12 @@ def _defaults_note(model_type: str, given: Mapping[str, Any], shape: Mapping[str
     return out
 
 
+#: Keys outside a config class that transformers still reads off any config: ``DynamicCache(config=...)``
+#: picks sliding, chunked, shared or stateful cache layers by them (``cache_utils.py``,
+#: ``get_layer_types_and_kwargs``).
+CACHE_READ_KEYS = ("layer_types", "sliding_window", "attention_chunk_size", "kv_sharing_modes", "number_of_conv_states")
+
+
 def _outside_note(model_type: str, given: Mapping[str, Any]) -> list[str]:
     """The keys of the config its class does not define (transformers keeps them and builds the same)."""
     from ...blocks import config_model
@@ -396,11 +402,23 @@ def _outside_note(model_type: str, given: Mapping[str, Any]) -> list[str]:
     outside = entry.keys.outside(given) if entry.keys is not None else []
     if not outside:
         return []
-    shown = ", ".join(outside[:12]) + (f" and {len(outside) - 12} more" if len(outside) > 12 else "")
-    return [
-        f"not keys of {entry.keys.cls}, so they change no tensor (transformers keeps them as attributes its model "
-        f"never reads): {shown}"
-    ]
+    notes = []
+    cache = [k for k in outside if k in CACHE_READ_KEYS and given.get(k) is not None]
+    rest = [k for k in outside if k not in cache]
+    if rest:
+        shown = ", ".join(rest[:12]) + (f" and {len(rest) - 12} more" if len(rest) > 12 else "")
+        notes.append(
+            f"not keys of {entry.keys.cls}, so they change no tensor (transformers keeps them as attributes its "
+            f"model never reads): {shown}"
+        )
+    if cache:
+        notes.append(
+            f"not keys of {entry.keys.cls}: {', '.join(cache)} change no tensor and not the model's attention, "
+            "which attends to every earlier token on every layer; the cache here is that one. transformers' "
+            "cache (DynamicCache(config=...), which the forward makes) reads them all the same and keeps other cache layers "
+            "(cache_utils.py, get_layer_types_and_kwargs)"
+        )
+    return notes
 
 
 def _notes(model_type: str, given: Mapping[str, Any], model: Module) -> list[str]:
