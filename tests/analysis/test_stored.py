@@ -11,10 +11,13 @@ package, those cases are skipped saying so.
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import os
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import live_record
@@ -23,6 +26,10 @@ import pytest
 import derive
 from derive.analysis import stored as stored_module
 from derive.analysis.cost import cost
+from derive.cli import main
+
+#: One worker runs every case (the module is one xdist group, its builds made once).
+pytestmark = pytest.mark.xdist_group("stored")
 
 WORKER = Path(__file__).resolve().parents[1] / "support" / "quant_worker.py"
 
@@ -92,26 +99,35 @@ def _python() -> str:
     return os.environ.get("DERIVE_QUANT_PYTHON") or sys.executable
 
 
-def build(model_type: str, config: dict, quantization: dict, mode: str, dtype: str = "bfloat16") -> dict:
-    """What the quantizer's own build stores (the worker's answer)."""
-    ask = {
+def _ask(model_type: str, config: dict, quantization: dict, mode: str, dtype: str = "bfloat16") -> dict:
+    return {
         "model_type": model_type,
         "config": config,
         "quantization_config": quantization,
         "dtype": dtype,
         "mode": mode,
     }
+
+
+def _run(asks: list[dict]) -> list[dict]:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TRANSFORMERS_VERBOSITY": "error", "PYTHONWARNINGS": "ignore"}
     done = subprocess.run(
-        [_python(), str(WORKER), json.dumps(ask)], capture_output=True, text=True, env=env, timeout=600
+        [_python(), str(WORKER), "-"], input=json.dumps(asks), capture_output=True, text=True, env=env, timeout=1800
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@functools.cache
+def _built() -> dict[str, dict]:
+    """Every case's build, by its id, from one worker process (torch and the quantizers imported once)."""
+    return dict(zip([c[0] for c in CASES], _run([_ask(*c[1:]) for c in CASES])))
+
+
 @pytest.mark.parametrize(("case", "model_type", "config", "quantization", "mode"), CASES, ids=[c[0] for c in CASES])
 def test_stored_tensors_match_the_quantizers_build(case, model_type, config, quantization, mode) -> None:
-    real = build(model_type, config, quantization, mode)
+    real = _built()[case]
+    assert "error" not in real, real["error"]
     if "missing" in real:
         pytest.skip(f"{real['missing']} is not installed for {_python()} (set DERIVE_QUANT_PYTHON to its environment)")
     expected = {k: (d, tuple(s)) for k, (d, s) in real["tensors"].items() if k not in set(real["buffers"])}
@@ -200,19 +216,25 @@ def test_cli_reads_a_quantized_config(tmp_path) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(config))
     plain = {k: v for k, v in config.items() if k != "quantization_config"}
-    run = [sys.executable, "-m", "derive", str(path)]
-    counted = json.loads(subprocess.run([*run, "--json"], capture_output=True, text=True, check=True).stdout)
+
+    def run(*argv: str) -> tuple[int, str, str]:  # the command line in this process, as a shell runs it
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            status = main([str(path), *argv])
+        return status, out.getvalue(), err.getvalue()
+
+    counted = json.loads(run("--json")[1])
     assert counted["total"] == derive.explain(plain).total
-    data = json.loads(subprocess.run([*run, "--cost", "--json"], capture_output=True, text=True, check=True).stdout)
+    data = json.loads(run("--cost", "--json")[1])
     ours = cost(config, 1, 1)
     assert data["cost"]["quant_method"] == "fp8" and data["cost"]["dtype"] == "bfloat16"
     assert data["cost"]["weights_bytes"] == ours.weights_bytes < data["cost"]["weight_bytes"]
     assert data["cost"]["weights_by_dtype"] == ours.weights_by_dtype
-    text = subprocess.run([*run, "--cost"], capture_output=True, text=True, check=True).stdout
-    assert f"weights as stored (fp8): {ours.weights_bytes:,} B" in text
+    status, text, _ = run("--cost")
+    assert status == 0 and f"weights as stored (fp8): {ours.weights_bytes:,} B" in text
     path.write_text(json.dumps({**config, "quantization_config": {"quant_method": "hqq"}}))
-    bad = subprocess.run([*run, "--cost"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "'hqq'" in bad.stderr
+    status, _, err = run("--cost")
+    assert status == 2 and "'hqq'" in err
 
 
 def test_mxfp4_blocks_dequantize_to_gpt_oss_experts() -> None:

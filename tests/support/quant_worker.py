@@ -1,6 +1,7 @@
 """The tensors a quantizer's own build stores, run in a subprocess (not a test module; nothing here reads derive).
 
-``python quant_worker.py JSON`` prints a JSON object: ``{"tensors": {name: [dtype, shape]}, "buffers": [...]``
+``python quant_worker.py JSON`` prints a JSON object (a JSON list of asks, on stdin with ``-``: a JSON list of
+answers, each run in turn in this one process, an ask that fails answered ``{"error": traceback}``): ``{"tensors": {name: [dtype, shape]}, "buffers": [...]``
 (the buffers and the tied names, which hold no tensor of their own), ``"versions": {...}}`` — or ``{"missing": "package"}`` when the quantizer's package is not installed in this
 Python. The JSON asks:
 
@@ -106,17 +107,32 @@ def _checkpoint(ask: dict[str, Any]) -> dict[str, Any]:
     return {"tensors": tensors, "header": header, "buffers": buffers, "offsets": offsets}
 
 
-def main() -> None:
-    ask = json.loads(sys.argv[1])
+def answer(ask: dict) -> dict:
+    """One ask's answer (see the module's docstring)."""
     method = ask["quantization_config"]["quant_method"]
     try:
         versions = _versions(method)
     except ImportError as error:
-        print(json.dumps({"missing": str(error.name or error)}))
-        return
+        return {"missing": str(error.name or error)}
     out = _checkpoint(ask) if ask.get("mode") == "checkpoint" else _meta(ask)
     out["versions"] = versions
-    print(json.dumps(out))
+    return out
+
+
+def main() -> None:
+    import traceback
+
+    asks = json.loads(sys.stdin.read() if sys.argv[1] == "-" else sys.argv[1])
+    if isinstance(asks, dict):
+        print(json.dumps(answer(asks)))
+        return
+    answers = []
+    for ask in asks:
+        try:
+            answers.append(answer(ask))
+        except Exception:  # one failing ask is that case's failure, not every case's
+            answers.append({"error": traceback.format_exc()[-3000:]})
+    print(json.dumps(answers))
 
 
 if __name__ == "__main__":
