@@ -184,10 +184,11 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
         self._data.update(ordered)
         self._complete = True
 
-    def rank(self, key: K) -> int:
-        """Where ``key``'s entry comes in a whole load: its module's place in :data:`derive.engine.index.ORDER`
-        (an entry of a module the index does not list, after all of them). Entries of one module keep
-        their registration order when sorted by it (a stable sort).
+    def rank(self, key: K) -> tuple[int, str]:
+        """Where ``key``'s entry comes in a whole load: its module's place in :data:`derive.engine.index.ORDER`,
+        then the module's name (the modules a convention finds, which the index does not list, come after
+        the listed ones, by name). Entries of one module keep their registration order when sorted by it
+        (a stable sort).
 
         Parameters
         ----------
@@ -195,7 +196,7 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
 
         Returns
         -------
-        int
+        (int, str)
         """
         from . import index
 
@@ -204,7 +205,7 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
             modules = self.modules_of(self._index_key(key))
         except (TypeError, ValueError, IndexError):
             modules = ()
-        return min((rank.get(m, len(rank)) for m in modules), default=len(rank))
+        return min(((rank.get(m, len(rank)), m) for m in modules), default=(len(rank), ""))
 
     def _find(self, key: K) -> None:
         if key in self._data or self._complete:
@@ -358,4 +359,7 @@ def build_index() -> tuple[dict[str, dict[str, tuple[str, ...]]], tuple[str, ...
             for k, v in sorted(keys.items())
             if not (convention is not None and len(v) == 1 and convention(k) == v[0])
         }
-    return tables, tuple(_FIRST)
+    # the order lists the modules the tables name; a module all of whose names a convention finds is found
+    # (and ranked, by name) without an entry, so a new family named as its model type changes no index
+    listed = {m for keys in tables.values() for modules in keys.values() for m in modules}
+    return tables, tuple(m for m in _FIRST if m in listed)

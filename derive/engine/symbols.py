@@ -178,6 +178,7 @@ def equal(a: Any, b: Any) -> bool:
 
     Examples
     --------
+    >>> from derive.engine.symbols import H, I
     >>> equal(6, 2 * 3), equal(I, H)
     (True, False)
     """
