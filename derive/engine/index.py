@@ -2270,6 +2270,7 @@ ORDER: tuple[str, ...] = (
     "derive.families.falcon_h1",
     "derive.families.gemma",
     "derive.families.gpt2",
+    "derive.families.gpt_oss",
     "derive.families.granitemoehybrid",
     "derive.families.hunyuan_v1_dense",
     "derive.families.hunyuan_v1_moe",
