@@ -2280,6 +2280,7 @@ ORDER: tuple[str, ...] = (
     "derive.families.lfm2_moe",
     "derive.families.lfm3",
     "derive.families.llama",
+    "derive.families.llama4_text",
     "derive.families.minimax",
     "derive.families.minimax_m2",
     "derive.families.ministral",
