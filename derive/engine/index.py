@@ -2281,6 +2281,7 @@ ORDER: tuple[str, ...] = (
     "derive.families.lfm3",
     "derive.families.llama",
     "derive.families.llama4_text",
+    "derive.families.llama4",
     "derive.families.minimax",
     "derive.families.minimax_m2",
     "derive.families.ministral",
