@@ -95,7 +95,8 @@ def _part(module: Any, attr: str, parent: Any) -> str | None:
     # Zamba2's hybrid layer projects its shared block's output (derive counts it with attention)
     if cls.endswith("Attention") or (attr == "linear" and owner.endswith("HybridLayer")):
         return "attention"
-    if cls.endswith(("MLP", "Mlp", "FeedForward")):
+    # a block holding routed experts is no part of its own, its children say (gpt-oss's GptOssMLP: router, experts)
+    if cls.endswith(("MLP", "Mlp", "FeedForward")) and not hasattr(module, "experts"):
         return "MLP"
     if "Norm" in cls:
         return "norms"
