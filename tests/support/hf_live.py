@@ -75,6 +75,9 @@ def _part(module: Any, attr: str, parent: Any) -> str | None:
     import torch
 
     cls, owner = type(module).__name__, type(parent).__name__
+    # a multimodal model's vision tower and its projector into the text width (Gemma 3's)
+    if attr in ("vision_tower", "multi_modal_projector"):
+        return "vision"
     if isinstance(module, torch.nn.Embedding):
         return "embeddings"
     if attr == "lm_head" or (attr == "head" and owner.endswith("ForCausalLM")):
