@@ -78,6 +78,13 @@ def _part(module: Any, attr: str, parent: Any) -> str | None:
     # a multimodal model's vision tower and its projector into the text width (Gemma 3's)
     if attr in ("vision_tower", "multi_modal_projector"):
         return "vision"
+    # Gemma 3n's AltUp (its residual streams, mixed), LAuReL blocks and the projections of its per-layer inputs
+    if cls.endswith("AltUp") or attr in ("altup_projections", "altup_unembed_projections"):
+        return "hyper-connections"
+    if cls.endswith("LaurelBlock"):
+        return "learned residuals"
+    if attr in ("per_layer_model_projection", "per_layer_input_gate", "per_layer_projection"):
+        return "per-layer inputs"
     if isinstance(module, torch.nn.Embedding):
         return "embeddings"
     if attr == "lm_head" or (attr == "head" and owner.endswith("ForCausalLM")):
