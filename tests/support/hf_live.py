@@ -45,6 +45,8 @@ def top_k(model: Any, name: str) -> int | None:
     """``num_experts_per_tok`` for the parameter ``name``: the config's int, or the entry of its layer where the
     config gives one per layer (HunYuan's ``moe_topk`` list, which its routers read at their layer's index)."""
     k = getattr(model.config, "num_experts_per_tok", None)
+    if k is None:  # Gemma 4's name for it
+        k = getattr(model.config, "top_k_experts", None)
     if isinstance(k, (list, tuple)):
         found = re.search(r"\.layers\.(\d+)\.", name)
         return k[int(found.group(1))] if found else None
