@@ -1,5 +1,14 @@
-"""Gemma 2 and Gemma 3 (``model_type`` ``gemma2``, ``gemma3_text``): alternating sliding-window and
-full-attention layers, four norms per layer, a scaled embedding.
+"""Gemma, Gemma 2 and Gemma 3's text model (``model_type`` ``gemma``, ``gemma2``, ``gemma3_text``): a scaled
+embedding and Gemma's RMSNorm (``1 + weight``, zeros at init); Gemma 2 and 3 alternate sliding-window and
+full-attention layers with four norms per layer.
+
+``GemmaForCausalLM`` (``models/gemma/modeling_gemma.py`` 49-60 ``GemmaTextScaledWordEmbedding``, 63-80
+``GemmaRMSNorm``, 83-91 ``GemmaMLP``, 217-241 ``GemmaAttention``, 284-293 ``GemmaDecoderLayer``, 356-368
+``GemmaModel``, 432-442): Llama's layers — ``self_attn`` (q/k/v/o, biased when ``attention_bias``),
+``mlp`` (gate/up/down), ``input_layernorm``, ``post_attention_layernorm`` — under an embedding that keeps the
+float32 buffer ``embed_scale`` (√D, not persistent); ``head_dim`` 256 by default (read with
+``getattr(config, "head_dim", ...)``, line 224, typed ``int``: null refused); ``lm_head`` tied by default.
+Its cache is ``DynamicCache(config=...)``'s (line 389; :func:`derive.families.llama_like.cache_windows`).
 
 ``Gemma2ForCausalLM`` (``models/gemma2/modeling_gemma2.py`` 210–240 ``Gemma2Attention``, 283–294
 ``Gemma2DecoderLayer``, 330–338 ``Gemma2TextScaledWordEmbedding``) and ``Gemma3ForCausalLM``
@@ -15,6 +24,8 @@ embedding keeps the float32 buffer ``embed_scale`` (√D); ``lm_head`` tied by d
 >>> from derive.tree import count
 >>> count(gemma2({}))   # Gemma2Config(): Gemma-2-2B's shape
 2614341888
+>>> count(gemma({}))    # GemmaConfig(): Gemma-7B's shape
+8537680896
 """
 
 from __future__ import annotations
@@ -28,10 +39,35 @@ from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Dim, Module, Param
+from .decoder import INERT as DECODER_INERT
 from .decoder import ROPE_KEYS, causal_lm, check_rope, kv_heads, layer_list, layer_types, rope_buffers
-from .family import register_family
+from .family import Keys, register_family
+from .llama_like import CACHE_KEYS, ROPE_INERT, cache_shape, cache_windows, head_width, lm, not_null
+from .llama_like import check_rope as llama_check_rope
 
-__all__ = ["gemma2", "gemma3_text"]
+__all__ = ["KEYS", "gemma", "gemma2", "gemma3_text", "scaled_embedding"]
+
+#: ``GemmaConfig``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
+KEYS = Keys(
+    "GemmaConfig",
+    {
+        "vocab_size": 256000,
+        "hidden_size": 3072,
+        "intermediate_size": 24576,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "head_dim": 256,
+        "tie_word_embeddings": True,
+        "attention_bias": False,
+        **CACHE_KEYS,
+    },
+    {
+        **{k: DECODER_INERT[k] for k in ("max_position_embeddings", "rms_norm_eps", "attention_dropout", *ROPE_KEYS)},
+        "use_bidirectional_attention": "the mask's causality (checked: only False or None is derived)",
+        **ROPE_INERT,
+    },
+)
 
 _DEFAULTS: dict[str, Any] = {
     "vocab_size": 256000,
@@ -62,6 +98,7 @@ _INERT = (
 )
 _KINDS = ("full_attention", "sliding_attention")
 _SOURCE = {
+    "gemma": "transformers/models/gemma/configuration_gemma.py 33-97, modeling_gemma.py 49-91, 217-293, 356-368, 432-442",
     "gemma2": "transformers/models/gemma2/configuration_gemma2.py, modeling_gemma2.py 210-240, 283-294, 330-338",
     "gemma3_text": "transformers/models/gemma3/configuration_gemma3.py, modeling_gemma3.py",
 }
@@ -79,6 +116,74 @@ def _check_rope(config: Mapping[str, Any]) -> None:
         check_rope({k: v for k, v in config.items() if k != "rope_parameters"})
     else:
         check_rope(config)
+
+
+def scaled_embedding(prefix: str, vocab: Dim, hidden: Dim) -> Module:
+    """``embed_tokens``: ``{prefix}TextScaledWordEmbedding``, an Embedding and its float32 buffer ``embed_scale``
+    (a scalar, √D; ``modeling_gemma.py`` 49-60), its lookup costing no matrix product.
+
+    Parameters
+    ----------
+    prefix : str
+        The class prefix (``"Gemma"``, ``"Gemma3n"``).
+    vocab, hidden : int or sympy.Expr
+        V and D.
+
+    Returns
+    -------
+    derive.tree.Module
+    """
+    embed_type = f"{prefix}TextScaledWordEmbedding"
+    register(embed_type, _embedding_flops)
+    return Module(
+        "embed_tokens",
+        embed_type,
+        (Param("weight", (vocab, hidden)), Param("embed_scale", (), buffer=True, dtype="float32")),
+        part="embeddings",
+    )
+
+
+def gemma(config: Mapping[str, Any]) -> Module:
+    """``GemmaForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it.
+
+    Parameters
+    ----------
+    config : mapping
+        Absent keys at ``GemmaConfig``'s defaults; sizes may be SymPy symbols.
+
+    Returns
+    -------
+    derive.tree.Module
+
+    Raises
+    ------
+    ValueError
+        A null key ``@strict`` types ``int``, a bad ``layer_types``, a bidirectional model, a RoPE derive does
+        not map, naming the key.
+    """
+    c = KEYS.resolve(config)
+    not_null(config, ("num_key_value_heads", "head_dim"), "GemmaConfig")
+    llama_check_rope(config)
+    if config.get("use_bidirectional_attention"):
+        raise ValueError("config key 'use_bidirectional_attention': a bidirectional Gemma is not derived")
+    D, F = hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
+    H = hf_config.size(c, "num_attention_heads")
+    KV, d = kv_heads(c, H), head_width(config, c, D, H, cls="GemmaAttention", null="refused")
+    L = hf_config.size(c, "num_hidden_layers", 0)
+    window, windows = cache_windows(c, L, types=c["layer_types"])
+    bias = hf_config.flag(c, "attention_bias")
+    norm = lambda n: rms_norm((D,), name=n, type="GemmaRMSNorm")  # noqa: E731
+
+    def layer(w: Any) -> Module:
+        attn = self_attention(
+            D, H, KV, d, bias=bias, window=w if windows is not None else window, type="GemmaAttention"
+        )
+        children = (attn, gated_mlp(D, F, type="GemmaMLP"), norm("input_layernorm"), norm("post_attention_layernorm"))
+        return Module("", "GemmaDecoderLayer", children=children)
+
+    shape = {"attention_bias": bias, **cache_shape(c, window, windows)}
+    embed = scaled_embedding("Gemma", hf_config.size(c, "vocab_size"), D)
+    return lm(c, prefix="Gemma", layer=layer, kinds=windows, head_dim=d, shape=shape, embed=embed)
 
 
 def _gemma(config: Mapping[str, Any], version: int) -> Module:
@@ -120,14 +225,7 @@ def _gemma(config: Mapping[str, Any], version: int) -> Module:
         children = (attn, gated_mlp(D, F, type=f"{prefix}MLP"), *(norm(n) for n in names))
         return Module("", f"{prefix}DecoderLayer", children=children)
 
-    embed_type = f"{prefix}TextScaledWordEmbedding"
-    register(embed_type, _embedding_flops)
-    embed = Module(
-        "embed_tokens",
-        embed_type,
-        (Param("weight", (V, D)), Param("embed_scale", (), buffer=True, dtype="float32")),
-        part="embeddings",
-    )
+    embed = scaled_embedding(prefix, V, D)
     if version == 2:
         rotary = rope_buffers(d)
     else:
@@ -184,5 +282,6 @@ def gemma3_text(config: Mapping[str, Any]) -> Module:
     return _gemma(config, 3)
 
 
+register_family("gemma", "GemmaConfig", "GemmaForCausalLM", gemma, _SOURCE["gemma"], keys=KEYS)
 register_family("gemma2", "Gemma2Config", "Gemma2ForCausalLM", gemma2, _SOURCE["gemma2"])
 register_family("gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM", gemma3_text, _SOURCE["gemma3_text"], "gemma3")

@@ -297,6 +297,7 @@ def lm(
     shape: Mapping[str, Any],
     norm: Module | None = None,
     rotary: tuple[Param, ...] | None = None,
+    embed: Module | None = None,
 ) -> Module:
     """``{prefix}ForCausalLM`` of ``layer(kind)`` decoder layers (:func:`~derive.families.decoder.causal_lm`),
     its config the shape keys every Llama-like class has and the family's ``shape``.
@@ -318,6 +319,8 @@ def lm(
         The final norm (default ``{prefix}RMSNorm``).
     rotary : tuple of derive.tree.Param, optional
         The rotary embedding's buffers (default ``rope_buffers(head_dim)``).
+    embed : derive.tree.Module, optional
+        The family's own ``embed_tokens`` (Gemma's scaled embedding; default an ``Embedding``).
 
     Returns
     -------
@@ -336,5 +339,5 @@ def lm(
     config.update(shape, tie_word_embeddings=tie)
     return causal_lm(
         prefix, vocab=V, hidden=D, layers=layer_list(layer, kinds, L), tie=tie, config=config, norm=norm,
-        rotary=rope_buffers(head_dim) if rotary is None else rotary,
+        rotary=rope_buffers(head_dim) if rotary is None else rotary, embed=embed,
     )  # fmt: skip

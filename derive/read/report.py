@@ -221,7 +221,7 @@ class Report:
     def parts(self) -> list[dict[str, Any]] | None:
         """Where a language model's parameters sit: ``[{"part", "parameters", "active"}]`` in the order
         of :data:`derive.tree.PARTS` (embeddings, attention, recurrent mixers, MLP, routers, routed
-        experts, shared experts, hyper-connections, norms, head); None for a tree that is not a language model, that
+        experts, shared experts, hyper-connections, learned residuals, per-layer inputs, vision, norms, head); None for a tree that is not a language model, that
         does not place every tensor (no part is guessed), or that is all one part (an ``nn.LSTM``:
         the total says it).
 

@@ -31,7 +31,9 @@ __all__ = ["PARTS", "active", "parts", "cache_elements", "named_states"]
 #: router (``gate``/``router``) is its own part; a shared-expert gate (Qwen's ``shared_expert_gate``)
 #: belongs to the shared experts; the norms inside an attention or mixer (QK-norm, Jamba's
 #: ``dt_layernorm``) to that attention or mixer; hyper-connections (Qwen4-Exp's residual streams'
-#: mixing weights, their grouped norm included) are their own part. "other": a tensor no primitive placed.
+#: mixing weights, their grouped norm included; Gemma 3n's AltUp streams) are their own part, as are Gemma 3n's
+#: LAuReL blocks ("learned residuals") and the projections of its per-layer inputs ("per-layer inputs"); a multimodal model's vision tower and
+#: its projector into the text width (Gemma 3's) are "vision". "other": a tensor no primitive placed.
 PARTS = (
     "embeddings",
     "attention",
@@ -41,6 +43,9 @@ PARTS = (
     "routed experts",
     "shared experts",
     "hyper-connections",
+    "learned residuals",
+    "per-layer inputs",
+    "vision",
     "norms",
     "head",
     "other",

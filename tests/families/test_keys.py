@@ -129,6 +129,11 @@ def test_what_the_model_reads_off_its_config_is_a_declared_key(model_type: str, 
     """An attribute the model reads that the class does not define is one a release could set: declared too."""
     cls = transformers.CONFIG_MAPPING[model_type]
     defined = class_keys(model_type) | _base_keys() | GENERIC | {n for n in dir(cls) if not n.startswith("__")}
+    # a modeling file may hold several models (Gemma 3's text model, Gemma 3n's audio and vision towers), each
+    # reading its own config class's keys: the keys of every config class of the family's configuration module
+    for sub in vars(sys.modules[cls.__module__]).values():
+        if isinstance(sub, type) and issubclass(sub, transformers.PretrainedConfig) and dataclasses.is_dataclass(sub):
+            defined |= {f.name for f in dataclasses.fields(sub)} | set(getattr(sub, "attribute_map", {}) or {})
     unknown = modeling_reads(model_type) - defined - set(keys.shape) - set(keys.inert)
     assert not unknown, f"{model_type}'s modeling code reads config attributes no declared key names: {sorted(unknown)}"
 

@@ -45,6 +45,8 @@ def top_k(model: Any, name: str) -> int | None:
     """``num_experts_per_tok`` for the parameter ``name``: the config's int, or the entry of its layer where the
     config gives one per layer (HunYuan's ``moe_topk`` list, which its routers read at their layer's index)."""
     k = getattr(model.config, "num_experts_per_tok", None)
+    if k is None:  # Gemma 4's name for it
+        k = getattr(model.config, "top_k_experts", None)
     if isinstance(k, (list, tuple)):
         found = re.search(r"\.layers\.(\d+)\.", name)
         return k[int(found.group(1))] if found else None
@@ -75,6 +77,16 @@ def _part(module: Any, attr: str, parent: Any) -> str | None:
     import torch
 
     cls, owner = type(module).__name__, type(parent).__name__
+    # a multimodal model's vision tower and its projector into the text width (Gemma 3's)
+    if attr in ("vision_tower", "multi_modal_projector"):
+        return "vision"
+    # Gemma 3n's AltUp (its residual streams, mixed), LAuReL blocks and the projections of its per-layer inputs
+    if cls.endswith("AltUp") or attr in ("altup_projections", "altup_unembed_projections"):
+        return "hyper-connections"
+    if cls.endswith("LaurelBlock"):
+        return "learned residuals"
+    if attr in ("per_layer_model_projection", "per_layer_input_gate", "per_layer_projection"):
+        return "per-layer inputs"
     if isinstance(module, torch.nn.Embedding):
         return "embeddings"
     if attr == "lm_head" or (attr == "head" and owner.endswith("ForCausalLM")):
