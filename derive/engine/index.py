@@ -2286,6 +2286,7 @@ ORDER: tuple[str, ...] = (
     "derive.families.mistral",
     "derive.families.mixtral",
     "derive.families.nemotron_h",
+    "derive.families.olmo2",
     "derive.families.olmo_hybrid",
     "derive.families.phi3",
     "derive.families.qwen2",
