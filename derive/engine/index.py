@@ -2287,6 +2287,7 @@ ORDER: tuple[str, ...] = (
     "derive.families.mixtral",
     "derive.families.nemotron_h",
     "derive.families.olmo2",
+    "derive.families.olmo3",
     "derive.families.olmo_hybrid",
     "derive.families.phi3",
     "derive.families.qwen2",
