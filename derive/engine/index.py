@@ -2273,6 +2273,7 @@ ORDER: tuple[str, ...] = (
     "derive.families.exaone4",
     "derive.families.falcon_h1",
     "derive.families.gemma",
+    "derive.families.glm4",
     "derive.families.gpt2",
     "derive.families.granitemoehybrid",
     "derive.families.hunyuan_v1_dense",
