@@ -27,7 +27,7 @@ from typing import Any
 from ..blocks import hf_config
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
-from ..tree import Dim, Module
+from ..tree import Module
 from .decoder import INERT as DECODER_INERT
 from .decoder import ROPE_KEYS, floordiv, kv_heads
 from .family import Keys, register_family
