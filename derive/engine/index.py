@@ -2299,6 +2299,7 @@ ORDER: tuple[str, ...] = (
     "derive.families.qwen3_moe",
     "derive.families.olmoe",
     "derive.families.phi3",
+    "derive.families.phimoe",
     "derive.families.qwen2_moe",
     "derive.families.qwen3_next",
     "derive.families.qwen4_exp",
