@@ -61,7 +61,7 @@ _SOURCE = (
 )
 
 
-def glm_rotary(config: Mapping[str, Any], head_dim: Dim, default: float) -> Dim:
+def glm_rotary(config: Mapping[str, Any], head_dim: Dim, default: float, *, given: bool = True) -> Dim:
     """The width the rotary embedding turns, ``int(head_dim * partial_rotary_factor)``: the factor of
     ``rope_scaling`` (read first) or ``rope_parameters``, else the top-level key, else ``default``
     (``convert_rope_params_to_dict``, ``modeling_rope_utils.py`` 775-800).
@@ -74,6 +74,8 @@ def glm_rotary(config: Mapping[str, Any], head_dim: Dim, default: float) -> Dim:
         The class's ``head_dim`` (a key of it: ``validate_rope`` refuses an odd one > 4 rotated whole).
     default : float
         The class's factor (GLM-4's 0.5).
+    given : bool, default True
+        ``head_dim`` is a key of the config object (GLM-4's class's; GLM-4-MoE's only where the config sets it).
 
     Returns
     -------
@@ -94,7 +96,7 @@ def glm_rotary(config: Mapping[str, Any], head_dim: Dim, default: float) -> Dim:
     factor = rope.get("partial_rotary_factor", config.get("partial_rotary_factor", default))
     if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
         raise ValueError(f"config key {key!r}: partial_rotary_factor must be in (0, 1], got {factor!r}")
-    if type(head_dim) is int and head_dim > 4 and head_dim % 2 and int(head_dim * factor) == head_dim:
+    if given and type(head_dim) is int and head_dim > 4 and head_dim % 2 and int(head_dim * factor) == head_dim:
         raise ValueError(f"config key 'head_dim' ({head_dim}) is odd and rotated whole: transformers' validate_rope refuses it")  # fmt: skip
     return rotated(head_dim, factor, key)
 
