@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 from sitebuild import EPOCH
 
+#: The copy is built once, by one worker (its tests share the module's fixture).
+pytestmark = pytest.mark.xdist_group("build_site_script")
+
 ROOT = Path(__file__).resolve().parents[2]
 SKIP = shutil.ignore_patterns(".git", ".venv", "node_modules", "site", "__pycache__", ".pytest_cache", "*.egg-info")
 
@@ -54,6 +57,21 @@ def repo(tmp_path_factory) -> Path:
     assert (repo / "site" / "index.html").stat().st_size > 0
     assert not (repo / "site" / "stale.html").exists(), "the good build did not replace site/"
     return repo
+
+
+def test_build_is_reproducible(repo, built_site):
+    """Two builds of the same sources, dated alike (SOURCE_DATE_EPOCH), are equal byte for byte: the script's
+    build of the copy and the session's ``mkdocs build`` of the checkout (before any test here edits the copy)."""
+
+    def tree(root: Path) -> dict[str, bytes]:
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    first, second = tree(built_site), tree(repo / "site")
+    assert sorted(first) == sorted(second)
+    differ = [name for name in first if first[name] != second[name]]
+    assert not differ, f"files differ between two builds with the same SOURCE_DATE_EPOCH: {differ}"
+    assert {"sitemap.xml", "sitemap.xml.gz", "search/search_index.json", "index.html"} <= set(first)
+    assert len(first) > 50  # every page, asset, KaTeX font and the search index are compared
 
 
 def _fails_and_keeps_site(repo: Path, reason: str) -> None:

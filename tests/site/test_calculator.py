@@ -7,11 +7,11 @@ import random
 import shutil
 import subprocess
 
-import derive.torch as dt
 import pytest
 from torch import nn
 
 import derive.frameworks as fws
+import derive.torch as dt
 import docs_src.site as site
 from derive.cells import CELLS as CELL_EQUATIONS
 from docs_src.calculator import CELLS, FRAMEWORKS, LEFT_OUT, evaluate, javascript

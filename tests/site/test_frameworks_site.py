@@ -16,12 +16,12 @@ import frameworks_live as live
 import live_registry
 import pytest
 import sympy
-from derive.render.latex import shape_latex
 from torch_live import torch_count as parameters_of
 from torch_live import torch_module
 
 import docs_src.site as site
 from derive import H, I, L, frameworks
+from derive.render.latex import shape_latex
 from docs_src import record
 from docs_src.pages import frameworks as pages
 

@@ -14,12 +14,12 @@ import keras
 import pytest
 import sympy
 import torch
-from derive.render.latex import shape_latex
-from derive.engine.wirings import K
 from torch import nn
 from torch_live import MODES, TwoStacks, torch_count
 
 from derive import H, I, L, P
+from derive.engine.wirings import K
+from derive.render.latex import shape_latex
 from docs_src.pages import questions
 from docs_src.pages.wirings import tex
 

@@ -11,11 +11,11 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import derive.torch as dt
 import pytest
 import sympy
 from torch import nn
 
+import derive.torch as dt
 import docs_src.site as site
 from derive import H, I, L, P
 from docs_src.pages.cells import CELL_PAGES, cell_page_context
@@ -138,8 +138,8 @@ def test_cell_page_closed_forms_match_torch(page, bidirectional, bias):
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_cell_page_tensor_tables_match_torch(page, bidirectional):
     """The symbolic tensor tables (layer 0 and layer k >= 1) substituted equal torch's shapes."""
-    from derive.render.latex import shape_latex
     from derive.engine.stack import UPPER
+    from derive.render.latex import shape_latex
 
     kwargs = dict(page.symbolic_kwargs)
     stack = getattr(dt, page.cls)(I, H, L, bidirectional=bidirectional, **kwargs)

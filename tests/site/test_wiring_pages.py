@@ -13,21 +13,21 @@ import tempfile
 os.environ.setdefault("KERAS_BACKEND", "torch")
 os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
-import derive.keras as dk
 import keras
 import numpy as np
 import pytest
 import sympy
-from derive.frameworks.pytorch import PYTORCH
-from derive.render.diagram import wiring_svg
-from derive.analysis.difference import compare
-from derive.render.latex import shape_latex
-from derive.engine.stack import UPPER
-from derive.engine.wirings import K
 from torch import nn
 from torch_live import MODES, KerasLikeStack, TwoStacks, tied, torch_count, unidirectional
 
+import derive.keras as dk
 from derive import H, I, L, P
+from derive.analysis.difference import compare
+from derive.engine.stack import UPPER
+from derive.engine.wirings import K
+from derive.frameworks.pytorch import PYTORCH
+from derive.render.diagram import wiring_svg
+from derive.render.latex import shape_latex
 from docs_src.pages import wirings as pages
 
 O = pages.O
