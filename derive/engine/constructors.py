@@ -99,6 +99,8 @@ def family_module(spelling: str) -> str | None:
     --------
     >>> family_module("DeepseekV3Config"), family_module("transformers.models.qwen3.Qwen3_5MoeConfig")
     ('derive.families.deepseek_v3', 'derive.families.qwen3_5_moe')
+    >>> family_module("SmolLM3Config")
+    'derive.families.smollm3'
     >>> family_module("nn.LSTM") is None
     True
     """
@@ -106,8 +108,23 @@ def family_module(spelling: str) -> str | None:
     if spelling.startswith(("transformers:", "transformers.")) or spelling == name:
         if name.endswith("Config") and len(name) > 6:
             snake = _CAMEL.sub("_", name[:-6]).lower()
-            return f"derive.families.{snake}" if snake.isidentifier() else None
+            if not snake.isidentifier():
+                return None
+            # the class name lowered whole where its capitals are no word's (SmolLM3Config: smollm3)
+            whole = name[:-6].lower()
+            if whole != snake.replace("_", "") or _module_exists(f"derive.families.{snake}"):
+                return f"derive.families.{snake}"
+            return f"derive.families.{whole}" if _module_exists(f"derive.families.{whole}") else f"derive.families.{snake}"
     return None
+
+
+def _module_exists(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 #: Every registered constructor, by (framework, class name): a framework's (or block's, family's)
