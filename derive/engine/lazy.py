@@ -6,7 +6,7 @@ derive's registries — the cells (:data:`derive.engine.registry.CELLS`), the fr
 (:data:`derive.engine.models.CONFIG_MODELS`), the FLOPs rules of module classes
 (:data:`derive.layers.token_flops.RULES`) and the checkpoint readers of block models — are each a
 :class:`Registry`: a mapping whose entries are written by the modules that define them, at their
-import. :mod:`derive.engine.index` (generated, :func:`build_index`) says which module registers each
+import. :mod:`derive.engine.names` (generated, :func:`build_index`) says which module registers each
 name, so a lookup imports that module and nothing else, as transformers' ``_LazyConfigMapping`` and
 einops' backends do; ``import derive`` therefore imports no cell, framework, block or family, and
 SymPy arrives with the first formula. Iterating a registry (listing every cell, every model type)
@@ -78,7 +78,7 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
     Parameters
     ----------
     name : str
-        The table's name in :mod:`derive.engine.index` (``"cells"``, ``"constructors"``).
+        The table's name in :mod:`derive.engine.names` (``"cells"``, ``"constructors"``).
     index_key : callable, optional
         The index key a lookup of a registry key loads (``"torch:LSTM"`` for the key
         ``("torch", "LSTM")``); default the key itself, which must then be a string.
@@ -132,7 +132,7 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
         -------
         tuple of str
         """
-        from . import index
+        from . import names as index
 
         table: dict[str, tuple[str, ...]] = index.TABLES.get(self.name, {})
         listed = table.get(name)
@@ -156,12 +156,12 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
         """Import every module that registers into any table (then this one is complete).
 
         The entries are then in one order whatever was asked first: by their module's place in a
-        whole load (:data:`derive.engine.index.ORDER`), in registration order within a module, or
+        whole load (:data:`derive.engine.names.ORDER`), in registration order within a module, or
         by the registry's own ``order``.
         """
         if self._complete:
             return
-        from . import index
+        from . import names as index
 
         table = index.TABLES.get(self.name)
         if table is None or _RECORD is not None:  # no index yet (it is being built): every module
@@ -185,7 +185,7 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
         self._complete = True
 
     def rank(self, key: K) -> tuple[int, str]:
-        """Where ``key``'s entry comes in a whole load: its module's place in :data:`derive.engine.index.ORDER`,
+        """Where ``key``'s entry comes in a whole load: its module's place in :data:`derive.engine.names.ORDER`,
         then the module's name (the modules a convention finds, which the index does not list, come after
         the listed ones, by name). Entries of one module keep their registration order when sorted by it
         (a stable sort).
@@ -198,7 +198,7 @@ class Registry(MutableMapping[K, V], Generic[K, V]):
         -------
         (int, str)
         """
-        from . import index
+        from . import names as index
 
         rank = _ranks(index.ORDER)
         try:
@@ -329,7 +329,7 @@ class recording:
 
 
 def build_index() -> tuple[dict[str, dict[str, tuple[str, ...]]], tuple[str, ...]]:
-    """Import every registering module, recording who registers what: the tables of :mod:`derive.engine.index`.
+    """Import every registering module, recording who registers what: the tables of :mod:`derive.engine.names`.
 
     Run it in a fresh process (``scripts/update-index``): a module imported before it runs records
     nothing.
@@ -338,7 +338,7 @@ def build_index() -> tuple[dict[str, dict[str, tuple[str, ...]]], tuple[str, ...
     -------
     (dict, tuple of str)
         Table name -> index key -> the modules that register it; and the registering modules in the
-        order a whole load first imports them (:data:`derive.engine.index.ORDER`).
+        order a whole load first imports them (:data:`derive.engine.names.ORDER`).
 
     Raises
     ------

@@ -48,14 +48,14 @@ NOT_DOCUMENTED: dict[str, str] = {}
 
 
 def api_path(module: str) -> str:
-    """Docs-relative Markdown path of a module's page: ``api/frameworks/pytorch.md`` for ``derive.frameworks.pytorch``.
+    """Docs-relative Markdown path of a module's page: ``api/frameworks/pytorch.md`` for ``derive.frameworks.pytorch``, ``api/derive.md`` for the package (a page with its own contents, not the section's index).
 
     Parameters
     ----------
     module : str
         Dotted module name, as mkdocstrings takes it.
     """
-    return "api/" + ("index" if module == "derive" else module.removeprefix("derive.").replace(".", "/")) + ".md"
+    return "api/" + ("derive" if module == "derive" else module.removeprefix("derive.").replace(".", "/")) + ".md"
 
 
 def api_section(module: str) -> str:

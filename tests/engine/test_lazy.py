@@ -1,5 +1,5 @@
 """The lazy registries: ``import derive`` imports almost nothing, a lookup imports the one module that
-registers its name, and the committed index (``derive/engine/index.py``) is what a whole load records."""
+registers its name, and the committed index (``derive/engine/names.py``) is what a whole load records."""
 
 from __future__ import annotations
 
@@ -64,14 +64,14 @@ def test_iterating_a_registry_lists_everything_in_one_order() -> None:
 
 def test_the_committed_index_is_what_a_whole_load_records() -> None:
     """Fails when a module registers a name the index does not list (run scripts/update-index)."""
-    code = "from derive.engine import index_writer\nvalue = index_writer.render()"
+    code = "from derive.engine import names_writer\nvalue = names_writer.render()"
     fresh = subprocess.run(
         [sys.executable, "-c", code + "\nprint(value, end='')"], capture_output=True, text=True, cwd=ROOT, timeout=300
     )
     assert fresh.returncode == 0, fresh.stderr[-2000:]
     committed = (ROOT / "derive" / "engine" / "index.py").read_text()
     normalize = _ruff_format
-    assert normalize(fresh.stdout) == committed, "derive/engine/index.py is stale: run scripts/update-index"
+    assert normalize(fresh.stdout) == committed, "derive/engine/names.py is stale: run scripts/update-index"
 
 
 def _ruff_format(source: str) -> str:

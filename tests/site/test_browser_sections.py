@@ -56,8 +56,8 @@ def test_every_section_address_is_a_page_listing_its_pages(browser, server, sect
 def test_home_first_screen_says_what_and_where(visit) -> None:
     v = visit("index.html")
     seen = " ".join(_visible(v.page, ".md-content p, .md-content td"))
-    for word in ("parameters", "Mamba", "RWKV", "Keras", "Questions", "Cells", "Blocks", "Frameworks",
-                 "Whole models", "Calculator", "Command line"):  # fmt: skip
+    for word in ("parameters", "Mamba", "RWKV", "Keras", "Questions", "Recurrent layers", "Blocks", "Language models",
+                 "Memory", "Frameworks", "Wirings", "Whole models", "Calculator", "Command line"):  # fmt: skip
         assert word in seen, word
     # the sidebar: one entry per section, Blocks, Frameworks and Tools in view, the API reference folded
     nav = _visible(v.page, ".md-sidebar--primary .md-nav__link")

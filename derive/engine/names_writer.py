@@ -1,4 +1,4 @@
-"""Writes :mod:`derive.engine.index` (``python -m derive.engine.index_writer PATH``; ``scripts/update-index``).
+"""Writes :mod:`derive.engine.names` (``python -m derive.engine.names_writer PATH``; ``scripts/update-index``).
 
 :func:`derive.engine.lazy.build_index` imports every registering module in this fresh process,
 recording who registers each name; :func:`render` writes the tables as a Python module of literals.
@@ -15,7 +15,7 @@ __all__ = ["render", "main"]
 
 
 def render() -> str:
-    """The source of :mod:`derive.engine.index` for the modules as they are now.
+    """The source of :mod:`derive.engine.names` for the modules as they are now.
 
     Returns
     -------
@@ -58,7 +58,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the index to the path given (default ``derive/engine/index.py`` beside this module).
+    """Write the index to the path given (default ``derive/engine/names.py`` beside this module).
 
     Parameters
     ----------
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         0.
     """
     args = sys.argv[1:] if argv is None else argv
-    path = Path(args[0]) if args else Path(__file__).with_name("index.py")
+    path = Path(args[0]) if args else Path(__file__).with_name("names.py")
     path.write_text(render())
     return 0
 
