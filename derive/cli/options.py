@@ -75,6 +75,13 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
+    def format_help(self) -> str:
+        # the epilog lists every framework's classes: written when --help is asked, not for every answer
+        # (listing them imports every framework's module)
+        if self.epilog is None:
+            self.epilog = _INPUTS.format(frameworks=_frameworks())
+        return super().format_help()
+
 
 def _positive_int(text: str) -> int:
     from .output import literal
@@ -131,7 +138,6 @@ def parser() -> argparse.ArgumentParser:
         usage="derive [options] INPUT | derive --explain-error TEXT",
         description="Exact parameter counts, tensors and closed forms of a layer or a whole model, from its "
         "constructor, its code, a checkpoint or an error message (read, never run).",
-        epilog=_INPUTS.format(frameworks=_frameworks()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("input", nargs="?", metavar="INPUT", help="a constructor, model code, a FILE, or - for stdin")

@@ -128,7 +128,15 @@ def _jsonable(value: object) -> object:
         return [_jsonable(v) for v in value]
     if isinstance(value, sympy.Basic):
         return int(value) if value.is_Integer else str(value)
+    if hasattr(value, "latex") and hasattr(value, "terms"):  # a kept form (derive.engine.closed_forms.ClosedForm)
+        return str(value)
     return value
+
+
+def _latex(formula: object) -> str:
+    """A formula's LaTeX: a kept form's own (no SymPy), else ``sympy.latex``."""
+    kept = getattr(formula, "latex", None)
+    return kept if isinstance(kept, str) else sympy.latex(formula)
 
 
 def _console(out: TextIO) -> Any:
@@ -276,7 +284,7 @@ def constructor_json(info: dict[str, Any], cost_info: dict[str, Any] | None) -> 
         for (n, s, c), m in zip(info["tensors"], marks)
     ]
     payload["partial"] = bool(info.get("partial"))
-    payload["formula_latex"] = sympy.latex(info["formula"])
+    payload["formula_latex"] = _latex(info["formula"])
     payload["active"] = payload["total"]  # one layer or block, dense: a token uses every parameter
     if cost_info:
         payload["cost"] = cost_info
@@ -297,7 +305,7 @@ def constructor_latex(info: dict[str, Any]) -> str:
     from ..render.display import latex_number
 
     count = info["count"]
-    formula = sympy.latex(info["formula"])
+    formula = _latex(info["formula"])
     values = ", ".join(f"{k} = {v}" for k, v in info["values"].items())
     name = count_name(info["formula"]).replace("params", r"\text{params}")
     if isinstance(count, int):
@@ -324,8 +332,9 @@ def count_name(formula: object) -> str:
     >>> count_name(sympy.Symbol("H") * 4), count_name(sympy.Symbol("N") * 4)
     ('N', 'params')
     """
-    letters: set[Any] = getattr(formula, "free_symbols", set())
-    return "params" if any(s.name == "N" for s in letters) else "N"
+    kept = getattr(formula, "letters", None)  # a kept form (derive.engine.closed_forms.ClosedForm): its names
+    names = kept if kept is not None else {s.name for s in getattr(formula, "free_symbols", set())}
+    return "params" if "N" in names else "N"
 
 
 def report_json(report: Report, cost_info: dict[str, Any] | None = None) -> str:

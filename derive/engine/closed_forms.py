@@ -5,8 +5,8 @@ A :class:`ClosedForm` is what a formula is shown as: its text (SymPy's ``str`` o
 its LaTeX (``sympy.latex``) and its terms, ``coefficient · Π letter^power``, which evaluate at int
 values with plain integer arithmetic (:meth:`ClosedForm.at`). :func:`closed_form` gives a
 :class:`derive.tree.Formula`'s: from the table (``derive/engine/closed_forms.json``, written by
-``scripts/update-closed-forms`` from SymPy's own derivation of each recipe, and checked against it by
-``tests/engine/test_closed_forms.py``) when its recipe is there, else derived with SymPy (imported
+``scripts/update-closed-forms`` from SymPy's own derivation of each recipe
+(:mod:`derive.engine.closed_forms_writer`), and checked against it by ``tests/engine/test_closed_forms.py``) when its recipe is there, else derived with SymPy (imported
 then). A recipe is in the table by its key (:func:`recipe_key`): the builder's name and the call with
 letters — never the int values, on which a closed form does not depend.
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-__all__ = ["ClosedForm", "closed_form", "recipe_key", "from_sympy"]
+__all__ = ["ClosedForm", "closed_form", "table_form", "recipe_key", "from_sympy"]
 
 Terms = tuple[tuple[int, tuple[tuple[str, int], ...]], ...]
 
@@ -96,6 +96,25 @@ class ClosedForm:
             total += term
         return total
 
+    def to_sympy(self) -> Any:
+        """The form as a SymPy expression in derive's size symbols (SymPy imported), built from its terms.
+
+        Returns
+        -------
+        sympy.Expr or int
+        """
+        from .._sympy import symbol
+
+        if not self.terms:
+            raise ValueError(f"{self.text}: not an integer polynomial; derive it with SymPy")
+        total: Any = 0
+        for coefficient, monomial in self.terms:
+            term: Any = coefficient
+            for name, power in monomial:
+                term = term * symbol(name) ** power
+            total = total + term
+        return total
+
     def __str__(self) -> str:
         return self.text
 
@@ -157,6 +176,23 @@ def _table() -> dict[str, dict[str, Any]]:
     return {entry["key"]: entry for entry in data.get("forms", ())}
 
 
+def table_form(formula: Any) -> ClosedForm | None:
+    """A :class:`derive.tree.Formula`'s closed form from the table, or None where its recipe is not there
+    (nothing derived, no SymPy imported).
+
+    Parameters
+    ----------
+    formula : derive.tree.Formula
+
+    Returns
+    -------
+    ClosedForm or None
+    """
+    key = recipe_key(formula)
+    entry = _table().get(key) if key is not None else None
+    return None if entry is None else ClosedForm.parse_terms(entry["text"], entry["latex"], entry["terms"])
+
+
 def closed_form(formula: Any) -> ClosedForm | None:
     """A :class:`derive.tree.Formula`'s closed form: from the table when its recipe is there (no SymPy),
     else derived (SymPy imported); None where the recipe has none.
@@ -169,9 +205,8 @@ def closed_form(formula: Any) -> ClosedForm | None:
     -------
     ClosedForm or None
     """
-    key = recipe_key(formula)
-    entry = _table().get(key) if key is not None else None
-    if entry is not None:
-        return ClosedForm.parse_terms(entry["text"], entry["latex"], entry["terms"])
+    form = table_form(formula)
+    if form is not None:
+        return form
     expr = formula.expr
     return None if expr is None else from_sympy(expr)

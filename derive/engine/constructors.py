@@ -114,7 +114,9 @@ def family_module(spelling: str) -> str | None:
             whole = name[:-6].lower()
             if whole != snake.replace("_", "") or _module_exists(f"derive.families.{snake}"):
                 return f"derive.families.{snake}"
-            return f"derive.families.{whole}" if _module_exists(f"derive.families.{whole}") else f"derive.families.{snake}"
+            return (
+                f"derive.families.{whole}" if _module_exists(f"derive.families.{whole}") else f"derive.families.{snake}"
+            )
     return None
 
 

@@ -424,7 +424,8 @@ class Stack:
             of a 2-layer stack.
         """
         layer = self.check_layer(layer)
-        module = layer_module(self, COPY if layer is _upper() else layer, is_numeric(self))
+        upper = type(layer) is not int and layer is _upper()  # an int layer needs no SymPy
+        module = layer_module(self, COPY if upper else layer, is_numeric(self))
         return plain(tree.count(module))
 
     def _layers(self) -> range:

@@ -129,6 +129,7 @@ def _make(name: str) -> Any:
         return recurrent_module(name, *args, **kwargs)
 
     make.__doc__ = f"``nn.{name}`` (see :mod:`derive.torch`)."
+    make.cache_key = f"torch.nn.{name}"  # type: ignore[attr-defined]  # its closed forms' key
     if name.endswith("Cell"):  # ordinary signatures; RNN, LSTM, GRU take (*args, **kwargs) as torch's do
         spec: list[Any] = ["input_size", "hidden_size", ("bias", True)]
         spec += [("nonlinearity", "tanh")] if name == "RNNCell" else []

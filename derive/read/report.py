@@ -114,7 +114,9 @@ class Report:
 
     def _total_form(self) -> tuple[Any, dict[str, Any]]:
         if self._closed_form is not None:
-            return self._closed_form
+            form, values = self._closed_form
+            to_sympy = getattr(form, "to_sympy", None)  # a kept form (derive.engine.closed_forms.ClosedForm)
+            return (to_sympy() if to_sympy is not None else form), values
         recipe = self.module.formula if self.module is not None else None
         if recipe is not None:
             expr = recipe.expr

@@ -69,7 +69,7 @@ def test_the_committed_index_is_what_a_whole_load_records() -> None:
         [sys.executable, "-c", code + "\nprint(value, end='')"], capture_output=True, text=True, cwd=ROOT, timeout=300
     )
     assert fresh.returncode == 0, fresh.stderr[-2000:]
-    committed = (ROOT / "derive" / "engine" / "index.py").read_text()
+    committed = (ROOT / "derive" / "engine" / "names.py").read_text()
     normalize = _ruff_format
     assert normalize(fresh.stdout) == committed, "derive/engine/names.py is stale: run scripts/update-index"
 

@@ -151,6 +151,13 @@ class Rebuild:
     args: tuple[Any, ...] = ()
     kwargs: tuple[tuple[str, Any], ...] = ()
 
+    @property
+    def cache_key(self) -> str | None:
+        """The raw make's stable name (``"torch.nn.LSTM"``), by which its closed forms are kept
+        (:mod:`derive.engine.closed_forms`); None for a make that names none."""
+        key = getattr(self.raw, "cache_key", None)
+        return key if isinstance(key, str) else None
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """The module made with letters (or, where torch's checks refuse letters, with the numbers).
 

@@ -7,6 +7,7 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from ..._sympy import sympy
+from ...engine.closed_forms import ClosedForm
 from ...engine.symbols import Size, plain
 from ..pasted import is_legacy
 from .formula import instantiate, keras_formula, torch_formula
@@ -305,7 +306,7 @@ def describe(
         "tensors": rows,
         "layers": layers,
         "layer_sum": layer_sum,
-        "formula": sympy.expand(formula),
+        "formula": formula if type(formula) is int or isinstance(formula, ClosedForm) else sympy.expand(formula),
         "values": values,
         "notes": notes,
         "partial": False,

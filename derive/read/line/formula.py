@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..._sympy import sympy
+from ...engine.closed_forms import ClosedForm, table_form
 from ...engine.constructors import lookup
-from ...engine.symbols import H, I, as_expr
 from ...frameworks import pytorch as dt
 from .parse import SYMBOLS, _Call
 
@@ -82,7 +82,7 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def torch_formula(call: _Call, count: sympy.Expr) -> tuple[sympy.Expr, dict[str, int]]:
+def torch_formula(call: _Call, count: sympy.Expr) -> tuple[sympy.Expr | ClosedForm, dict[str, int]]:
     """The count with the literal int sizes as I, H, L, P, and the values they take.
 
     The letters are those of torch's registered constructor (:func:`derive.engine.constructors.lookup`),
@@ -97,8 +97,9 @@ def torch_formula(call: _Call, count: sympy.Expr) -> tuple[sympy.Expr, dict[str,
 
     Returns
     -------
-    (sympy.Expr, dict)
-        The formula and the values of its letters (the count and {} when none applies).
+    (sympy.Expr or derive.engine.closed_forms.ClosedForm, dict)
+        The formula and the values of its letters (the count and {} when none applies): the kept form
+        (:func:`derive.engine.closed_forms.table_form`, no SymPy) where the table holds the line's recipe.
     """
     constructor = lookup("torch", call.name)
     if constructor is None:
@@ -108,6 +109,9 @@ def torch_formula(call: _Call, count: sympy.Expr) -> tuple[sympy.Expr, dict[str,
         values = dict(formula.values) if formula is not None else {}
         if formula is None or not values:
             return count, {}
+        kept = table_form(formula) if type(count) is int else None
+        if kept is not None:  # never show a formula that disagrees
+            return (kept, values) if kept.at(values) == count else (count, {})
         symbolic = formula.expr
     except (TypeError, ValueError):  # a check the letters cannot pass: show the count as given
         return count, {}
@@ -125,6 +129,8 @@ def _keras_units(call: _Call, found: list[int]) -> _Call:
         if isinstance(value, list):
             return [walk(v) for v in value]
         return value
+
+    from ...engine.symbols import H
 
     args = [walk(a) for a in call.args]
     kwargs = {k: walk(v) for k, v in call.kwargs.items()}
@@ -153,6 +159,7 @@ def keras_formula(call: _Call, input_dim: int, count: sympy.Expr) -> tuple[sympy
     -------
     (sympy.Expr, dict)
     """
+    from ...engine.symbols import H, I, as_expr
     from ...frameworks import keras as dk
 
     used = user_symbols(call)
