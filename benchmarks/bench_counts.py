@@ -36,7 +36,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import derive.torch as dt  # noqa: E402
-
 from derive import H, I, L  # noqa: E402
 from derive.analysis.vectorize import vectorize  # noqa: E402
 

@@ -25,7 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import derive.torch as dt  # noqa: E402
-
 from derive import PYTORCH, SIMPLE_CONCAT, H, I, L, Stack, compare, solve  # noqa: E402
 from derive.analysis.cost import cost  # noqa: E402
 from derive.analysis.vectorize import vectorize  # noqa: E402

@@ -445,14 +445,21 @@ def _check_symbolic(text: str, cls: str, values: dict, positional: int) -> None:
     symbols = {"I": I, "H": H, "L": L, "P": P}
     shown = {symbols[k]: v for k, v in info["values"].items()}
     assert not set(info["values"]) & {v for v in values.values() if v in symbols}, "a user's symbol got a value"
-    assert sympy.expand(getattr(info["formula"], "to_sympy", lambda: info["formula"])().xreplace(shown) - info["object"].count) == 0
+    assert (
+        sympy.expand(
+            getattr(info["formula"], "to_sympy", lambda: info["formula"])().xreplace(shown) - info["object"].count
+        )
+        == 0
+    )
     numbers = {name: (str(AT[v]) if v in symbols else v) for name, v in values.items()}
     args, kwargs = _literal_call(cls, numbers, positional)
     theirs = _torch_outcome(cls, tuple(args), kwargs)
     if theirs[0] != "ok":  # these numbers break a constraint (say proj_size >= hidden_size)
         return
     at = {symbols[k]: v for k, v in AT.items()}
-    assert getattr(info["formula"], "to_sympy", lambda: info["formula"])().xreplace(shown).xreplace(at) == sum(_numel(s) for _, s in theirs[1])
+    assert getattr(info["formula"], "to_sympy", lambda: info["formula"])().xreplace(shown).xreplace(at) == sum(
+        _numel(s) for _, s in theirs[1]
+    )
 
 
 def _literal_call(cls: str, values: dict, positional: int) -> tuple[list, dict]:

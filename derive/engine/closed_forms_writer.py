@@ -33,11 +33,20 @@ def calls() -> Iterator[tuple[str, tuple[Any, ...], dict[str, Any]]]:
     for name in ("RNNCell", "LSTMCell", "GRUCell"):
         extra = [{}, {"nonlinearity": "relu"}] if name == "RNNCell" else [{}]
         for bias, more in itertools.product([{}, {"bias": False}, {"bias": True}], extra):
-            for head, named in (((_I, _H), {}), ((), {"input_size": _I, "hidden_size": _H})):
+            cell: list[tuple[tuple[int, ...], dict[str, Any]]] = [
+                ((_I, _H), {}),
+                ((), {"input_size": _I, "hidden_size": _H}),
+            ]
+            for head, named in cell:
                 yield name, head, {**named, **bias, **more}
     for name in ("RNN", "LSTM", "GRU"):
-        own = {"RNN": [{}, {"nonlinearity": "relu"}], "LSTM": [{}, {"proj_size": _P}], "GRU": [{}]}[name]
-        sizes = [
+        by_class: dict[str, list[dict[str, Any]]] = {
+            "RNN": [{}, {"nonlinearity": "relu"}],
+            "LSTM": [{}, {"proj_size": _P}],
+            "GRU": [{}],
+        }
+        own = by_class[name]
+        sizes: list[tuple[tuple[int, ...], dict[str, Any]]] = [
             ((_I, _H), {}),
             ((_I, _H, _L), {}),
             ((_I, _H), {"num_layers": _L}),
@@ -45,13 +54,14 @@ def calls() -> Iterator[tuple[str, tuple[Any, ...], dict[str, Any]]]:
             ((), {"input_size": _I, "hidden_size": _H}),
             ((), {"input_size": _I, "hidden_size": _H, "num_layers": _L}),
         ]
-        options = itertools.product(
+        choices: list[list[dict[str, Any]]] = [
             [{}, {"bidirectional": True}, {"bidirectional": False}],
             [{}, {"bias": False}],
             [{}, {"batch_first": True}],
             [{}, {"dropout": 0.2}],
             own,
-        )
+        ]
+        options = itertools.product(*choices)
         for (head, named), parts in itertools.product(sizes, list(options)):
             kwargs = dict(named)
             for part in parts:

@@ -74,7 +74,9 @@ def run(model: Any, batch: int, tokens: int) -> tuple[int, int]:
     from torch.utils.flop_counter import FlopCounterMode
     from transformers import DynamicCache
 
-    ids = torch.randint(0, model.config.get_text_config().vocab_size, (batch, tokens), generator=torch.Generator().manual_seed(1))
+    ids = torch.randint(
+        0, model.config.get_text_config().vocab_size, (batch, tokens), generator=torch.Generator().manual_seed(1)
+    )
     key = cache_live.cache_key(model)
     before = cache_live.module_states(model)  # references held: a freed tensor's id may be reused
     with torch.no_grad():
@@ -100,7 +102,9 @@ def first(model: Any, batch: int) -> int:
     from torch.utils.flop_counter import FlopCounterMode
     from transformers import DynamicCache
 
-    ids = torch.randint(0, model.config.get_text_config().vocab_size, (batch, 1), generator=torch.Generator().manual_seed(2))
+    ids = torch.randint(
+        0, model.config.get_text_config().vocab_size, (batch, 1), generator=torch.Generator().manual_seed(2)
+    )
     handed = model.config.model_type == "recurrent_gemma"
     kwargs = {"past_key_values": DynamicCache(config=model.config)} if handed else {}
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
