@@ -19,9 +19,11 @@ The patterns, as ``BailingHybridConfig.__post_init__`` makes them (``configurati
 138-160): ``layer_types`` as given, else attention where (i + 1) % ``layer_group_size`` = 0;
 ``mlp_layer_types`` as given, else the first ``first_k_dense_replace`` dense. ``__post_init__`` sets
 ``linear_head_dim``, ``linear_num_heads`` and ``linear_conv_kernel_dim`` from ``head_dim``,
-``num_attention_heads`` and ``short_conv_kernel_size`` (saved values are overwritten), then
-``head_dim`` to ``qk_rope_head_dim``: the rotary embedding's buffers have ``qk_rope_head_dim`` / 2
-entries — and a saved config, read back, builds KDA heads of ``qk_rope_head_dim``, as transformers does.
+``num_attention_heads`` and ``short_conv_kernel_size`` — values the config gives for them win, as
+``PretrainedConfig`` sets its extra keys after (a saved config holds all three, and its ``head_dim`` is
+``qk_rope_head_dim``) —, then ``head_dim`` to ``qk_rope_head_dim``: the rotary embedding's buffers have
+``qk_rope_head_dim`` / 2 entries. KDA's heads are ``linear_num_heads`` × ``linear_head_dim``, its
+convolution ``linear_conv_kernel_dim`` wide.
 Config keys are read under both of transformers' names (``attribute_map``, lines 81-89).
 
 Its cache: MLA keeps the compressed latent per token (keys (batch, 1, tokens, ``kv_lora_rank``), values
@@ -75,6 +77,10 @@ _DEFAULTS: dict[str, Any] = {
     "layer_group_size": 6,
     "layer_types": None,
     "mlp_layer_types": None,
+    # not fields: __post_init__ sets them from head_dim, num_attention_heads, short_conv_kernel_size unless given
+    "linear_head_dim": None,
+    "linear_num_heads": None,
+    "linear_conv_kernel_dim": None,
 }
 #: ``attribute_map`` (configuration_bailing_hybrid.py 81-89): Kimi-Linear's, and the MTP layers' count.
 _ALIASES = {**ALIASES, "num_mtp_layers": "num_nextn_predict_layers"}
@@ -94,10 +100,7 @@ _INERT = (
     "kda_safe_gate",
     "kda_lower_bound",
     "tie_word_embeddings",  # the class ties nothing
-    # set by __post_init__ from other keys whatever they say
-    "linear_head_dim",
-    "linear_num_heads",
-    "linear_conv_kernel_dim",
+    # set by __post_init__ from other keys (qk_head_dim: the sum it is, read by nothing derive builds)
     "qk_head_dim",
     "rope_parameters",  # read by rotary_dim
     "rope_theta",
@@ -145,7 +148,7 @@ def bailing_hybrid(config: Mapping[str, Any]) -> Module:
     E, k, shared = (
         hf_config.size(c, "num_experts"),
         hf_config.size(c, "num_experts_per_token"),
-        hf_config.size(c, "num_shared_experts"),
+        hf_config.size(c, "num_shared_experts", 0),  # 0 builds: shared_experts of width 0, empty
     )
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_token' ({k}) exceeds num_experts ({E})")
@@ -157,6 +160,12 @@ def bailing_hybrid(config: Mapping[str, Any]) -> Module:
         hf_config.size(c, "short_conv_kernel_size"),
         hf_config.flag(c, "attention_bias"),
     )
+    # KDA's widths: __post_init__ copies them from head_dim, the heads and the conv width; a value the config
+    # gives is set after (PretrainedConfig's extra keys), and wins — a saved config's, whose head_dim is
+    # qk_rope_head_dim already
+    lin = {"linear_head_dim": d, "linear_num_heads": H, "linear_conv_kernel_dim": K}
+    lin.update({key: config[key] for key in lin if config.get(key) is not None})
+    d_lin, H_lin, K_lin = (hf_config.size(lin, key) for key in lin)
     pad = config.get("pad_token_id", 156892)  # the embedding's padding_idx
     if type(pad) is int and type(V) is int and not -V <= pad < V:
         raise ValueError(
@@ -177,7 +186,7 @@ def bailing_hybrid(config: Mapping[str, Any]) -> Module:
             mixer = latent_attention(D, H, **mla, bias=bias, norm_type="BailingHybridRMSNorm", type="BailingHybridAttention")  # fmt: skip
             mixer = mixer.replace(children=mixer.children + (linear(D, H, False, name="g_proj"),))
         else:
-            mixer = kda(D, H, d, K, spelling="bailing_hybrid")
+            mixer = kda(D, H_lin, d_lin, K_lin, spelling="bailing_hybrid")
         if mlp_kind == "sparse":
             mlp = deepseek_moe(D, Fe, E, k, shared, prefix="BailingHybrid")
         else:
@@ -189,6 +198,7 @@ def bailing_hybrid(config: Mapping[str, Any]) -> Module:
     shape: dict[str, Any] = {"vocab_size": V, "hidden_size": D, "intermediate_size": F, "num_hidden_layers": L}
     shape.update(num_attention_heads=H, moe_intermediate_size=Fe, num_experts=E, num_experts_per_token=k)
     shape.update(num_shared_experts=shared, attention_bias=bias, head_dim=d, short_conv_kernel_size=K, **mla)
+    shape.update({key: value for key, value in zip(lin, (d_lin, H_lin, K_lin)) if key in config})
     shape.update(
         layer_types=kinds, mlp_layer_types=mlps, _fixed=("num_hidden_layers", "layer_types", "mlp_layer_types")
     )

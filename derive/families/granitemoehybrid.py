@@ -144,7 +144,8 @@ def granitemoehybrid(config: Mapping[str, Any]) -> Module:
     if "head_dim" in config and config["head_dim"] is None:
         raise ValueError("config key 'head_dim' is None: GraniteMoeHybridAttention reads it as a size")
     d = floordiv(D, H) if c["head_dim"] is None else hf_config.size(c, "head_dim")
-    E, k = hf_config.size(c, "num_local_experts", 0), hf_config.size(c, "num_experts_per_tok")
+    # num_experts_per_tok 0 builds (no expert routed to: none active), as num_local_experts 0 does (no MoE)
+    E, k = hf_config.size(c, "num_local_experts", 0), hf_config.size(c, "num_experts_per_tok", 0)
     if type(E) is int and type(k) is int and E and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_local_experts ({E})")
     Fs = hf_config.size(c, "shared_intermediate_size")

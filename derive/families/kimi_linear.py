@@ -188,7 +188,7 @@ def kimi_linear(config: Mapping[str, Any]) -> Module:
     E, k, shared = (
         hf_config.size(c, "num_experts"),
         hf_config.size(c, "num_experts_per_token"),
-        hf_config.size(c, "num_shared_experts"),
+        hf_config.size(c, "num_shared_experts", 0),  # 0 builds: shared_experts of width 0, empty
     )
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_token' ({k}) exceeds num_experts ({E})")

@@ -50,9 +50,9 @@ from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Module
 from .decoder import causal_lm, kv_heads, layer_list
-from .family import register_family
+from .family import Keys, register_family
 
-__all__ = ["nemotron_h", "PATTERN"]
+__all__ = ["nemotron_h", "PATTERN", "KEYS"]
 
 #: ``hybrid_override_pattern``'s letters (configuration_nemotron_h.py 275-279).
 PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
@@ -83,48 +83,56 @@ _DEFAULTS: dict[str, Any] = {
 }
 #: Legacy keys ``__post_init__`` pops into the key it reads (configuration_nemotron_h.py 160-168).
 _ALIASES = {"mamba_n_groups": "n_groups", "mamba_d_conv": "conv_kernel", "mamba_conv_bias": "use_conv_bias"}
-_INERT = (
-    "num_logits_to_keep",
-    "num_hidden_layers",  # the pattern's length is the layer count
-    "hybrid_override_pattern",  # read below
-    "tie_word_embeddings",  # never tied (_tied_weights_keys = {})
-    "max_position_embeddings",
-    "attention_bias",  # q/k/v/o are built bias=False
-    "attention_dropout",
-    "sliding_window",
-    "mlp_hidden_act",
-    "use_mamba_kernels",
-    "mamba_hidden_act",
-    "expand",
-    "mamba_expand",
-    "time_step_min",
-    "time_step_max",
-    "time_step_limit",
-    "time_step_floor",
-    "mamba_dt_min",
-    "mamba_dt_max",
-    "mamba_dt_limit",
-    "mamba_dt_init_floor",
-    "chunk_size",
-    "mamba_chunk_size",
-    "mamba_proj_bias",  # not read by the mixer (use_bias is)
-    "mamba_ssm_cache_dtype",
-    "output_router_logits",
-    "n_shared_experts",  # one shared_experts MLP whatever its value
-    "moe_shared_expert_overlap",
-    "routed_scaling_factor",
-    "n_group",
-    "topk_group",
-    "norm_topk_prob",
-    "num_nextn_predict_layers",  # no multi-token-prediction module is built
-    "mtp_layers_block_type",
-    "mtp_hybrid_override_pattern",
-    "layer_norm_epsilon",
-    "residual_in_fp32",
-    "hidden_dropout",
-    "rescale_prenorm_residual",
-    "rope_theta",  # no rotary embedding
-    "rope_parameters",
+#: ``NemotronHConfig``'s other keys (configuration_nemotron_h.py 97-168), each with why it shapes nothing.
+_INERT: dict[str, str] = {
+    "num_logits_to_keep": "how many positions' logits the forward returns: no tensor",
+    "num_hidden_layers": "the pattern's length is the layer count (read with it)",
+    "hybrid_override_pattern": "the legacy pattern, read into layers_block_type",
+    "tie_word_embeddings": "never tied (_tied_weights_keys = {})",
+    "max_position_embeddings": "a length limit: no tensor (no rotary embedding)",
+    "attention_bias": "q/k/v/o are built bias=False whatever it says",
+    "attention_dropout": "dropout, off at inference: no tensor",
+    "sliding_window": "not read by NemotronHAttention (full attention on every attention layer)",
+    "mlp_hidden_act": "an activation: no tensor",
+    "use_mamba_kernels": "which kernel runs the mixer: no tensor",
+    "mamba_hidden_act": "an activation: no tensor",
+    "expand": "the mixer's width is mamba_num_heads x mamba_head_dim, not expand x hidden_size",
+    "mamba_expand": "a legacy spelling of expand (not read)",
+    "time_step_min": "an initialization range: no tensor",
+    "time_step_max": "an initialization range: no tensor",
+    "time_step_limit": "a clamp of dt at run time: no tensor",
+    "time_step_floor": "an initialization floor: no tensor",
+    "mamba_dt_min": "a legacy spelling of time_step_min (initialization)",
+    "mamba_dt_max": "a legacy spelling of time_step_max (initialization)",
+    "mamba_dt_limit": "a legacy spelling of time_step_limit (a clamp)",
+    "mamba_dt_init_floor": "a legacy spelling of time_step_floor (initialization)",
+    "chunk_size": "the scan's chunk length: no tensor",
+    "mamba_chunk_size": "a legacy spelling of chunk_size",
+    "mamba_proj_bias": "not read by the mixer (use_bias is)",
+    "mamba_ssm_cache_dtype": "the dtype of the cache's SSM state as served: the cost's --state-dtype, no tensor",
+    "output_router_logits": "whether the forward returns the router's logits: no tensor",
+    "n_shared_experts": "one shared_experts MLP of moe_shared_expert_intermediate_size whatever its value",
+    "moe_shared_expert_overlap": "a scheduling choice: no tensor",
+    "routed_scaling_factor": "a scale on the routed experts' output: no tensor",
+    "n_group": "the router's expert groups: which experts run, not their tensors",
+    "topk_group": "the router's expert groups: which experts run, not their tensors",
+    "norm_topk_prob": "whether the top-k weights are renormalized: no tensor",
+    "num_nextn_predict_layers": "no multi-token-prediction module is built by from_config",
+    "mtp_layers_block_type": "the multi-token-prediction layers' pattern, not built",
+    "mtp_hybrid_override_pattern": "the multi-token-prediction layers' legacy pattern, not built",
+    "layer_norm_epsilon": "an epsilon: no tensor",
+    "residual_in_fp32": "the residual's dtype at run time: no tensor",
+    "hidden_dropout": "dropout, off at inference: no tensor",
+    "rescale_prenorm_residual": "an initialization rule: no tensor",
+    "rope_theta": "no rotary embedding is built",
+    "rope_parameters": "no rotary embedding is built",
+}
+#: ``NemotronHConfig``'s every key: a key outside it (a release's ``rms_norm_eps``) is answered with a note.
+KEYS = Keys(
+    "NemotronHConfig",
+    _DEFAULTS,
+    _INERT,
+    aliases={"layer_types": "layers_block_type", "num_local_experts": "n_routed_experts", **_ALIASES},
 )
 _SOURCE = (
     "transformers/models/nemotron_h/configuration_nemotron_h.py 84-285, modeling_nemotron_h.py 389-447, "
@@ -180,7 +188,7 @@ def nemotron_h(config: Mapping[str, Any]) -> Module:
         config["n_routed_experts"] = config.pop("num_local_experts")
     kinds = _kinds(config)
     config.pop("layer_types", None)
-    c = hf_config.resolve(config, cls="NemotronHConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     H, d = hf_config.size(c, "num_attention_heads"), hf_config.size(c, "head_dim")
     KV = kv_heads(c, H)
@@ -237,4 +245,4 @@ def nemotron_h(config: Mapping[str, Any]) -> Module:
 
 
 register("NemotronHMamba2Mixer", decode_flops)
-register_family("nemotron_h", "NemotronHConfig", "NemotronHForCausalLM", nemotron_h, _SOURCE)
+register_family("nemotron_h", "NemotronHConfig", "NemotronHForCausalLM", nemotron_h, _SOURCE, keys=KEYS)

@@ -281,7 +281,10 @@ class Formula:
     def _compute(self) -> Any:
         import sympy
 
-        made = self.build(*letters_to_symbols(self.args), **letters_to_symbols(dict(self.kwargs)))
+        try:
+            made = self.build(*letters_to_symbols(self.args), **letters_to_symbols(dict(self.kwargs)))
+        except (TypeError, ValueError):  # the builder refuses letters (a width rounded from a float: LFM2's)
+            return None  # the numbers were built; with letters there is no closed form
         if made is None:  # the builder has no closed form for this part
             return None
         total = count(made) if isinstance(made, Module) else made

@@ -195,7 +195,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"layers_block_type": ["mamba", "conv"]}, "layers_block_type"),
         ({"layer_types": "M*"}, "layer_types"),
         ({"n_routed_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
-        ({"d_model": 8}, "d_model"),
     ],
     # Patterns transformers refuses, and keys derive cannot map, refused naming the key.
     "olmo_hybrid": [

@@ -45,7 +45,6 @@ NOT_YET_COMPLETE = frozenset(
         "minimax",
         "mistral",
         "mixtral",
-        "nemotron_h",
         "olmo_hybrid",
         "qwen3_5_moe_text",
         "qwen3_5_text",
