@@ -1,0 +1,41 @@
+"""The released-models page (``/language-models/released/``): a row for every release derive ships, each
+with derive's total, active count and cache, and a link to its family's page. The numbers themselves are
+held against transformers by ``tests/families/test_registry.py`` (each release built on the meta device)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import derive
+from derive.analysis.cost import cost
+from derive.families.family import families, released
+from docs_src.pages import released as page
+from docs_src.site import _environment, number, pages
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_release_has_its_row_with_derives_numbers() -> None:
+    markdown = (
+        _environment(ROOT / "templates")
+        .get_template("language-models-released.md.j2")
+        .render(**page.released_context())
+    )
+    built = {p.path for p in pages()}
+    shipped = [(t, r) for t in families() for r in released(t)]
+    assert len(page.rows()) == len(shipped) >= 40
+    lines = {
+        line.split("](", 1)[0].removeprefix("| ["): line for line in markdown.splitlines() if line.startswith("| [")
+    }
+    for model_type, release in shipped:
+        config = {"model_type": model_type, **{k: v for k, v in release.config.items() if k != "model_type"}}
+        report = derive.explain(config)
+        priced = cost(config, page.CONTEXT, 1, "bfloat16")
+        row = lines[release.name]
+        cells = [c.strip() for c in row.split("|")]
+        assert cells[3] == number(report.total) and cells[4] == number(report.active), release.name
+        assert cells[5] == number(priced.kv_bytes_per_token) and cells[6] == number(priced.state_bytes)
+        assert cells[7] == f"{priced.cache_bytes / 2**30:.2f}"
+        target = cells[2].split("](", 1)[1].rstrip(")")
+        linked = target.removeprefix("../") if target.startswith("../") else f"language-models/{target}"
+        assert linked in built, (release.name, target)  # a page of the site
