@@ -15,10 +15,14 @@ from typing import Any
 from ..site import Page
 from .language_models import FAMILIES
 
-__all__ = ["rows", "released_context", "CONTEXT"]
+__all__ = ["rows", "released_context", "longest", "CONTEXT", "CONTEXTS", "BUDGETS"]
 
-#: The context length of the table's cache column (tokens).
+#: The context length of the table's KV-cache column (tokens).
 CONTEXT = 32768
+#: The context lengths of the cache columns (tokens).
+CONTEXTS = (8192, 32768, 131072)
+#: The memory budgets of the "longest context" columns, GiB (a 24, 48 and 80 GB card holds 24, 48, 80 GiB).
+BUDGETS = (24, 48, 80)
 DTYPE = "bfloat16"
 
 
@@ -30,6 +34,30 @@ def _family_page(model_type: str) -> str:
     return f"../api/families/{model_type}.md"
 
 
+def longest(config: dict[str, Any], gib: int) -> str:
+    """The longest context one sequence of the model holds in ``gib`` GiB with its bf16 weights, as shown:
+    tokens, "any" where the cache stops growing and fits, "—" where the weights alone do not fit.
+
+    Parameters
+    ----------
+    config : dict
+        A released config with its ``model_type``.
+    gib : int
+        The budget, GiB (weights + cache; activations and the framework's workspace not counted).
+
+    Returns
+    -------
+    str
+    """
+    from derive.analysis.cost import cost
+
+    fit = cost(config, 1, 1, DTYPE, memory=gib * 2**30)
+    if fit.fits_any_length:
+        return "any"
+    tokens = fit.max_seq_len
+    return "—" if not tokens else f"{tokens:,}"
+
+
 def rows() -> list[dict[str, Any]]:
     """One row per release, largest first.
 
@@ -38,7 +66,8 @@ def rows() -> list[dict[str, Any]]:
     list of dict
         ``name``, ``model_type``, ``page``, ``source``, ``published``, ``total``, ``active`` (parameters),
         ``kv_per_token``, ``state`` and ``cache`` (bytes, bf16; the cache of one sequence of :data:`CONTEXT`
-        tokens).
+        tokens), ``weights`` (bytes, bf16), ``caches`` (bytes at each of :data:`CONTEXTS`) and ``longest``
+        (:func:`longest` in each of :data:`BUDGETS`).
     """
     import derive
     from derive.analysis.cost import cost
@@ -50,6 +79,7 @@ def rows() -> list[dict[str, Any]]:
             config = {"model_type": model_type, **{k: v for k, v in release.config.items() if k != "model_type"}}
             report = derive.explain(config)
             priced = cost(config, CONTEXT, 1, DTYPE)
+            caches = [cost(config, t, 1, DTYPE).cache_bytes for t in CONTEXTS]
             out.append(
                 {
                     "name": release.name,
@@ -62,6 +92,9 @@ def rows() -> list[dict[str, Any]]:
                     "kv_per_token": priced.kv_bytes_per_token,
                     "state": priced.state_bytes,
                     "cache": priced.cache_bytes,
+                    "weights": priced.weights_bytes,  # as stored: bf16, or the release's quantization
+                    "caches": caches,
+                    "longest": [longest(config, gib) for gib in BUDGETS],
                 }
             )
     return sorted(out, key=lambda r: (-r["total"], r["name"]))
@@ -69,7 +102,7 @@ def rows() -> list[dict[str, Any]]:
 
 def released_context() -> dict[str, Any]:
     """The page's variables: its rows, the context, the dtype."""
-    return {"rows": rows(), "context": CONTEXT, "dtype": DTYPE}
+    return {"rows": rows(), "context": CONTEXT, "contexts": CONTEXTS, "budgets": BUDGETS, "dtype": DTYPE}
 
 
 ORDER = 48

@@ -39,3 +39,35 @@ def test_every_release_has_its_row_with_derives_numbers() -> None:
         target = cells[2].split("](", 1)[1].rstrip(")")
         linked = target.removeprefix("../") if target.startswith("../") else f"language-models/{target}"
         assert linked in built, (release.name, target)  # a page of the site
+
+
+def test_the_fit_table_gives_each_models_longest_context() -> None:
+    """The second table: weights + cache at 8K/32K/128K, and the longest context in 24/48/80 GiB — at that
+    length the weights and the cache fit, one token more they do not (derive's cost, whose cache is held
+    against transformers' tiny models and whose weights are the parameters transformers builds)."""
+    markdown = (
+        _environment(ROOT / "templates")
+        .get_template("language-models-released.md.j2")
+        .render(**page.released_context())
+    )
+    table = markdown[markdown.index("{ #fit }") :]
+    lines = {line.split(" |", 1)[0].removeprefix("| "): line for line in table.splitlines() if line.startswith("| ")}
+    checked = 0
+    for model_type in families():
+        for release in released(model_type):
+            config = {"model_type": model_type, **{k: v for k, v in release.config.items() if k != "model_type"}}
+            cells = [c.strip() for c in lines[release.name].split("|")][1:-1]
+            weights = cost(config, 1, 1, "bfloat16").weights_bytes  # as stored (a quantized release: fewer)
+            assert cells[1] == f"{weights / 2**30:.2f}", release.name
+            for cell, t in zip(cells[2:5], page.CONTEXTS):
+                assert cell == f"{(weights + cost(config, t, 1, 'bfloat16').cache_bytes) / 2**30:.2f}"
+            for cell, gib in zip(cells[5:8], page.BUDGETS):
+                budget = gib * 2**30
+                if cell == "—":
+                    assert weights + cost(config, 1, 1, "bfloat16").cache_bytes > budget
+                elif cell != "any":
+                    t = int(cell.replace(",", ""))
+                    need = [weights + cost(config, n, 1, "bfloat16").cache_bytes for n in (t, t + 1)]
+                    assert need[0] <= budget < need[1], (release.name, gib, t)
+                    checked += 1
+    assert checked >= 10
