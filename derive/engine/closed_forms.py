@@ -102,6 +102,11 @@ class ClosedForm:
         Returns
         -------
         sympy.Expr or int
+
+        Raises
+        ------
+        ValueError
+            A form that is no integer polynomial (it keeps no terms).
         """
         from .._sympy import symbol
 
