@@ -17,7 +17,7 @@
     torch, torchinfo, derive`` and the model built, not timed), best of 3 processes per tool, each
     tool in its own processes; the cold derive call is also split into the part spent deriving
     the recurrent modules' tensors in the engine (``derive.torch`` stacks,
-    ``derive.read.torch_recurrent._shapes``) and the rest (reading the module, the tree, the
+    ``derive.read.torch_recurrent.recurrent_module`` as the live reader calls it) and the rest (reading the module, the tree, the
     rows) — and
     ``derive.explain(keras code)`` against building the Keras model from the same code and calling
     ``count_params()``, as a user would. Every count is asserted equal across the methods.
@@ -244,13 +244,13 @@ import json, sys, time
 import torch, torchinfo
 from torch import nn
 import derive
-from derive.read import torch_recurrent
+from derive.read.live import pytorch as live_torch
 
 namespace = {"nn": nn, "torch": torch}
 exec(sys.argv[2], namespace)  # the benchmark's own constant code (the site's), built as a user would
 module = namespace["model"]
 engine = [0.0]
-shapes = torch_recurrent._shapes
+shapes = live_torch.recurrent_module
 
 
 def timed(*args):
@@ -261,7 +261,7 @@ def timed(*args):
         engine[0] += time.perf_counter() - start
 
 
-torch_recurrent._shapes = timed
+live_torch.recurrent_module = timed
 start = time.perf_counter()
 if sys.argv[1] == "derive":
     total = int(derive.explain(module).total)
