@@ -307,8 +307,7 @@ SEARCHES = [
     ("RecurrentGemma state", "blocks/griffin/"),
     ("Griffin", "blocks/griffin/"),
     ("bidirectional LSTM parameters", "questions/bidirectional-more-than-twice/"),
-    ("Qwen3-8B", "language-models/released/"),  # a released model's name: its row
-    ("gpt-oss-20b", "language-models/released/"),
+    ("gpt-oss-20b", "language-models/released/"),  # a released model's name: its row
 ]
 
 FIRST_HITS = """() => [...document.querySelectorAll('.md-search-result__list > .md-search-result__item')]
