@@ -11,6 +11,7 @@ package, those cases are skipped saying so.
 
 from __future__ import annotations
 
+import copy
 import functools
 import io
 import json
@@ -267,3 +268,18 @@ def test_mxfp4_blocks_dequantize_to_gpt_oss_experts() -> None:
             assert tuple(made.shape) == tuple(live[f"{experts}.{proj}"].shape)
             assert f"{experts}.{proj}" not in tensors
         assert tensors[f"model.layers.{layer}.self_attn.q_proj.weight"].dtype == "bfloat16"
+
+
+@pytest.mark.parametrize(("case", "model_type", "config", "quantization", "mode"), CASES, ids=[c[0] for c in CASES])
+def test_stored_tensors_hold_every_parameter_once(case, model_type, config, quantization, mode) -> None:
+    """Every case, where its quantizer runs or not: the stored tensors' bytes are the weights' bytes, fewer than
+    the bf16 parameters' (every method here stores fewer), and every parameter transformers builds is stored
+    under its own name or packed under its module's (the names the quantizers' builds above give)."""
+    import hf_live
+
+    priced = cost({"model_type": model_type, **config, "quantization_config": quantization}, 1, 1, "bfloat16")
+    assert priced.weights_bytes == sum(t.nbytes for t in priced.stored_tensors)
+    assert 0 < priced.weights_bytes < priced.weight_bytes
+    stored = {t.name.rsplit(".", 1)[0] for t in priced.stored_tensors} | {t.name for t in priced.stored_tensors}
+    for name, _ in hf_live.tensors(hf_live.build(model_type, copy.deepcopy(config))):
+        assert name in stored or name.rsplit(".", 1)[0] in stored, (case, name)

@@ -75,3 +75,33 @@ def test_the_command_line_shows_the_kept_form_without_sympy() -> None:
     expected = sympy.expand(24 * H**2 * L - 16 * H**2 + 8 * H * I + 16 * H * L)
     assert data["formula"] == str(expected) and data["formula_latex"] == sympy.latex(expected)
     assert data["values"] == {"I": 32, "H": 128, "L": 2} and data["total"] == 561152
+
+
+def test_forms_outside_the_table_are_derived() -> None:
+    """A recipe the table does not hold is derived with SymPy; a form that is no integer polynomial keeps no
+    terms and is evaluated by SymPy; the writer writes the file it renders."""
+    import sympy
+
+    H = sympy.Symbol("H", integer=True, positive=True)
+    halves = closed_forms.from_sympy(H**2 / 2 + H / 2)
+    assert halves.terms == () and halves.at({"H": 4}) == 10
+    with pytest.raises(ValueError, match="not an integer polynomial"):
+        halves.to_sympy()
+    assert closed_forms.from_sympy(sympy.Integer(7)).terms == ((7, ()),)
+    from derive.engine.constructors import lookup
+
+    unusual = lookup("torch", "LSTM").make(32, 128, 3, proj_size=16, bidirectional=True, dropout=0.5).formula
+    assert closed_forms.table_form(unusual) is None  # dropout 0.5: not a kept recipe
+    derived = closed_forms.closed_form(unusual)
+    assert derived is not None and derived.at(dict(unusual.values)) == sum(
+        p.numel()
+        for p in torch.nn.LSTM(32, 128, 3, proj_size=16, bidirectional=True, dropout=0.5, device="meta").parameters()
+    )
+    assert closed_forms.recipe_key(type("F", (), {"build": len, "args": (), "kwargs": ()})()) is None
+
+
+def test_the_writers_write_their_files(tmp_path: Path) -> None:
+    assert closed_forms_writer.main([str(tmp_path / "forms.json")]) == 0
+    assert (tmp_path / "forms.json").read_text(encoding="utf-8") == (
+        ROOT / "derive" / "engine" / "closed_forms.json"
+    ).read_text(encoding="utf-8")
