@@ -8,14 +8,17 @@ layout, names, shapes, formulas, notes, messages and exit status. See conftest.p
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
 import derive
+from derive.cli import main
 from docs_src.pages import models as page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +42,26 @@ CLI = {
 }
 
 
-def _cli(args: list[str], stdin: str) -> str:
+def _transcript(args: list[str], stdout: str, stderr: str, status: int) -> str:
+    shown = " ".join(a if "\n" not in a and len(a) < 100 else "'...'" for a in args)
+    out = f"$ derive {shown}\n{stdout}"
+    if stderr:
+        out += f"--- stderr\n{stderr}"
+    return out + f"--- exit status {status}\n"
+
+
+def _cli(args: list[str], stdin: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The command line run in this process through :func:`derive.cli.main`, as a terminal 200 columns wide."""
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(list(args))
+    return _transcript(args, out.getvalue(), err.getvalue(), status)
+
+
+def _cli_process(args: list[str], stdin: str) -> str:
+    """The same, as a process: ``python -m derive``."""
     env = {**os.environ, "COLUMNS": "200"}
     result = subprocess.run(
         [sys.executable, "-m", "derive", *args],
@@ -50,16 +72,19 @@ def _cli(args: list[str], stdin: str) -> str:
         env=env,
         timeout=120,
     )
-    shown = " ".join(a if "\n" not in a and len(a) < 100 else "'...'" for a in args)
-    out = f"$ derive {shown}\n{result.stdout}"
-    if result.stderr:
-        out += f"--- stderr\n{result.stderr}"
-    return out + f"--- exit status {result.returncode}\n"
+    return _transcript(args, result.stdout, result.stderr, result.returncode)
 
 
 @pytest.mark.parametrize("name", list(CLI))
-def test_cli_output(name, golden):
-    golden(name, _cli(*CLI[name]))
+def test_cli_output(name, golden, monkeypatch):
+    golden(name, _cli(*CLI[name], monkeypatch))
+
+
+@pytest.mark.parametrize("name", ["cli-keras-stdin", "cli-refused"])
+def test_cli_output_as_a_process(name, golden):
+    """``python -m derive`` prints what :func:`derive.cli.main` prints in-process (the goldens above), its
+    standard input a pipe: an answer and a refusal."""
+    golden(name, _cli_process(*CLI[name]))
 
 
 def _reports() -> dict[str, str]:
