@@ -2,10 +2,12 @@
 the site built and rendered once per session, and the ``slow`` marker of the fast loop.
 
 The fast loop, ``./scripts/test -m "not slow and not browser"``, leaves out what this file marks
-``slow`` — by path, fixture or framework, in one place (:data:`SLOW_PATHS`, :data:`SLOW_FIXTURES`,
-:data:`WORKER_FRAMEWORKS`, :data:`SLOW_TESTS`), so that test files need no marks of their own: the
-live framework matrices, the subprocess workers (TensorFlow's, MXNet's), the site builds, the
-notebook and the packaging. ``./scripts/test`` with no ``-m`` (and CI) runs everything.
+``slow``. Whole classes of tests are slow by a rule here — by path, fixture or framework
+(:data:`SLOW_PATHS`, :data:`SLOW_FIXTURES`, :data:`WORKER_FRAMEWORKS`): the live framework matrices, the
+subprocess workers (TensorFlow's, MXNet's), the site builds, the notebook and the packaging. A single slow
+test elsewhere carries ``@pytest.mark.slow`` itself; the families' cases are marked by their data
+(``tests/families/test_registry.py``: a model type's first release runs in the fast loop, the rest are slow).
+``./scripts/test`` with no ``-m`` (and CI) runs everything.
 """
 
 from __future__ import annotations
@@ -54,52 +56,6 @@ SLOW_FIXTURES = ("built_site", "rendered_pages")
 #: Frameworks held through a subprocess worker (TensorFlow, MXNet in .venv-mxnet): any test case
 #: parametrized with one of them is slow.
 WORKER_FRAMEWORKS = frozenset({"tf1", "keras2", "tf.keras", "mxnet"})
-#: Live framework matrices inside other files (every framework x class against its package; JAX
-#: compiles each Haiku and Flax case), and single tests slower than a few seconds on two cores.
-SLOW_TESTS = (
-    "tests/cli/test_cli_frameworks.py::test_line_as_written_matches_the_package",
-    "tests/cli/test_cli_frameworks.py::test_line_as_written_matches_the_package_in_its_worker",
-    "tests/cli/test_cli_lines_as_written.py::test_line_as_its_users_write_it",
-    "tests/site/test_frameworks_site.py::test_framework_page_example",
-    "tests/site/test_frameworks_site.py::test_symbolic_tables_substituted_equal_live",
-    "tests/site/test_frameworks_site.py::test_closed_forms_on_pages_equal_live",
-    "tests/site/test_calculator.py::test_evaluate_matches_the_real_framework",
-    "tests/site/test_calculator.py::test_page_inlines_the_script_and_the_ids",
-    "tests/models/test_cov_keras_source.py::test_sizes_written_as_arithmetic_build_like_keras",
-    "tests/models/test_cov_keras_functional.py::test_layer_on_an_operation",
-    "tests/frameworks/test_keras.py::test_default_names_are_keras_names",
-    "tests/frameworks/test_keras.py::test_rnn_of_cells_exact_paths_in_a_fresh_session",
-    "tests/site/test_frameworks_site.py::test_comparison_closed_forms_equal_live_for_other_sizes",
-    "tests/site/test_frameworks_site.py::test_comparison_rows_equal_live",
-    "tests/site/test_calculator.py::test_js_refuses_what_is_not_a_decimal_int",
-    "tests/site/test_calculator.py::test_other_frameworks_random_inputs_match_the_library",
-    "tests/site/test_tools_pages.py::test_cost_page_rows_match_torch",
-    "tests/site/test_tools_pages.py::test_parallel_rendering_is_the_same_as_in_process",
-    "tests/models/test_cov_keras_functional.py::test_broken_config_refused",
-    "tests/frameworks/test_keras.py::test_symbolic_count_evaluates_to_keras",
-    "tests/frameworks/test_keras.py::test_random_stacks",
-    "tests/blocks/test_cache_states.py::test_drawn_configs",
-    "tests/blocks/test_hybrid_mixers.py::test_gated_deltanet",
-    "tests/blocks/test_hybrid_mixers.py::test_kda",
-    "tests/blocks/test_hybrid_mixers.py::test_lightning_attention",
-    "tests/blocks/test_hybrid_mixers.py::test_short_conv",
-    "tests/blocks/test_hybrid_mixers.py::test_mixer_caches",
-    "tests/families/test_xlstm.py::test_drawn_configs",
-    "tests/families/test_xlstm.py::test_cache_bytes",
-    "tests/families/test_lfm2.py::test_drawn_configs",
-    "tests/families/test_qwen3_next.py::test_drawn_configs",
-    "tests/families/test_qwen3_next.py::test_cache_bytes",
-    "tests/families/test_olmo_hybrid.py::test_drawn_configs",
-    "tests/families/test_minimax.py::test_drawn_configs",
-    "tests/families/test_lfm2_moe.py::test_drawn_configs",
-    "tests/families/test_kimi_linear.py::test_drawn_configs",
-    "tests/families/test_bamba.py::test_drawn_configs",
-    "tests/families/test_nemotron_h.py::test_drawn_configs",
-    "tests/families/test_falcon_h1.py::test_drawn_configs",
-    "tests/families/test_granitemoehybrid.py::test_drawn_configs",
-    "tests/families/test_zamba2.py::test_drawn_configs",
-    "tests/families/test_families.py::test_a_live_config_object_at_its_defaults",
-)
 
 
 def _framework_of(value: object) -> object:
@@ -121,7 +77,7 @@ def is_slow(item: pytest.Item) -> bool:
         path = item.path.resolve().relative_to(ROOT).as_posix()
     except ValueError:  # a doctest or a test outside the checkout
         path = ""
-    if path.startswith(SLOW_PATHS) or f"{path}::{getattr(item, 'originalname', item.name)}" in SLOW_TESTS:
+    if path.startswith(SLOW_PATHS):
         return True
     if any(f in getattr(item, "fixturenames", ()) for f in SLOW_FIXTURES):
         return True

@@ -185,6 +185,7 @@ DRAWN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model_type", sorted(DRAWN))
 @MATRIX
 @given(data=st.data())

@@ -66,6 +66,7 @@ GDN = {
 sizes = st.integers(1, 12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spelling", sorted(GDN))
 @PROPERTY
 @given(d=st.integers(1, 40), hk=sizes, hv=sizes, dk=sizes, dv=sizes, k=st.integers(1, 6))
@@ -99,6 +100,7 @@ KDA = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spelling", sorted(KDA))
 @PROPERTY
 @given(d=st.integers(1, 40), h=sizes, hd=sizes, k=st.integers(1, 6))
@@ -118,6 +120,7 @@ def test_kda_refuses_an_unknown_spelling() -> None:
 # --------------------------------------------------------------------------- lightning attention
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(d=st.integers(1, 40), h=st.integers(1, 8), hd=st.integers(1, 6).map(lambda n: 2 * n), block=st.integers(1, 16))
 def test_lightning_attention(d: int, h: int, hd: int, block: int) -> None:
@@ -136,6 +139,7 @@ SHORT = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spelling", sorted(SHORT))
 @PROPERTY
 @given(d=st.integers(1, 40), length=st.integers(1, 8), bias=st.booleans())
@@ -260,6 +264,7 @@ RUNS: dict[str, tuple[dict[str, Any], Any, list[int]]] = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model_type", sorted(RUNS))
 @pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), [("float32", 2, 9, 1), ("bfloat16", 3, 2, 2)])
 def test_mixer_caches(model_type: str, dtype: str, batch: int, prefill: int, steps: int) -> None:

@@ -264,11 +264,13 @@ IN_PROCESS = [c for c in CASES if c[0] not in WORKERS]
 IN_WORKERS = [c for c in CASES if c[0] in WORKERS]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("framework,text,input_dim", IN_PROCESS, ids=_ids(IN_PROCESS))
 def test_line_as_written_matches_the_package(framework, text, input_dim):
     _check(framework, text, input_dim)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("framework,text,input_dim", IN_WORKERS, ids=_ids(IN_WORKERS))
 def test_line_as_written_matches_the_package_in_its_worker(framework, text, input_dim):
     _check(framework, text, input_dim)

@@ -372,6 +372,7 @@ def answered_exactly(line: Line) -> tuple[bool, str]:
     return sorted(s for _, s in ours) == sorted(s for _, s in real), f"{ours} != {real}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("line", LINES, ids=[line.id for line in LINES])
 def test_line_as_its_users_write_it(line):
     ok, why = answered_exactly(line)

@@ -281,6 +281,7 @@ def test_code_builds_a_family() -> None:
     assert report.total == hf_live.total(live)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "model_type", ["llama", "mistral", "qwen2", "mixtral", "jamba", "gemma2", "gemma3_text", "gpt2"]
 )

@@ -44,6 +44,7 @@ def configs(draw: st.DrawFn) -> dict:
     }
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(config=configs())
 def test_drawn_configs(config: dict) -> None:

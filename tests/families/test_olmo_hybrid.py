@@ -52,6 +52,7 @@ def configs(draw: st.DrawFn) -> dict:
     return config
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(config=configs())
 def test_drawn_configs(config: dict) -> None:

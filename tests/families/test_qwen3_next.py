@@ -68,6 +68,7 @@ def configs(draw: st.DrawFn) -> dict:
     return config
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model_type", sorted(TYPES))
 @settings(max_examples=30, deadline=None)
 @given(config=configs())
@@ -98,6 +99,7 @@ CACHE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model_type", sorted(TYPES))
 @pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(model_type: str, dtype: str, batch: int, prefill: int, steps: int) -> None:

@@ -44,6 +44,7 @@ def configs(draw: st.DrawFn) -> dict:
     return {k: v for k, v in config.items() if draw(st.booleans()) or k in ("hidden_size", "num_heads")}
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(config=configs())
 def test_drawn_configs(config: dict) -> None:
@@ -78,6 +79,7 @@ def test_the_head_is_never_tied() -> None:
 RUNS = [("float32", 2, 5, 1), ("bfloat16", 1, 3, 2)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "config",
     [

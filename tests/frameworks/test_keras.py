@@ -225,6 +225,7 @@ def test_reversed_roles_are_accepted():
     assert_same(spec, (2, 4))
 
 
+@pytest.mark.slow
 def test_default_names_are_keras_names():
     keras.backend.clear_session(free_memory=False)
     for make in (
@@ -357,12 +358,14 @@ def stacks(draw):
     return specs
 
 
+@pytest.mark.slow
 @SLOW
 @given(specs=stacks(), input_dim=st.integers(1, 40))
 def test_random_stacks(specs, input_dim):
     assert_same(K("Sequential", tuple(specs)), (2, input_dim))
 
 
+@pytest.mark.slow
 @SLOW
 @given(
     units=st.integers(1, 50),
@@ -400,6 +403,7 @@ def test_rnn_of_cells(spec):
     assert_same(spec, (3, 4))
 
 
+@pytest.mark.slow
 def test_rnn_of_cells_exact_paths_in_a_fresh_session():
     """Unstripped: the cells of a stack named in creation order, lstm_cell, gru_cell, lstm_cell_1."""
     for make in (

@@ -29,6 +29,7 @@ def with_op(steps: int = 4, features: int = 3, units: int = 2):
     return keras.Model(x, kl.Dense(units)(kl.LSTM(units, return_sequences=True)(y)))
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(1, 6), st.integers(1, 5), st.integers(1, 5))
 def test_layer_on_an_operation(steps, features, units):
@@ -100,6 +101,7 @@ def breaks() -> dict:
 BREAKS = breaks()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("change", "words", "keras_refuses"), BREAKS.values(), ids=BREAKS.keys())
 def test_broken_config_refused(change, words, keras_refuses):
     config = copy.deepcopy(with_op().get_config())

@@ -25,6 +25,7 @@ from derive.read.source import (  # noqa: E402
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(st.integers(2, 40), st.integers(1, 6))
 def test_sizes_written_as_arithmetic_build_like_keras(units, features):

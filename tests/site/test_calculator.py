@@ -169,6 +169,7 @@ def test_a_few_against_torch(cfg, module, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_page_inlines_the_script_and_the_ids():
     from pathlib import Path
 
@@ -199,6 +200,7 @@ def test_page_inlines_the_script_and_the_ids():
 # --- issue 13, item 3: refuse what torch would refuse, never map it to something else -----------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["0x10", "010", "1e1", "+5", "1_0", "10.0", "0b11", "١٠", "", " ", "5 5"])
 @pytest.mark.parametrize("field", ["inputSize", "hiddenSize", "numLayers", "projSize"])
 def test_js_refuses_what_is_not_a_decimal_int(field, text, tmp_path):
@@ -287,6 +289,7 @@ def test_every_offered_framework_and_class_is_in_the_script():
     assert set(LEFT_OUT) <= {"xlstm"}
 
 
+@pytest.mark.slow
 def test_other_frameworks_random_inputs_match_the_library(tmp_path):
     configs = other_configs(1500, 3) + other_configs(300, 4, top=10**9)
     js = run_js(configs, tmp_path)
@@ -364,6 +367,7 @@ def _live_cases():
             yield pytest.param(key, name, i, h, layers, bidirectional, bias, proj, id=f"{key}-{name}-{layers}-{bias}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key,cls,i,h,layers,bidirectional,bias,proj", list(_live_cases()))
 def test_evaluate_matches_the_real_framework(key, cls, i, h, layers, bidirectional, bias, proj):
     r = evaluate(cls, i, h, layers, bidirectional, bias, proj, framework=key)

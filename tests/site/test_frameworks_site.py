@@ -68,6 +68,7 @@ def live_count(framework, cell, i, h, keras=None, **options) -> int:
 FRAMEWORK_EXAMPLES = site.examples("frameworks")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", FRAMEWORK_EXAMPLES, ids=lambda e: e.call)
 def test_framework_page_example(example, keras):
     framework, cell, i, h = example.args
@@ -105,6 +106,7 @@ def numeric(value, values: dict):
 CHECKED = [(fw, spec) for fw in frameworks.FRAMEWORKS.values() if fw.checked for spec in fw.cells]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fw,spec", CHECKED, ids=lambda v: getattr(v, "key", getattr(v, "name", "")))
 def test_symbolic_tables_substituted_equal_live(fw, spec):
     """The page's symbolic tables (one cell/layer; layer k >= 1 of a bidirectional stack) with sizes
@@ -149,6 +151,7 @@ def test_symbolic_tables_substituted_equal_live(fw, spec):
         assert live_count("onnx", spec.name, 3, 4, num_layers=2, bidirectional=True) == sum(r.count for r in rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fw,spec", CHECKED, ids=lambda v: getattr(v, "key", getattr(v, "name", "")))
 def test_closed_forms_on_pages_equal_live(fw, spec, keras):
     """The closed forms for L layers (D = 1, 2), at L = 1, 2, equal the live count."""
@@ -189,6 +192,7 @@ def _live_row(row, case, keras) -> int:
     return live_count(key, row["spec"], *sizes, keras=keras, **options)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", pages.CASES, ids=lambda c: c.title)
 def test_comparison_rows_equal_live(case, keras):
     rows = pages.comparison_rows(case)
@@ -204,6 +208,7 @@ def test_comparison_rows_equal_live(case, keras):
     assert keys[0] == "torch" and len(keys) == len(set(keys))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", pages.CASES, ids=lambda c: c.title)
 def test_comparison_closed_forms_equal_live_for_other_sizes(case, keras):
     """Each row's closed form in I, H, L and its bias per layer and direction, at other sizes."""

@@ -56,6 +56,7 @@ def test_tools_pages_are_in_the_navigation():
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", tools.COST_EXAMPLES, ids=lambda e: e.call)
 def test_cost_page_rows_match_torch(example, pages):
     module = torch_module(example)
@@ -172,6 +173,7 @@ def torch_meta():
     return torch.device("meta")
 
 
+@pytest.mark.slow
 def test_parallel_rendering_is_the_same_as_in_process(monkeypatch, pages):
     monkeypatch.setenv("DERIVE_RENDER_WORKERS", "1")
     serial = site.render_pages(ROOT / "templates")
