@@ -212,7 +212,7 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     300
     """
     from .dispatch import decide
-    from .line.parse import InputError
+    from .source import InputError
 
     try:
         given = decide(obj, framework)

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .limits import MAX_CODE_BYTES, MAX_CONFIG_BYTES, MAX_LINE, MAX_MESSAGE, MAX_TEXT
-from .line.parse import classify
 
 __all__ = [
     "Input",
@@ -35,7 +34,6 @@ __all__ = [
     "MAX_CODE_BYTES",
     "MAX_CONFIG_BYTES",
     "HUB_ID",
-    "classify",
     "decide_text",
     "decide",
     "is_live",
@@ -118,6 +116,7 @@ def decide_text(text: str, framework: str | None, *, allow_paths: bool = True) -
         See :func:`classify`.
     """
     from .configs.pretrained import is_json_text
+    from .line.parse import classify
     from .pasted import assigned_call, one_call
 
     if is_json_text(text):

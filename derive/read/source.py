@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from .limits import MAX_TEXT
 
 __all__ = [
+    "InputError",
     "Call",
     "Opaque",
     "SourceError",
@@ -41,6 +42,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 class SourceError(ValueError):
     """Code derive refuses to read; the message names the construct and its line."""
+
+
+class InputError(ValueError):
+    """A constructor the CLI refuses; the message is one line for stderr."""
 
 
 def clean(text: str, limit: int = 200) -> str:

@@ -54,6 +54,23 @@ def test_a_config_lookup_imports_its_family_and_not_the_others() -> None:
     assert seen["value"] == "7241732096"  # MistralConfig(): Mistral-7B, as transformers builds it (tests/families)
 
 
+def test_a_live_torch_module_imports_no_reader_of_text_and_no_other_framework() -> None:
+    """``derive.explain(module)`` reads the object: no constructor-line or code reader, nothing of Keras, no
+    SymPy (the first call's time is mostly the modules it imports: benchmarks/bench_explain.py)."""
+    code = (
+        "import torch\nfrom torch import nn\nimport derive\n"
+        "m = nn.Sequential(nn.Embedding(10, 4), nn.LSTM(4, 8, 2, bidirectional=True))\n"
+        "value = (derive.explain(m).total, sum(p.numel() for p in m.parameters()))"
+    )
+    seen = _probe(code)
+    ours, torchs = seen["value"].strip("()").split(", ")
+    assert ours == torchs
+    loaded = seen["derive"]
+    assert not [m for m in loaded if m.startswith(("derive.read.line", "derive.read.code", "derive.read.pasted"))]
+    assert not [m for m in loaded if "keras" in m], [m for m in loaded if "keras" in m]
+    assert not seen["sympy"]
+
+
 def test_iterating_a_registry_lists_everything_in_one_order() -> None:
     """A lookup first, then the whole table: the same order as a whole load gives."""
     code = "from derive.engine.constructors import CONSTRUCTORS, find\nfind('hk.LSTM')\nvalue = list(CONSTRUCTORS)[:40]"

@@ -25,13 +25,10 @@ KERAS_NESTED = ("layer", "backward_layer", "layers", "cell", "cells")
 # and its one reader of a literal (the command line's and derive.explain's)
 from ..code.constructor_line import NOT_LITERAL, read_literal  # noqa: E402
 from ..limits import MAX_LINE  # noqa: E402
+from ..source import InputError  # noqa: E402  (defined where the dispatcher needs it without this module)
 
 #: Exit status for input the tool refuses.
 EXIT_BAD_INPUT = 2
-
-
-class InputError(ValueError):
-    """A constructor the CLI refuses; the message is one line for stderr."""
 
 
 def dotted(node: ast.expr) -> str | None:
