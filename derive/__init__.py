@@ -28,6 +28,7 @@ with the first formula — a count with int sizes never needs it.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names __getattr__ gives, for type checkers and editors
@@ -199,6 +200,14 @@ def cost(
     """
     from .analysis import cost as _cost
 
+    if isinstance(stack, Mapping) and "model_type" in stack:
+        from .read.measured import priced
+
+        measured = priced(stack)  # a model type no family derives: transformers builds it, derive reads that
+        if measured is not None:
+            stack, own_quantization, own_dtype = measured
+            quantization_config = quantization_config if quantization_config is not None else own_quantization
+            dtype = dtype if dtype is not None else own_dtype
     return _cost.cost(
         stack,
         _cost.SYMBOLIC_T if seq_len is None else seq_len,

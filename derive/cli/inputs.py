@@ -29,8 +29,7 @@ from typing import Any
 from ..engine.constructors import frameworks
 from ..read.configs.pretrained import is_json_text
 from ..read.dispatch import MAX_MESSAGE, MAX_TEXT, Input, decide_text
-from ..read.line.parse import classify
-from ..read.line.parse import InputError
+from ..read.line.parse import InputError, classify
 from ..read.pasted import CODE_READERS, load_registries
 
 __all__ = ["Input", "decide", "classify", "framework_asked", "read_stdin"]

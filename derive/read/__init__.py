@@ -110,7 +110,7 @@ def _read(given: Any, framework: str | None, input_dim: Any, partial: bool) -> R
 
         return explain_object(value)
     if kind == "config":
-        from .configs.pretrained import explain_config
+        from .measured import explain_config
 
         return explain_config(value)
     if kind == "constructor":
@@ -150,7 +150,7 @@ def _read(given: Any, framework: str | None, input_dim: Any, partial: bool) -> R
 
         return _explain_text(read_text(path), framework, input_dim, partial, paths=False)
     if what == "config":
-        from .configs.pretrained import explain_config
+        from .measured import explain_config
 
         return explain_config(path)
     from .files.checkpoints import explain_file

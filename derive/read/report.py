@@ -44,6 +44,11 @@ class Report:
         For checkpoints: the constructors that rebuild the recurrent tensors.
     module : derive.tree.Module or None
         The model's tree, when the report was made from one (:meth:`from_module`).
+    active_known : bool
+        False where the active count is not known (a measured model that routes experts): :attr:`active` is None.
+    method : str
+        ``"derived"`` (from the model's equations or its config's family) or ``"measured"`` (transformers
+        built the model and derive read what it built: exact, no closed form; :mod:`derive.read.measured`).
     _tensors : list of dict or None
         The tensors listing as the file names them, when it differs from the tree's paths (set by
         :meth:`from_module`); None: listed from :attr:`module`.
@@ -59,6 +64,8 @@ class Report:
     notes: list[str] = field(default_factory=list)
     constructors: list[str] = field(default_factory=list)
     module: Module | None = None
+    method: str = "derived"
+    active_known: bool = True
     _tensors: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
     _closed_form: tuple[Any, dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
@@ -215,7 +222,7 @@ class Report:
         active; tied tensors count once. A dense model's active count is its total. Given for a
         tree that keeps an inference cache or routes experts (a language model), None for others.
         """
-        if self.module is None or not _is_language_model(self.module):
+        if self.module is None or not self.active_known or not _is_language_model(self.module):
             return None
         return active(self.module)
 
@@ -232,7 +239,7 @@ class Report:
         outermost module that declares one (:func:`derive.tree.parts`): QK-norms with attention,
         a mixer's own norms with the mixer.
         """
-        if self.module is None or not _is_language_model(self.module):
+        if self.module is None or not self.active_known or not _is_language_model(self.module):
             return None
         whole, used = parts(self.module), parts(self.module, used=True)
         if "other" in whole or len(whole) < 2:
@@ -253,6 +260,7 @@ class Report:
         """
         data: dict[str, Any] = {
             "framework": self.framework,
+            "method": self.method,
             "total": jsonable(self.total),
             "layers": [r.to_dict() for r in self.rows],
             "tensors": [
@@ -260,7 +268,7 @@ class Report:
             ],
             "partial": self.partial,
         }
-        expr, values = self._total_form()
+        expr, values = self._total_form() if self.method == "derived" else (None, {})
         if expr is not None:  # the total's closed form (a number where it has no letters)
             data["formula"] = jsonable(sympy.expand(expr) if isinstance(expr, sympy.Basic) else expr)
             data["values"] = {k: jsonable(v) for k, v in values.items()}

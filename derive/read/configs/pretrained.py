@@ -45,7 +45,7 @@ from ..limits import MAX_CONFIG_BYTES
 from ..report import Report, Row, show
 from ..source import SourceError, clean
 
-__all__ = ["is_config", "is_json_text", "load", "explain_config", "MAX_CONFIG_BYTES"]
+__all__ = ["is_config", "is_json_text", "load", "explain_config", "UnknownModelType", "MAX_CONFIG_BYTES"]
 
 
 def _is_json_path(obj: Any) -> bool:
@@ -442,6 +442,22 @@ def _notes(model_type: str, given: Mapping[str, Any], model: Module) -> list[str
     return notes
 
 
+class UnknownModelType(ValueError):
+    """A config of a model type no derive family builds (:mod:`derive.read.measured` may measure it).
+
+    Attributes
+    ----------
+    model_type : str
+    config : dict
+        The config as read (every key but ``model_type``).
+    """
+
+    def __init__(self, message: str, model_type: str, config: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.model_type = model_type
+        self.config = config
+
+
 def explain_config(obj: Any) -> Report:
     """The report of the model a config builds (see the module's docstring).
 
@@ -460,8 +476,10 @@ def explain_config(obj: Any) -> Report:
     ------
     SourceError
         See :func:`load`.
+    UnknownModelType
+        A model type derive does not build (a ValueError).
     ValueError
-        A model type derive does not build, or a key or value its builder cannot map (named).
+        A key or value its builder cannot map (named).
     """
     from ...blocks import config_model
 
@@ -470,7 +488,10 @@ def explain_config(obj: Any) -> Report:
         from .keras_functional import explain_keras_config
 
         return explain_keras_config(config)
-    entry = config_model(model_type)
+    try:
+        entry = config_model(model_type)
+    except ValueError as error:
+        raise UnknownModelType(str(error), model_type, config) from None
     model = entry.build(config)
     values: dict[str, int] = {}
     frozen = _symbolize(model.config, values)

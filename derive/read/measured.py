@@ -1,0 +1,389 @@
+"""A measured answer for a decoder type derive does not derive: transformers builds it and derive reads what it built.
+
+For a ``model_type`` of transformers' ``MODEL_FOR_CAUSAL_LM_MAPPING_NAMES`` that no derive family builds, the
+installed transformers builds the model itself — ``AutoConfig.for_model(model_type, **config)`` and
+``AutoModelForCausalLM.from_config`` on ``torch.device("meta")`` (no weights, no Hub, no remote code:
+``auto_map`` is never followed) — and derive reads the built ``nn.Module`` as it reads any live module
+(:mod:`derive.read.live.pytorch`): every tensor as transformers names it, tied tensors once, buffers apart,
+a dense model's active count its total.
+
+The inference cache is measured too: meta-device forwards with ``use_cache=True`` (2 sequences of 1 token,
+1 of 1, 1 of 2, and 1 of ``max_position_embeddings`` - 1 and ``max_position_embeddings`` tokens), every
+tensor of the returned ``past_key_values`` read by its layer index and attribute. An axis that follows the
+batch is the batch; one that grows a token a token is the tokens, capped where the two longest runs hold
+the same (a sliding window); the rest are sizes. A tensor that fits none of that (a compressed or
+chunked cache) leaves the cache unmeasured, said in the notes, and :func:`derive.cost` refuses it rather
+than count it short (:data:`derive.analysis.cost.CACHE_UNMEASURED`); a model that routes experts has no active
+count (:data:`derive.analysis.cost.ACTIVE_UNMEASURED`), never its total in place of one.
+
+Such an answer is ``"method": "measured"`` (a derived one says ``"derived"``): exact for the config given,
+with no closed form. Without transformers (and torch) it is refused, saying what to install.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..tree import Module, State
+
+__all__ = [
+    "is_measurable",
+    "measured_tree",
+    "explain_measured",
+    "explain_config",
+]
+
+#: Config keys that say a model routes experts (a count above 1).
+EXPERT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts", "num_routed_experts")
+
+
+def _mapping() -> Mapping[str, str] | None:
+    try:
+        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    except ImportError:
+        return None
+    return MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+
+def is_measurable(model_type: Any) -> bool:
+    """Whether the installed transformers builds ``model_type`` as a causal LM (None: not installed).
+
+    Parameters
+    ----------
+    model_type : object
+        A config's ``model_type``.
+
+    Returns
+    -------
+    bool
+    """
+    names = _mapping()
+    return isinstance(model_type, str) and names is not None and model_type in names
+
+
+def refusal(model_type: Any, known: list[str]) -> str:
+    """Why ``model_type`` gets no answer: not a causal LM of transformers, or transformers not installed.
+
+    Parameters
+    ----------
+    model_type : object
+    known : list of str
+        The model types derive derives.
+
+    Returns
+    -------
+    str
+    """
+    if _mapping() is None:
+        return (
+            f"model_type {model_type!r} is not one derive derives from a config, and transformers is not installed to "
+            f"measure it (pip install torch transformers); derived: {known}"
+        )
+    return (
+        f"model_type {model_type!r} is not one derive derives from a config, nor a causal LM of the installed "
+        f"transformers' MODEL_FOR_CAUSAL_LM_MAPPING; derived: {known}"
+    )
+
+
+def _build(model_type: str, config: Mapping[str, Any]) -> Any:
+    import torch
+    import transformers
+
+    given = {k: v for k, v in config.items() if k not in ("model_type", "auto_map", "quantization_config")}
+    try:
+        cfg = transformers.AutoConfig.for_model(model_type, **given)
+    except Exception as error:  # transformers' own check of a value: its words, the key in them
+        raise ValueError(f"transformers refuses this {model_type!r} config: {type(error).__name__}: {error}") from None
+    try:
+        with torch.device("meta"):
+            model = transformers.AutoModelForCausalLM.from_config(cfg)
+    except Exception as error:
+        raise ValueError(
+            f"transformers could not build this {model_type!r} config: {type(error).__name__}: {error}"
+        ) from None
+    return model.eval()
+
+
+def _cache_run(model: Any, batch: int, tokens: int) -> dict[tuple[int, str], tuple[tuple[int, ...], str]]:
+    """(layer, attribute) -> (shape, dtype) of every tensor of the cache after a meta-device forward."""
+    import torch
+
+    ids = torch.zeros((batch, tokens), dtype=torch.long, device="meta")
+    with torch.no_grad(), torch.device("meta"):  # whatever the forward makes is shapes only, at any length
+        out = model(input_ids=ids, use_cache=True)
+    cache = getattr(out, "past_key_values", None)
+    layers = getattr(cache, "layers", None)
+    if cache is None or layers is None:
+        raise ValueError(f"its forward returned no transformers Cache with layers ({type(cache).__name__})")
+    found: dict[tuple[int, str], tuple[tuple[int, ...], str]] = {}
+    for index, layer in enumerate(layers):
+        for name, value in vars(layer).items():
+            if isinstance(value, torch.Tensor):
+                found[(index, name)] = (tuple(value.shape), str(value.dtype).removeprefix("torch."))
+            elif isinstance(value, (list, tuple, dict)) and any(
+                isinstance(v, torch.Tensor) for v in (value.values() if isinstance(value, dict) else value)
+            ):
+                raise ValueError(f"its cache layer {index} holds tensors in {name!r}, a {type(value).__name__}")
+    return found
+
+
+def _states(model: Any, length: int) -> tuple[State, ...]:
+    """The cache's tensors as :class:`~derive.tree.State` entries, each named ``layers.<i>.<attribute>``
+    (a tensor with neither a batch nor a tokens axis, a layer's window as a scalar, is held once).
+
+    A model whose float32 forward stops (transformers' grouped expert matmul takes bfloat16 only) is measured
+    in bfloat16: a state it keeps in another dtype than its weights' says so."""
+    import torch
+
+    try:
+        return _read_states(model, length)
+    except RuntimeError:
+        return _read_states(model.to(torch.bfloat16), length)
+
+
+def _read_states(model: Any, length: int) -> tuple[State, ...]:
+    one = _cache_run(model, 1, 1)
+    two_seq = _cache_run(model, 2, 1)
+    two_tok = _cache_run(model, 1, 2)
+    long1 = _cache_run(model, 1, length - 1)
+    long2 = _cache_run(model, 1, length)
+    if not (one.keys() == two_seq.keys() == two_tok.keys() == long1.keys() == long2.keys()):
+        raise ValueError("its cache holds other tensors at other lengths")
+    param_dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
+    states = []
+    for (index, name), (shape, dtype) in one.items():
+        rows = [shape, two_seq[(index, name)][0], two_tok[(index, name)][0], long1[(index, name)][0]]
+        last = long2[(index, name)][0]
+        if len({len(r) for r in (*rows, last)}) != 1:
+            raise ValueError(f"layer {index}'s {name!r} changes rank with the length")
+        axes: list[Any] = []
+        window = None
+        for axis, size in enumerate(shape):
+            b2, t2, l1, l2 = rows[1][axis], rows[2][axis], rows[3][axis], last[axis]
+            if b2 == 2 * size and t2 == size and l2 == l1 and axis == 0:
+                axes.append("batch")
+            elif b2 == size and size == 1 and t2 == 2 and l1 == length - 1 and l2 == length:
+                axes.append("tokens")
+            elif b2 == size and size == 1 and t2 == 2 and l2 == l1 and l1 < length - 1:
+                axes.append("tokens")  # capped: the layer keeps its last l1 tokens
+                window = l1
+            elif b2 == size == t2 == l1 == l2:
+                axes.append(size)
+            else:
+                raise ValueError(
+                    f"layer {index}'s {name!r} has an axis that is neither the batch, the tokens, nor a size "
+                    f"({shape}, {rows[1]}, {rows[2]}, {rows[3]}, {last})"
+                )
+        if axes.count("batch") > 1 or axes.count("tokens") > 1 or ("tokens" in axes and "batch" not in axes):
+            raise ValueError(f"layer {index}'s {name!r} has more than one batch or tokens axis ({shape})")
+        states.append(State(f"layers.{index}.{name}", tuple(axes), None if dtype == param_dtype else dtype, window))
+    return tuple(states)
+
+
+@functools.cache
+def _measured(model_type: str, frozen: str) -> tuple[Any, Module, tuple[State, ...] | None, str]:
+    config = json.loads(frozen)
+    model = _build(model_type, config)
+    from .live.pytorch import torch_tree
+
+    tree = torch_tree(model)
+    length = config.get("max_position_embeddings")
+    if not (isinstance(length, int) and not isinstance(length, bool) and length >= 4):
+        length = 32768
+    try:
+        states: tuple[State, ...] | None = _states(model, length)
+        why = ""
+    except Exception as error:  # a cache derive cannot read as batch x tokens x sizes: said, never guessed
+        states, why = None, f"{type(error).__name__}: {error}"
+    return model, tree, states, why
+
+
+def _frozen(config: Mapping[str, Any]) -> str:
+    try:
+        return json.dumps(config, sort_keys=True)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"the config is not JSON data: {error}") from None
+
+
+def measured_tree(model_type: str, config: Mapping[str, Any]) -> Module:
+    """The tree of the model transformers builds from ``config``, its measured cache on the root.
+
+    Parameters
+    ----------
+    model_type : str
+        A causal-LM model type of the installed transformers (:func:`is_measurable`).
+    config : mapping
+        The config's keys (``model_type`` may be among them).
+
+    Returns
+    -------
+    derive.tree.Module
+        The live reader's tree of the meta-device model; its :attr:`~derive.tree.Module.cache` holds every
+        cache tensor measured (``note`` is :data:`CACHE_UNMEASURED` and the cache empty when it could not be).
+
+    Raises
+    ------
+    ValueError
+        transformers refuses the config or cannot build it (its own message).
+    """
+    from ..analysis.cost import ACTIVE_UNMEASURED, CACHE_UNMEASURED
+
+    model, tree, states, why = _measured(model_type, _frozen(config))
+    notes = [f"{CACHE_UNMEASURED} ({why})"] if states is None else []
+    if _routes_experts(model):
+        notes.append(ACTIVE_UNMEASURED)
+    tree = tree.replace(note="; ".join(notes)) if notes else tree
+    return tree if states is None else _attach(tree, states)
+
+
+def _routes_experts(model: Any) -> bool:
+    """Whether the built model routes experts: a config count of experts above 1, or a module named experts."""
+    config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    for key in EXPERT_KEYS:
+        value = getattr(config, key, None)
+        if isinstance(value, int) and value > 1:
+            return True
+    return any(
+        name.rsplit(".", 1)[-1] == "experts" or "Experts" in type(m).__name__ for name, m in model.named_modules()
+    )
+
+
+def _attach(tree: Module, states: tuple[State, ...]) -> Module:
+    """Each cache layer's states on the decoder layer of its index (the module list named ``layers``
+    whose length is the cache's), named by attribute; on the root when no such list is found."""
+    by_layer: dict[int, list[State]] = {}
+    for state in states:
+        _, index, name = state.name.split(".", 2)
+        by_layer.setdefault(int(index), []).append(dataclasses.replace(state, name=name))
+
+    def placed(module: Module) -> Module | None:
+        layers = [c for c in module.children if c.name.split(".")[-1].isdigit()]
+        if module.name.split(".")[-1] == "layers" and len(layers) == len(module.children) == len(by_layer):
+            if all(c.repeat == 1 for c in layers) and sorted(int(c.name) for c in layers) == sorted(by_layer):
+                return module.replace(
+                    children=tuple(c.replace(cache=c.cache + tuple(by_layer[int(c.name)])) for c in layers)
+                )
+        for i, child in enumerate(module.children):
+            done = placed(child)
+            if done is not None:
+                return module.replace(children=(*module.children[:i], done, *module.children[i + 1 :]))
+        return None
+
+    return placed(tree) or tree.replace(cache=states)
+
+
+def explain_measured(model_type: str, config: Mapping[str, Any]) -> Any:
+    """The report of the model transformers builds from ``config``: ``method`` ``"measured"``.
+
+    Parameters
+    ----------
+    model_type : str
+    config : mapping
+
+    Returns
+    -------
+    derive.read.report.Report
+
+    Raises
+    ------
+    ValueError
+        As :func:`measured_tree`.
+    """
+    from ..analysis.cost import ACTIVE_UNMEASURED
+    from .report import Report
+
+    model, _, states, why = _measured(model_type, _frozen(config))
+    tree = measured_tree(model_type, config)
+    notes = [
+        f"measured, not derived: derive has no family for {model_type!r}, so the installed transformers built "
+        f"{type(model).__name__} from this config on the meta device and derive read what it built (exact for this "
+        "config; no closed form)",
+    ]
+    if "auto_map" in config:
+        notes.append("auto_map (remote code) is not followed: the model is transformers' own class for its model_type")
+    if states is None:
+        notes.append(f"the cache is not measured: {why}")
+    if ACTIVE_UNMEASURED in tree.note:
+        notes.append(
+            "the active count is not measured: the model routes experts, and which of them a token visits is not "
+            "read off the built module (the total counts every expert)"
+        )
+    from .live.blocks import unshown_notes
+
+    notes += unshown_notes(tree)
+    report = Report.from_module(
+        tree, "transformers", title=f"{type(model).__name__} from a {model_type!r} config (measured)", notes=notes
+    )
+    report.method = "measured"
+    report.active_known = ACTIVE_UNMEASURED not in tree.note
+    return report
+
+
+def explain_config(obj: Any) -> Any:
+    """A config's report: derived by its family (:func:`derive.read.configs.pretrained.explain_config`), or
+    measured where derive has none and the installed transformers builds its model type as a causal LM.
+
+    Parameters
+    ----------
+    obj : str, os.PathLike, Mapping or config object
+        As :func:`derive.read.configs.pretrained.explain_config` takes it.
+
+    Returns
+    -------
+    derive.read.report.Report
+
+    Raises
+    ------
+    ValueError
+        A model type neither derived nor measurable (saying which), a key or value refused (named), or
+        transformers' own refusal of the config.
+    """
+    from .configs.pretrained import UnknownModelType
+    from .configs.pretrained import explain_config as derived
+
+    try:
+        return derived(obj)
+    except UnknownModelType as error:
+        if not is_measurable(error.model_type):
+            from ..blocks import CONFIG_MODELS
+
+            raise ValueError(refusal(error.model_type, sorted(CONFIG_MODELS))) from None
+        return explain_measured(error.model_type, error.config)
+
+
+def priced(config: Any) -> tuple[Module, Any, str | None] | None:
+    """What :func:`derive.cost` prices for a config mapping of a measured model type: (tree, its
+    ``quantization_config``, its dtype); None for anything else (a family's config is priced by the family).
+
+    Parameters
+    ----------
+    config : object
+
+    Returns
+    -------
+    (derive.tree.Module, mapping or None, str or None) or None
+
+    Raises
+    ------
+    ValueError
+        A model type neither derived nor measurable, or transformers' refusal of the config.
+    """
+    if not (isinstance(config, Mapping) and "model_type" in config):
+        return None
+    from ..analysis.cost import config_dtype
+    from ..blocks import CONFIG_MODELS
+
+    model_type = config["model_type"]
+    try:
+        CONFIG_MODELS[model_type]
+        return None
+    except (KeyError, TypeError):
+        pass
+    if not is_measurable(model_type):
+        raise ValueError(refusal(model_type, sorted(CONFIG_MODELS)))
+    rest = {k: v for k, v in config.items() if k not in ("model_type", "quantization_config")}
+    return measured_tree(model_type, rest), config.get("quantization_config"), config_dtype(config)
