@@ -89,7 +89,8 @@ def refusal(model_type: Any, known: list[str]) -> str:
     )
 
 
-def _build(model_type: str, config: Mapping[str, Any]) -> Any:
+def _build(model_type: str, config: Mapping[str, Any]) -> tuple[Any, Any]:
+    """(the model on the meta device, the config object transformers made of ``config``)."""
     import torch
     import transformers
 
@@ -105,7 +106,7 @@ def _build(model_type: str, config: Mapping[str, Any]) -> Any:
         raise ValueError(
             f"transformers could not build this {model_type!r} config: {type(error).__name__}: {error}"
         ) from None
-    return model.eval()
+    return model.eval(), cfg
 
 
 def _cache_run(model: Any, batch: int, tokens: int) -> dict[tuple[int, str], tuple[tuple[int, ...], str]]:
@@ -120,14 +121,20 @@ def _cache_run(model: Any, batch: int, tokens: int) -> dict[tuple[int, str], tup
     if cache is None or layers is None:
         raise ValueError(f"its forward returned no transformers Cache with layers ({type(cache).__name__})")
     found: dict[tuple[int, str], tuple[tuple[int, ...], str]] = {}
+
+    def walk(index: int, name: str, value: Any) -> None:
+        if isinstance(value, torch.Tensor):
+            found[(index, name)] = (tuple(value.shape), str(value.dtype).removeprefix("torch."))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(index, f"{name}.{key}", item)
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                walk(index, f"{name}.{i}", item)
+
     for index, layer in enumerate(layers):
         for name, value in vars(layer).items():
-            if isinstance(value, torch.Tensor):
-                found[(index, name)] = (tuple(value.shape), str(value.dtype).removeprefix("torch."))
-            elif isinstance(value, (list, tuple, dict)) and any(
-                isinstance(v, torch.Tensor) for v in (value.values() if isinstance(value, dict) else value)
-            ):
-                raise ValueError(f"its cache layer {index} holds tensors in {name!r}, a {type(value).__name__}")
+            walk(index, name, value)
     return found
 
 
@@ -135,14 +142,20 @@ def _states(model: Any, length: int) -> tuple[State, ...]:
     """The cache's tensors as :class:`~derive.tree.State` entries, each named ``layers.<i>.<attribute>``
     (a tensor with neither a batch nor a tokens axis, a layer's window as a scalar, is held once).
 
+    Measured with the weights in bfloat16 and in float32: a state in the weights' dtype both times follows the
+    model's dtype (``dtype`` None); one in the same dtype both times is kept in it (a float32 recurrent state).
     A model whose float32 forward stops (transformers' grouped expert matmul takes bfloat16 only) is measured
-    in bfloat16: a state it keeps in another dtype than its weights' says so."""
+    in bfloat16 alone: a state in float32 there is kept in float32."""
     import torch
 
+    half = _read_states(model.to(torch.bfloat16), length)
     try:
-        return _read_states(model, length)
+        full = {s.name: s.dtype for s in _read_states(model.to(torch.float32), length)}
     except RuntimeError:
-        return _read_states(model.to(torch.bfloat16), length)
+        full = {}
+    # in bfloat16 a state off the weights' dtype is kept in its own; one in bfloat16 there but not the weights'
+    # dtype in float32 is kept in bfloat16; the rest follow the model's dtype
+    return tuple(s if s.dtype is not None else dataclasses.replace(s, dtype=full.get(s.name)) for s in half)
 
 
 def _read_states(model: Any, length: int) -> tuple[State, ...]:
@@ -187,10 +200,10 @@ def _read_states(model: Any, length: int) -> tuple[State, ...]:
 @functools.cache
 def _measured(model_type: str, frozen: str) -> tuple[Any, Module, tuple[State, ...] | None, str]:
     config = json.loads(frozen)
-    model = _build(model_type, config)
+    model, cfg = _build(model_type, config)
     from .live.pytorch import torch_tree
 
-    tree = torch_tree(model)
+    tree = _towers(model, cfg, torch_tree(model))
     length = config.get("max_position_embeddings")
     if not (isinstance(length, int) and not isinstance(length, bool) and length >= 4):
         length = 32768
@@ -200,6 +213,32 @@ def _measured(model_type: str, frozen: str) -> tuple[Any, Module, tuple[State, .
     except Exception as error:  # a cache derive cannot read as batch x tokens x sizes: said, never guessed
         states, why = None, f"{type(error).__name__}: {error}"
     return model, tree, states, why
+
+
+#: Sub-configs of a multimodal config whose tower the causal-LM class may leave out.
+TOWERS = ("vision_config", "audio_config", "speech_config")
+
+
+def _towers(model: Any, config: Any, tree: Module) -> Module:
+    """The tree with a not-counted part for each tower the config describes and the built class leaves out
+    (``MllamaForCausalLM`` builds Llama 3.2 Vision's language model alone): the total is then partial."""
+    names = [name.lower() for name, _ in model.named_parameters()]
+    missing = []
+    for key in TOWERS:
+        if getattr(config, key, None) is None:
+            continue
+        kind = key.removesuffix("_config")
+        if any(kind in n or (kind == "vision" and "visual" in n) for n in names):
+            continue
+        missing.append(
+            Module(
+                f"{kind}_tower",
+                "not built",
+                counted=False,
+                note=f"{key}: {type(model).__name__} does not build this tower; not counted",
+            )
+        )
+    return tree.replace(children=tree.children + tuple(missing)) if missing else tree
 
 
 def _frozen(config: Mapping[str, Any]) -> str:
@@ -252,27 +291,49 @@ def _routes_experts(model: Any) -> bool:
     )
 
 
+def _strip(module: Module) -> Module:
+    """The tree without the caches the live reader derived for the blocks it knows: the measured cache replaces them."""
+    return module.replace(cache=(), children=tuple(_strip(c) for c in module.children))
+
+
 def _attach(tree: Module, states: tuple[State, ...]) -> Module:
-    """Each cache layer's states on the decoder layer of its index (the module list named ``layers``
-    whose length is the cache's), named by attribute; on the root when no such list is found."""
-    by_layer: dict[int, list[State]] = {}
+    """Each cache layer's states on the decoder layer of its index (the module list named ``layers`` whose
+    copies are as many as the cache's layers; a run of identical copies keeps its states once, as each copy
+    keeps its own), named by attribute; on the root when no such list is found."""
+    by_layer: dict[int, tuple[State, ...]] = {}
     for state in states:
         _, index, name = state.name.split(".", 2)
-        by_layer.setdefault(int(index), []).append(dataclasses.replace(state, name=name))
+        by_layer[int(index)] = (*by_layer.get(int(index), ()), dataclasses.replace(state, name=name))
+
+    def copies(child: Module) -> list[int] | None:
+        if type(child.repeat) is not int:
+            return None
+        if child.repeat == 1 and "{k}" not in child.name:
+            return [int(child.name)] if child.name.isdigit() else None
+        return list(range(child.start, child.start + child.repeat)) if child.name == "{k}" else None
 
     def placed(module: Module) -> Module | None:
-        layers = [c for c in module.children if c.name.split(".")[-1].isdigit()]
-        if module.name.split(".")[-1] == "layers" and len(layers) == len(module.children) == len(by_layer):
-            if all(c.repeat == 1 for c in layers) and sorted(int(c.name) for c in layers) == sorted(by_layer):
-                return module.replace(
-                    children=tuple(c.replace(cache=c.cache + tuple(by_layer[int(c.name)])) for c in layers)
-                )
+        runs = [copies(c) for c in module.children]
+        if module.name == "layers" and module.children and all(r is not None for r in runs):
+            if sorted(i for r in runs for i in r or ()) == sorted(by_layer):
+                children: list[Module] = []
+                for child, run in zip(module.children, runs, strict=True):
+                    kept = {by_layer[i] for i in run or ()}
+                    if len(kept) == 1:
+                        children.append(child.replace(cache=child.cache + kept.pop()))
+                    else:  # copies that keep different caches: one module each
+                        children += [
+                            child.replace(name=str(i), repeat=1, start=0, cache=child.cache + by_layer[i])
+                            for i in run or ()
+                        ]
+                return module.replace(children=tuple(children))
         for i, child in enumerate(module.children):
             done = placed(child)
             if done is not None:
                 return module.replace(children=(*module.children[:i], done, *module.children[i + 1 :]))
         return None
 
+    tree = _strip(tree)
     return placed(tree) or tree.replace(cache=states)
 
 

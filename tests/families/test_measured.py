@@ -31,6 +31,12 @@ SMALL = {
     "max_position_embeddings": 64,
     "head_dim": 16,
 }
+QWEN3_5_LINEAR = {
+    "linear_num_key_heads": 2,
+    "linear_num_value_heads": 4,
+    "linear_key_head_dim": 8,
+    "linear_value_head_dim": 8,
+}
 #: model_type -> a small config (the class's other keys at their defaults), none of them a derive family.
 CASES = {
     "gpt_neox": {
@@ -75,8 +81,23 @@ CASES = {
     # routed experts (measured in bfloat16: transformers' grouped expert matmul takes no float32)
     "cohere2_moe": SMALL,
     "granitemoeshared": SMALL,
+    # multimodal wrappers as released (the language model under text_config): the causal-LM class builds the
+    # language model alone, the vision tower a not-counted part; Gated DeltaNet layers keep float32 states
+    "qwen3_5": {"text_config": {**SMALL, "num_hidden_layers": 4, **QWEN3_5_LINEAR}},
+    "qwen3_5_moe": {
+        "text_config": {
+            **SMALL,
+            "num_hidden_layers": 4,
+            **QWEN3_5_LINEAR,
+            "num_experts": 4,
+            "num_experts_per_tok": 2,
+            "moe_intermediate_size": 32,
+            "shared_expert_intermediate_size": 32,
+        }
+    },
 }
-MOE = {"cohere2_moe", "granitemoeshared"}
+MOE = {"cohere2_moe", "granitemoeshared", "qwen3_5_moe"}
+WRAPPERS = {"qwen3_5", "qwen3_5_moe"}
 
 
 def _config(model_type: str) -> dict:
@@ -92,6 +113,9 @@ def test_measured_tensors_are_transformers_own(model_type: str) -> None:
     assert [(t["name"], tuple(t["shape"])) for t in report.tensors] == hf_live.tensors(live)
     assert report.to_dict()["method"] == "measured" and "formula" not in report.to_dict()
     assert any("measured, not derived" in n for n in report.notes)
+    assert report.partial == (model_type in WRAPPERS)
+    if model_type in WRAPPERS:
+        assert [m.name for m in report.module.children if not m.counted] == ["vision_tower"]
     if model_type in MOE:  # which experts a token visits is not read off the module: not given, never the total
         assert report.active is None and report.parts is None
         assert derive.cost(_config(model_type), 1, 1).active is None
@@ -108,6 +132,14 @@ def test_measured_cache_is_what_a_forward_holds(model_type: str, dtype: str, bat
         held, _ = hf_cache.run(model, batch, tokens)
     cost = derive.cost(_config(model_type), tokens, batch, dtype)
     assert cost.cache_bytes == held
+
+
+def test_a_wrapper_whose_causal_lm_leaves_the_vision_tower_out_is_partial() -> None:
+    """Llama 3.2 Vision (``mllama``, MllamaConfig's defaults): MllamaForCausalLM builds its language model;
+    the vision tower is a not-counted part, the total a lower bound."""
+    report = derive.explain({"model_type": "mllama"})
+    assert report.total == hf_live.total(hf_live.build("mllama", {}))
+    assert report.partial and [m.name for m in report.module.children if not m.counted] == ["vision_tower"]
 
 
 def test_the_command_line_gives_the_same_answer() -> None:
