@@ -34,7 +34,10 @@ __all__ = [
     "Family",
     "FAMILIES",
     "CONTEXTS",
+    "FIT_CONTEXTS",
+    "BUDGETS",
     "MEMORY_MODELS",
+    "longest",
     "released",
     "layer_kinds",
     "family_context",
@@ -473,14 +476,46 @@ def family_context(family: Family) -> dict:
     }
 
 
+#: The context lengths of the memory page's "will it fit" table (tokens).
+FIT_CONTEXTS = (8192, 32768, 131072)
+#: Its budgets, GiB: a card sold as 24, 48 or 80 GB holds 24, 48 or 80 GiB (an RTX 4090's 24,564 MiB, an A100's 81,920).
+BUDGETS = (24, 48, 80)
+
+
+def longest(report: Any, gib: int) -> str:
+    """The longest context one sequence of the model holds in ``gib`` GiB with its bf16 weights, as shown:
+    tokens, "any" where the cache stops growing and fits, "—" where the weights alone do not fit.
+
+    Parameters
+    ----------
+    report : derive.read.report.Report or mapping
+        The model (a report or a config mapping with its ``model_type``).
+    gib : int
+        The budget, GiB (weights + cache; activations and the framework's workspace not counted).
+
+    Returns
+    -------
+    str
+    """
+    fit = cost(report, 1, 1, DTYPE, memory=gib * GIB)
+    if fit.fits_any_length:
+        return "any"
+    tokens = fit.max_seq_len
+    return "—" if not tokens else f"{tokens:,}"
+
+
 def _memory_rows() -> list[dict]:
     rows = []
     for key in MEMORY_MODELS:
         report = released(key)
         cache = [cost(report, t, 1, DTYPE).cache_bytes for t in CONTEXTS]
-        rows.append({"key": key, "name": RELEASED[key].name, "cache": cache,
+        weights = cost(report, 1, 1, DTYPE).weight_bytes
+        fit = [weights + cost(report, t, 1, DTYPE).cache_bytes for t in FIT_CONTEXTS]
+        rows.append({"key": key, "name": RELEASED[key].name, "cache": cache, "weight_bytes": weights,
                      "gib": [f"{b / GIB:,.2f}" for b in cache],
-                     "weights": f"{cost(report, 1, 1, DTYPE).weight_bytes / GIB:,.1f}"})  # fmt: skip
+                     "weights": f"{weights / GIB:,.1f}", "weights_gib": f"{weights / GIB:,.2f}",
+                     "fit": fit, "fit_gib": [f"{b / GIB:,.2f}" for b in fit],
+                     "longest": [longest(report, gib) for gib in BUDGETS]})  # fmt: skip
     return rows
 
 
@@ -513,14 +548,18 @@ def memory_svg(rows: list[dict]) -> str:
     with matplotlib.rc_context({"svg.hashsalt": "derive", "svg.fonttype": "path", "font.size": 11}):
         fig, ax = plt.subplots(figsize=(7.5, 4.2))
         for row, colour, marker in zip(rows, _COLOURS, "osD^vx+", strict=False):
-            ax.plot(CONTEXTS, [b / GIB for b in row["cache"]], marker=marker, color=colour, label=row["name"])
+            total = [(row["weight_bytes"] + b) / GIB for b in row["cache"]]
+            ax.plot(CONTEXTS, total, marker=marker, color=colour, label=row["name"])
+        for gib in BUDGETS:  # the budgets of the "will it fit" table, dashed, labelled at the left
+            ax.axhline(gib, color="#000000", linestyle="--", linewidth=0.8, alpha=0.6)  # currentColor, below
+            ax.annotate(f"{gib} GB card", (CONTEXTS[0], gib), xytext=(2, 2), textcoords="offset points", fontsize=9)
         ax.set_xscale("log", base=2)
         ax.set_xticks(CONTEXTS, [f"{t // 1024}K" if t < 2**20 else f"{t // 2**20}M" for t in CONTEXTS])
         ax.minorticks_off()
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set_xlabel("context length (tokens)")
-        ax.set_ylabel("cache per sequence (GiB, bf16)")
+        ax.set_ylabel("weights + cache of one sequence (GiB, bf16)")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=10, frameon=False)
         fig.patch.set_alpha(0)
@@ -531,7 +570,10 @@ def memory_svg(rows: list[dict]) -> str:
         plt.close(fig)
     svg = out.getvalue()
     svg = svg[svg.index("<svg") :].replace("#000000", "currentColor").replace("#ffffff", "none")
-    label = "The cache one sequence keeps, against its length, for " + ", ".join(r["name"] for r in rows)
+    label = (
+        "The weights and the cache of one sequence, against its length, with 24, 48 and 80 GB budget lines, for "
+        + ", ".join(r["name"] for r in rows)
+    )
     # an SVG element with no fill of its own (matplotlib's glyphs) is filled black: currentColor instead
     svg = svg.replace(
         "<svg ", f'<svg role="img" aria-label="{label}" class="memory-plot" style="fill: currentColor" ', 1
@@ -550,6 +592,8 @@ def memory_context() -> dict:
     jamba, mixtral, llama = (cost(released(k), 262144, 1, DTYPE) for k in ("jamba-v0.1", "mixtral-8x7b", "llama-2-7b"))
     return {
         "contexts": [f"{t // 1024}K" for t in CONTEXTS],
+        "fit_contexts": [f"{t // 1024}K" for t in FIT_CONTEXTS],
+        "budgets": BUDGETS,
         "rows": rows,
         "svg": memory_svg(rows),
         "jamba_kv": number(jamba.kv_bytes_per_token * 262144 // GIB),

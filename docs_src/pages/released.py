@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..site import Page
-from .language_models import FAMILIES
+from .language_models import BUDGETS, FAMILIES, longest
 
 __all__ = ["rows", "released_context", "longest", "CONTEXT", "CONTEXTS", "BUDGETS"]
 
@@ -21,8 +21,6 @@ __all__ = ["rows", "released_context", "longest", "CONTEXT", "CONTEXTS", "BUDGET
 CONTEXT = 32768
 #: The context lengths of the cache columns (tokens).
 CONTEXTS = (8192, 32768, 131072)
-#: The memory budgets of the "longest context" columns, GiB (a 24, 48 and 80 GB card holds 24, 48, 80 GiB).
-BUDGETS = (24, 48, 80)
 DTYPE = "bfloat16"
 
 
@@ -32,30 +30,6 @@ def _family_page(model_type: str) -> str:
         if model_type in family.model_types:
             return f"{family.key}.md"
     return f"../api/families/{model_type}.md"
-
-
-def longest(config: dict[str, Any], gib: int) -> str:
-    """The longest context one sequence of the model holds in ``gib`` GiB with its bf16 weights, as shown:
-    tokens, "any" where the cache stops growing and fits, "—" where the weights alone do not fit.
-
-    Parameters
-    ----------
-    config : dict
-        A released config with its ``model_type``.
-    gib : int
-        The budget, GiB (weights + cache; activations and the framework's workspace not counted).
-
-    Returns
-    -------
-    str
-    """
-    from derive.analysis.cost import cost
-
-    fit = cost(config, 1, 1, DTYPE, memory=gib * 2**30)
-    if fit.fits_any_length:
-        return "any"
-    tokens = fit.max_seq_len
-    return "—" if not tokens else f"{tokens:,}"
 
 
 def rows() -> list[dict[str, Any]]:

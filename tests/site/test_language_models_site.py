@@ -156,3 +156,38 @@ def test_the_notes_hold_on_the_live_models() -> None:
     assert round((hf_live.active(kimi) - embedding_and_head(kimi)) / 1e7) == 273
     for key in ("minimax-m1", "kimi-linear-48b-a3b"):
         assert lm.RELEASED[key].note, key
+
+
+def _live_need(key: str, tokens: int) -> int:
+    """Weights (bf16, two bytes a parameter transformers builds) and the cache of one sequence of ``tokens``
+    tokens: a meta run of that length for the attention-only models, the state and the per-token keys and
+    values measured on 1 and 2 tokens for the others."""
+    live = _built(key)
+    weights = 2 * hf_live.total(live)
+    if key in ATTENTION_ONLY:
+        return weights + _held(live, tokens)
+    one, two = _one_and_two(live)
+    return weights + 2 * one - two + (two - one) * tokens
+
+
+def test_memory_page_fit_table() -> None:
+    """Weights + cache at 8K/32K/128K, and the longest context in 24/48/80 GiB: at that length the weights and the
+    cache fit, one token more they do not — against transformers' models (RecurrentGemma, whose meta run loops
+    over the tokens, is held by its family's tiny models)."""
+    rows = {r["key"]: r for r in lm.memory_context()["rows"]}
+    checked = 0
+    for key in set(lm.MEMORY_MODELS) - {"recurrentgemma-2b"}:
+        row = rows[key]
+        assert row["weight_bytes"] == 2 * hf_live.total(_built(key))
+        assert row["fit"] == [_live_need(key, t) for t in lm.FIT_CONTEXTS], key
+        for shown, gib in zip(row["longest"], lm.BUDGETS, strict=True):
+            budget = gib * 2**30
+            if shown == "—":
+                assert _live_need(key, 1) > budget
+            elif shown == "any":  # the cache stops growing (Mistral-7B's window) and fits
+                assert _live_need(key, 2**16) == _live_need(key, 2**18) <= budget, (key, gib)
+            else:
+                t = int(shown.replace(",", ""))
+                assert _live_need(key, t) <= budget < _live_need(key, t + 1), (key, gib, t)
+                checked += 1
+    assert checked >= 3  # Llama-2-7B in each budget; the MoE and hybrid models need more than 80 GiB in bf16
