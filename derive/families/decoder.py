@@ -161,7 +161,8 @@ def rotated(head_dim: Dim, factor: float, key: str) -> Dim:
     head_dim : int or sympy.Expr
         d.
     factor : float
-        ``partial_rotary_factor``, in (0, 1].
+        ``partial_rotary_factor``, in [0, 1] (0: nothing turned, as Phi-3's and GLM-4's slicing rotary embeddings
+        take it).
     key : str
         The config key the factor came from, named in the error.
 
@@ -187,6 +188,8 @@ def rotated(head_dim: Dim, factor: float, key: str) -> Dim:
     from fractions import Fraction
 
     exact = Fraction(factor)
+    if exact == 0:
+        return 0
     q = exact.denominator
     if q & (q - 1) or q > 1 << 16:
         raise ValueError(

@@ -28,8 +28,9 @@ per-layer embeddings, keys and values shared by the last layers, keys that are t
 
 The cache is ``DynamicCache(config=...)``'s (``cache_utils.py`` 1910-1940): nothing for a reusing layer
 (``DummyLayer``), else keys and values of the layer's own heads and width, ``window - 1`` tokens on a sliding
-layer. ``use_bidirectional_attention`` ``"vision"`` touches only the multimodal model's masks; ``"all"`` (a
-bidirectional model with a halved window) is refused.
+layer. ``use_bidirectional_attention`` ``"vision"`` touches only the multimodal model's masks; ``"all"`` makes
+every mask bidirectional and the window ``sliding_window // 2 + 1`` (``__post_init__``; ``to_dict`` writes back
+``(window - 1) · 2``), which the sliding layers and their cache then hold.
 
 >>> from derive.tree import count
 >>> count(gemma4_text({}))   # Gemma4TextConfig()
@@ -142,8 +143,10 @@ def _rope(c: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _rope_width(rope: Any, kind: str, d: Dim) -> Dim | None:
-    """The buffers' entries for a layer type's RoPE: ⌈d/2⌉ (default, and the types of :data:`ROPE_TYPES` with
-    their whole head turned), d // 2 (proportional, ``modeling_rope_utils.py`` 232-250); None: no RoPE."""
+    """The buffers' entries for a layer type's RoPE: ⌈d/2⌉ (default, whatever ``partial_rotary_factor`` says:
+    ``Gemma4TextRotaryEmbedding.compute_default_rope_parameters`` does not read it; the other types of
+    :data:`ROPE_TYPES` with their whole head turned, as the attention turns it), d // 2 (proportional,
+    ``modeling_rope_utils.py`` 232-250); None: no RoPE."""
     if rope is None:
         return None
     if not isinstance(rope, Mapping):
@@ -154,8 +157,13 @@ def _rope_width(rope: Any, kind: str, d: Dim) -> Dim | None:
         if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 <= factor <= 1:
             raise ValueError(f"config key 'rope_parameters': {kind} partial_rotary_factor must be in [0, 1]")
         return floordiv(d, 2)
-    if kind_of not in ROPE_TYPES or rope.get("partial_rotary_factor", 1.0) != 1.0:
-        raise ValueError(f"config key 'rope_parameters': {kind}'s rope_type {kind_of!r} (or its factor) is not derived")
+    if kind_of not in ROPE_TYPES:
+        raise ValueError(f"config key 'rope_parameters': {kind}'s rope_type {kind_of!r} is not derived")
+    if kind_of != "default" and rope.get("partial_rotary_factor", 1.0) != 1.0:
+        raise ValueError(
+            f"config key 'rope_parameters': {kind}'s partial_rotary_factor {rope['partial_rotary_factor']!r} with "
+            f"rope_type {kind_of!r} turns part of a head the attention rotates whole (its first forward fails)"
+        )
     return floordiv(d + 1, 2)
 
 
@@ -175,21 +183,23 @@ def gemma4_text(config: Mapping[str, Any]) -> Module:
     ------
     ValueError
         A bad ``layer_types`` or ``per_layer_config``, layers of one type with different widths, a shared
-        layer type no earlier layer makes, a mixture of experts without its sizes, a bidirectional model, a RoPE
-        derive does not map, a null key ``@strict`` types int, naming the key.
+        layer type no earlier layer makes, a mixture of experts without its sizes, a ``use_bidirectional_attention``
+        the class does not know, a RoPE derive does not map, a null key ``@strict`` types int, naming the key.
     """
     c = KEYS.resolve(config)
     not_null(config, ("num_key_value_heads", "head_dim", "sliding_window"), "Gemma4TextConfig")
-    if c["use_bidirectional_attention"] not in (None, "vision"):
+    bidirectional = c["use_bidirectional_attention"]
+    if bidirectional not in (None, "vision", "all"):
         raise ValueError(
-            f"config key 'use_bidirectional_attention' {c['use_bidirectional_attention']!r}: only None or 'vision' "
-            f"is derived (a bidirectional text model is not)"
+            f"config key 'use_bidirectional_attention' must be None, 'vision' or 'all', got {bidirectional!r:.60}"
         )
     V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
     L, H = hf_config.size(c, "num_hidden_layers", 0), hf_config.size(c, "num_attention_heads")
     if type(L) is not int:
         raise ValueError("config key 'num_hidden_layers' must be a number: it fixes the layer pattern")
     F, window = hf_config.size(c, "intermediate_size"), hf_config.size(c, "sliding_window")
+    if bidirectional == "all":  # __post_init__ halves the window (exclusive bounds): the layers and the cache read it
+        window = floordiv(window, 2) + 1
     P = hf_config.size(c, "hidden_size_per_layer_input", 0)
     given = c["layer_types"]
     if given is None:

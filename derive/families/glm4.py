@@ -5,7 +5,7 @@ fused ``gate_up_proj`` MLP, four norms a layer and half of each head rotated.
 ``down_proj`` Linear(F, D), unbiased; 66-76 ``Glm4DecoderLayer``: ``self_attn``, ``mlp``, ``input_layernorm``,
 ``post_attention_layernorm``, ``post_self_attn_layernorm``, ``post_mlp_layernorm``; 196-218 ``Glm4Attention``:
 q/k/v biased when ``attention_bias`` (default true), ``o_proj`` never; 261-292 ``Glm4RotaryEmbedding``: two float32
-buffers of ⌈int(head_dim · partial_rotary_factor) / 2⌉; 351-362 ``Glm4Model``; 425-435: ``lm_head``, untied by
+buffers of ⌈int(head_dim · partial_rotary_factor) / 2⌉ (:func:`glm_rotary`); 351-362 ``Glm4Model``; 425-435: ``lm_head``, untied by
 default). ``Glm4Config`` (``configuration_glm4.py``): ``head_dim`` 128 (typed int: null refused),
 ``partial_rotary_factor`` 0.5 unless ``rope_parameters`` (or the legacy ``rope_scaling``, read first) or the
 top-level key sets it (``modeling_rope_utils.py`` 775-800 ``convert_rope_params_to_dict``). The cache is
@@ -27,7 +27,7 @@ from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module
 from .decoder import INERT as DECODER_INERT
-from .decoder import ROPE_KEYS, ROPE_TYPES, kv_heads, rope_buffers, rotated
+from .decoder import ROPE_KEYS, ROPE_TYPES, floordiv, kv_heads, rope_buffers, rotated
 from .family import Keys, register_family
 from .llama_like import CACHE_KEYS, cache_shape, cache_windows, lm, not_null
 
@@ -66,6 +66,12 @@ def glm_rotary(config: Mapping[str, Any], head_dim: Dim, default: float, *, give
     ``rope_scaling`` (read first) or ``rope_parameters``, else the top-level key, else ``default``
     (``convert_rope_params_to_dict``, ``modeling_rope_utils.py`` 775-800).
 
+    The attention turns the first ``cos.shape[-1]`` entries of each head and passes the rest
+    (``apply_rotary_pos_emb``), so a factor of 0 turns none. LongRoPE's frequencies are the default's width
+    (``_compute_longrope_parameters``: its ``short_factor`` and ``long_factor`` one entry each); the proportional
+    RoPE's are ``head_dim // 2`` whatever the factor, those past the rotated fraction 0
+    (``_compute_proportional_rope_parameters``), so it turns ``2 · (head_dim // 2)``.
+
     Parameters
     ----------
     config : mapping
@@ -84,21 +90,32 @@ def glm_rotary(config: Mapping[str, Any], head_dim: Dim, default: float, *, give
     Raises
     ------
     ValueError
-        An unknown ``rope_type``, a factor outside (0, 1], an odd ``head_dim`` rotated whole, naming the key.
+        An unknown ``rope_type``, a factor outside [0, 1], an odd ``head_dim`` rotated whole, LongRoPE factors that
+        are not lists of one entry a frequency, naming the key.
     """
     key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
     rope = config.get(key) or {}
     if not isinstance(rope, Mapping):
         raise ValueError(f"config key {key!r} must be an object, got {rope!r:.60}")
     kind = rope.get("rope_type", rope.get("type", "default"))
-    if kind not in ROPE_TYPES:
-        raise ValueError(f"config key {key!r}: rope_type {kind!r} is not one derive maps ({sorted(ROPE_TYPES)})")
+    if kind not in (*ROPE_TYPES, "longrope", "proportional"):
+        raise ValueError(f"config key {key!r}: rope_type {kind!r} is not one derive maps ({sorted(ROPE_TYPES)}, longrope, proportional)")  # fmt: skip
+    where = key if "partial_rotary_factor" in rope else "partial_rotary_factor"
     factor = rope.get("partial_rotary_factor", config.get("partial_rotary_factor", default))
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
-        raise ValueError(f"config key {key!r}: partial_rotary_factor must be in (0, 1], got {factor!r}")
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 <= factor <= 1:
+        raise ValueError(f"config key {where!r}: partial_rotary_factor must be in [0, 1], got {factor!r}")
     if given and type(head_dim) is int and head_dim > 4 and head_dim % 2 and int(head_dim * factor) == head_dim:
         raise ValueError(f"config key 'head_dim' ({head_dim}) is odd and rotated whole: transformers' validate_rope refuses it")  # fmt: skip
-    return rotated(head_dim, factor, key)
+    if kind == "proportional":
+        return 2 * floordiv(head_dim, 2)
+    width = rotated(head_dim, factor, where)
+    if kind == "longrope":
+        for name in ("short_factor", "long_factor"):
+            values = rope.get(name)
+            if not isinstance(values, list) or (type(width) is int and len(values) != (width + 1) // 2):
+                need = (width + 1) // 2 if type(width) is int else "⌈rotated / 2⌉"
+                raise ValueError(f"config key {key!r}: longrope's {name} must be a list of {need} numbers, got {values!r:.60}")  # fmt: skip
+    return width
 
 
 def fused_mlp(D: Dim, F: Dim, type: str, name: str = "mlp") -> Module:

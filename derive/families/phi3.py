@@ -97,7 +97,7 @@ def phi_rotary(config: Mapping[str, Any], head_dim: Dim, hidden: Dim, heads: Dim
     Raises
     ------
     ValueError
-        A RoPE type other than default/longrope, a factor outside (0, 1], LongRoPE factors of another length, an
+        A RoPE type other than default/longrope, a factor outside [0, 1], LongRoPE factors of another length, an
         odd ``head_dim`` rotated whole (transformers' ``validate_rope``), naming the key.
     """
     key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
@@ -109,9 +109,11 @@ def phi_rotary(config: Mapping[str, Any], head_dim: Dim, hidden: Dim, heads: Dim
     kind = rope.get("rope_type", rope.get("type", "default"))
     if kind not in PHI_ROPE_TYPES:
         raise ValueError(f"config key {key!r}: rope_type {kind!r} is refused by Phi3Config (default or longrope)")
+    where = key if "partial_rotary_factor" in rope else "partial_rotary_factor"
     factor = rope.get("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
-        raise ValueError(f"config key {key!r}: partial_rotary_factor must be in (0, 1], got {factor!r}")
+    # 0 turns nothing: apply_rotary_pos_emb rotates q[..., :0] and passes the whole head (modeling_phi3.py 180-185)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 <= factor <= 1:
+        raise ValueError(f"config key {where!r}: partial_rotary_factor must be in [0, 1], got {factor!r}")
     given = config.get("head_dim")
     if type(given) is int and given > 4 and given % 2 and int(given * factor) == given:
         raise ValueError(f"config key 'head_dim' ({given}) is odd and rotated whole: transformers' validate_rope refuses it")  # fmt: skip

@@ -8,11 +8,13 @@ optional head bias, and SparseMixer routing to two experts.
 ``PhimoeTopKRouter``: an ``nn.Linear(D, E)`` without bias; 482-503 ``PhimoeSparseMoeBlock``: ``router`` then
 ``experts``; 518-531 ``PhimoeDecoderLayer``: ``input_layernorm`` and ``post_attention_layernorm`` are
 ``nn.LayerNorm`` with bias; 591-601 ``PhimoeModel``: ``norm`` an ``nn.LayerNorm``; 739-749: ``lm_head`` biased when
-``lm_head_bias``). A ``num_experts_per_tok`` other than 2 (the router would use two, the count of active
-parameters would say otherwise) and fewer than two experts are refused. ``PhimoeConfig`` has no ``head_dim``: the
-attention reads ``getattr(config, "head_dim", ...)`` (null refused). The default RoPE turns the whole head; a
-partial factor is refused (only the scaled types read it). LongRoPE's ``short_factor``/``long_factor`` must have
-⌈d/2⌉ entries (their product with the frequencies). The cache is ``DynamicCache(config=...)``'s: a
+``lm_head_bias``). Whatever ``num_experts_per_tok`` says (it reaches ``sparsemixer`` as ``top_k``, which does not
+read it), a token uses two experts: the active count is of two. Fewer than two experts are refused (the second pick
+masks every score: the logits are NaN). ``PhimoeConfig`` has no ``head_dim``: the attention reads
+``getattr(config, "head_dim", ...)`` (null refused). The default RoPE turns the whole head whatever
+``partial_rotary_factor`` says; the scaled types need ``short_mscale`` and ``long_mscale`` and a factor of 1.0
+(another turns part of a head the attention rotates whole: its forward fails); ``su`` is not a type PhiMoE knows.
+LongRoPE's ``short_factor``/``long_factor`` must have ⌈d/2⌉ entries (their product with the frequencies). The cache is ``DynamicCache(config=...)``'s: a
 ``sliding_window`` makes every layer keep ``window - 1`` tokens (:func:`derive.families.llama_like.cache_windows`).
 
 >>> from derive.tree import count, active
@@ -80,18 +82,37 @@ _SOURCE = (
 
 
 def _check_rope(config: Mapping[str, Any], head_dim: Dim) -> None:
-    """The RoPE a PhiMoE builds: a known type, no partial factor, LongRoPE's factors of ⌈d/2⌉ entries."""
+    """The RoPE a PhiMoE builds and runs: a type ``ROPE_INIT_FUNCTIONS`` knows (not ``su``: ``PhimoeConfig`` does
+    not read it as ``longrope``: KeyError); beside any but the default, numbers ``short_mscale`` and ``long_mscale``
+    (``PhimoeConfig.validate_rope``), ``original_max_position_embeddings`` for ``linear`` and ``dynamic`` (the config
+    gives the others one; the forward reads it) and a factor of 1.0 (another turns ``int(d · factor)`` of a head the
+    attention rotates whole: the first forward fails); LongRoPE's factors of ⌈d/2⌉ entries. The default turns the
+    whole head whatever ``partial_rotary_factor`` says (``compute_default_rope_parameters`` does not read it)."""
     key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
     rope = config.get(key) or {}
     if not isinstance(rope, Mapping):
         raise ValueError(f"config key {key!r} must be an object, got {rope!r:.60}")
     kind = rope.get("rope_type", rope.get("type", "default"))
-    if kind not in (*ROPE_TYPES, "longrope", "su"):
+    if kind not in (*ROPE_TYPES, "longrope"):
         raise ValueError(f"config key {key!r}: rope_type {kind!r} is not one derive maps")
+    if kind == "default":
+        return
+    if kind in ("linear", "dynamic") and "original_max_position_embeddings" not in rope:
+        raise ValueError(
+            f"config key {key!r}: rope_type {kind!r} needs original_max_position_embeddings in it "
+            f"(PhimoeRotaryEmbedding.forward reads it: KeyError at the first forward)"
+        )
+    for name in ("short_mscale", "long_mscale"):
+        value = rope.get(name)
+        if not isinstance(value, (int, float)):  # as PhimoeConfig.validate_rope tests it
+            raise ValueError(f"config key {key!r}: {name} must be a number beside rope_type {kind!r} (PhimoeConfig), got {value!r:.60}")  # fmt: skip
     for where, factor in ((key, rope.get("partial_rotary_factor", 1.0)), ("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))):  # fmt: skip
         if factor != 1.0:
-            raise ValueError(f"config key {where!r}: partial_rotary_factor {factor!r} is not derived (only 1.0)")
-    if kind in ("longrope", "su") and type(head_dim) is int:
+            raise ValueError(
+                f"config key {where!r}: partial_rotary_factor {factor!r} with rope_type {kind!r} turns part of a head "
+                f"the attention rotates whole (its first forward fails): only 1.0 is derived"
+            )
+    if kind == "longrope" and type(head_dim) is int:
         for name in ("short_factor", "long_factor"):
             values = rope.get(name)
             if not isinstance(values, list) or len(values) != (head_dim + 1) // 2:
@@ -116,20 +137,16 @@ def phimoe(config: Mapping[str, Any]) -> Module:
     Raises
     ------
     ValueError
-        ``num_experts_per_tok`` other than 2, fewer than two experts, a null ``head_dim``, a RoPE derive does not
-        map, a bad ``layer_types``, naming the key.
+        Fewer than two experts, a null ``head_dim``, a RoPE derive does not map or PhiMoE does not build or run,
+        a bad ``layer_types``, naming the key.
     """
     c = KEYS.resolve(config)
     D, H = hf_config.size(c, "hidden_size"), hf_config.size(c, "num_attention_heads")
     d = head_width(config, c, D, H, cls="PhimoeAttention", null="given")
     _check_rope(config, d)
     KV, F = kv_heads(c, H), hf_config.size(c, "intermediate_size")
-    E, k = hf_config.size(c, "num_local_experts"), hf_config.size(c, "num_experts_per_tok")
-    if hf_config.symbolic(k) is False and k != 2:
-        raise ValueError(
-            f"config key 'num_experts_per_tok' ({k!r}) is not 2: PhiMoE's sparsemixer routes every token to exactly "
-            f"two experts whatever it says"
-        )
+    # num_experts_per_tok is recorded only: sparsemixer routes to two whatever it says (0 included)
+    E, k = hf_config.size(c, "num_local_experts"), hf_config.size(c, "num_experts_per_tok", 0)
     if type(E) is int and E < 2:
         raise ValueError(f"config key 'num_local_experts' ({E}) must be at least 2: sparsemixer picks two experts")
     L = hf_config.size(c, "num_hidden_layers", 0)

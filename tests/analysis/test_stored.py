@@ -170,11 +170,36 @@ def test_fp8_release_shape_deepseek_style() -> None:
         ({"quant_method": "gptq", "bits": 5}, "bits"),
         ({"quant_method": "compressed-tensors", "format": "marlin-24"}, "format"),
         ({"bits": 4}, "quant_method"),
+        # layouts derive does not store: GPTQ's Marlin checkpoints, AWQ without zero points, FP8 embeddings
+        ({"quant_method": "gptq", "bits": 4, "group_size": 128, "checkpoint_format": "marlin"}, "checkpoint_format"),
+        ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": False, "version": "gemm"}, "zero_point"),
+        ({"quant_method": "fp8", "modules_to_convert": ["embed_tokens"]}, "modules_to_convert"),
     ],
 )
 def test_refused_naming_the_key(quantization: dict, key: str) -> None:
     with pytest.raises(ValueError, match=key):
         cost({"model_type": "llama", **LLAMA, "quantization_config": quantization}, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("quantization", "key"),
+    [
+        ({"quant_method": "gptq", "bits": 4, "group_size": 0}, "group_size"),
+        ({"quant_method": "fp8", "weight_block_size": [128]}, "weight_block_size"),
+        ({"quant_method": "fp8", "weight_block_size": [128, 0]}, "weight_block_size"),
+        ({"quant_method": "fp8", "expert_dtype": "bfloat16"}, "expert_dtype"),
+    ],
+)
+def test_refused_naming_the_key_where_transformers_refuses_it(quantization: dict, key: str) -> None:
+    """Values transformers' own quantization config classes refuse (``GPTQConfig.post_init``,
+    ``FineGrainedFP8Config.post_init``): derive refuses them too, naming the key and the value."""
+    from transformers.quantizers.auto import AutoQuantizationConfig
+
+    with pytest.raises(ValueError, match=key):
+        AutoQuantizationConfig.from_dict(copy.deepcopy(quantization))
+    with pytest.raises(ValueError, match=key) as refused:
+        cost({"model_type": "llama", **LLAMA, "quantization_config": copy.deepcopy(quantization)}, 1, 1)
+    assert repr(quantization[key]) in str(refused.value)
 
 
 def test_gptq_with_fused_experts_is_refused() -> None:

@@ -104,3 +104,85 @@ def test_build_index_refuses_a_process_that_imported_registering_modules() -> No
 
     with pytest.raises(RuntimeError, match="fresh process"):
         build_index()
+
+
+def test_the_index_script_writes_the_committed_index(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``scripts/update-index``'s command (``python -m derive.engine.names_writer PATH``) writes, in a fresh process,
+    the index that is committed."""
+    written = tmp_path / "names.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "derive.engine.names_writer", str(written)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    committed = (ROOT / "derive" / "engine" / "names.py").read_text()
+    assert _ruff_format(written.read_text()) == committed
+
+
+_DEFERRED = """
+import json, sys
+from derive._sympy import function, loaded, symbol, sympy
+
+seen = {}
+expr, symbol_class, applied = sympy.Expr, sympy.Symbol, sympy.ElementwiseApplyFunction
+sigma = function("sigma")
+# before SymPy: stand-ins that answer the tests derive makes without importing it
+seen["before"] = [isinstance(3, expr), issubclass(int, expr), expr == object, repr(expr), repr(applied),
+                  repr(sympy), repr(sigma), hash(expr) == hash("sympy.Expr"), loaded(), "sympy" in sys.modules]
+import sympy as real
+
+x = real.Symbol("x")
+# after: the real classes behind the same stand-ins, and the real ones handed out from then on
+class Sub(expr):
+    pass
+
+seen["after"] = [isinstance(x, expr), issubclass(real.Symbol, expr), expr == real.Expr, symbol_class("y") == real.Symbol("y"),
+                 expr.is_number is real.Expr.is_number, issubclass(Sub, real.Expr), sympy.Expr is real.Expr,
+                 sympy.ElementwiseApplyFunction is real.matrices.expressions.applyfunc.ElementwiseApplyFunction,
+                 sympy.Integer(3) == 3, repr(sympy) == repr(real), loaded(), str(sigma(x)),
+                 sigma.nargs == real.Function("sigma").nargs, sympy.latex(x) == "x",
+                 symbol("H") == real.Symbol("H", integer=True, positive=True),
+                 symbol("t", integer=False) == real.Symbol("t", positive=True)]
+print(json.dumps(seen))
+"""
+
+
+def test_the_sympy_stand_ins_before_and_after_sympy_is_imported() -> None:
+    """``derive._sympy`` in a fresh process: its stand-ins for SymPy's classes answer ``isinstance``,
+    ``issubclass``, ``==`` and ``repr`` without importing SymPy; once it is imported, the same stand-ins are the
+    real classes (called, subclassed, read from) and the module hands out the real ones."""
+    out = subprocess.run(
+        [sys.executable, "-c", _DEFERRED], capture_output=True, text=True, cwd=ROOT, timeout=300, check=True
+    )
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["before"] == [
+        False,
+        False,
+        False,
+        "<deferred sympy.Expr>",
+        "<deferred sympy.matrices.expressions.applyfunc.ElementwiseApplyFunction>",
+        "<sympy, imported on first use>",
+        "sigma",
+        True,
+        False,
+        False,
+    ]
+    assert seen["after"] == [True] * 11 + ["sigma(x)", True, True, True, True]
+
+
+def test_the_cells_package_hands_out_its_builders_and_functions_when_asked() -> None:
+    """``derive.cells``'s names imported on first use: each builder from its cell's module, ``sigma`` and
+    ``relu`` from the equations' algebra; another name is an AttributeError."""
+    import importlib
+
+    import derive.cells as cells
+    from derive.engine import algebra
+
+    for name, module in cells._BUILDERS.items():
+        assert getattr(cells, name) is getattr(importlib.import_module(f"derive.cells.{module}"), name)
+    assert (cells.sigma, cells.relu) == (algebra.sigma, algebra.relu)
+    with pytest.raises(AttributeError, match="'derive.cells' has no attribute 'tanh'"):
+        cells.tanh  # noqa: B018

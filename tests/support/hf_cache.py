@@ -1,6 +1,6 @@
 """Tiny transformers models run on CPU: the bytes their cache holds and a decode step's FLOPs, and derive's
 cost held against them (:func:`check_cache`, :func:`check_decode`, :func:`check_first_token`: the checks the
-families' tests run; not a test module).
+families' tests run; :func:`check_refused`, a refusal held against transformers failing too; not a test module).
 
 Every expected figure is read off the real thing: ``AutoModelForCausalLM.from_config`` with random
 weights, a forward of T tokens with ``use_cache=True``, and every tensor reachable from the
@@ -183,3 +183,40 @@ def check_closed_cache(model_type: str, config: dict, tokens: int = 4096, batch:
 
     numeric = cost(derive.explain({"model_type": model_type, **config}), tokens, batch, "bfloat16")
     assert closed_form(numeric, "cache_bytes") == numeric.cache_bytes
+
+
+def check_refused(model_type: str, config: dict, *names: str) -> str:
+    """derive refuses ``{"model_type": model_type, **config}`` (``derive.explain``, as a user hands it over) with a
+    ``ValueError`` whose message holds each of ``names`` (the key, and the value where given), and transformers fails
+    on it too: it refuses to build the config, or the model it builds fails its first forward (eager, 5 tokens) or
+    gives non-finite logits.
+
+    Returns
+    -------
+    str
+        derive's message.
+    """
+    import copy
+
+    import pytest
+    import torch
+
+    import derive
+
+    with pytest.raises(ValueError) as refused:
+        derive.explain({"model_type": model_type, **copy.deepcopy(config)})
+    message = str(refused.value)
+    for name in names:
+        assert name in message, (name, message)
+    try:
+        model = tiny(model_type, copy.deepcopy(config))
+    except Exception:  # transformers refuses it (its config class, or the model's constructor)
+        return message
+    vocab = model.config.get_text_config().vocab_size
+    try:
+        with torch.no_grad():
+            logits = model(torch.arange(5)[None] % vocab, use_cache=True).logits
+    except Exception:  # the first forward fails
+        return message
+    assert not torch.isfinite(logits).all(), f"transformers builds and runs the config derive refuses: {message}"
+    return message
