@@ -445,9 +445,12 @@ def _notes(model_type: str, given: Mapping[str, Any], model: Module) -> list[str
 class UnknownModelType(ValueError):
     """A config of a model type no derive family builds (:mod:`derive.read.measured` may measure it).
 
-    Attributes
+    Parameters
     ----------
+    message : str
+        The refusal, naming the model type and the ones derive builds.
     model_type : str
+        The config's ``model_type``.
     config : dict
         The config as read (every key but ``model_type``).
     """
