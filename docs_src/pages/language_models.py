@@ -546,13 +546,13 @@ def memory_svg(rows: list[dict]) -> str:
     import matplotlib.ticker
 
     with matplotlib.rc_context({"svg.hashsalt": "derive", "svg.fonttype": "path", "font.size": 11}):
-        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        fig, ax = plt.subplots(figsize=(7.5, 5.4))
         for row, colour, marker in zip(rows, _COLOURS, "osD^vx+", strict=False):
             total = [(row["weight_bytes"] + b) / GIB for b in row["cache"]]
             ax.plot(CONTEXTS, total, marker=marker, color=colour, label=row["name"])
         for gib in BUDGETS:  # the budgets of the "will it fit" table, dashed, labelled at the left
             ax.axhline(gib, color="#000000", linestyle="--", linewidth=0.8, alpha=0.6)  # currentColor, below
-            ax.annotate(f"{gib} GB card", (CONTEXTS[0], gib), xytext=(2, 2), textcoords="offset points", fontsize=9)
+            ax.annotate(f"{gib} GB card", (CONTEXTS[0], gib), xytext=(2, -11), textcoords="offset points", fontsize=9)
         ax.set_xscale("log", base=2)
         ax.set_xticks(CONTEXTS, [f"{t // 1024}K" if t < 2**20 else f"{t // 2**20}M" for t in CONTEXTS])
         ax.minorticks_off()
@@ -561,7 +561,8 @@ def memory_svg(rows: list[dict]) -> str:
         ax.set_xlabel("context length (tokens)")
         ax.set_ylabel("weights + cache of one sequence (GiB, bf16)")
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=10, frameon=False)
+        # below the axes: inside it would hide the budget lines' labels
+        ax.legend(fontsize=10, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
         fig.patch.set_alpha(0)
         ax.patch.set_alpha(0)
         fig.tight_layout()
