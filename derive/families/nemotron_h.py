@@ -20,7 +20,8 @@ and ``attention`` remapped, ``configuration_utils.py`` 94-99) or else the string
 - MoE: ``experts`` (``up_proj`` (E, F, D'), ``down_proj`` (E, D', F), E = ``n_routed_experts``, F =
   ``moe_intermediate_size``, D' = ``moe_latent_size`` or D), ``gate`` (E, D) with the buffer
   ``e_score_correction_bias``, one ``shared_experts`` MLP of ``moe_shared_expert_intermediate_size``
-  whatever ``n_shared_experts`` says, and ``fc1_latent_proj``/``fc2_latent_proj`` with a latent size.
+  whatever ``n_shared_experts`` says, and ``fc1_latent_proj``/``fc2_latent_proj`` with a latent size
+  (the routed experts' projections into and out of D', placed with them and used whole by every token).
 
 ``lm_head`` is never tied: ``_tied_weights_keys = {}`` (line 1158) whatever
 ``tie_word_embeddings`` says. Its cache: a Mamba-2 layer keeps ``conv_states`` (batch, E + 2GN, K)
@@ -210,10 +211,10 @@ def nemotron_h(config: Mapping[str, Any]) -> Module:
             router(D, E, correction_bias=True, name="gate", type="NemotronHTopkRouter"),
             plain_mlp(D, Fs, bias=mlp_bias, name="shared_experts", type="NemotronHMLP"),
         )
-        if latent is not None:
+        if latent is not None:  # the routed experts' way into and out of the latent width (every token's)
             parts += (
-                linear(D, latent, mlp_bias, name="fc1_latent_proj"),
-                linear(latent, D, mlp_bias, name="fc2_latent_proj"),
+                linear(D, latent, mlp_bias, name="fc1_latent_proj").replace(part="routed experts"),
+                linear(latent, D, mlp_bias, name="fc2_latent_proj").replace(part="routed experts"),
             )
         return moe_block(*parts, name="mixer", type="NemotronHMoE")
 

@@ -48,10 +48,10 @@ from ..layers.mlp import gated_mlp
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module
-from .decoder import causal_lm, kv_heads, layer_list, rope_buffers, rotated
-from .family import register_family
+from .decoder import INERT, causal_lm, kv_heads, layer_list, rope_buffers, rotated
+from .family import Keys, register_family
 
-__all__ = ["Variant", "VARIANTS", "qwen3_next", "build", "rotary_dim", "linear_layer_types"]
+__all__ = ["Variant", "VARIANTS", "KEYS", "qwen3_next", "build", "rotary_dim", "linear_layer_types"]
 
 #: ``Qwen3NextConfig``'s shape keys and defaults (configuration_qwen3_next.py 92-125).
 _DEFAULTS: dict[str, Any] = {
@@ -89,6 +89,21 @@ _INERT = (
     "router_aux_loss_coef",
     "rope_theta",
     "rope_scaling",
+)
+#: ``Qwen3NextConfig``'s every key (configuration_qwen3_next.py 92-137): the shape keys above, the legacy
+#: ``full_attention_interval`` and ``partial_rotary_factor`` its ``__post_init__`` reads among them, the rest inert.
+KEYS = Keys(
+    "Qwen3NextConfig",
+    _DEFAULTS,
+    {
+        **{
+            k: INERT[k]
+            for k in ("max_position_embeddings", "rms_norm_eps", "attention_dropout", "rope_scaling", "rope_theta")
+        },
+        "norm_topk_prob": "renormalises the top-k routing weights (a division): no tensor, no matmul",
+        "output_router_logits": "returns the routers' logits for the auxiliary loss: no tensor",
+        "router_aux_loss_coef": "the auxiliary loss's weight, in training: no tensor",
+    },
 )
 _SOURCE = (
     "transformers/models/qwen3_next/configuration_qwen3_next.py 92-137, modeling_qwen3_next.py 95-112, 229-256, "
@@ -254,7 +269,10 @@ def build(config: Mapping[str, Any], variant: Variant) -> Module:
         token than experts; naming the key.
     """
     v, P = variant, variant.prefix
-    c = hf_config.resolve(config, cls=v.config_cls, defaults=v.defaults, inert=_INERT)
+    if v.model_type == "qwen3_next":  # its keys are the class's whole set: a key outside it is noted
+        c = KEYS.resolve(config)
+    else:
+        c = hf_config.resolve(config, cls=v.config_cls, defaults=v.defaults, inert=_INERT)
     c = {**_DEFAULTS, **c} if v.moe != "pattern" else c  # keys the variant lacks: read as absent
     V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
@@ -344,5 +362,6 @@ def _reader(variant: Variant) -> Any:
 
 for _variant in VARIANTS.values():
     register_family(
-        _variant.model_type, _variant.config_cls, f"{_variant.prefix}ForCausalLM", _reader(_variant), _variant.source
-    )
+        _variant.model_type, _variant.config_cls, f"{_variant.prefix}ForCausalLM", _reader(_variant), _variant.source,
+        keys=KEYS if _variant.model_type == "qwen3_next" else None,
+    )  # fmt: skip

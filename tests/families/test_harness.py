@@ -212,7 +212,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"rope_parameters": {"rope_type": "yarn", "factor": 2.0}}, "rope_parameters"),
         ({"partial_rotary_factor": "quarter"}, "partial_rotary_factor"),
         ({"mlp_only_layers": "none"}, "mlp_only_layers"),
-        ({"d_model": 8}, "d_model"),
     ],
     # A key derive cannot map, or sizes the blocks would not fit, refused naming the key.
     "xlstm": [

@@ -48,7 +48,6 @@ NOT_YET_COMPLETE = frozenset(
         "olmo_hybrid",
         "qwen3_5_moe_text",
         "qwen3_5_text",
-        "qwen3_next",
         "qwen4_exp_text",
         "recurrent_gemma",
         "rwkv",

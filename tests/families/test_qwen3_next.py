@@ -131,3 +131,12 @@ def test_a_symbolic_head_dim(model_type: str) -> None:
             )
     with pytest.raises(ValueError, match="partial_rotary_factor"):
         derive.explain({"model_type": model_type, **small, "head_dim": d, "partial_rotary_factor": 0.1})
+
+
+def test_a_key_outside_qwen3_next_config_is_noted() -> None:
+    """Qwen3NextConfig's keys are declared whole: a key outside them (Qwen3-Next-80B-A3B's ``use_sliding_window``,
+    a ``d_model``) is one transformers keeps and never reads, answered with a note, transformers' count."""
+    config = {**CACHE, "use_sliding_window": False, "d_model": 8}
+    report = derive.explain({"model_type": "qwen3_next", **config})
+    assert any("use_sliding_window" in n and "d_model" in n and "Qwen3NextConfig" in n for n in report.notes)
+    assert report.total == hf_live.total(hf_live.build("qwen3_next", config))

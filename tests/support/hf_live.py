@@ -93,6 +93,9 @@ def _part(module: Any, attr: str, parent: Any) -> str | None:
         return "head"
     if cls.endswith("Experts"):
         return "routed experts"
+    # Nemotron-H's LatentMoE: the routed experts' projections into and out of the latent width (NemotronHMoE)
+    if attr in ("fc1_latent_proj", "fc2_latent_proj"):
+        return "routed experts"
     if cls.endswith(("Router", "TopkRouter")) or (attr == "gate" and owner.endswith(("MoeBlock", "MoE", "Moe"))):
         return "routers"
     # GraniteMoeHybrid's shared_mlp sits beside block_sparse_moe; HunYuan's inside the MoE, beside its experts
@@ -124,17 +127,18 @@ def parts(model: Any) -> tuple[dict[str, int], dict[str, int]]:
     whole: dict[str, int] = {}
     used: dict[str, int] = {}
     for name, p in model.named_parameters():
-        part, parent, path = "other", model, name.split(".")[:-1]
+        part, parent, path, experts = "other", model, name.split(".")[:-1], False
         for attr in path:
             module = getattr(parent, attr) if not attr.isdigit() else parent[int(attr)]
             found = _part(module, attr, parent)
             if found:
-                part = found
+                part, experts = found, type(module).__name__.endswith("Experts")
                 break
             parent = module
         whole[part] = whole.get(part, 0) + p.numel()
         k = top_k(model, name)
-        routed = part == "routed experts" and k is not None
+        # a fused experts tensor at k of its experts; a latent projection beside them is every token's
+        routed = part == "routed experts" and k is not None and experts
         used[part] = used.get(part, 0) + (p.numel() // p.shape[0] * k if routed else p.numel())
     # a part whose tensors are all empty holds nothing (DeepSeek's shared experts of width 0 when there are none)
     empty = {part for part, n in whole.items() if n == 0}
