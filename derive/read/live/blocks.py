@@ -48,15 +48,16 @@ def registered_for(cls: type) -> Constructor | None:
     Constructor or None
         One with a ``read`` that is not deferred (Keras-style layers are read elsewhere).
     """
-    from ... import blocks  # noqa: F401  (registers the blocks' constructors)
-
-    if _INDEXED[0] != len(CONSTRUCTORS):
+    # the modules that register a constructor of this class name, and no other (a user's own class: none)
+    CONSTRUCTORS.load(cls.__name__)
+    loaded = CONSTRUCTORS.loaded()
+    if _INDEXED[0] != len(loaded):
         _INDEX.clear()
-        for c in CONSTRUCTORS.values():
+        for c in loaded.values():
             if c.read is not None and not c.deferred and c.framework != "torch":  # torch's: live_torch reads them
                 for where in c.module_types:
                     _INDEX.setdefault((where, c.name), c)
-        _INDEXED[0] = len(CONSTRUCTORS)
+        _INDEXED[0] = len(loaded)
     return _INDEX.get((cls.__module__, cls.__name__))
 
 
