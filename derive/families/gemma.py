@@ -94,6 +94,7 @@ _INERT = (
     "sliding_window_pattern",  # Gemma 3's pattern (read)
     "_sliding_window_pattern",
     "rope_local_base_freq",
+    "cache_implementation",  # generate()'s cache class (Gemma-3-1B's "hybrid"): no tensor, not a forward's cache
     *ROPE_KEYS,
 )
 _KINDS = ("full_attention", "sliding_attention")

@@ -10,7 +10,10 @@ default). ``Phi3Config`` (``configuration_phi3.py``) has no ``head_dim``: the at
 width and a null one fails (``None ** -0.5``: refused). The rotary embedding rotates
 ``int(head_dim * partial_rotary_factor)`` of each head (lines 95-97; ``modeling_rope_utils.py``
 ``_compute_longrope_parameters``), its two float32 buffers of ⌈that / 2⌉; ``Phi3Config.validate_rope`` admits only
-the ``default`` and ``longrope`` types (``su`` and ``yarn`` read as ``longrope``, ``convert_rope_params_to_dict``).
+the ``default`` and ``longrope`` types (``su`` and ``yarn`` read as ``longrope``, ``convert_rope_params_to_dict``;
+an ``su`` object without its own ``original_max_position_embeddings`` fails there, as Phi-3-mini-128k's first
+``config.json`` does: ``standardize_rope_params`` moves the top-level one in for ``longrope``, ``yarn`` and ``llama3``
+only, before ``su`` is renamed, and ``validate_rope`` raises ``KeyError``; refused).
 The cache is ``DynamicCache(config=...)``'s (:func:`derive.families.llama_like.cache_windows`): Phi-3-mini's
 ``sliding_window`` 2047 makes every layer keep 2046 tokens. The dropouts (``resid_pdrop``, ``embd_pdrop``) and
 ``original_max_position_embeddings`` (the RoPE's scaling) make no tensor. LongRoPE's first forward leaves the
@@ -97,8 +100,9 @@ def phi_rotary(config: Mapping[str, Any], head_dim: Dim, hidden: Dim, heads: Dim
     Raises
     ------
     ValueError
-        A RoPE type other than default/longrope, a factor outside [0, 1], LongRoPE factors of another length, an
-        odd ``head_dim`` rotated whole (transformers' ``validate_rope``), naming the key.
+        A RoPE type other than default/longrope, an ``su`` one without its ``original_max_position_embeddings``,
+        a factor outside [0, 1], LongRoPE factors of another length, an odd ``head_dim`` rotated whole
+        (transformers' ``validate_rope``), naming the key.
     """
     key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
     rope = config.get(key)
@@ -110,6 +114,13 @@ def phi_rotary(config: Mapping[str, Any], head_dim: Dim, hidden: Dim, heads: Dim
     if kind not in PHI_ROPE_TYPES:
         raise ValueError(f"config key {key!r}: rope_type {kind!r} is refused by Phi3Config (default or longrope)")
     where = key if "partial_rotary_factor" in rope else "partial_rotary_factor"
+    if kind == "su" and "original_max_position_embeddings" not in rope:
+        # standardize_rope_params moves the top-level original_max_position_embeddings in for llama3, yarn and
+        # longrope only; su becomes longrope after it, and validate_rope then requires the key (KeyError)
+        raise ValueError(
+            f"config key {key!r}: rope_type 'su' without its own original_max_position_embeddings is refused by "
+            "Phi3Config (it reads su as longrope, which needs that key in the RoPE's object)"
+        )
     factor = rope.get("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))
     # 0 turns nothing: apply_rotary_pos_emb rotates q[..., :0] and passes the whole head (modeling_phi3.py 180-185)
     if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 <= factor <= 1:

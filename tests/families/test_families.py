@@ -181,6 +181,31 @@ def test_refused_naming_the_key(config: dict, key: str) -> None:
         derive.explain(config)
 
 
+@pytest.mark.parametrize(("rope", "builds"), [
+    ({"type": "su"}, False),  # Phi-3-mini-128k-instruct's first config.json (May 2024)
+    ({"rope_type": "su"}, False),
+    ({"type": "su", "original_max_position_embeddings": 16}, True),
+    ({"type": "longrope"}, True),  # the Hub's later revision
+    ({"type": "yarn"}, True),  # standardize_rope_params moves the top-level length in for yarn
+])  # fmt: skip
+def test_phi3_su_rope_as_transformers_reads_it(rope: dict, builds: bool) -> None:
+    """Phi3Config reads ``su`` as ``longrope`` after ``standardize_rope_params`` has moved the top-level
+    ``original_max_position_embeddings`` into the RoPE's object for longrope, yarn and llama3 only, so an ``su``
+    object without its own fails ``validate_rope`` (KeyError) in transformers 5.23.0: derive refuses it, naming
+    the key; with the key, or as longrope or yarn, both build the same model."""
+    config = {"vocab_size": 64, "hidden_size": 32, "intermediate_size": 48, "num_attention_heads": 4,
+              "num_hidden_layers": 2, "num_key_value_heads": 2, "pad_token_id": 0, "eos_token_id": 1,
+              "max_position_embeddings": 64, "original_max_position_embeddings": 16,
+              "rope_scaling": {**rope, "short_factor": [1.0] * 4, "long_factor": [2.0] * 4}}  # fmt: skip
+    if builds:
+        assert hf_live.check_family("phi3", config, builds=True) is not None
+    else:
+        with pytest.raises(KeyError, match="original_max_position_embeddings"):
+            hf_live.build("phi3", json.loads(json.dumps(config)))  # transformers edits the RoPE's object
+        with pytest.raises(ValueError, match="rope_scaling"):
+            derive.explain({"model_type": "phi3", **config})
+
+
 def test_a_key_its_class_does_not_define_is_answered_and_named() -> None:
     """``hidden_sizes`` is no key of LlamaConfig: transformers keeps it as an attribute and builds
     LlamaConfig()'s model (6,738,415,616, Llama-2-7B's shape), so derive answers that and names the key."""
