@@ -48,7 +48,7 @@ def gates(kind: str) -> int:
     from ..cells import make_cell
 
     mode = MODES[kind.removesuffix("Cell")]
-    return int(closed_form(("cell gates", mode), lambda: len(make_cell(mode, 1, 1).gates)))
+    return int(closed_form(("cell gates", mode), lambda: len(make_cell(mode, 1, 1, numeric=True).gates)))
 
 
 def recurrent_formula(kind: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Formula:

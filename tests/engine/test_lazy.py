@@ -71,6 +71,21 @@ def test_a_live_torch_module_imports_no_reader_of_text_and_no_other_framework() 
     assert not seen["sympy"]
 
 
+def test_a_checkpoint_with_numeric_shapes_imports_no_sympy() -> None:
+    """A ``.safetensors`` file of an ``nn.LSTM(300, 128)`` (its header read, never its tensors): the count in ints."""
+    torch = pytest.importorskip("torch")
+    code = (
+        "import os, tempfile\nimport numpy as np\nfrom safetensors.numpy import save_file\n"
+        "path = os.path.join(tempfile.mkdtemp(), 'model.safetensors')\n"
+        "shapes = {'weight_ih_l0': (512, 300), 'weight_hh_l0': (512, 128), 'bias_ih_l0': (512,), 'bias_hh_l0': (512,)}\n"
+        "save_file({f'lstm.{k}': np.zeros(v, np.float32) for k, v in shapes.items()}, path)\n"
+        "import derive\nvalue = derive.explain(path).total"
+    )
+    seen = _probe(code)
+    assert seen["value"] == str(sum(p.numel() for p in torch.nn.LSTM(300, 128).parameters()))
+    assert not seen["sympy"]
+
+
 def test_iterating_a_registry_lists_everything_in_one_order() -> None:
     """A lookup first, then the whole table: the same order as a whole load gives."""
     code = "from derive.engine.constructors import CONSTRUCTORS, find\nfind('hk.LSTM')\nvalue = list(CONSTRUCTORS)[:40]"

@@ -164,7 +164,11 @@ def test_benchmark_page_shows_the_explain_results(pages):
         assert f"{row['torchinfo_over_derive']:.2f}" in page
     for target in data["targets"]:
         assert f"| {target['label']} | {target['measured']} | {target['target']} |" in page
-        assert target["met"] == (float(target["measured"]) < float(target["target"].lstrip("< ")))
+        bound = target["target"]
+        if bound.startswith("<="):
+            assert target["met"] == (float(target["measured"]) <= float(bound.removeprefix("<=")))
+        else:
+            assert target["met"] == (float(target["measured"]) < float(bound.lstrip("< ")))
 
 
 def torch_meta():
