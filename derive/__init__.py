@@ -201,13 +201,15 @@ def cost(
     from .analysis import cost as _cost
 
     if isinstance(stack, Mapping) and "model_type" in stack:
-        from .read.measured import priced
+        from .read.measured import config_tree
 
-        measured = priced(stack)  # a model type no family derives: transformers builds it, derive reads that
-        if measured is not None:
-            stack, own_quantization, own_dtype = measured
-            quantization_config = quantization_config if quantization_config is not None else own_quantization
-            dtype = dtype if dtype is not None else own_dtype
+        # the model the config builds: its family's tree, or what transformers builds where derive has no family
+        config = stack
+        stack = config_tree(config)
+        quantization_config = (
+            quantization_config if quantization_config is not None else config.get("quantization_config")
+        )
+        dtype = dtype if dtype is not None else _cost.config_dtype(config)
     return _cost.cost(
         stack,
         _cost.SYMBOLIC_T if seq_len is None else seq_len,

@@ -67,7 +67,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..tree import Module, State, active, count
+from ..tree import Module, State, active, check_cache_known, count
 from . import fit as _fit
 from . import served as _served
 from . import stored as _stored
@@ -105,13 +105,6 @@ NOT_COUNTED = (
     "activations of the forward (prefill intermediates, logits), the framework's workspace and allocator "
     "slack, the CUDA context, a paged cache's page granularity: hold memory back for them with reserve"
 )
-
-
-#: In the note of a measured model's tree (:mod:`derive.read.measured`) whose cache could not be read: its
-#: cost is refused, never counted without the cache.
-CACHE_UNMEASURED = "cache not measured"
-#: In the note of a measured model's tree that routes experts: :attr:`Cost.active` is None, never the total.
-ACTIVE_UNMEASURED = "active not measured"
 
 
 def __getattr__(name: str) -> Any:
@@ -379,11 +372,9 @@ class Cost:
     def active(self) -> Any:
         """Parameters one token uses (:func:`derive.tree.active`: the Hugging Face Hub's definition,
         huggingface.js PR #2182 — all but the routed experts a token does not visit, of which top_k /
-        num_experts count; tied tensors once). A dense model's, and a stack's, is its total. None for a
-        measured model that routes experts (:mod:`derive.read.measured`: which a token visits is
-        not read off the module)."""
-        if self.stack is None and ACTIVE_UNMEASURED in self.module.note:
-            return None
+        num_experts count; tied tensors once). A dense model's, and a stack's, is its total. None where
+        the tree says it is not known (:attr:`derive.tree.Module.unknown`: a measured model that routes
+        experts, :mod:`derive.read.measured`)."""
         return self.parameters if self.stack is not None else active(self.module)
 
     @property
@@ -830,8 +821,7 @@ def cost(
                 "stack must be a derive stack (derive.torch.LSTM(...), derive.Stack(...), derive.frameworks.stack(...)), "
                 f"a module tree, a report or a config mapping, got {type(stack).__name__}"
             )
-    if CACHE_UNMEASURED in tree.note:  # a measured model whose cache could not be read: never counted short
-        raise ValueError(f"the cost of this model is not known: its {tree.note}")
+    check_cache_known(tree)  # a measured model whose cache could not be read: never counted short
     dtype = dtype if dtype is not None else own_dtype or "float32"
     return _priced(
         tree,

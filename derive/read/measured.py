@@ -13,8 +13,8 @@ tensor of the returned ``past_key_values`` read by its layer index and attribute
 batch is the batch; one that grows a token a token is the tokens, capped where the two longest runs hold
 the same (a sliding window); the rest are sizes. A tensor that fits none of that (a compressed or
 chunked cache) leaves the cache unmeasured, said in the notes, and :func:`derive.cost` refuses it rather
-than count it short (:data:`derive.analysis.cost.CACHE_UNMEASURED`); a model that routes experts has no active
-count (:data:`derive.analysis.cost.ACTIVE_UNMEASURED`), never its total in place of one.
+than count it short (``"cache"`` in the root's :attr:`~derive.tree.Module.unknown`); a model that routes experts
+has no active count (``"active"`` there), never its total in place of one.
 
 Such an answer is ``"method": "measured"`` (a derived one says ``"derived"``): exact for the config given,
 with no closed form. Without transformers (and torch) it is refused, saying what to install.
@@ -35,6 +35,7 @@ __all__ = [
     "measured_tree",
     "explain_measured",
     "explain_config",
+    "config_tree",
 ]
 
 #: Config keys that say a model routes experts (a count above 1).
@@ -50,7 +51,7 @@ def _mapping() -> Mapping[str, str] | None:
 
 
 def is_measurable(model_type: Any) -> bool:
-    """Whether the installed transformers builds ``model_type`` as a causal LM (None: not installed).
+    """Whether the installed transformers builds ``model_type`` as a causal LM (False without transformers).
 
     Parameters
     ----------
@@ -262,20 +263,20 @@ def measured_tree(model_type: str, config: Mapping[str, Any]) -> Module:
     -------
     derive.tree.Module
         The live reader's tree of the meta-device model; its :attr:`~derive.tree.Module.cache` holds every
-        cache tensor measured (``note`` is :data:`CACHE_UNMEASURED` and the cache empty when it could not be).
+        cache tensor measured. Where it could not be, the root's :attr:`~derive.tree.Module.unknown` holds
+        ``"cache"`` (its note says why) and the cache is empty; ``"active"`` where the model routes experts.
 
     Raises
     ------
     ValueError
         transformers refuses the config or cannot build it (its own message).
     """
-    from ..analysis.cost import ACTIVE_UNMEASURED, CACHE_UNMEASURED
-
     model, tree, states, why = _measured(model_type, _frozen(config))
-    notes = [f"{CACHE_UNMEASURED} ({why})"] if states is None else []
-    if _routes_experts(model):
-        notes.append(ACTIVE_UNMEASURED)
-    tree = tree.replace(note="; ".join(notes)) if notes else tree
+    unknown = ({"cache"} if states is None else set()) | ({"active"} if _routes_experts(model) else set())
+    if unknown:
+        tree = tree.replace(
+            unknown=frozenset(unknown), note=f"cache not measured ({why})" if states is None else tree.note
+        )
     return tree if states is None else _attach(tree, states)
 
 
@@ -354,7 +355,6 @@ def explain_measured(model_type: str, config: Mapping[str, Any]) -> Any:
     ValueError
         As :func:`measured_tree`.
     """
-    from ..analysis.cost import ACTIVE_UNMEASURED
     from .report import Report
 
     model, _, states, why = _measured(model_type, _frozen(config))
@@ -368,7 +368,7 @@ def explain_measured(model_type: str, config: Mapping[str, Any]) -> Any:
         notes.append("auto_map (remote code) is not followed: the model is transformers' own class for its model_type")
     if states is None:
         notes.append(f"the cache is not measured: {why}")
-    if ACTIVE_UNMEASURED in tree.note:
+    if "active" in tree.unknown:
         notes.append(
             "the active count is not measured: the model routes experts, and which of them a token visits is not "
             "read off the built module (the total counts every expert)"
@@ -380,7 +380,6 @@ def explain_measured(model_type: str, config: Mapping[str, Any]) -> Any:
         tree, "transformers", title=f"{type(model).__name__} from a {model_type!r} config (measured)", notes=notes
     )
     report.method = "measured"
-    report.active_known = ACTIVE_UNMEASURED not in tree.note
     return report
 
 
@@ -416,35 +415,34 @@ def explain_config(obj: Any) -> Any:
         return explain_measured(error.model_type, error.config)
 
 
-def priced(config: Any) -> tuple[Module, Any, str | None] | None:
-    """What :func:`derive.cost` prices for a config mapping of a measured model type: (tree, its
-    ``quantization_config``, its dtype); None for anything else (a family's config is priced by the family).
+def config_tree(config: Mapping[str, Any]) -> Module:
+    """The tree of the model a config mapping builds: its family's (derived), or measured where derive has none
+    and the installed transformers builds its model type as a causal LM. The one decision of the two, for
+    :func:`derive.cost` as for :func:`explain_config`.
 
     Parameters
     ----------
-    config : object
+    config : mapping
+        A transformers config's keys, ``model_type`` among them (its ``quantization_config`` is not read here).
 
     Returns
     -------
-    (derive.tree.Module, mapping or None, str or None) or None
+    derive.tree.Module
 
     Raises
     ------
     ValueError
-        A model type neither derived nor measurable, or transformers' refusal of the config.
+        A model type neither derived nor measurable (saying which), a key or value refused (named), or
+        transformers' own refusal of the config.
     """
-    if not (isinstance(config, Mapping) and "model_type" in config):
-        return None
-    from ..analysis.cost import config_dtype
-    from ..blocks import CONFIG_MODELS
+    from ..blocks import CONFIG_MODELS, config_model
 
-    model_type = config["model_type"]
-    try:
-        CONFIG_MODELS[model_type]
-        return None
-    except (KeyError, TypeError):
-        pass
-    if not is_measurable(model_type):
-        raise ValueError(refusal(model_type, sorted(CONFIG_MODELS)))
+    model_type: Any = config.get("model_type")
     rest = {k: v for k, v in config.items() if k not in ("model_type", "quantization_config")}
-    return measured_tree(model_type, rest), config.get("quantization_config"), config_dtype(config)
+    try:
+        entry = config_model(model_type)
+    except ValueError:
+        if not is_measurable(model_type):
+            raise ValueError(refusal(model_type, sorted(CONFIG_MODELS))) from None
+        return measured_tree(model_type, rest)
+    return entry.build(rest)

@@ -44,8 +44,6 @@ class Report:
         For checkpoints: the constructors that rebuild the recurrent tensors.
     module : derive.tree.Module or None
         The model's tree, when the report was made from one (:meth:`from_module`).
-    active_known : bool
-        False where the active count is not known (a measured model that routes experts): :attr:`active` is None.
     method : str
         ``"derived"`` (from the model's equations or its config's family) or ``"measured"`` (transformers
         built the model and derive read what it built: exact, no closed form; :mod:`derive.read.measured`).
@@ -65,7 +63,6 @@ class Report:
     constructors: list[str] = field(default_factory=list)
     module: Module | None = None
     method: str = "derived"
-    active_known: bool = True
     _tensors: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
     _closed_form: tuple[Any, dict[str, Any]] | None = field(default=None, repr=False, compare=False)
 
@@ -222,9 +219,9 @@ class Report:
         active; tied tensors count once. A dense model's active count is its total. Given for a
         tree that keeps an inference cache or routes experts (a language model), None for others.
         """
-        if self.module is None or not self.active_known or not _is_language_model(self.module):
+        if self.module is None or not _is_language_model(self.module):
             return None
-        return active(self.module)
+        return active(self.module)  # None where the tree says it is not known (Module.unknown)
 
     @property
     def parts(self) -> list[dict[str, Any]] | None:
@@ -239,7 +236,7 @@ class Report:
         outermost module that declares one (:func:`derive.tree.parts`): QK-norms with attention,
         a mixer's own norms with the mixer.
         """
-        if self.module is None or not self.active_known or not _is_language_model(self.module):
+        if self.module is None or not _is_language_model(self.module) or active(self.module) is None:
             return None
         whole, used = parts(self.module), parts(self.module, used=True)
         if "other" in whole or len(whole) < 2:

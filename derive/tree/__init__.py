@@ -31,8 +31,21 @@ A module that stands for ``repeat`` identical copies (a symbolic number of layer
 
 from __future__ import annotations
 
-from .nodes import Dim, Formula, Letter, Module, Param, State, closed_form, count, is_partial, letters_to_symbols, numel
-from .usage import PARTS, active, cache_elements, named_states, parts
+from .nodes import (
+    UNKNOWN,
+    Dim,
+    Formula,
+    Letter,
+    Module,
+    Param,
+    State,
+    closed_form,
+    count,
+    is_partial,
+    letters_to_symbols,
+    numel,
+)
+from .usage import PARTS, active, cache_elements, check_cache_known, named_states, parts
 from .walk import MAX_LISTED, named_buffers, named_modules, named_parameters, uncounted
 
 __all__ = [
@@ -56,5 +69,7 @@ __all__ = [
     "parts",
     "PARTS",
     "cache_elements",
+    "check_cache_known",
+    "UNKNOWN",
     "named_states",
 ]

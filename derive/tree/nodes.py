@@ -27,6 +27,9 @@ Dim = Any
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
+#: What a tree may say it does not know (:attr:`Module.unknown`): its active count, its cache.
+UNKNOWN = frozenset({"active", "cache"})
+
 
 def _is_int(value: object) -> bool:
     return type(value) is int
@@ -378,6 +381,11 @@ class Module:
         where its builder derives them itself — a recurrent stack from its cells' equations
         (:meth:`derive.engine.stack.Stack.token_flops`) — called only when asked; None: the rule
         registered for its class (:mod:`derive.layers.token_flops`).
+    unknown : frozenset of str
+        What is not known of it and everything under it, of :data:`UNKNOWN`: ``"active"`` (it routes
+        experts, but which of them a token visits was not read: :func:`derive.tree.active` is None, never
+        the total in its place), ``"cache"`` (its inference cache could not be read: every cache figure
+        is refused rather than counted short). Set by :mod:`derive.read.measured`; :attr:`note` says why.
     """
 
     name: str
@@ -397,6 +405,7 @@ class Module:
     routed: tuple[Dim, Dim] | None = None
     part: str = ""
     step_flops: Callable[[], Any] | None = None
+    unknown: frozenset[str] = frozenset()
 
     def replace(self, **changes: Any) -> Module:
         """A copy with ``changes`` (``name``, ``children``, ...).

@@ -25,7 +25,7 @@ from typing import Any
 from .nodes import Dim, Module, State, _is_int, _plain, _sum, count
 from .walk import _copies, _fill, _join
 
-__all__ = ["PARTS", "active", "parts", "cache_elements", "named_states"]
+__all__ = ["PARTS", "active", "parts", "cache_elements", "check_cache_known", "named_states"]
 
 #: The parts of a language model, in the order a model is read: where its parameters sit. The
 #: router (``gate``/``router``) is its own part; a shared-expert gate (Qwen's ``shared_expert_gate``)
@@ -52,7 +52,7 @@ PARTS = (
 )
 
 
-def active(module: Module) -> Dim:
+def active(module: Module) -> Dim | None:
     """Parameters one token uses: :func:`~derive.tree.count`, with each routed-experts module
     (:attr:`Module.routed` = ``(top_k, num_experts)``) counted at ``top_k / num_experts``.
 
@@ -62,8 +62,10 @@ def active(module: Module) -> Dim:
 
     Returns
     -------
-    int or sympy.Expr
-        Units: parameters. An int when every size is an int.
+    int or sympy.Expr or None
+        Units: parameters. An int when every size is an int. None when the tree says its active count is
+        not known (``"active"`` in a :attr:`Module.unknown` of it: a measured model that routes experts),
+        never the total in its place.
 
     Raises
     ------
@@ -73,6 +75,8 @@ def active(module: Module) -> Dim:
     """
     if not module.counted:
         return 0
+    if "active" in module.unknown:
+        return None
     if module.routed is not None:
         top_k, experts = module.routed
         total = count(module)
@@ -82,7 +86,11 @@ def active(module: Module) -> Dim:
             return total // experts * top_k
         return _sum([total * top_k / experts])
     terms = [p.numel for p in module.params if p.counted]
-    terms += [active(c) for c in module.children]
+    for child in module.children:
+        used = active(child)
+        if used is None:
+            return None
+        terms.append(used)
     subtotal = _sum(terms)
     return subtotal if module.repeat == 1 else _sum([subtotal * module.repeat])
 
@@ -109,6 +117,11 @@ def parts(module: Module, *, used: bool = False) -> dict[str, Dim]:
         add up to :func:`~derive.tree.count` (``used``: :func:`active`). Tied tensors count once,
         where they are stored; a part derive cannot count (:attr:`Module.counted` False) is not in it.
 
+    Raises
+    ------
+    ValueError
+        ``used`` for a tree whose active count is not known (:func:`active` is None).
+
     Examples
     --------
     >>> from .nodes import Param
@@ -117,6 +130,8 @@ def parts(module: Module, *, used: bool = False) -> dict[str, Dim]:
     >>> parts(Module("", "Layer", children=(attn.replace(children=(norm,)), norm)))
     {'attention': 72, 'norms': 8}
     """
+    if used and active(module) is None:
+        raise ValueError("the active parameters of this model are not known, so neither are its parts' (used=True)")
     terms: dict[str, list[Any]] = {}
     _parts(module, 1, used, terms)
     order = [p for p in PARTS if p in terms] + [p for p in terms if p not in PARTS]  # none left out
@@ -165,10 +180,35 @@ def cache_elements(module: Module, batch: Dim, tokens: Dim) -> dict[str | None, 
     dict of (str or None) -> int or sympy.Expr
         Units: tensor entries, keyed by :attr:`State.dtype` (None: the model's dtype); multiply
         each by its dtype's size for bytes.
+
+    Raises
+    ------
+    ValueError
+        The tree says its cache is not known (``"cache"`` in :attr:`Module.unknown`: a measured model
+        whose cache could not be read): refused, never counted short.
     """
+    check_cache_known(module)
     totals: dict[str | None, list[Any]] = {}
     _collect(module, batch, tokens, 1, totals)
     return {dtype: _plain(_sum(terms)) for dtype, terms in totals.items()}
+
+
+def check_cache_known(module: Module) -> None:
+    """Refuse a tree that says its cache is not known (``"cache"`` in :attr:`Module.unknown`), with its note.
+
+    Parameters
+    ----------
+    module : Module
+
+    Raises
+    ------
+    ValueError
+        Its cache could not be read (:attr:`Module.note` says why): never counted short.
+    """
+    if "cache" in module.unknown:
+        raise ValueError(f"the cost of this model is not known: its {module.note or 'cache could not be read'}")
+    for child in module.children:
+        check_cache_known(child)
 
 
 def _collect(module: Module, batch: Dim, tokens: Dim, times: Dim, totals: dict[str | None, list[Any]]) -> None:

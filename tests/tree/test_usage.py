@@ -95,3 +95,37 @@ def test_cache_elements_symbolic() -> None:
     state = State("keys", ("batch", 8, "tokens", 128), window=w)
     model = Module("layers.{k}", "Layer", cache=(state,), repeat=4)
     assert cache_elements(model, b, t)[None] == 4096 * b * sympy.Min(t, w)
+
+
+def test_a_tree_that_says_its_active_count_is_not_known_has_none() -> None:
+    """A measured model that routes experts (derive.read.measured) marks its root: its active count is None, never
+    its total in place of one, and so are its parts' active counts; the total is still known."""
+    from derive.analysis.cost import cost
+    from derive.read.report import Report
+    from derive.tree import Module, Param, State, active, count, parts
+
+    attn = Module("self_attn", "Attention", (Param("q_proj.weight", (8, 8)),), part="attention",
+                  cache=(State("keys", ("batch", 2, "tokens", 4)),))  # fmt: skip
+    experts = Module("experts", "Experts", (Param("down_proj", (4, 8, 8)),))
+    model = Module("", "Model", children=(attn, experts), unknown=frozenset({"active"}))
+    assert count(model) == 64 + 256
+    assert active(model) is None
+    assert active(Module("", "Outer", children=(model,))) is None  # a marked child makes the whole unknown
+    with pytest.raises(ValueError, match="active parameters of this model are not known"):
+        parts(model, used=True)
+    report = Report.from_module(model, "transformers")
+    assert report.total == 320 and report.active is None and report.parts is None
+    assert cost(model, seq_len=3, batch=1).active is None
+    assert active(model.replace(unknown=frozenset())) == 320
+
+
+def test_a_tree_that_says_its_cache_is_not_known_is_refused_a_cache() -> None:
+    """A measured model whose cache could not be read: every cache figure refused, with the reason, never 0."""
+    from derive.analysis.cost import cost
+    from derive.tree import Module, Param, cache_elements
+
+    model = Module("", "Model", (Param("w", (4, 4)),), unknown=frozenset({"cache"}), note="cache not measured (why)")
+    with pytest.raises(ValueError, match=r"not known: its cache not measured \(why\)"):
+        cache_elements(model, 1, 10)
+    with pytest.raises(ValueError, match="cost of this model is not known"):
+        cost(Module("", "Outer", children=(model,)), seq_len=3, batch=1)
