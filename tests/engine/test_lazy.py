@@ -86,6 +86,24 @@ def test_a_checkpoint_with_numeric_shapes_imports_no_sympy() -> None:
     assert not seen["sympy"]
 
 
+def test_keras_code_and_a_keras_layer_with_int_sizes_import_no_sympy() -> None:
+    """Keras code read with ``ast`` and ``derive.keras.LSTM(128).count(28)``: counted in ints, the totals
+    Keras 3 builds (keras.Sequential, count_params: tests/frameworks), no SymPy imported."""
+    keras = pytest.importorskip("keras")
+    code = (
+        "import derive\nimport derive.keras as dk\n"
+        "value = (derive.explain('model = keras.Sequential([keras.Input((10, 28)), keras.layers.Bidirectional("
+        "keras.layers.LSTM(128, return_sequences=True)), keras.layers.GRU(4), keras.layers.Dense(3)])').total, "
+        "dk.LSTM(128).count(28), dk.CuDNNGRU(16).count(8))"
+    )
+    seen = _probe(code)
+    model = keras.Sequential([keras.Input((10, 28)), keras.layers.Bidirectional(keras.layers.LSTM(128, return_sequences=True)),
+                              keras.layers.GRU(4), keras.layers.Dense(3)])  # fmt: skip
+    lstm = keras.Sequential([keras.Input((10, 28)), keras.layers.LSTM(128)])
+    assert seen["value"].startswith(f"({model.count_params()}, {lstm.count_params()}, ")
+    assert not seen["sympy"]
+
+
 def test_iterating_a_registry_lists_everything_in_one_order() -> None:
     """A lookup first, then the whole table: the same order as a whole load gives."""
     code = "from derive.engine.constructors import CONSTRUCTORS, find\nfind('hk.LSTM')\nvalue = list(CONSTRUCTORS)[:40]"

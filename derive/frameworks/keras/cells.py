@@ -114,13 +114,15 @@ class KerasCell(CellBase):
         self.auto_name = kwargs.get("name") is None
         self.name = layer_name(kwargs.get("name"), self.default_name)
 
-    def cell(self, input_dim: Size) -> Cell:
+    def cell(self, input_dim: Size, *, numeric: bool = False) -> Cell:
         """The cell's update equations, with Keras' bias policy, for inputs ``input_dim`` wide.
 
         Parameters
         ----------
         input_dim : int or sympy.Expr
             Features per time step.
+        numeric : bool, default False
+            The shape-only mode (every size an int: int shapes, no SymPy).
 
         Returns
         -------
@@ -128,7 +130,7 @@ class KerasCell(CellBase):
         """
         bias = KERAS.bias_policy(self.mode, self.use_bias, self.reset_after)
         extra = {"reset_after": self.reset_after} if self.mode == "GRU" else {}
-        return make_cell(self.mode, validate.size("input_dim", input_dim), self.units, bias, **extra)
+        return make_cell(self.mode, validate.size("input_dim", input_dim), self.units, bias, numeric=numeric, **extra)
 
     def module(self, input_dim: Size, prefix: str = "") -> Module:
         """``kernel``, ``recurrent_kernel``, ``bias``, as the layer's, in a module named ``<prefix><name>``.
@@ -149,7 +151,9 @@ class KerasCell(CellBase):
         TypeError, ValueError
             ``input_dim`` not a positive integer.
         """
-        return cell_module(prefix + self.name, type(self).__name__, self.cell(input_dim))
+        input_dim = validate.size("input_dim", input_dim)
+        numeric = type(input_dim) is int and type(self.units) is int  # counted with ints: no SymPy
+        return cell_module(prefix + self.name, type(self).__name__, self.cell(input_dim, numeric=numeric))
 
     def state_widths(self) -> list[Size]:
         """``units`` once per state (two for an LSTM cell: h and c).

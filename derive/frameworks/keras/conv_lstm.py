@@ -153,8 +153,9 @@ class ConvLSTM(RecurrentLayer):
             for s, k, st, d in zip(spatial, self.kernel_size, per_axis(self.strides), per_axis(self.dilation_rate))
         )
 
-    def _cell(self, input_dim: Size) -> Cell:
-        return conv_lstm(input_dim, self.units, self.kernel_size, KERAS.bias_policy(self.mode, self.use_bias))
+    def _cell(self, input_dim: Size, numeric: bool = False) -> Cell:
+        numeric = numeric and all(type(k) is int for k in self.kernel_size)
+        return conv_lstm(input_dim, self.units, self.kernel_size, KERAS.bias_policy(self.mode, self.use_bias), numeric)
 
     def __repr__(self) -> str:
         kernel = self.kernel_size if len(set(self.kernel_size)) > 1 else self.kernel_size[0]

@@ -77,8 +77,8 @@ class CuDNN(RecurrentLayer):
     ) -> None:
         self._setup("units", units, True, return_sequences, return_state, go_backwards, stateful, kwargs)
 
-    def _cell(self, input_dim: Size) -> Cell:
-        return make_cell(self.mode, input_dim, self.units, "two", reset_after=True)
+    def _cell(self, input_dim: Size, numeric: bool = False) -> Cell:
+        return make_cell(self.mode, input_dim, self.units, "two", reset_after=True, numeric=numeric)
 
     def module(self, input_dim: Size, prefix: str = "") -> Module:
         """``kernel``, ``recurrent_kernel``, ``bias`` in a module named ``<prefix><name>`` (no cell scope).
@@ -99,7 +99,8 @@ class CuDNN(RecurrentLayer):
         TypeError, ValueError
             ``input_dim`` not a positive integer.
         """
-        cell = self.cell(validate.size("input_dim", input_dim))
+        input_dim = validate.size("input_dim", input_dim)
+        cell = self.cell(input_dim, numeric=type(input_dim) is int and type(self.units) is int)
         return cell_module(prefix + self.name, type(self).__name__, cell, CUDNN)
 
 

@@ -67,22 +67,25 @@ class RecurrentLayer(Recurrent):
         """ndim of the output: the input's, less the time axis unless ``return_sequences``."""
         return self.input_rank if self.return_sequences else self.input_rank - 1
 
-    def cell(self, input_dim: Size) -> Cell:
+    def cell(self, input_dim: Size, *, numeric: bool = False) -> Cell:
         """The layer's cell: its update equations, with Keras' bias policy.
 
         Parameters
         ----------
         input_dim : int or sympy.Expr
             Features per time step (channels for ConvLSTM).
+        numeric : bool, default False
+            The shape-only mode (every size an int: the same parameters, int shapes, no SymPy;
+            :func:`derive.engine.registry.make_cell`).
 
         Returns
         -------
         Cell
         """
-        return self._cell(input_dim)
+        return self._cell(input_dim, numeric)
 
     @abstractmethod
-    def _cell(self, input_dim: Size) -> Cell:
+    def _cell(self, input_dim: Size, numeric: bool = False) -> Cell:
         """The layer's cell for inputs ``input_dim`` wide."""
 
     def module(self, input_dim: Size, prefix: str = "") -> Module:
@@ -107,7 +110,8 @@ class RecurrentLayer(Recurrent):
             ``input_dim`` not a positive integer.
         """
         input_dim = validate.size("input_dim", input_dim)
-        cell = cell_module(self.cell_name, self.cell_type, self.cell(input_dim))
+        numeric = type(input_dim) is int and type(self.units) is int  # counted with ints: no SymPy
+        cell = cell_module(self.cell_name, self.cell_type, self.cell(input_dim, numeric=numeric))
         if self.spatial_rank:  # a ConvLSTM's states and FLOPs depend on the input's spatial size: not derived
             return Module(prefix + self.name, type(self).__name__, children=(cell,), sep="/", row=True)
         return Module(
@@ -222,8 +226,8 @@ class SimpleRNN(RecurrentLayer):
     ) -> None:
         self._setup("units", units, use_bias, return_sequences, return_state, go_backwards, stateful, kwargs)
 
-    def _cell(self, input_dim: Size) -> Cell:
-        return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias))
+    def _cell(self, input_dim: Size, numeric: bool = False) -> Cell:
+        return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias), numeric=numeric)
 
 
 class LSTM(RecurrentLayer):
@@ -293,8 +297,8 @@ class LSTM(RecurrentLayer):
             RNN_KWARGS | {"implementation"},
         )
 
-    def _cell(self, input_dim: Size) -> Cell:
-        return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias))
+    def _cell(self, input_dim: Size, numeric: bool = False) -> Cell:
+        return make_cell(self.mode, input_dim, self.units, KERAS.bias_policy(self.mode, self.use_bias), numeric=numeric)
 
 
 class GRU(RecurrentLayer):
@@ -369,9 +373,9 @@ class GRU(RecurrentLayer):
         )
         self.reset_after = validate.flag("reset_after", reset_after)
 
-    def _cell(self, input_dim: Size) -> Cell:
+    def _cell(self, input_dim: Size, numeric: bool = False) -> Cell:
         bias = KERAS.bias_policy(self.mode, self.use_bias, self.reset_after)
-        return make_cell(self.mode, input_dim, self.units, bias, reset_after=self.reset_after)
+        return make_cell(self.mode, input_dim, self.units, bias, reset_after=self.reset_after, numeric=numeric)
 
     def __repr__(self) -> str:
         return super().__repr__()[:-1] + ("" if self.reset_after else ", reset_after=False") + ")"

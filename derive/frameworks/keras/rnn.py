@@ -195,10 +195,10 @@ class RNN(RecurrentLayer):
         self.units = last.units  # the stack's output width
         self.use_bias = True
 
-    def _cell(self, input_dim: Size) -> Cell:
+    def _cell(self, input_dim: Size, numeric: bool = False) -> Cell:
         if not isinstance(self.cell_object, KerasCell):
             raise ValueError("RNN over StackedRNNCells has one cell per level: see .cell_object.cells")
-        return self.cell_object.cell(input_dim)
+        return self.cell_object.cell(input_dim, numeric=numeric)
 
     def module(self, input_dim: Size, prefix: str = "") -> Module:
         """The cell's weights under ``<prefix><name>/`` (see :class:`StackedRNNCells` for a stack).
