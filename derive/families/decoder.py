@@ -23,6 +23,7 @@ from ..tree import Dim, Module, Param
 
 __all__ = [
     "INERT",
+    "not_built_tower",
     "decoder",
     "ROPE_TYPES",
     "ROPE_KEYS",
@@ -56,6 +57,39 @@ INERT: dict[str, str] = {
     "rope_scaling": "the legacy spelling of rope_parameters, which the class converts",
     "rope_theta": "the legacy spelling of rope_parameters' rope_theta, which the class converts",
 }
+
+
+def not_built_tower(key: str, architecture: str) -> Module:
+    """A tower a multimodal config describes (``vision_config``, ``audio_config``) that the causal-LM class
+    ``AutoModelForCausalLM`` builds leaves out (``Llama4ForCausalLM``, ``Qwen3_5ForCausalLM``,
+    ``MllamaForCausalLM``): a part shown as not counted, so every total that includes it is marked partial
+    (:func:`derive.tree.is_partial`), never dropped without a word.
+
+    Parameters
+    ----------
+    key : str
+        The config key that describes it (``"vision_config"``).
+    architecture : str
+        The class built without it.
+
+    Returns
+    -------
+    derive.tree.Module
+        ``<kind>_tower``, type "not built", :attr:`~derive.tree.Module.counted` False, no FLOPs (a text
+        token does not pass through it) and no cache.
+    """
+    kind = key.removesuffix("_config")
+    return Module(
+        f"{kind}_tower",
+        "not built",
+        counted=False,
+        note=f"{key}: {architecture} does not build this tower; not counted",
+        step_flops=_no_flops,
+    )
+
+
+def _no_flops() -> int:
+    return 0  # a text token passes through no tower the model does not build
 
 
 def _ceil_half(dim: Dim) -> Dim:

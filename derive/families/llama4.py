@@ -3,7 +3,8 @@ it is its text model alone.
 
 ``AutoModelForCausalLM`` maps ``llama4`` to ``Llama4ForCausalLM`` (``models/auto/modeling_auto.py``), which it
 builds of the config's ``text_config`` (a ``Llama4TextConfig``: :mod:`derive.families.llama4_text`); the vision
-model and its projector (``vision_config``, ``Llama4ForConditionalGeneration``) are not built, so not counted.
+model and its projector (``vision_config``, ``Llama4ForConditionalGeneration``) are not built: a not-counted part
+(:func:`derive.families.decoder.not_built_tower`), so the total is marked partial.
 ``Llama4Config`` (``configuration_llama4.py`` 196-236): ``text_config`` and ``vision_config`` (null: the
 classes' defaults), the image tokens' indices, and a ``tie_word_embeddings`` the text model does not read (it
 ties by ``text_config``'s own). A text key at the top level is kept by the wrapper and never read.
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..tree import Module
+from .decoder import not_built_tower
 from .family import Keys, register_family
 from .llama4_text import KEYS as TEXT_KEYS
 from .llama4_text import llama4_text
@@ -63,7 +65,8 @@ def llama4(config: Mapping[str, Any]) -> Module:
     Returns
     -------
     derive.tree.Module
-        Its config ``{"text_config": ...}``, the text model's keys.
+        The text model with a not-counted vision tower (the total is partial); its config
+        ``{"text_config": ...}``, the text model's keys.
 
     Raises
     ------
@@ -77,7 +80,10 @@ def llama4(config: Mapping[str, Any]) -> Module:
     if not isinstance(text, Mapping):
         raise ValueError(f"config key 'text_config' must be an object, got {text!r:.60}")
     model = llama4_text(text)
-    return model.replace(config={"text_config": dict(model.config)})
+    return model.replace(
+        config={"text_config": dict(model.config)},
+        children=(*model.children, not_built_tower("vision_config", "Llama4ForCausalLM")),
+    )
 
 
 register_family("llama4", "Llama4Config", "Llama4ForCausalLM", llama4, _SOURCE, keys=KEYS)

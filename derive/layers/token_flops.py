@@ -95,10 +95,10 @@ def matmul_flops(module: Module, tokens: Dim) -> Dim:
     ValueError
         A module with its own matrix or an inference cache and no rule (named).
     """
-    if not module.counted:
+    if module.step_flops is not None:  # its builder derived them (a recurrent stack: its cells' equations; a tower
+        cost = module.step_flops()  # the built class leaves out and a text token never enters: 0)
+    elif not module.counted:
         raise ValueError(f"{module.type} {module.name!r} is not counted: its FLOPs are unknown")
-    if module.step_flops is not None:  # its builder derived them (a recurrent stack: its cells' equations)
-        cost = module.step_flops()
     elif module.type in RULES:
         cost = RULES[module.type](module, tokens)
     elif module.routed is not None:

@@ -223,6 +223,8 @@ TOWERS = ("vision_config", "audio_config", "speech_config")
 def _towers(model: Any, config: Any, tree: Module) -> Module:
     """The tree with a not-counted part for each tower the config describes and the built class leaves out
     (``MllamaForCausalLM`` builds Llama 3.2 Vision's language model alone): the total is then partial."""
+    from ..families.decoder import not_built_tower
+
     names = [name.lower() for name, _ in model.named_parameters()]
     missing = []
     for key in TOWERS:
@@ -231,14 +233,7 @@ def _towers(model: Any, config: Any, tree: Module) -> Module:
         kind = key.removesuffix("_config")
         if any(kind in n or (kind == "vision" and "visual" in n) for n in names):
             continue
-        missing.append(
-            Module(
-                f"{kind}_tower",
-                "not built",
-                counted=False,
-                note=f"{key}: {type(model).__name__} does not build this tower; not counted",
-            )
-        )
+        missing.append(not_built_tower(key, type(model).__name__))
     return tree.replace(children=tree.children + tuple(missing)) if missing else tree
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from .._sympy import sympy
 from ..engine.symbols import plain
-from ..tree import Module, active, count, is_partial, named_parameters, numel, parts
+from ..tree import Module, active, count, is_partial, named_parameters, numel, parts, uncounted
 from .row import Row, jsonable, rows, show
 from .source import clean
 
@@ -139,8 +139,12 @@ class Report:
 
     @property
     def uncounted(self) -> list[str]:
-        """The names of the parts not counted (rows without a count)."""
-        return [row.name for row in self.rows if row.params is None]
+        """The names of the parts not counted: rows without a count, then the tree's modules derive could not
+        count that no row names (a tower the built class leaves out: ``vision_tower``)."""
+        names = [row.name for row in self.rows if row.params is None]
+        if self.module is not None and is_partial(self.module):
+            names += [path for path, _ in uncounted(self.module) if path not in names]
+        return names
 
     def _listed(self, *, ties: bool = False, buffers: bool = False) -> list[tuple[str, Any]]:
         if self.module is None:
@@ -339,7 +343,8 @@ class Report:
             console.print(Text("note: " + clean(note, 400)))
         if self.partial:
             missing = self.uncounted
-            types = {row.name: row.type for row in self.rows if row.params is None}
+            types = {path: m.type for path, m in uncounted(self.module)} if self.module is not None else {}
+            types |= {row.name: row.type for row in self.rows if row.params is None}
             named = ", ".join(f"{clean(name, 60)} {clean(types.get(name, '?'), 40)}" for name in missing[:8])
             named += ", ..." if len(missing) > 8 else ""
             console.print(
