@@ -430,13 +430,13 @@ def plan(model: Module, tp: int = 1, pp: int = 1) -> Plan:
     layers = 1 + max((i for i, _, _ in placed if i is not None), default=-1)
     if pp > 1 and pp > layers:
         raise ValueError(f"pp={pp} is more than the {layers} decoder layers (num_hidden_layers)")
+    if pp > 1 and any(i is None for i, _ in states):
+        raise ValueError("a cache outside the decoder layers: no pipeline stage is known to hold it")
     stages = []
     for s in range(pp):
         start, end = pp_indices(layers, s, pp) if pp > 1 else (0, layers)
         held = tuple(t for i, t, part in placed if _on_stage(i, t, s, pp, start, end, tied, part))
         kept = tuple(st for i, st in states if i is None and pp == 1 or i is not None and start <= i < end)
-        if pp > 1 and any(i is None for i, _ in states):
-            raise ValueError("a cache outside the decoder layers: no pipeline stage is known to hold it")
         stages.append(Stage(s, (start, end), held, kept))
     return Plan(tp, pp, tuple(stages), rules.vocab, rules.kv)
 

@@ -23,7 +23,7 @@ import pytest
 from derive.analysis import parallel
 from derive.analysis.cost import cost
 from derive.blocks import config_model
-from derive.tree import Param
+from derive.tree import Module, Param, State
 
 WORKER = Path(__file__).resolve().parents[1] / "support" / "tp_worker.py"
 
@@ -210,6 +210,10 @@ def test_a_budget_is_one_devices() -> None:
     assert c.max_seq_len > cost(tree, seq_len=4096, batch=1, dtype="bfloat16", memory="24GB").max_seq_len
     tight = cost(tree, seq_len=4096, batch=1, dtype="bfloat16", memory=weights - 1, tp=4)
     assert tight.max_seq_len == 0 and tight.fits is False and tight.max_batch == 0
+    open_length = cost(tree, batch=1, dtype="bfloat16", memory="24GB", tp=4)  # T left as the symbol
+    assert open_length.max_seq_len == t and open_length.fits is None and open_length.max_batch is None
+    open_batch = cost(tree, seq_len=4096, dtype="bfloat16", memory="24GB", tp=4)
+    assert open_batch.max_batch == c.max_batch and open_batch.max_seq_len is None
     window = config_model("mistral").build({"sliding_window": 16, "num_hidden_layers": 2})
     capped = cost(window, seq_len=10, batch=1, memory="80GB", tp=2, pp=2)
     assert capped.fits_any_length is True and capped.max_seq_len is None
@@ -262,3 +266,60 @@ def test_the_cli_says_each_devices_share(tmp_path: Path, capsys: pytest.CaptureF
     assert "one device's share (tp=2, pp=1" in capsys.readouterr().out
     assert main([*run[:1], "--tp", "3"]) == 2
     assert "tp=3 does not divide vocab_size" in capsys.readouterr().err
+
+
+def _attention(
+    kv: int = 2, *, children: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj"), **config
+) -> Module:
+    made = tuple(Module(c, "Linear", (Param("weight", (8 if c != "o_proj" else 4, 4 if c != "o_proj" else 8)),))
+                 for c in children)  # fmt: skip
+    keys = (State("keys", ("batch", kv, "tokens", 4)), State("values", ("batch", kv, "tokens", 4)))
+    return Module("self_attn", "Attention", children=made, part="attention", cache=keys,
+                  config={"num_heads": 2, "num_kv_heads": kv, "head_dim": 4, **config})  # fmt: skip
+
+
+def _model(*layers: Module, top: tuple[Module, ...] = ()) -> Module:
+    listed = tuple(Module(str(i), "Layer", children=(layer,)) for i, layer in enumerate(layers))
+    return Module("", "Model", children=(Module("layers", "ModuleList", children=listed), *top))
+
+
+def test_what_has_no_rule_is_refused() -> None:
+    """Never a guess: each module, tensor or cache derive has no tensor-parallel rule for is refused, named."""
+    assert len(parallel.plan(_model(_attention()), tp=2).stages[0].tensors) == 4
+    cases = {
+        "is not counted": _model(_attention().replace(counted=False)),
+        "heads are not known as ints": _model(_attention(num_heads="H")),
+        "differ in KV heads": _model(_attention(2), _attention(1)),
+        "derive splits attention of q_proj": _model(_attention(children=("c_attn", "c_proj"))),
+        "derive splits nn.Linear": _model(_attention().replace(children=(
+            Module("q_proj", "Conv1D", (Param("weight", (8, 4)),)), *_attention().children[1:]))),
+        "derive splits an MLP": _model(Module("mlp", "MLP", children=(Module("c_fc", "Linear", (Param("w", (4, 4)),)),),
+                                              part="MLP")),
+        "the cache 'indexer_keys'": _model(_attention().replace(cache=(State("indexer_keys", ("batch", "tokens", 4)),))),
+        "the cache of Mixer": _model(Module("mixer", "Mixer", cache=(State("h", ("batch", 4)),))),
+        "nothing else": _model(Module("mixer", "Mixer", (Param("A", (4,)),))),
+        "the experts Experts": _model(Module("experts", "Experts", (Param("w1", (2, 4, 4)),), part="routed experts")),
+        "GptOssExperts .*, w1": _model(Module("experts", "GptOssExperts", (Param("w1", (2, 4, 4)),),
+                                              part="routed experts")),
+        "differ in vocabulary": _model(_attention(), top=(Module("embed_tokens", "Embedding", (Param("weight", (64, 4)),),
+                                                                 part="embeddings"),
+                                                          Module("lm_head", "Linear", (Param("weight", (128, 4)),),
+                                                                 part="head"))),
+    }  # fmt: skip
+    for message, tree in cases.items():
+        with pytest.raises(ValueError, match=message):
+            parallel.plan(tree, tp=2)
+    outside = _model(_attention(), _attention(), top=(Module("extra", "Linear", (Param("weight", (4, 4)),)),))
+    with pytest.raises(ValueError, match="no tensor-parallel rule"):
+        parallel.plan(outside, tp=2)
+    norm = Module("extra", "RMSNorm", (Param("weight", (4,)),), part="norms")
+    assert (
+        parallel.plan(_model(_attention(), _attention(), top=(norm,)), pp=2).stages[1].tensors[-1].name
+        == "extra.weight"
+    )
+    with pytest.raises(ValueError, match="extra.weight is outside the decoder layers"):
+        parallel.plan(_model(_attention(), _attention(), top=(norm.replace(part="routers"),)), pp=2)
+    with pytest.raises(ValueError, match="a cache outside the decoder layers"):
+        parallel.plan(_model(_attention(), _attention(), top=(_attention(children=("q_proj", "k_proj", "v_proj",
+                                                                                    "o_proj")).replace(params=()),)),
+                      pp=2)  # fmt: skip
