@@ -29,6 +29,13 @@ routed experts              ``FusedMoE`` with tensor parallelism inside each exp
                             (``vllm/model_executor/layers/fused_moe/layer.py``,
                             ``intermediate_size_per_partition``); transformers ``packed_colwise`` on
                             ``gate_up_proj``, ``rowwise`` on ``down_proj`` (``moe_tp_experts``)
+Mamba mixers                ``MambaMixer`` (``vllm/model_executor/layers/mamba/mamba_mixer.py``): the
+                            intermediate size E / tp — ``in_proj`` ``MergedColumnParallelLinear`` (2E / tp
+                            rows), ``conv1d`` ``ColumnParallelLinear`` (E / tp channels), ``x_proj`` and
+                            ``out_proj`` ``RowParallelLinear`` (E / tp columns), ``dt_proj``
+                            ``ColumnParallelLinear``, ``A`` (E / tp, N) and ``D`` (E / tp); the conv and SSM
+                            states E / tp channels (kept in transformers' layout). transformers has no plan
+                            for them
 router, shared-expert gate  replicated (``ReplicatedLinear``)
 norms                       replicated
 ``embed_tokens``            ``VocabParallelEmbedding``: the vocabulary padded to a multiple of 64
@@ -54,7 +61,7 @@ Stages differ: :class:`Plan` gives each; a memory budget must hold on every stag
 Refused (ValueError, naming the config key or the module): a size tp does not divide
 (``num_attention_heads``, ``num_key_value_heads``, ``intermediate_size``, the experts' width, the
 padded ``vocab_size``); a module derive has no rule for (a recurrent mixer, latent attention,
-GPT-2's fused ``c_attn``...: never guessed), symbolic sizes, more stages than layers.
+GPT-2's fused ``c_attn``, Mamba-2 and linear-attention mixers...: never guessed), symbolic sizes, more stages than layers.
 
 Verification: ``tests/analysis/test_parallel.py`` holds each rank's tensors against transformers'
 own tensor parallelism run on CPU (``torch.distributed`` with gloo, 2 and 4 processes,
@@ -238,6 +245,11 @@ def _heads(module: Module, path: str, tp: int) -> tuple[int, int, int, int]:
 
 
 _ATTENTION = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm"}
+#: Mamba (1) mixers: transformers' MambaMixer, FalconMambaMixer, JambaMambaMixer (vLLM's MambaMixer).
+_MAMBA = ("MambaMixer", "FalconMambaMixer", "JambaMambaMixer")
+_MAMBA_CHILDREN = {"in_proj": "colwise", "conv1d": "colwise", "x_proj": "rowwise", "dt_proj": "colwise",
+                   "out_proj": "rowwise"}  # fmt: skip
+_MAMBA_WIDTH = "the Mamba mixer's intermediate size (intermediate_size, or mamba_expand x hidden_size)"
 _MLP = {"gate_proj": "colwise", "up_proj": "colwise", "down_proj": "rowwise"}
 
 
@@ -250,6 +262,7 @@ class _Rules:
         self.kv: tuple[int, int, int] | None = None
         self.vocab: tuple[int, int] | None = None
         self.heads_of: dict[str, tuple[int, int]] = {}  # an attention's path -> (KV, KV on a rank)
+        self.mamba: set[str] = set()  # the paths of the Mamba mixers
 
     def module(self, path: str, module: Module) -> Iterator[tuple[str, Param, str, tuple[int, ...]]]:
         """Each own counted tensor of ``module``: (name, param, style, shape on a rank)."""
@@ -261,7 +274,9 @@ class _Rules:
             self._attention(path, module)
         elif module.part in ("MLP", "shared experts") and module.children:
             self._mlp(path, module)
-        if given is None and module.cache and module.part != "attention":
+        elif module.type in _MAMBA:
+            self._mamba(path, module)
+        if given is None and module.cache and module.part != "attention" and path not in self.mamba:
             raise ValueError(f"no tensor-parallel rule for the cache of {module.type} ({path}): not derived")
         for p in own:
             name = f"{path}.{p.name}" if path else p.name
@@ -302,13 +317,28 @@ class _Rules:
             self.styles[f"{path}.{name}"] = (_MLP[name], "intermediate_size" if module.part == "MLP" else
                                              "the shared experts' intermediate size")  # fmt: skip
 
+    def _mamba(self, path: str, module: Module) -> None:
+        names = {c.name for c in module.children if c.part != "norms"}
+        own = {p.name for p in module.params}
+        if names != set(_MAMBA_CHILDREN) or own != {"A_log", "D"}:
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its tensors are not Mamba's")
+        width = _ints(next(p.shape for p in module.params if p.name == "D"))[0]
+        _split(width, self.tp, f"{_MAMBA_WIDTH} of {path}")
+        self.mamba.add(path)
+        for name, style in _MAMBA_CHILDREN.items():
+            self.styles[f"{path}.{name}"] = (style, _MAMBA_WIDTH)
+
     def _param(
         self, path: str, module: Module, p: Param, shape: tuple[int, ...], given: tuple[str, Any] | None
     ) -> tuple[str, tuple[int, ...]]:
         tp = self.tp
         if given is not None:
             style, arg = given
-            if module.type not in ("Linear",) and style != "replicated":
+            if (
+                module.type not in ("Linear", "Conv1d")
+                and style != "replicated"
+                or (module.type == "Conv1d" and not (style == "colwise" and arg == _MAMBA_WIDTH))
+            ):
                 raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): derive splits nn.Linear")
             if style == "replicated":
                 return style, shape
@@ -323,6 +353,8 @@ class _Rules:
         part = module.part
         if part in ("norms", "routers") or (part == "shared experts" and not module.children):
             return "replicated", shape
+        if path in self.mamba:  # A_log (E, N) and D (E,): vLLM's intermediate_size // tp_size rows
+            return "colwise", (_split(shape[0], tp, f"{_MAMBA_WIDTH} ({path}.{p.name})"), *shape[1:])
         if part == "attention" and p.name == "sinks":  # one per head: vLLM's num_attention_heads // tp_size
             return "colwise", (_split(shape[0], tp, f"num_attention_heads ({path}.sinks)"),)
         if part in ("embeddings", "head") and module.type in ("Embedding", "Linear") and p.name == "weight":
@@ -422,6 +454,10 @@ def plan(model: Module, tp: int = 1, pp: int = 1) -> Plan:
         for name, p, style, rank in rules.module(path, module):
             placed.append((layer, RankTensor(name, tuple(p.shape), rank, style), module.part))
         for state in module.cache:
+            if path in rules.mamba:  # its channels (batch, E, K) and (batch, E, N), split as its weights
+                shape = state.shape
+                states.append((layer, replace(state, shape=(shape[0], shape[1] // tp, *shape[2:]))))
+                continue
             kv = rules.heads_of.get(path)
             states.append((layer, _rank_state(state, kv, path)))
         for p in module.params:

@@ -233,8 +233,8 @@ def test_refusals_name_the_key() -> None:
         cost(tree, pp=0)
     with pytest.raises(TypeError, match="tp must be an int"):
         cost(tree, tp=2.0)
-    with pytest.raises(ValueError, match="no tensor-parallel rule .*MambaMixer"):
-        cost(config_model("mamba").build({"num_hidden_layers": 1}), tp=2)
+    with pytest.raises(ValueError, match="no tensor-parallel rule .*Mamba2Mixer"):
+        cost(config_model("mamba2").build({"num_hidden_layers": 1}), tp=2)
     with pytest.raises(ValueError, match="quantization_config"):
         cost(tree, tp=2, quantization_config={"quant_method": "fp8", "weight_block_size": [128, 128]})
     import derive.torch as dt
@@ -323,3 +323,37 @@ def test_what_has_no_rule_is_refused() -> None:
         parallel.plan(_model(_attention(), _attention(), top=(_attention(children=("q_proj", "k_proj", "v_proj",
                                                                                     "o_proj")).replace(params=()),)),
                       pp=2)  # fmt: skip
+
+
+def test_mamba_mixers_split_their_channels() -> None:
+    """vLLM's MambaMixer: the intermediate size E / tp in every tensor but x_proj's rows and Jamba's norms; the conv
+    and SSM states E / tp channels."""
+    tree = config_model("mamba").build({"num_hidden_layers": 2, "hidden_size": 16, "state_size": 4, "vocab_size": 128})
+    share = parallel.plan(tree, tp=2)
+    shapes = {t.name: t.rank_shape for t in share.stages[0].tensors if ".layers.0.mixer." in t.name}
+    assert shapes == {
+        "backbone.layers.0.mixer.A_log": (16, 4), "backbone.layers.0.mixer.D": (16,),
+        "backbone.layers.0.mixer.conv1d.weight": (16, 1, 4), "backbone.layers.0.mixer.conv1d.bias": (16,),
+        "backbone.layers.0.mixer.in_proj.weight": (32, 16), "backbone.layers.0.mixer.x_proj.weight": (9, 16),
+        "backbone.layers.0.mixer.dt_proj.weight": (16, 1), "backbone.layers.0.mixer.dt_proj.bias": (16,),
+        "backbone.layers.0.mixer.out_proj.weight": (16, 16),
+    }  # fmt: skip
+    assert {s.shape for s in share.stages[0].states} == {("batch", 16, 4)}
+    c = cost(tree, seq_len=9, batch=3, tp=2)
+    assert c.rank_cache_bytes == c.cache_bytes // 2 and c.rank_kv_bytes_per_token == 0
+    with pytest.raises(ValueError, match="mamba_expand x hidden_size"):
+        parallel.plan(config_model("mamba").build({"num_hidden_layers": 1, "hidden_size": 16, "vocab_size": 192}), tp=3)
+    jamba = config_model("jamba").build({"num_hidden_layers": 2, "hidden_size": 16, "intermediate_size": 24,
+                                         "num_attention_heads": 2, "num_key_value_heads": 1, "num_experts": 2,
+                                         "num_experts_per_tok": 1, "attn_layer_period": 2, "attn_layer_offset": 1,
+                                         "mamba_d_state": 8, "mamba_expand": 1, "mamba_dt_rank": 4, "vocab_size": 64})  # fmt: skip
+    shapes = {t.name: t.rank_shape for t in parallel.plan(jamba, tp=2).stages[0].tensors}
+    assert shapes["model.layers.0.mamba.x_proj.weight"] == (20, 8)
+    assert shapes["model.layers.0.mamba.b_layernorm.weight"] == (8,)
+    mixer = next(m for m in jamba.children[0].children[1].children[0].children if m.name == "mamba")
+    with pytest.raises(ValueError, match="its tensors are not Mamba's"):
+        parallel.plan(_model(mixer.replace(params=mixer.params[:1])), tp=2)
+    conv = Module("conv1d", "Conv1d", (Param("weight", (8, 1, 4)),))
+    with pytest.raises(ValueError, match="derive splits nn.Linear"):
+        parallel.plan(_model(_attention().replace(children=(conv.replace(name="q_proj"), *_attention().children[1:]))),
+                      tp=2)  # fmt: skip
