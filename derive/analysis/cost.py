@@ -303,6 +303,7 @@ class Cost:
     stack: Any = field(default=None, repr=False)
     tp: int = 1
     pp: int = 1
+    ep: bool = False
 
     # --- a stack's compute (None for a model) ----------------------------------------------------------
 
@@ -620,7 +621,7 @@ class Cost:
     def _plan(self) -> _parallel.Plan | None:
         if self.tp == 1 and self.pp == 1:
             return None
-        return _parallel.plan(self.module, self.tp, self.pp)
+        return _parallel.plan(self.module, self.tp, self.pp, ep=self.ep)
 
     def _stage_cache(self, stage: _parallel.Stage, tokens: Any, batch: Any, which: str = "all") -> Any:
         terms = [
@@ -801,7 +802,11 @@ class Cost:
             "vocab_padded": None if self._plan is None or self._plan.vocab is None else self._plan.vocab[1],
             "kv_heads_per_rank": None if self._plan is None or self._plan.kv_heads is None else self._plan.kv_heads[1],
             "kv_head_replicas": None if self._plan is None or self._plan.kv_heads is None else self._plan.kv_heads[2],
-            "expert_mode": None if self._plan is None else _parallel.EXPERT_MODE,
+            "expert_mode": None
+            if self._plan is None
+            else _parallel.EXPERT_PARALLEL
+            if self.ep
+            else _parallel.EXPERT_MODE,
             "stages": None
             if self.stages is None
             else [
@@ -893,6 +898,7 @@ def cost(
     reserve: int | str = 0,
     tp: int = 1,
     pp: int = 1,
+    ep: bool = False,
 ) -> Cost:
     """What ``batch`` sequences of ``seq_len`` tokens cost a stack or a model (see :class:`Cost`).
 
@@ -928,6 +934,9 @@ def cost(
         shards them (:mod:`derive.analysis.parallel`); ``memory`` is then one device's budget.
     pp : int, default 1
         Pipeline stages (vLLM's ``--pipeline-parallel-size``): the decoder layers split as vLLM splits them.
+    ep : bool, default False
+        With ``tp``: routed experts whole, ceil(E / tp) on the most loaded device (vLLM's
+        ``--enable-expert-parallel``), instead of each expert split ``tp`` ways (vLLM's default).
 
     Returns
     -------
@@ -985,6 +994,7 @@ def cost(
         stack if isinstance(stack, Stack) else None,
         tp,
         pp,
+        ep,
     )
 
 
@@ -1001,6 +1011,7 @@ def _priced(
     stack: Any,
     tp: Any = 1,
     pp: Any = 1,
+    ep: Any = False,
 ) -> Cost:
     seq_len = _check_length("seq_len", seq_len)
     batch = _check_length("batch", batch)
@@ -1025,7 +1036,11 @@ def _priced(
     if tp * pp > 1 and (stack is not None or quantization_config is not None):
         what = "a recurrent stack" if stack is not None else "a quantization_config (packed shards are not derived)"
         raise ValueError(f"tp and pp apply to a language model's weights in one dtype, not to {what}")
-    made = Cost(tree, seq_len, batch, dtype, kv, state, quantization_config, budget, held_back, stack, tp, pp)
+    if not isinstance(ep, bool):
+        raise TypeError(f"ep must be a bool, got {type(ep).__name__}")
+    if ep and tp == 1:
+        raise ValueError("ep places the experts on the tp devices: give tp > 1")
+    made = Cost(tree, seq_len, batch, dtype, kv, state, quantization_config, budget, held_back, stack, tp, pp, ep)
     made._plan  # noqa: B018  (a size tp does not divide is refused now, naming its key)
     if quantization_config is not None:
         made._weights  # noqa: B018  (a quantization key derive cannot store is refused now, naming it)

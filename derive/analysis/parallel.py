@@ -36,6 +36,10 @@ Mamba mixers                ``MambaMixer`` (``vllm/model_executor/layers/mamba/m
                             ``ColumnParallelLinear``, ``A`` (E / tp, N) and ``D`` (E / tp); the conv and SSM
                             states E / tp channels (kept in transformers' layout). transformers has no plan
                             for them
+routed experts, ``ep``      ``--enable-expert-parallel`` (EP size = tp): whole experts, E // tp each and one
+                            more on the first E mod tp ranks (``determine_expert_map``, linear placement,
+                            ``fused_moe/layer.py``); a stage's tensors are its first rank's, the most loaded.
+                            transformers' ``base_model_ep_plan`` (``grouped_gemm``) with ``ep_size`` = tp
 router, shared-expert gate  replicated (``ReplicatedLinear``)
 norms                       replicated
 ``embed_tokens``            ``VocabParallelEmbedding``: the vocabulary padded to a multiple of 64
@@ -89,8 +93,12 @@ __all__ = ["VOCAB_PADDING", "EXPERT_MODE", "pad_vocab_size", "pp_indices", "Rank
 #: vLLM's ``DEFAULT_VOCAB_PADDING_SIZE``: the vocabulary of the embedding and the head is padded to a multiple of it.
 VOCAB_PADDING = 64
 
-#: How routed experts are split (said in the JSON): vLLM's default.
+#: How routed experts are split (said in the JSON): vLLM's default, and with ``ep`` its expert parallelism.
 EXPERT_MODE = "tensor parallel inside each expert (vLLM's default FusedMoE, enable_expert_parallel off)"
+EXPERT_PARALLEL = (
+    "expert parallel: ceil(E / tp) whole experts on the most loaded device (vLLM's --enable-expert-parallel, "
+    "determine_expert_map's linear placement)"
+)
 
 _LAYER = re.compile(r"(?:^|\.)layers\.(\d+)(?:\.|$)")
 
@@ -256,8 +264,9 @@ _MLP = {"gate_proj": "colwise", "up_proj": "colwise", "down_proj": "rowwise"}
 class _Rules:
     """The style of every parameter of the tree, module by module (parents before children)."""
 
-    def __init__(self, tp: int) -> None:
+    def __init__(self, tp: int, ep: bool = False) -> None:
         self.tp = tp
+        self.ep = ep
         self.styles: dict[str, tuple[str, Any]] = {}  # a child's path -> (style, argument)
         self.kv: tuple[int, int, int] | None = None
         self.vocab: tuple[int, int] | None = None
@@ -388,6 +397,8 @@ class _Rules:
             layout = {"gate_up_proj": 1, "up_proj": 1, "down_proj": 2}
         if p.name not in layout:
             raise ValueError(f"no tensor-parallel rule for {module.type} ({path}, {p.name}): not derived")
+        if self.ep:  # whole experts: the first rank holds ceil(E / tp) of them
+            return "experts_ep", (-(-shape[0] // tp), *shape[1:])
         dim = layout[p.name]
         if dim is None:
             return "replicated", shape
@@ -408,7 +419,7 @@ def _rank_state(state: State, kv: tuple[int, int] | None, path: str) -> State:
     return replace(state, shape=(shape[0], kv[1], *shape[2:]))
 
 
-def plan(model: Module, tp: int = 1, pp: int = 1) -> Plan:
+def plan(model: Module, tp: int = 1, pp: int = 1, *, ep: bool = False) -> Plan:
     """Each pipeline stage's tensors and cache on one of its ``tp`` ranks (see the module docstring).
 
     Parameters
@@ -419,6 +430,8 @@ def plan(model: Module, tp: int = 1, pp: int = 1) -> Plan:
         Tensor-parallel size (vLLM's ``--tensor-parallel-size``).
     pp : int, default 1
         Pipeline stages (vLLM's ``--pipeline-parallel-size``).
+    ep : bool, default False
+        Routed experts whole on tp devices (vLLM's ``--enable-expert-parallel``) instead of each split tp ways.
 
     Returns
     -------
@@ -445,7 +458,7 @@ def plan(model: Module, tp: int = 1, pp: int = 1) -> Plan:
             raise TypeError(f"{name} must be an int, got {type(value).__name__}")
         if value < 1:
             raise ValueError(f"{name} must be >= 1, got {value}")
-    rules = _Rules(tp)
+    rules = _Rules(tp, ep)
     placed: list[tuple[int | None, RankTensor, str]] = []
     states: list[tuple[int | None, State]] = []
     tied: set[str] = set()

@@ -120,6 +120,7 @@ def _check_options(args: Any, given: Input) -> None:
         or args.reserve
         or args.tp > 1
         or args.pp > 1
+        or args.ep
     ):
         args.cost = True  # a served cache and a budget are questions of --cost
     wanted = [o for o in ("json", "latex", "tensors", "cost") if getattr(args, o)]
@@ -232,6 +233,7 @@ def _cost(obj: Any, args: Any, config: tuple[dict[str, Any], Any] | None) -> dic
         return cost_module.cost(
             obj, args.seq_len, args.batch, dtype, kv_dtype=args.kv_dtype, state_dtype=args.state_dtype,
             quantization_config=quantization, memory=args.memory, reserve=args.reserve, tp=args.tp, pp=args.pp,
+            ep=args.ep,
         ).as_dict()  # fmt: skip
     except (TypeError, ValueError) as error:
         raise InputError(str(error)) from None

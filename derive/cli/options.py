@@ -219,6 +219,12 @@ def parser() -> argparse.ArgumentParser:
         "each expert split N ways); --memory is then one device's; a size N does not divide is refused",
     )
     served.add_argument(
+        "--ep",
+        action="store_true",
+        help="with --tp: routed experts whole, E / N on each device (vLLM's --enable-expert-parallel), instead of "
+        "each expert split N ways (vLLM's default)",
+    )
+    served.add_argument(
         "--pp",
         type=_positive_int,
         default=1,

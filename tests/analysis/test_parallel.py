@@ -39,29 +39,32 @@ CONFIGS = {
 ARCH = {"llama": "LlamaForCausalLM", "qwen3": "Qwen3ForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM",
         "mixtral": "MixtralForCausalLM"}  # fmt: skip
 TOKENS = 5  # tp_worker.TOKENS
+MOE = ("qwen3_moe", "mixtral")
 
 
 @pytest.fixture(scope="module")
 def ranks(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict]:
-    """transformers' shards on every rank, for 2 and 4 processes (both run at once)."""
+    """transformers' shards on every rank, for 2 and 4 processes, and 2 with expert parallelism (run at once)."""
     path = tmp_path_factory.mktemp("tp") / "configs.json"
     path.write_text(json.dumps([{"model_type": m, **c} for m, c in CONFIGS.items()]), encoding="utf-8")
+    moe = tmp_path_factory.mktemp("ep") / "configs.json"
+    moe.write_text(json.dumps([{"model_type": m, **CONFIGS[m]} for m in MOE]), encoding="utf-8")
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     runs = {
-        world: subprocess.Popen(
-            [sys.executable, str(WORKER), str(world), str(path)],
+        key: subprocess.Popen(
+            [sys.executable, str(WORKER), str(key[0]), str(moe if key[1] else path)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env=env,
+            env={**env, "TP_WORKER_EP": "1" if key[1] else "0"},
         )
-        for world in (2, 4)
+        for key in ((2, False), (4, False), (2, True))
     }
     out = {}
     for world, run in runs.items():
         stdout, stderr = run.communicate(timeout=300)
         assert run.returncode == 0, stderr[-3000:]
-        out[world] = {int(rank): found for rank, found in json.loads(stdout).items()}
+        out[world] = {int(rank): found for rank, found in json.loads(stdout).items()}  # world: (size, ep)
     return out
 
 
@@ -71,13 +74,26 @@ def ranks(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict]:
 def test_each_rank_holds_transformers_shards(ranks: dict, model_type: str, world: int) -> None:
     """Every tensor's shape on every rank, the rank's bytes and its cache after a forward, as transformers'
     tensor parallelism holds them."""
-    index = list(CONFIGS).index(model_type)
+    _compare(ranks[(world, False)], model_type, list(CONFIGS).index(model_type), world, False)
+    live_record.checked("transformers", ARCH[model_type])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_type", MOE)
+def test_expert_parallel_ranks_hold_transformers_experts(ranks: dict, model_type: str) -> None:
+    """With ep the experts whole, E / tp a rank, as transformers' expert parallelism (ep_size = tp_size) holds
+    them (its base_model_ep_plan: grouped_gemm), the attention still tensor parallel."""
+    _compare(ranks[(2, True)], model_type, MOE.index(model_type), 2, True)
+    live_record.checked("transformers", ARCH[model_type])
+
+
+def _compare(ranks: dict, model_type: str, index: int, world: int, ep: bool) -> None:
     tree = config_model(model_type).build(dict(CONFIGS[model_type]))
-    share = parallel.plan(tree, tp=world)
+    share = parallel.plan(tree, tp=world, ep=ep)
     derived = {t.name: list(t.rank_shape) for t in share.stages[0].tensors}
-    c = cost(tree, seq_len=TOKENS, batch=1, dtype="float32", tp=world)
+    c = cost(tree, seq_len=TOKENS, batch=1, dtype="float32", tp=world, ep=ep)
     for rank in range(world):
-        found = ranks[world][rank][index]
+        found = ranks[rank][index]
         local = {name: t["local"] for name, t in found["tensors"].items()}
         assert derived == local, (rank, {k: (derived.get(k), local.get(k)) for k in derived.keys() | local.keys()
                                          if derived.get(k) != local.get(k)})  # fmt: skip
@@ -86,7 +102,6 @@ def test_each_rank_holds_transformers_shards(ranks: dict, model_type: str, world
         cache = sum(_numel(shape) for layer in found["cache"] for shape in layer) * 4
         assert c.rank_cache_bytes == cache
         assert {tuple(s) for layer in found["cache"] for s in layer} == {(1, 4 // world, TOKENS, 16)}
-    live_record.checked("transformers", ARCH[model_type])
 
 
 @pytest.mark.slow
@@ -185,6 +200,19 @@ def test_the_experts_split_inside_each_expert() -> None:
     assert shapes["model.layers.0.mlp.gate.weight"] == (4, 64)
     with pytest.raises(ValueError, match="moe_intermediate_size"):
         parallel.plan(config_model("qwen3_moe").build({**CONFIGS["qwen3_moe"], "moe_intermediate_size": 30}), tp=4)
+    ep = {t.name: t.rank_shape for t in parallel.plan(tree, tp=4, ep=True).stages[0].tensors}
+    assert ep["model.layers.0.mlp.experts.gate_up_proj"] == (1, 64, 64) and ep["model.layers.0.mlp.gate.weight"] == (
+        4,
+        64,
+    )
+    uneven = config_model("qwen3_moe").build({**CONFIGS["qwen3_moe"], "num_experts": 6})
+    ep = {t.name: t.rank_shape for t in parallel.plan(uneven, tp=4, ep=True).stages[0].tensors}
+    assert ep["model.layers.0.mlp.experts.down_proj"] == (2, 64, 32)  # 6 experts on 4 devices: 2, 2, 1, 1
+    with pytest.raises(ValueError, match="give tp > 1"):
+        cost(tree, ep=True)
+    with pytest.raises(TypeError, match="ep must be a bool"):
+        cost(tree, tp=2, ep=1)
+    assert cost(tree, tp=2, ep=True).as_dict()["expert_mode"].startswith("expert parallel")
     oss = config_model("gpt_oss").build({"hidden_size": 64, "intermediate_size": 32, "num_attention_heads": 4,
                                          "num_key_value_heads": 2, "num_hidden_layers": 1, "vocab_size": 256,
                                          "num_local_experts": 4, "head_dim": 16})  # fmt: skip

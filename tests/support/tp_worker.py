@@ -48,7 +48,8 @@ def _run(rank: int, world: int, port: int, configs: list[dict], out) -> None:
         config = AutoConfig.for_model(keys.pop("model_type"), **keys)
         cls = AutoModelForCausalLM._model_mapping[type(config)]
         torch.manual_seed(0)
-        dc, _, mesh = cls.prepare_distribute_model(DistributedConfig(tp_size=world))
+        ep = {"ep_size": world} if os.environ.get("TP_WORKER_EP") == "1" else {}
+        dc, _, mesh = cls.prepare_distribute_model(DistributedConfig(tp_size=world, **ep))
         model = cls.maybe_distribute_model(cls(config).eval(), dc, mesh)
         plan = dict(model.tp_plan)
         tensors = {}
