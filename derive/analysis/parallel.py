@@ -310,7 +310,8 @@ class _Rules:
             style = "replicated" if child.name in ("q_norm", "k_norm") else "colwise"
             arg: Any = None
             if child.name in ("k_proj", "v_proj"):
-                style, arg = "kv_colwise", kv_rank * d
+                width = d if child.name == "k_proj" else module.config.get("value_dim", d)
+                style, arg = "kv_colwise", (kv * width, kv_rank * width)
             elif child.name == "o_proj":
                 style = "rowwise"
             self.styles[f"{path}.{child.name}"] = (style, arg)
@@ -352,8 +353,10 @@ class _Rules:
             if style == "replicated":
                 return style, shape
             key = arg if isinstance(arg, str) else "num_attention_heads"
-            if style == "kv_colwise":
-                return style, (arg, *shape[1:])
+            if style == "kv_colwise":  # (KV·d rows of the whole, KV on a rank · d)
+                if shape[0] != arg[0]:
+                    raise ValueError(f"{path}.{p.name} has {shape[0]:,} rows, not KV heads × their width: not derived")
+                return style, (arg[1], *shape[1:])
             if style == "colwise":
                 return style, (_split(shape[0], tp, f"{key} (the rows of {path}.{p.name})"), *shape[1:])
             if p.name == "bias":  # rowwise: the bias whole on every rank

@@ -314,7 +314,10 @@ def _model(*layers: Module, top: tuple[Module, ...] = ()) -> Module:
 def test_what_has_no_rule_is_refused() -> None:
     """Never a guess: each module, tensor or cache derive has no tensor-parallel rule for is refused, named."""
     assert len(parallel.plan(_model(_attention()), tp=2).stages[0].tensors) == 4
+    odd = _attention().children[1].replace(params=(Param("weight", (6, 4)),))
     cases = {
+        "has 6 rows, not KV heads": _model(_attention().replace(children=(_attention().children[0], odd,
+                                                                          *_attention().children[2:]))),
         "is not counted": _model(_attention().replace(counted=False)),
         "heads are not known as ints": _model(_attention(num_heads="H")),
         "differ in KV heads": _model(_attention(2), _attention(1)),
