@@ -19,9 +19,11 @@ tensors                     on one rank (vLLM's layer; transformers 5.23.0's sty
                             ``QKVParallelLinear.__init__``). transformers' ``colwise`` splits the rows of
                             ``k_proj`` instead, inside a head when tp > KV (transformers #48307): derive
                             follows vLLM
+``qkv_proj`` (Phi-3)        ``QKVParallelLinear``'s three segments: (H / tp + 2 · KV on a rank) · d rows
 ``o_proj``                  ``RowParallelLinear``: the input columns / tp, the bias whole; ``rowwise``
 ``q_norm``, ``k_norm``      replicated (one head's width); ``replicated_with_grad_allreduce``
-``gate_proj``, ``up_proj``  ``MergedColumnParallelLinear``: F / tp rows; ``colwise``
+``gate_proj``, ``up_proj``  ``MergedColumnParallelLinear``: F / tp rows (Phi-3's fused ``gate_up_proj``
+                            2F / tp); ``colwise``
 ``down_proj``               ``RowParallelLinear``: F / tp columns; ``rowwise``
 routed experts              ``FusedMoE`` with tensor parallelism inside each expert (vLLM's default,
                             ``enable_expert_parallel`` off): every rank holds all E experts, each F / tp
@@ -252,13 +254,13 @@ def _heads(module: Module, path: str, tp: int) -> tuple[int, int, int, int]:
     return per_rank, _split(kv, tp, f"num_key_value_heads of {path}"), 1, d
 
 
-_ATTENTION = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm"}
+_ATTENTION = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm", "qkv_proj"}
 #: Mamba (1) mixers: transformers' MambaMixer, FalconMambaMixer, JambaMambaMixer (vLLM's MambaMixer).
 _MAMBA = ("MambaMixer", "FalconMambaMixer", "JambaMambaMixer")
 _MAMBA_CHILDREN = {"in_proj": "colwise", "conv1d": "colwise", "x_proj": "rowwise", "dt_proj": "colwise",
                    "out_proj": "rowwise"}  # fmt: skip
 _MAMBA_WIDTH = "the Mamba mixer's intermediate size (intermediate_size, or mamba_expand x hidden_size)"
-_MLP = {"gate_proj": "colwise", "up_proj": "colwise", "down_proj": "rowwise"}
+_MLP = {"gate_proj": "colwise", "up_proj": "colwise", "gate_up_proj": "colwise", "down_proj": "rowwise"}
 
 
 class _Rules:
@@ -295,7 +297,9 @@ class _Rules:
 
     def _attention(self, path: str, module: Module) -> None:
         names = {c.name for c in module.children}
-        if not names <= _ATTENTION or not {"q_proj", "k_proj", "v_proj", "o_proj"} <= names:
+        split = {"q_proj", "k_proj", "v_proj", "o_proj"} <= names and "qkv_proj" not in names
+        fused = {"qkv_proj", "o_proj"} <= names and not names & {"q_proj", "k_proj", "v_proj"}
+        if not names <= _ATTENTION or not (split or fused):
             raise ValueError(
                 f"no tensor-parallel rule for {module.type} ({path}): derive splits attention of q_proj, k_proj, "
                 "v_proj, o_proj (and q_norm, k_norm) as vLLM does"
@@ -309,7 +313,10 @@ class _Rules:
         for child in module.children:
             style = "replicated" if child.name in ("q_norm", "k_norm") else "colwise"
             arg: Any = None
-            if child.name in ("k_proj", "v_proj"):
+            if child.name == "qkv_proj":  # Phi-3's fused q, k, v: QKVParallelLinear's three segments
+                heads = module.config["num_heads"]
+                style, arg = "kv_colwise", ((heads + 2 * kv) * d, (per_rank + 2 * kv_rank) * d)
+            elif child.name in ("k_proj", "v_proj"):
                 width = d if child.name == "k_proj" else module.config.get("value_dim", d)
                 style, arg = "kv_colwise", (kv * width, kv_rank * width)
             elif child.name == "o_proj":
@@ -358,6 +365,8 @@ class _Rules:
                     raise ValueError(f"{path}.{p.name} has {shape[0]:,} rows, not KV heads × their width: not derived")
                 return style, (arg[1], *shape[1:])
             if style == "colwise":
+                if path.endswith(".gate_up_proj"):  # MergedColumnParallelLinear: gate and up each split
+                    _split(shape[0] // 2, tp, f"{key} (half the rows of {path}.{p.name})")
                 return style, (_split(shape[0], tp, f"{key} (the rows of {path}.{p.name})"), *shape[1:])
             if p.name == "bias":  # rowwise: the bias whole on every rank
                 return style, shape
@@ -369,7 +378,9 @@ class _Rules:
             return "colwise", (_split(shape[0], tp, f"{_MAMBA_WIDTH} ({path}.{p.name})"), *shape[1:])
         if part == "attention" and p.name == "sinks":  # one per head: vLLM's num_attention_heads // tp_size
             return "colwise", (_split(shape[0], tp, f"num_attention_heads ({path}.sinks)"),)
-        if part in ("embeddings", "head") and module.type in ("Embedding", "Linear") and p.name == "weight":
+        if part == "head" and module.type == "Linear" and p.name == "bias" and self.vocab is not None:
+            return "vocab", (self.vocab[1] // tp,)  # ParallelLMHead's bias: the padded vocabulary / tp
+        if part in ("embeddings", "head") and module.type.endswith(("Embedding", "Linear")) and p.name == "weight":
             vocab = shape[0]
             padded = pad_vocab_size(vocab)
             if self.vocab is not None and self.vocab[0] != vocab:

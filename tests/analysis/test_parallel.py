@@ -191,6 +191,24 @@ def test_pipeline_stages_split_the_layers_as_vllm() -> None:
     assert c.rank_weights_bytes == 4 * (64 * 64 + 2 * layer)
 
 
+def test_fused_projections_scaled_embeddings_and_a_head_bias() -> None:
+    """Phi-3's fused qkv_proj (vLLM's QKVParallelLinear: q, k and v segments each split) and gate_up_proj
+    (MergedColumnParallelLinear), Gemma's scaled embedding (a VocabParallelEmbedding), a head's bias (padded)."""
+    phi3 = config_model("phi3").build({"num_hidden_layers": 1, "num_key_value_heads": 8})
+    shapes = {t.name: t.rank_shape for t in parallel.plan(phi3, tp=4).stages[0].tensors}
+    assert shapes["model.layers.0.self_attn.qkv_proj.weight"] == ((32 // 4 + 2 * 8 // 4) * 96, 3072)
+    assert shapes["model.layers.0.mlp.gate_up_proj.weight"] == (2 * 8192 // 4, 3072)
+    assert shapes["model.embed_tokens.weight"] == (32064 // 4, 3072)
+    replicated = {t.name: t.rank_shape for t in parallel.plan(phi3, tp=16).stages[0].tensors}
+    assert replicated["model.layers.0.self_attn.qkv_proj.weight"] == ((2 + 2) * 96, 3072)
+    gemma = config_model("gemma").build({"num_hidden_layers": 1})
+    shapes = {t.name: t.rank_shape for t in parallel.plan(gemma, tp=8).stages[0].tensors}
+    assert shapes["model.embed_tokens.weight"] == (256000 // 8, 3072)
+    head = Module("lm_head", "Linear", (Param("weight", (100, 4)), Param("bias", (100,))), part="head")
+    shapes = {t.name: t.rank_shape for t in parallel.plan(_model(_attention(), top=(head,)), tp=2).stages[0].tensors}
+    assert shapes["lm_head.weight"] == (64, 4) and shapes["lm_head.bias"] == (64,)  # 100 padded to 128
+
+
 def test_the_experts_split_inside_each_expert() -> None:
     """vLLM's default FusedMoE: every device all E experts, each F / tp wide; the router whole."""
     tree = config_model("qwen3_moe").build({**CONFIGS["qwen3_moe"]})
