@@ -45,26 +45,18 @@ MOE = ("qwen3_moe", "mixtral")
 @pytest.fixture(scope="module")
 def ranks(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict]:
     """transformers' shards on every rank, for 2 and 4 processes, and 2 with expert parallelism (run at once)."""
-    path = tmp_path_factory.mktemp("tp") / "configs.json"
-    path.write_text(json.dumps([{"model_type": m, **c} for m, c in CONFIGS.items()]), encoding="utf-8")
-    moe = tmp_path_factory.mktemp("ep") / "configs.json"
-    moe.write_text(json.dumps([{"model_type": m, **CONFIGS[m]} for m in MOE]), encoding="utf-8")
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    runs = {
-        key: subprocess.Popen(
-            [sys.executable, str(WORKER), str(key[0]), str(moe if key[1] else path)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**env, "TP_WORKER_EP": "1" if key[1] else "0"},
-        )
-        for key in ((2, False), (4, False), (2, True))
-    }
+    path = tmp_path_factory.mktemp("tp") / "runs.json"
+    dense = [{"model_type": m, **c} for m, c in CONFIGS.items()]
+    runs = [{"world": 2, "ep": False, "configs": dense}, {"world": 4, "ep": False, "configs": dense},
+            {"world": 2, "ep": True, "configs": [{"model_type": m, **CONFIGS[m]} for m in MOE]}]  # fmt: skip
+    path.write_text(json.dumps(runs), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(WORKER), str(path)], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout)
     out = {}
-    for world, run in runs.items():
-        stdout, stderr = run.communicate(timeout=300)
-        assert run.returncode == 0, stderr[-3000:]
-        out[world] = {int(rank): found for rank, found in json.loads(stdout).items()}  # world: (size, ep)
+    for run, ranks in zip(runs, found):
+        out[(run["world"], run["ep"])] = {int(rank): models for rank, models in ranks.items()}
     return out
 
 

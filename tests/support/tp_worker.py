@@ -1,10 +1,12 @@
-"""transformers' own tensor parallelism run on the CPU (not a test module): ``python tp_worker.py WORLD JSON_IN``
-forks WORLD processes joined by ``torch.distributed`` with gloo; each builds every config of JSON_IN (a list of
-transformers config dicts with ``model_type``) at one seed, shards it with transformers 5.23.0's machinery —
+"""transformers' own tensor parallelism run on the CPU (not a test module): ``python tp_worker.py RUNS_JSON``; for
+each run ``{"world": N, "ep": bool, "configs": [...]}`` it forks N processes joined by ``torch.distributed`` with
+gloo (transformers imported once, before the forks); each builds every config (transformers config dicts with
+``model_type``) at one seed, shards it with transformers 5.23.0's machinery —
 ``PreTrainedModel.prepare_distribute_model`` and ``maybe_distribute_model`` with ``DistributedConfig(tp_size=WORLD)``,
 the calls ``from_pretrained(..., tp_plan="auto")`` makes (``modeling_utils.py``, ``from_pretrained``) — runs a
 forward of a few tokens with a cache, and reports per rank: each parameter's local shape (``DTensor.to_local()``),
-its plan style, and the keys' and values' shapes in the cache. One JSON object on stdout: ``{"rank": {...}}``.
+its plan style, and the keys' and values' shapes in the cache; with ``ep`` also ``ep_size`` = N (transformers'
+``base_model_ep_plan``). One JSON list on stdout, a run's ``{"rank": [per config]}`` each.
 
 (``from_pretrained`` itself refuses a ``tp_plan`` without the ``accelerate`` package, which the test environment
 does not install: ``integrations/accelerate.py``, ``check_and_set_device_map``; the two calls above are what it
@@ -20,9 +22,9 @@ import sys
 TOKENS = 5
 
 
-def _rank(rank: int, world: int, port: int, configs: list[dict], out) -> None:
+def _rank(rank: int, world: int, port: int, configs: list[dict], out, ep: bool) -> None:
     try:
-        _run(rank, world, port, configs, out)
+        _run(rank, world, port, configs, out, ep)
     except BaseException:  # the parent reports it instead of waiting for this rank
         import traceback
 
@@ -30,7 +32,7 @@ def _rank(rank: int, world: int, port: int, configs: list[dict], out) -> None:
         raise
 
 
-def _run(rank: int, world: int, port: int, configs: list[dict], out) -> None:
+def _run(rank: int, world: int, port: int, configs: list[dict], out, ep: bool) -> None:
     os.environ.update(
         MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank)
     )
@@ -48,8 +50,8 @@ def _run(rank: int, world: int, port: int, configs: list[dict], out) -> None:
         config = AutoConfig.for_model(keys.pop("model_type"), **keys)
         cls = AutoModelForCausalLM._model_mapping[type(config)]
         torch.manual_seed(0)
-        ep = {"ep_size": world} if os.environ.get("TP_WORKER_EP") == "1" else {}
-        dc, _, mesh = cls.prepare_distribute_model(DistributedConfig(tp_size=world, **ep))
+        experts = {"ep_size": world} if ep else {}
+        dc, _, mesh = cls.prepare_distribute_model(DistributedConfig(tp_size=world, **experts))
         model = cls.maybe_distribute_model(cls(config).eval(), dc, mesh)
         plan = dict(model.tp_plan)
         tensors = {}
@@ -69,19 +71,9 @@ def _run(rank: int, world: int, port: int, configs: list[dict], out) -> None:
     dist.destroy_process_group()
 
 
-def main() -> None:
-    world, path = int(sys.argv[1]), sys.argv[2]
-    with open(path, encoding="utf-8") as f:
-        configs = json.load(f)
-    import multiprocessing
-
-    import torch  # noqa: F401  (imported before the fork: each rank need not import it again)
-    import transformers  # noqa: F401
-
-    ctx = multiprocessing.get_context("fork")
+def _group(world: int, ep: bool, configs: list[dict], ctx, port: int) -> dict:
     out = ctx.Queue()
-    port = 29400 + os.getpid() % 500 + world
-    ranks = [ctx.Process(target=_rank, args=(r, world, port, configs, out)) for r in range(world)]
+    ranks = [ctx.Process(target=_rank, args=(r, world, port, configs, out, ep)) for r in range(world)]
     for p in ranks:
         p.start()
     results = {}
@@ -96,7 +88,26 @@ def main() -> None:
         p.join(timeout=60)
         if p.exitcode != 0:
             raise SystemExit(f"rank exited with {p.exitcode}")
-    json.dump({str(k): v for k, v in sorted(results.items())}, sys.stdout)
+    return {str(k): v for k, v in sorted(results.items())}
+
+
+def main() -> None:
+    with open(sys.argv[1], encoding="utf-8") as f:
+        runs = json.load(f)  # [{"world": 2, "ep": false, "configs": [...]}, ...]
+    import multiprocessing
+
+    import torch.distributed.tensor  # noqa: F401  (imported before the fork: no rank imports it again)
+    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers.distributed import DistributedConfig  # noqa: F401
+
+    for run in runs:
+        for given in run["configs"]:
+            keys = dict(given)
+            AutoModelForCausalLM._model_mapping[type(AutoConfig.for_model(keys.pop("model_type"), **keys))]
+    ctx = multiprocessing.get_context("fork")
+    base = 29400 + os.getpid() % 500
+    found = [_group(r["world"], r["ep"], r["configs"], ctx, base + 7 * i) for i, r in enumerate(runs)]
+    json.dump(found, sys.stdout)
 
 
 if __name__ == "__main__":
