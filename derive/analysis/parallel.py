@@ -254,6 +254,11 @@ def _heads(module: Module, path: str, tp: int) -> tuple[int, int, int, int]:
     return per_rank, _split(kv, tp, f"num_key_value_heads of {path}"), 1, d
 
 
+#: What derive splits (said when it refuses a module).
+_SPLIT = (
+    "derive splits attention, MLPs, routed experts, Mamba (1) mixers, embeddings, the head and norms as vLLM does; "
+    "not yet Mamba-2 or linear-attention mixers, latent attention (MLA) or vision towers"
+)
 _ATTENTION = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm", "qkv_proj"}
 #: Mamba (1) mixers: transformers' MambaMixer, FalconMambaMixer, JambaMambaMixer (vLLM's MambaMixer).
 _MAMBA = ("MambaMixer", "FalconMambaMixer", "JambaMambaMixer")
@@ -288,7 +293,7 @@ class _Rules:
         elif module.type in _MAMBA:
             self._mamba(path, module)
         if given is None and module.cache and module.part != "attention" and path not in self.mamba:
-            raise ValueError(f"no tensor-parallel rule for the cache of {module.type} ({path}): not derived")
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}) and its cache: {_SPLIT}")
         for p in own:
             name = f"{path}.{p.name}" if path else p.name
             shape = _ints(p.shape)
@@ -390,10 +395,7 @@ class _Rules:
             return "vocab", (rows, *shape[1:])
         if part == "routed experts":
             return self._experts(path, module, p, shape)
-        raise ValueError(
-            f"no tensor-parallel rule for {module.type} ({path}, {p.name}): derive splits attention, MLPs, experts, "
-            "embeddings, the head and norms as vLLM does, and nothing else"
-        )
+        raise ValueError(f"no tensor-parallel rule for {module.type} ({path}, {p.name}): {_SPLIT}")
 
     def _experts(self, path: str, module: Module, p: Param, shape: tuple[int, ...]) -> tuple[str, tuple[int, ...]]:
         tensors = {q.name: _ints(q.shape) for q in module.params}
