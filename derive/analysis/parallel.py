@@ -42,6 +42,13 @@ routed experts, ``ep``      ``--enable-expert-parallel`` (EP size = tp): whole e
                             more on the first E mod tp ranks (``determine_expert_map``, linear placement,
                             ``fused_moe/layer.py``); a stage's tensors are its first rank's, the most loaded.
                             transformers' ``base_model_ep_plan`` (``grouped_gemm``) with ``ep_size`` = tp
+latent attention (MLA)      ``DeepseekV2MLAAttention`` (``vllm/model_executor/models/deepseek_v2.py``):
+                            ``q_a_proj``, ``kv_a_proj_with_mqa`` ``ReplicatedLinear``, their norms whole;
+                            ``q_b_proj`` (or ``q_proj``), ``kv_b_proj`` ``ColumnParallelLinear`` (H / tp
+                            heads), ``o_proj`` ``RowParallelLinear``; the latent cache (``kv_lora_rank`` +
+                            ``qk_rope_head_dim`` a token) whole on every rank: one latent "head", no head
+                            to split (vLLM's MLA layers keep ``num_kv_heads`` 1). transformers' plan for
+                            DeepSeek-V3 leaves the attention whole
 router, shared-expert gate  replicated (``ReplicatedLinear``)
 norms                       replicated
 ``embed_tokens``            ``VocabParallelEmbedding``: the vocabulary padded to a multiple of 64
@@ -66,8 +73,8 @@ Stages differ: :class:`Plan` gives each; a memory budget must hold on every stag
 
 Refused (ValueError, naming the config key or the module): a size tp does not divide
 (``num_attention_heads``, ``num_key_value_heads``, ``intermediate_size``, the experts' width, the
-padded ``vocab_size``); a module derive has no rule for (a recurrent mixer, latent attention,
-GPT-2's fused ``c_attn``, Mamba-2 and linear-attention mixers...: never guessed), symbolic sizes, more stages than layers.
+padded ``vocab_size``); a module derive has no rule for (GPT-2's fused ``c_attn``, Mamba-2 and
+linear-attention mixers, vision towers...: never guessed), symbolic sizes, more stages than layers.
 
 Verification: ``tests/analysis/test_parallel.py`` holds each rank's tensors against transformers'
 own tensor parallelism run on CPU (``torch.distributed`` with gloo, 2 and 4 processes,
@@ -256,10 +263,15 @@ def _heads(module: Module, path: str, tp: int) -> tuple[int, int, int, int]:
 
 #: What derive splits (said when it refuses a module).
 _SPLIT = (
-    "derive splits attention, MLPs, routed experts, Mamba (1) mixers, embeddings, the head and norms as vLLM does; "
-    "not yet Mamba-2 or linear-attention mixers, latent attention (MLA) or vision towers"
+    "derive splits attention (latent attention too), MLPs, routed experts, Mamba (1) mixers, embeddings, the head "
+    "and norms as vLLM does; "
+    "not yet Mamba-2 or linear-attention mixers, or vision towers"
 )
 _ATTENTION = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm", "qkv_proj"}
+#: Latent attention's tensors (vLLM's DeepseekV2MLAAttention, ``vllm/model_executor/models/deepseek_v2.py``).
+_LATENT = {"q_a_proj": "replicated", "q_a_layernorm": "replicated", "q_b_proj": "colwise", "q_proj": "colwise",
+           "kv_a_proj_with_mqa": "replicated", "kv_a_layernorm": "replicated", "kv_b_proj": "colwise",
+           "o_proj": "rowwise"}  # fmt: skip
 #: Mamba (1) mixers: transformers' MambaMixer, FalconMambaMixer, JambaMambaMixer (vLLM's MambaMixer).
 _MAMBA = ("MambaMixer", "FalconMambaMixer", "JambaMambaMixer")
 _MAMBA_CHILDREN = {"in_proj": "colwise", "conv1d": "colwise", "x_proj": "rowwise", "dt_proj": "colwise",
@@ -300,8 +312,25 @@ class _Rules:
             style, rank = self._param(path, module, p, shape, given)
             yield name, p, style, rank
 
+    def _latent(self, path: str, module: Module) -> None:
+        """Multi-head latent attention as vLLM's DeepseekV2MLAAttention splits it: the A projections and their
+        norms replicated, q_b_proj (or q_proj) and kv_b_proj H / tp heads, o_proj's columns; the latent cache whole."""
+        heads = module.config.get("num_heads")
+        if type(heads) is not int:
+            raise ValueError(f"{module.type} {path}: its heads are not known as ints, no tensor-parallel share derived")
+        _split(heads, self.tp, f"num_attention_heads of {path}")
+        if self.kv is not None and self.kv != (1, 1, self.tp):
+            raise ValueError(f"the attention layers differ in KV heads ({path}): no tensor-parallel share derived")
+        self.kv = (1, 1, self.tp)
+        self.heads_of[path] = (1, 1)
+        for child in module.children:
+            style = _LATENT[child.name]
+            self.styles[f"{path}.{child.name}"] = (style, None)
+
     def _attention(self, path: str, module: Module) -> None:
         names = {c.name for c in module.children}
+        if names <= set(_LATENT) and {"kv_a_proj_with_mqa", "kv_b_proj", "o_proj"} <= names:
+            return self._latent(path, module)
         split = {"q_proj", "k_proj", "v_proj", "o_proj"} <= names and "qkv_proj" not in names
         fused = {"qkv_proj", "o_proj"} <= names and not names & {"q_proj", "k_proj", "v_proj"}
         if not names <= _ATTENTION or not (split or fused):
@@ -401,7 +430,10 @@ class _Rules:
         tensors = {q.name: _ints(q.shape) for q in module.params}
         width = "the experts' intermediate size (moe_intermediate_size; Mixtral's intermediate_size)"
         tp = self.tp
-        if module.type == "GptOssExperts":  # (E, D, 2F), (E, 2F), (E, F, D), (E, D): transformers' GptOssExperts
+        if module.type in ("GptOssExperts", "Llama4TextExperts"):  # (E, D, 2F), (E, 2F), (E, F, D), (E, D)
+            up, down = tensors.get("gate_up_proj"), tensors.get("down_proj")
+            if up is None or down is None or up[2] != 2 * down[1] or up[1] != down[2]:
+                raise ValueError(f"no tensor-parallel rule for the experts {module.type} ({path}): not derived")
             layout = {"gate_up_proj": 2, "gate_up_proj_bias": 1, "down_proj": 1, "down_proj_bias": None}
         else:  # derive.layers.moe.routed_experts: (E, 2F, D) or (E, F, D) ungated, (E, D, F)
             down, up = tensors.get("down_proj"), tensors.get("gate_up_proj") or tensors.get("up_proj")

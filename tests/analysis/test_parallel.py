@@ -201,6 +201,34 @@ def test_fused_projections_scaled_embeddings_and_a_head_bias() -> None:
     assert shapes["lm_head.weight"] == (64, 4) and shapes["lm_head.bias"] == (64,)  # 100 padded to 128
 
 
+def test_latent_attention_splits_its_heads_and_keeps_the_latent_whole() -> None:
+    """DeepSeek-V3's MLA on tp devices (vLLM's DeepseekV2MLAAttention): the A projections whole, q_b_proj and
+    kv_b_proj H / tp heads, o_proj's columns; every device keeps the whole latent (kv_lora_rank + rope a token)."""
+    config = {"hidden_size": 64, "intermediate_size": 96, "moe_intermediate_size": 32, "num_attention_heads": 4,
+              "num_key_value_heads": 4, "num_hidden_layers": 2, "vocab_size": 512, "n_routed_experts": 4,
+              "num_experts_per_tok": 2, "n_shared_experts": 1, "first_k_dense_replace": 1, "kv_lora_rank": 32,
+              "q_lora_rank": 48, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16, "n_group": 1,
+              "topk_group": 1}  # fmt: skip
+    tree = config_model("deepseek_v3").build(dict(config))
+    share = parallel.plan(tree, tp=4)
+    shapes = {t.name: t.rank_shape for t in share.stages[0].tensors if ".layers.1." in t.name}
+    attn = "model.layers.1.self_attn."
+    assert shapes[attn + "q_a_proj.weight"] == (48, 64) and shapes[attn + "kv_a_proj_with_mqa.weight"] == (40, 64)
+    assert shapes[attn + "q_b_proj.weight"] == (4 * 24 // 4, 48) and shapes[attn + "kv_b_proj.weight"] == (32, 32)
+    assert shapes[attn + "o_proj.weight"] == (64, 16) and shapes[attn + "kv_a_layernorm.weight"] == (32,)
+    assert shapes["model.layers.1.mlp.shared_experts.gate_proj.weight"] == (8, 64)
+    assert share.kv_heads == (1, 1, 4)
+    c, whole = cost(tree, seq_len=10, batch=1, tp=4), cost(tree, seq_len=10, batch=1)
+    assert c.rank_cache_bytes == whole.cache_bytes == 2 * 10 * (32 + 8) * 4
+    with pytest.raises(ValueError, match="num_attention_heads"):
+        parallel.plan(tree, tp=8)
+    llama4 = Module("experts", "Llama4TextExperts", (Param("gate_up_proj", (2, 4, 8)), Param("down_proj", (2, 4, 4))),
+                    part="routed experts")  # fmt: skip
+    assert [t.rank_shape for t in parallel.plan(_model(llama4), tp=2).stages[0].tensors] == [(2, 4, 4), (2, 2, 4)]
+    with pytest.raises(ValueError, match="the experts Llama4TextExperts"):
+        parallel.plan(_model(llama4.replace(params=llama4.params[:1])), tp=2)
+
+
 def test_the_experts_split_inside_each_expert() -> None:
     """vLLM's default FusedMoE: every device all E experts, each F / tp wide; the router whole."""
     tree = config_model("qwen3_moe").build({**CONFIGS["qwen3_moe"]})
@@ -325,7 +353,13 @@ def test_what_has_no_rule_is_refused() -> None:
     """Never a guess: each module, tensor or cache derive has no tensor-parallel rule for is refused, named."""
     assert len(parallel.plan(_model(_attention()), tp=2).stages[0].tensors) == 4
     odd = _attention().children[1].replace(params=(Param("weight", (6, 4)),))
+    latent = _attention().replace(children=tuple(Module(n, "Linear", (Param("weight", (8, 4)),))
+                                                 for n in ("kv_a_proj_with_mqa", "kv_b_proj", "o_proj")),
+                                 cache=(State("keys", ("batch", 1, "tokens", 4)),))  # fmt: skip
     cases = {
+        "Attention layers.0.self_attn: its heads are not known": _model(latent.replace(config={"num_heads": "H"})),
+        "differ in KV heads .layers.1": _model(latent, _attention()),
+        "differ in KV heads .layers.1.self_attn": _model(_attention(), latent),
         "has 6 rows, not KV heads": _model(_attention().replace(children=(_attention().children[0], odd,
                                                                           *_attention().children[2:]))),
         "is not counted": _model(_attention().replace(counted=False)),
@@ -340,8 +374,10 @@ def test_what_has_no_rule_is_refused() -> None:
         r"Mixer \(layers.0.mixer\) and its cache": _model(Module("mixer", "Mixer", cache=(State("h", ("batch", 4)),))),
         "not yet Mamba-2": _model(Module("mixer", "Mixer", (Param("A", (4,)),))),
         "the experts Experts": _model(Module("experts", "Experts", (Param("w1", (2, 4, 4)),), part="routed experts")),
-        "GptOssExperts .*, w1": _model(Module("experts", "GptOssExperts", (Param("w1", (2, 4, 4)),),
-                                              part="routed experts")),
+        "the experts GptOssExperts": _model(Module("experts", "GptOssExperts", (Param("w1", (2, 4, 4)),),
+                                                   part="routed experts")),
+        "GptOssExperts .*, w1": _model(Module("experts", "GptOssExperts", (Param("gate_up_proj", (2, 4, 8)),
+                                              Param("down_proj", (2, 4, 4)), Param("w1", (2,))), part="routed experts")),
         "differ in vocabulary": _model(_attention(), top=(Module("embed_tokens", "Embedding", (Param("weight", (64, 4)),),
                                                                  part="embeddings"),
                                                           Module("lm_head", "Linear", (Param("weight", (128, 4)),),
