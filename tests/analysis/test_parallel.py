@@ -295,6 +295,8 @@ def test_refusals_name_the_key() -> None:
         parallel.plan(tree, pp=3)
     with pytest.raises(TypeError, match="tp must be an int"):
         parallel.plan(tree, tp=True)
+    with pytest.raises(ValueError, match="tp must be >= 1"):
+        parallel.plan(tree, tp=0)
     with pytest.raises(ValueError, match="pp must be >= 1"):
         cost(tree, pp=0)
     with pytest.raises(TypeError, match="tp must be an int"):
