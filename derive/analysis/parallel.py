@@ -24,7 +24,8 @@ tensors                     on one rank (vLLM's layer; transformers 5.23.0's sty
 ``q_norm``, ``k_norm``      replicated (one head's width); ``replicated_with_grad_allreduce``
 ``gate_proj``, ``up_proj``  ``MergedColumnParallelLinear``: F / tp rows (Phi-3's fused ``gate_up_proj``
                             2F / tp); ``colwise``
-``down_proj``               ``RowParallelLinear``: F / tp columns; ``rowwise``
+``down_proj``               ``RowParallelLinear``: F / tp columns; ``rowwise`` (StarCoder2's ``c_fc``,
+                            ``c_proj``: the same two)
 routed experts              ``FusedMoE`` with tensor parallelism inside each expert (vLLM's default,
                             ``enable_expert_parallel`` off): every rank holds all E experts, each F / tp
                             wide — ``w13`` (E, 2F / tp, D), ``w2`` (E, D, F / tp)
@@ -277,7 +278,8 @@ _MAMBA = ("MambaMixer", "FalconMambaMixer", "JambaMambaMixer")
 _MAMBA_CHILDREN = {"in_proj": "colwise", "conv1d": "colwise", "x_proj": "rowwise", "dt_proj": "colwise",
                    "out_proj": "rowwise"}  # fmt: skip
 _MAMBA_WIDTH = "the Mamba mixer's intermediate size (intermediate_size, or mamba_expand x hidden_size)"
-_MLP = {"gate_proj": "colwise", "up_proj": "colwise", "gate_up_proj": "colwise", "down_proj": "rowwise"}
+_MLP = {"gate_proj": "colwise", "up_proj": "colwise", "gate_up_proj": "colwise", "down_proj": "rowwise",
+        "c_fc": "colwise", "c_proj": "rowwise"}  # fmt: skip
 
 
 class _Rules:
@@ -359,7 +361,7 @@ class _Rules:
 
     def _mlp(self, path: str, module: Module) -> None:
         names = [c.name for c in module.children if c.params]
-        if not names or any(n not in _MLP for n in names) or "down_proj" not in names:
+        if not names or any(n not in _MLP for n in names) or not {"down_proj", "c_proj"} & set(names):
             raise ValueError(
                 f"no tensor-parallel rule for {module.type} ({path}): derive splits an MLP of gate_proj, up_proj, "
                 "down_proj as vLLM does"

@@ -193,6 +193,12 @@ def test_fused_projections_scaled_embeddings_and_a_head_bias() -> None:
     assert shapes["model.embed_tokens.weight"] == (32064 // 4, 3072)
     replicated = {t.name: t.rank_shape for t in parallel.plan(phi3, tp=16).stages[0].tensors}
     assert replicated["model.layers.0.self_attn.qkv_proj.weight"] == ((2 + 2) * 96, 3072)
+    starcoder2 = config_model("starcoder2").build({"num_hidden_layers": 1})
+    shapes = {t.name: t.rank_shape for t in parallel.plan(starcoder2, tp=4).stages[0].tensors}
+    assert shapes["model.layers.0.mlp.c_fc.weight"] == (12288 // 4, 3072)
+    assert shapes["model.layers.0.mlp.c_fc.bias"] == (12288 // 4,)
+    assert shapes["model.layers.0.mlp.c_proj.weight"] == (3072, 12288 // 4)
+    assert shapes["model.layers.0.mlp.c_proj.bias"] == (3072,)
     gemma = config_model("gemma").build({"num_hidden_layers": 1})
     shapes = {t.name: t.rank_shape for t in parallel.plan(gemma, tp=8).stages[0].tensors}
     assert shapes["model.embed_tokens.weight"] == (256000 // 8, 3072)
