@@ -289,6 +289,8 @@ class Cost:
     tp, pp : int
         Tensor-parallel size and pipeline stages (:mod:`derive.analysis.parallel`); with either > 1 the
         ``rank_*`` fields and :attr:`stages` give one device's share and a budget is one device's.
+    ep : bool
+        Routed experts whole on the ``tp`` devices (vLLM's ``--enable-expert-parallel``), not each split.
     """
 
     module: Module
@@ -745,7 +747,11 @@ class Cost:
             The fields of :class:`Cost` by name (None where they do not apply), with
             ``stored_tensors`` as ``{"name", "of", "dtype", "shape", "bytes"}`` rows,
             ``closed_forms`` (strings in T, N and the model's letters), ``letters`` (their values),
-            and with a budget ``memory``, ``reserve``, ``budget``, ``counted`` and ``not_counted``.
+            and with a budget ``memory``, ``reserve``, ``budget``, ``counted`` and ``not_counted``;
+            ``tp`` and ``pp`` always, and with either > 1 one device's share: ``rank_weights_bytes``,
+            ``rank_cache_bytes``, ``rank_kv_bytes``, ``rank_state_bytes``, ``rank_kv_bytes_per_token``,
+            ``vocab_padded``, ``kv_heads_per_rank``, ``kv_head_replicas``, ``expert_mode`` and ``stages``
+            (:attr:`stages`; None otherwise).
         """
         forms, values = self.closed_forms()
         listed = self.stored_tensors
