@@ -47,7 +47,9 @@ counters stay int64 (:mod:`derive.analysis.served` for the formats, ggml's block
 
 **Weights as stored**: :mod:`derive.analysis.stored` (a ``quantization_config``'s tensors).
 **What fits** a memory budget: :mod:`derive.analysis.fit` (weights as stored + the cache; not
-activations, workspace or the CUDA context).
+activations, workspace or the CUDA context). **One GPU's share** under ``tp`` and ``pp``:
+:mod:`derive.analysis.parallel` (each rank's tensors and cache as vLLM shards them; ``memory`` is then
+one device's).
 
 No SymPy is imported here until a closed form is asked for (a symbolic size, the default T and N,
 :meth:`Cost.closed_forms`, a stack's equations): with int sizes every figure of a model is plain
@@ -69,6 +71,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..tree import Module, State, active, check_cache_known, count
 from . import fit as _fit
+from . import parallel as _parallel
 from . import served as _served
 from . import stored as _stored
 
@@ -276,6 +279,11 @@ class Cost:
         Bytes of ``memory`` held back (activations, workspace, the CUDA context).
     stack : derive.engine.stack.Stack or None
         The stack a stack's cost was asked of (None for a model).
+    tp, pp : int
+        Tensor-parallel size and pipeline stages (:mod:`derive.analysis.parallel`); with either > 1 the
+        ``rank_*`` fields and :attr:`stages` give one device's share and a budget is one device's.
+    ep : bool
+        Routed experts whole on the ``tp`` devices (vLLM's ``--enable-expert-parallel``), not each split.
     """
 
     module: Module
@@ -288,6 +296,9 @@ class Cost:
     memory: int | None = None
     reserve: int = 0
     stack: Any = field(default=None, repr=False)
+    tp: int = 1
+    pp: int = 1
+    ep: bool = False
 
     # --- a stack's compute (None for a model) ----------------------------------------------------------
 
@@ -535,15 +546,17 @@ class Cost:
     @property
     def fits(self) -> bool | None:
         """Whether the weights as stored and the cache after ``seq_len`` tokens of ``batch`` sequences fit
-        :attr:`budget` (None without a budget, or at a symbolic T or N)."""
+        :attr:`budget` (None without a budget, or at a symbolic T or N); with ``tp``/``pp``, on every device."""
         if self.budget is None or not self._ints(self.seq_len, self.batch):
             return None
+        if self._plan is not None:
+            return all(e["fits"] for e in self.stages or ())
         return self._need(self.seq_len, self.batch) <= self.budget
 
-    def _longest(self) -> int | None:
+    def _longest(self, states: Any = None) -> int | None:
         """The T past which the cache stops growing (the longest window kept), None if it grows forever."""
         longest = 1
-        for _, state, _, _ in _held(self.module):
+        for state in states if states is not None else (s for _, s, _, _ in _held(self.module)):
             if not state.per_token:
                 continue
             if state.stride is not None:  # a compressor's: its open window (< stride), its entries (one a stride)
@@ -569,6 +582,8 @@ class Cost:
         (:attr:`fits_any_length`)."""
         if self.budget is None or not self._ints(self.batch):
             return None
+        if self._plan is not None:
+            return _least(e["max_seq_len"] for e in self.stages or ())
         return _fit.max_seq_len(lambda t: self._need(t, self.batch), self.budget, self._longest())
 
     @property
@@ -577,6 +592,8 @@ class Cost:
         longest: :attr:`max_seq_len` is then None. None without a budget or at a symbolic batch."""
         if self.budget is None or not self._ints(self.batch):
             return None
+        if self._plan is not None:
+            return all(e["fits_any_length"] for e in self.stages or ())
         longest = self._longest()
         return longest is not None and self._need(longest, self.batch) <= self.budget
 
@@ -587,7 +604,100 @@ class Cost:
         T, or a cache that does not grow with the batch."""
         if self.budget is None or not self._ints(self.seq_len):
             return None
+        if self._plan is not None:
+            return _least(e["max_batch"] for e in self.stages or ())
         return _fit.max_batch(lambda b: self._need(self.seq_len, b), self.budget)
+
+    # --- one device's share (tp, pp) --------------------------------------------------------------------------
+
+    @cached_property
+    def _plan(self) -> _parallel.Plan | None:
+        if self.tp == 1 and self.pp == 1:
+            return None
+        return _parallel.plan(self.module, self.tp, self.pp, ep=self.ep)
+
+    def _stage_cache(self, stage: _parallel.Stage, tokens: Any, batch: Any, which: str = "all") -> Any:
+        terms = [
+            _times(s.elements(batch, tokens), self._per_entry(s))
+            for s in stage.states
+            if not ((which == "kv" and not s.per_token) or (which == "state" and s.per_token))
+        ]
+        return _sum(terms)
+
+    @cached_property
+    def stages(self) -> list[dict[str, Any]] | None:
+        """One device's share on each pipeline stage (None with ``tp`` and ``pp`` 1): ``{"stage", "layers"
+        ([start, end) of the decoder layers), "parameters", "weights_bytes", "kv_bytes", "state_bytes",
+        "cache_bytes", "kv_bytes_per_token"}`` and, with a budget, ``"fits", "max_seq_len", "max_batch",
+        "fits_any_length"`` for that device (units: bytes, tokens, sequences)."""
+        if self._plan is None:
+            return None
+        out = []
+        width = DTYPE_BYTES[self.dtype]
+        for stage in self._plan.stages:
+            weights = stage.parameters * width
+            entry: dict[str, Any] = {
+                "stage": stage.index,
+                "layers": list(stage.layers),
+                "parameters": stage.parameters,
+                "weights_bytes": weights,
+                "kv_bytes": self._stage_cache(stage, self.seq_len, self.batch, "kv"),
+                "state_bytes": self._stage_cache(stage, 1, self.batch, "state"),
+                "cache_bytes": self._stage_cache(stage, self.seq_len, self.batch),
+                "kv_bytes_per_token": _sum(
+                    _times(_unwindowed(s).elements(1, 1), self._per_entry(s)) for s in stage.states if s.per_token
+                ),
+            }
+            if self.budget is not None:
+                entry.update(self._stage_fit(stage, weights))
+            out.append(entry)
+        return out
+
+    def _stage_fit(self, stage: _parallel.Stage, weights: int) -> dict[str, Any]:
+        budget = int(self.budget or 0)
+
+        def need(tokens: int, batch: int) -> int:
+            return weights + int(self._stage_cache(stage, tokens, batch))
+
+        fit: dict[str, Any] = {"fits": None, "max_seq_len": None, "max_batch": None, "fits_any_length": None}
+        if self._ints(self.seq_len, self.batch):
+            fit["fits"] = need(self.seq_len, self.batch) <= budget
+        if self._ints(self.batch):
+            longest = self._longest(stage.states)
+            fit["max_seq_len"] = _fit.max_seq_len(lambda t: need(t, self.batch), budget, longest)
+            fit["fits_any_length"] = longest is not None and need(longest, self.batch) <= budget
+        if self._ints(self.seq_len):
+            fit["max_batch"] = _fit.max_batch(lambda b: need(self.seq_len, b), budget)
+        return fit
+
+    def _rank(self, key: str) -> Any:
+        return None if self.stages is None else max(e[key] for e in self.stages)
+
+    @property
+    def rank_weights_bytes(self) -> int | None:
+        """Bytes of the weights on the most loaded device (the largest stage's, one of its ``tp`` ranks);
+        None with ``tp`` and ``pp`` 1."""
+        return self._rank("weights_bytes")
+
+    @property
+    def rank_cache_bytes(self) -> Any:
+        """Bytes of the cache on the most loaded device, after ``seq_len`` tokens of ``batch`` sequences."""
+        return self._rank("cache_bytes")
+
+    @property
+    def rank_kv_bytes(self) -> Any:
+        """Bytes of keys and values on the most loaded device."""
+        return self._rank("kv_bytes")
+
+    @property
+    def rank_state_bytes(self) -> Any:
+        """Bytes constant in T on the most loaded device."""
+        return self._rank("state_bytes")
+
+    @property
+    def rank_kv_bytes_per_token(self) -> Any:
+        """Bytes one more token of one sequence adds on the most loaded device."""
+        return self._rank("kv_bytes_per_token")
 
     # --- closed forms and JSON ---------------------------------------------------------------------------------
 
@@ -628,7 +738,11 @@ class Cost:
             The fields of :class:`Cost` by name (None where they do not apply), with
             ``stored_tensors`` as ``{"name", "of", "dtype", "shape", "bytes"}`` rows,
             ``closed_forms`` (strings in T, N and the model's letters), ``letters`` (their values),
-            and with a budget ``memory``, ``reserve``, ``budget``, ``counted`` and ``not_counted``.
+            and with a budget ``memory``, ``reserve``, ``budget``, ``counted`` and ``not_counted``;
+            ``tp`` and ``pp`` always, and with either > 1 one device's share: ``rank_weights_bytes``,
+            ``rank_cache_bytes``, ``rank_kv_bytes``, ``rank_state_bytes``, ``rank_kv_bytes_per_token``,
+            ``vocab_padded``, ``kv_heads_per_rank``, ``kv_head_replicas``, ``expert_mode`` and ``stages``
+            (:attr:`stages`; None otherwise).
         """
         forms, values = self.closed_forms()
         listed = self.stored_tensors
@@ -675,10 +789,37 @@ class Cost:
             "fits_any_length": self.fits_any_length,
             "counted": COUNTED if self.memory is not None else None,
             "not_counted": NOT_COUNTED if self.memory is not None else None,
+            "tp": self.tp,
+            "pp": self.pp,
+            "rank_weights_bytes": self.rank_weights_bytes,
+            "rank_cache_bytes": _json(self.rank_cache_bytes),
+            "rank_kv_bytes": _json(self.rank_kv_bytes),
+            "rank_state_bytes": _json(self.rank_state_bytes),
+            "rank_kv_bytes_per_token": _json(self.rank_kv_bytes_per_token),
+            "vocab_padded": None if self._plan is None or self._plan.vocab is None else self._plan.vocab[1],
+            "kv_heads_per_rank": None if self._plan is None or self._plan.kv_heads is None else self._plan.kv_heads[1],
+            "kv_head_replicas": None if self._plan is None or self._plan.kv_heads is None else self._plan.kv_heads[2],
+            "expert_mode": None
+            if self._plan is None
+            else _parallel.EXPERT_PARALLEL
+            if self.ep
+            else _parallel.EXPERT_MODE,
+            "stages": None
+            if self.stages is None
+            else [
+                {k: v if k == "layers" or v is None or isinstance(v, bool) else _json(v) for k, v in e.items()}
+                for e in self.stages
+            ],
             "closed_forms": {k: None if v is None else str(v) for k, v in forms.items()},
             "letters": values,
         }
         return out
+
+
+def _least(values: Any) -> Any:
+    """The smallest of the stages' answers, None (any length, or no growth) left out; None if all are."""
+    known = [v for v in values if v is not None]
+    return min(known) if known else None
 
 
 def _kind_of(kind: str, cell: Any) -> Any:
@@ -752,6 +893,9 @@ def cost(
     quantization_config: Mapping[str, Any] | None = None,
     memory: int | str | None = None,
     reserve: int | str = 0,
+    tp: int = 1,
+    pp: int = 1,
+    ep: bool = False,
 ) -> Cost:
     """What ``batch`` sequences of ``seq_len`` tokens cost a stack or a model (see :class:`Cost`).
 
@@ -782,6 +926,14 @@ def cost(
         A memory budget: bytes, or ``"24GB"`` (10^9 a GB), ``"80GiB"`` (2^30) ... (:func:`derive.analysis.fit.parse_size`).
     reserve : int or str, default 0
         Bytes of ``memory`` held back for what is not counted.
+    tp : int, default 1
+        Tensor-parallel size (vLLM's ``--tensor-parallel-size``): each device's weights and cache as vLLM
+        shards them (:mod:`derive.analysis.parallel`); ``memory`` is then one device's budget.
+    pp : int, default 1
+        Pipeline stages (vLLM's ``--pipeline-parallel-size``): the decoder layers split as vLLM splits them.
+    ep : bool, default False
+        With ``tp``: routed experts whole, ceil(E / tp) on the most loaded device (vLLM's
+        ``--enable-expert-parallel``), instead of each expert split ``tp`` ways (vLLM's default).
 
     Returns
     -------
@@ -796,7 +948,9 @@ def cost(
         ``seq_len`` or ``batch`` < 1; unknown ``dtype``, ``kv_dtype`` or ``state_dtype``; a block
         format for a head width not divisible by 32; an unknown ``quant_method`` (named); a budget
         that is not a size, or a ``reserve`` above it; a budget with symbolic sizes; a cell with an
-        element-wise function of unknown cost.
+        element-wise function of unknown cost; ``tp`` or ``pp`` < 1, a size ``tp`` does not divide (named
+        with its config key), a module without a tensor-parallel rule, ``tp``/``pp`` with a stack or a
+        ``quantization_config``.
 
     Examples
     --------
@@ -834,6 +988,9 @@ def cost(
         memory,
         reserve,
         stack if isinstance(stack, Stack) else None,
+        tp,
+        pp,
+        ep,
     )
 
 
@@ -848,6 +1005,9 @@ def _priced(
     memory: Any,
     reserve: Any,
     stack: Any,
+    tp: Any = 1,
+    pp: Any = 1,
+    ep: Any = False,
 ) -> Cost:
     seq_len = _check_length("seq_len", seq_len)
     batch = _check_length("batch", batch)
@@ -864,7 +1024,20 @@ def _priced(
     held_back = _fit.parse_size(reserve, "reserve")
     if budget is not None and held_back > budget:
         raise ValueError(f"reserve ({held_back:,} B) is more than memory ({budget:,} B)")
-    made = Cost(tree, seq_len, batch, dtype, kv, state, quantization_config, budget, held_back, stack)
+    for name, value in (("tp", tp), ("pp", pp)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+    if tp * pp > 1 and (stack is not None or quantization_config is not None):
+        what = "a recurrent stack" if stack is not None else "a quantization_config (packed shards are not derived)"
+        raise ValueError(f"tp and pp apply to a language model's weights in one dtype, not to {what}")
+    if not isinstance(ep, bool):
+        raise TypeError(f"ep must be a bool, got {type(ep).__name__}")
+    if ep and tp == 1:
+        raise ValueError("ep places the experts on the tp devices: give tp > 1")
+    made = Cost(tree, seq_len, batch, dtype, kv, state, quantization_config, budget, held_back, stack, tp, pp, ep)
+    made._plan  # noqa: B018  (a size tp does not divide is refused now, naming its key)
     if quantization_config is not None:
         made._weights  # noqa: B018  (a quantization key derive cannot store is refused now, naming it)
     if budget is not None:
@@ -890,7 +1063,8 @@ def model_cost(
     dtype : {"float32", "float16", "bfloat16", "float64", "int8"}
         The model's dtype (states transformers always keeps in float32 stay float32).
     **served
-        ``kv_dtype``, ``state_dtype``, ``quantization_config``, ``memory``, ``reserve`` (as :func:`cost`).
+        ``kv_dtype``, ``state_dtype``, ``quantization_config``, ``memory``, ``reserve``, ``tp``, ``pp`` (as
+        :func:`cost`).
 
     Returns
     -------

@@ -113,7 +113,15 @@ def _main(argv: list[str] | None) -> int:
 
 def _check_options(args: Any, given: Input) -> None:
     """Refuse an option that does not apply to the input, saying where it applies."""
-    if args.kv_dtype is not None or args.state_dtype is not None or args.memory is not None or args.reserve:
+    if (
+        args.kv_dtype is not None
+        or args.state_dtype is not None
+        or args.memory is not None
+        or args.reserve
+        or args.tp > 1
+        or args.pp > 1
+        or args.ep
+    ):
         args.cost = True  # a served cache and a budget are questions of --cost
     wanted = [o for o in ("json", "latex", "tensors", "cost") if getattr(args, o)]
     if given.kind == "error" and wanted:
@@ -224,7 +232,8 @@ def _cost(obj: Any, args: Any, config: tuple[dict[str, Any], Any] | None) -> dic
                 dtype = cost_module.config_dtype(config[0])
         return cost_module.cost(
             obj, args.seq_len, args.batch, dtype, kv_dtype=args.kv_dtype, state_dtype=args.state_dtype,
-            quantization_config=quantization, memory=args.memory, reserve=args.reserve,
+            quantization_config=quantization, memory=args.memory, reserve=args.reserve, tp=args.tp, pp=args.pp,
+            ep=args.ep,
         ).as_dict()  # fmt: skip
     except (TypeError, ValueError) as error:
         raise InputError(str(error)) from None

@@ -209,6 +209,29 @@ def parser() -> argparse.ArgumentParser:
     served.add_argument(
         "--reserve", metavar="SIZE", type=_size, default=0, help="bytes of --memory held back (default 0)"
     )
+    served.add_argument(
+        "--tp",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="tensor parallelism on N devices: one device's weights and cache as vLLM shards them (column/row-"
+        "parallel linears, vocabulary padded to 64 and split, KV heads replicated when N > num_key_value_heads, "
+        "each expert split N ways); --memory is then one device's; a size N does not divide is refused",
+    )
+    served.add_argument(
+        "--ep",
+        action="store_true",
+        help="with --tp: routed experts whole, E / N on each device (vLLM's --enable-expert-parallel), instead of "
+        "each expert split N ways (vLLM's default)",
+    )
+    served.add_argument(
+        "--pp",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="pipeline parallelism: the decoder layers split in N stages as vLLM splits them (embedding on the "
+        "first, norm and head on the last); each stage's share, and --memory must hold on every stage",
+    )
     return p
 
 

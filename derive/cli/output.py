@@ -427,6 +427,10 @@ def served_lines(cost_info: dict[str, Any]) -> list[str]:
             held += [f"state {n(entry['state_bytes'])} B"] if entry["state_bytes"] else []
             shown.append(f"{kind} x{n(entry['layers'])}: {', '.join(held) or '0 B'}")
         lines.append("cache by kind of layer: " + "; ".join(shown))
+    stages = cost_info.get("stages")
+    if stages:
+        lines += _share_lines(cost_info, stages, n)
+        return lines
     if cost_info.get("memory") is not None:
         lines.append(
             f"memory: budget {said(cost_info['memory'])}"
@@ -452,6 +456,59 @@ def served_lines(cost_info: dict[str, Any]) -> list[str]:
         if cost_info.get("max_batch") is not None:
             lines.append(f"  largest batch at T={cost_info['seq_len']}: {n(cost_info['max_batch'])} sequences")
         lines.append(f"  counted: {cost_info['counted']}; not counted: {cost_info['not_counted']}")
+    return lines
+
+
+def _share_lines(cost_info: dict[str, Any], stages: list[dict[str, Any]], n: Any) -> list[str]:
+    """The lines of one device's share under --tp / --pp, stage by stage, with the budget per device."""
+    from ..analysis.fit import said
+
+    tp, pp = cost_info["tp"], cost_info["pp"]
+    how = [f"vocabulary padded to {n(cost_info['vocab_padded'])}"] if cost_info.get("vocab_padded") else []
+    if cost_info.get("kv_heads_per_rank") is not None:
+        how.append(
+            f"{cost_info['kv_heads_per_rank']} KV head(s) a device"
+            + (f", each on {cost_info['kv_head_replicas']} devices" if cost_info["kv_head_replicas"] > 1 else "")
+        )
+    lines = [f"one device's share (tp={tp}, pp={pp}, as vLLM shards it: {'; '.join(how) or 'no attention'})"]
+    for e in stages:
+        lines.append(
+            f"  stage {e['stage']} (layers {e['layers'][0]}-{e['layers'][1] - 1}): weights {n(e['weights_bytes'])} B, "
+            f"cache {n(e['cache_bytes'])} B (KV {n(e['kv_bytes_per_token'])} B per token, state "
+            f"{n(e['state_bytes'])} B)"
+        )
+    if cost_info.get("memory") is None:
+        return lines
+    lines.append(
+        f"memory per device: budget {said(cost_info['memory'])}"
+        + (f" less reserve {n(cost_info['reserve'])} B" if cost_info.get("reserve") else "")
+    )
+    for e in stages:
+        answer = (
+            "the weights alone exceed the budget"
+            if e["weights_bytes"] > cost_info["budget"]
+            else "any length fits"
+            if e["fits_any_length"]
+            else f"largest context {n(e['max_seq_len'])} tokens"
+            if e["max_seq_len"] is not None
+            else ""
+        )
+        fits = (
+            "" if e["fits"] is None else (" fits" if e["fits"] else " does not fit") + f" at T={cost_info['seq_len']}"
+        )
+        batch = "" if e["max_batch"] is None else f"; largest batch {n(e['max_batch'])}"
+        lines.append(f"  stage {e['stage']}:{fits}; {answer}{batch}".replace(":;", ":"))
+    if cost_info.get("max_seq_len") is not None:
+        lines.append(
+            f"  largest context on every device at batch {cost_info['batch']}: {n(cost_info['max_seq_len'])} tokens"
+        )
+    elif cost_info.get("fits_any_length"):
+        lines.append(f"  largest context on every device at batch {cost_info['batch']}: any length")
+    if cost_info.get("max_batch") is not None:
+        lines.append(
+            f"  largest batch on every device at T={cost_info['seq_len']}: {n(cost_info['max_batch'])} sequences"
+        )
+    lines.append(f"  counted: {cost_info['counted']}; not counted: {cost_info['not_counted']}")
     return lines
 
 

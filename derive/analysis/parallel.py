@@ -1,0 +1,560 @@
+"""One GPU's share: each rank's tensors and cache under tensor parallelism (``tp``) and pipeline stages (``pp``).
+
+A model served on ``tp`` × ``pp`` devices holds on each one a slice of its weights and of its cache.
+:func:`plan` gives each rank's tensors (named as transformers names them, with their shape on the
+rank) and each rank's cache states, sharded **as vLLM shards them**: the transformers names are
+matched by the part of the model each module is (:attr:`derive.tree.Module.part`) and its
+children's names, the rules those of transformers' ``base_model_tp_plan`` where it has them
+(``"layers.*.self_attn.q_proj": "colwise"`` ...), completed from vLLM where transformers does not
+share them. Every rank of a stage holds the same sizes (a size ``tp`` does not divide is refused).
+
+==========================  =================================================================================
+tensors                     on one rank (vLLM's layer; transformers 5.23.0's style)
+==========================  =================================================================================
+``q_proj``, attention       ``ColumnParallelLinear`` / ``QKVParallelLinear``: H / tp heads (weight rows,
+``sinks``                   bias); transformers ``colwise``
+``k_proj``, ``v_proj``      ``QKVParallelLinear``: KV / tp heads; with tp >= KV one head a rank, each head
+                            replicated on tp / KV ranks (``num_kv_heads = 1``, ``num_kv_head_replicas =
+                            divide(tp_size, total_num_kv_heads)``, ``vllm/model_executor/layers/linear.py``,
+                            ``QKVParallelLinear.__init__``). transformers' ``colwise`` splits the rows of
+                            ``k_proj`` instead, inside a head when tp > KV (transformers #48307): derive
+                            follows vLLM
+``qkv_proj`` (Phi-3)        ``QKVParallelLinear``'s three segments: (H / tp + 2 · KV on a rank) · d rows
+``o_proj``                  ``RowParallelLinear``: the input columns / tp, the bias whole; ``rowwise``
+``q_norm``, ``k_norm``      replicated (one head's width); ``replicated_with_grad_allreduce``
+``gate_proj``, ``up_proj``  ``MergedColumnParallelLinear``: F / tp rows (Phi-3's fused ``gate_up_proj``
+                            2F / tp); ``colwise``
+``down_proj``               ``RowParallelLinear``: F / tp columns; ``rowwise`` (StarCoder2's ``c_fc``,
+                            ``c_proj``: the same two)
+routed experts              ``FusedMoE`` with tensor parallelism inside each expert (vLLM's default,
+                            ``enable_expert_parallel`` off): every rank holds all E experts, each F / tp
+                            wide — ``w13`` (E, 2F / tp, D), ``w2`` (E, D, F / tp)
+                            (``vllm/model_executor/layers/fused_moe/layer.py``,
+                            ``intermediate_size_per_partition``); transformers ``packed_colwise`` on
+                            ``gate_up_proj``, ``rowwise`` on ``down_proj`` (``moe_tp_experts``)
+Mamba mixers                ``MambaMixer`` (``vllm/model_executor/layers/mamba/mamba_mixer.py``): the
+                            intermediate size E / tp — ``in_proj`` ``MergedColumnParallelLinear`` (2E / tp
+                            rows), ``conv1d`` ``ColumnParallelLinear`` (E / tp channels), ``x_proj`` and
+                            ``out_proj`` ``RowParallelLinear`` (E / tp columns), ``dt_proj``
+                            ``ColumnParallelLinear``, ``A`` (E / tp, N) and ``D`` (E / tp); the conv and SSM
+                            states E / tp channels (kept in transformers' layout). transformers has no plan
+                            for them
+routed experts, ``ep``      ``--enable-expert-parallel`` (EP size = tp): whole experts, E // tp each and one
+                            more on the first E mod tp ranks (``determine_expert_map``, linear placement,
+                            ``fused_moe/layer.py``); a stage's tensors are its first rank's, the most loaded.
+                            transformers' ``base_model_ep_plan`` (``grouped_gemm``) with ``ep_size`` = tp
+latent attention (MLA)      ``DeepseekV2MLAAttention`` (``vllm/model_executor/models/deepseek_v2.py``):
+                            ``q_a_proj``, ``kv_a_proj_with_mqa`` ``ReplicatedLinear``, their norms whole;
+                            ``q_b_proj`` (or ``q_proj``), ``kv_b_proj`` ``ColumnParallelLinear`` (H / tp
+                            heads), ``o_proj`` ``RowParallelLinear``; the latent cache (``kv_lora_rank`` +
+                            ``qk_rope_head_dim`` a token) whole on every rank: one latent "head", no head
+                            to split (vLLM's MLA layers keep ``num_kv_heads`` 1). transformers' plan for
+                            DeepSeek-V3 leaves the attention whole
+router, shared-expert gate  replicated (``ReplicatedLinear``)
+norms                       replicated
+``embed_tokens``            ``VocabParallelEmbedding``: the vocabulary padded to a multiple of 64
+``lm_head``                 (``DEFAULT_VOCAB_PADDING_SIZE = 64``, ``pad_vocab_size``: lines 16–22 of
+                            ``vllm/model_executor/layers/vocab_parallel_embedding.py`` at commit
+                            7f5d141a), then divided by tp (``num_embeddings_per_partition =
+                            divide(num_embeddings_padded, tp_size)``, which refuses a padded vocabulary tp
+                            does not divide); ``ParallelLMHead`` likewise, tied to the embedding where the
+                            config ties them. transformers pads nothing (``colwise_gather_output`` on
+                            ``lm_head``)
+==========================  =================================================================================
+
+The cache of an attention layer on a rank: its keys and values of KV / tp heads (one head with tp >=
+KV: vLLM's ``num_kv_heads``, which sizes its KV cache), a sliding window's int64 scalar whole.
+
+**Pipeline stages** (``pp``): the decoder layers split as vLLM's ``get_pp_indices``
+(``vllm/distributed/utils.py``): L // pp layers each, the L mod pp left over given one each to the
+stages before the last, from the second-to-last backwards; the embedding on the first stage, the
+final norm and the head on the last (with tied embeddings the last stage holds the embedding too,
+as ``LlamaModel.__init__`` builds ``embed_tokens`` on the last rank when ``tie_word_embeddings``).
+Stages differ: :class:`Plan` gives each; a memory budget must hold on every stage.
+
+Refused (ValueError, naming the config key or the module): a size tp does not divide
+(``num_attention_heads``, ``num_key_value_heads``, ``intermediate_size``, the experts' width, the
+padded ``vocab_size``); a module derive has no rule for (GPT-2's fused ``c_attn``, Mamba-2 and
+linear-attention mixers, vision towers...: never guessed), symbolic sizes, more stages than layers.
+
+Verification: ``tests/analysis/test_parallel.py`` holds each rank's tensors against transformers'
+own tensor parallelism run on CPU (``torch.distributed`` with gloo, 2 and 4 processes,
+``PreTrainedModel.maybe_distribute_model`` — what ``from_pretrained(..., tp_plan="auto")`` calls —
+each rank's ``DTensor.to_local()`` shapes and its cache after a forward) where the rules agree, and
+checks vLLM's own rules (vocabulary padding, KV-head replication, stages) by hand-computed cases.
+
+>>> from derive.families.llama import llama
+>>> p = plan(llama({"num_hidden_layers": 2, "num_key_value_heads": 8}), tp=16)
+>>> p.kv_heads, p.vocab
+((8, 1, 2), (32000, 32000))
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..tree import Module, Param, State, named_modules
+
+__all__ = ["VOCAB_PADDING", "EXPERT_MODE", "pad_vocab_size", "pp_indices", "RankTensor", "Stage", "Plan", "plan"]
+
+#: vLLM's ``DEFAULT_VOCAB_PADDING_SIZE``: the vocabulary of the embedding and the head is padded to a multiple of it.
+VOCAB_PADDING = 64
+
+#: How routed experts are split (said in the JSON): vLLM's default, and with ``ep`` its expert parallelism.
+EXPERT_MODE = "tensor parallel inside each expert (vLLM's default FusedMoE, enable_expert_parallel off)"
+EXPERT_PARALLEL = (
+    "expert parallel: ceil(E / tp) whole experts on the most loaded device (vLLM's --enable-expert-parallel, "
+    "determine_expert_map's linear placement)"
+)
+
+_LAYER = re.compile(r"(?:^|\.)layers\.(\d+)(?:\.|$)")
+
+
+def pad_vocab_size(vocab_size: int, pad_to: int = VOCAB_PADDING) -> int:
+    """The vocabulary padded as vLLM pads it: up to a multiple of ``pad_to``.
+
+    Parameters
+    ----------
+    vocab_size : int
+    pad_to : int, default 64
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> pad_vocab_size(32000), pad_vocab_size(151936), pad_vocab_size(50257)
+    (32000, 151936, 50304)
+    """
+    return -(-vocab_size // pad_to) * pad_to
+
+
+def pp_indices(num_layers: int, stage: int, pp: int) -> tuple[int, int]:
+    """The layers [start, end) of pipeline stage ``stage`` of ``pp``, as vLLM's ``get_pp_indices`` gives them.
+
+    Parameters
+    ----------
+    num_layers, stage, pp : int
+
+    Returns
+    -------
+    (int, int)
+
+    Examples
+    --------
+    >>> [pp_indices(10, s, 4) for s in range(4)]
+    [(0, 2), (2, 5), (5, 8), (8, 10)]
+    """
+    partitions = [num_layers // pp] * pp
+    for i in range(2, num_layers % pp + 2):
+        partitions[-i] += 1
+    start = sum(partitions[:stage])
+    return start, start + partitions[stage]
+
+
+@dataclass(frozen=True, slots=True)
+class RankTensor:
+    """One tensor on one rank.
+
+    Attributes
+    ----------
+    name : str
+        Its full name, as transformers names it (``model.layers.0.self_attn.q_proj.weight``).
+    shape : tuple of int
+        The whole tensor's shape.
+    rank_shape : tuple of int
+        Its shape on one rank.
+    style : str
+        How it is split: ``colwise``, ``rowwise``, ``kv_colwise`` (heads, replicated when tp > KV),
+        ``vocab`` (padded), ``experts_colwise``, ``experts_rowwise``, ``replicated``.
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    rank_shape: tuple[int, ...]
+    style: str
+
+    @property
+    def numel(self) -> int:
+        """Entries on one rank."""
+        total = 1
+        for d in self.rank_shape:
+            total *= d
+        return total
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One pipeline stage: what each of its tp ranks holds.
+
+    Attributes
+    ----------
+    index : int
+    layers : (int, int)
+        The decoder layers [start, end) it runs.
+    tensors : tuple of RankTensor
+    states : tuple of derive.tree.State
+        Its cache states on one rank (one entry per layer copy).
+    """
+
+    index: int
+    layers: tuple[int, int]
+    tensors: tuple[RankTensor, ...]
+    states: tuple[State, ...]
+
+    @property
+    def parameters(self) -> int:
+        """Parameters one rank of the stage holds."""
+        return sum(t.numel for t in self.tensors)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Each stage's share under ``tp`` × ``pp`` devices (:func:`plan`).
+
+    Attributes
+    ----------
+    tp, pp : int
+    stages : tuple of Stage
+    vocab : (int, int) or None
+        The vocabulary and its padded size (None: no embedding or head split).
+    kv_heads : (int, int, int) or None
+        KV heads of the model, on one rank, and the ranks each one is replicated on (None: no attention).
+    """
+
+    tp: int
+    pp: int
+    stages: tuple[Stage, ...]
+    vocab: tuple[int, int] | None
+    kv_heads: tuple[int, int, int] | None
+
+
+def _split(size: int, tp: int, what: str) -> int:
+    if size % tp:
+        raise ValueError(f"tp={tp} does not divide {what} = {size:,}: vLLM refuses it (divide() asserts it divides)")
+    return size // tp
+
+
+def _ints(shape: tuple[Any, ...]) -> tuple[int, ...]:
+    if not all(type(d) is int for d in shape):
+        raise ValueError("tp and pp need int sizes (a model read from a config, not a symbolic one)")
+    return shape
+
+
+def _heads(module: Module, path: str, tp: int) -> tuple[int, int, int, int]:
+    """(H / tp, KV on a rank, replicas, d) of an attention module, checked as vLLM checks them."""
+    c = module.config
+    heads, kv, d = c.get("num_heads"), c.get("num_kv_heads"), c.get("head_dim")
+    if not (type(heads) is int and type(kv) is int and type(d) is int):
+        raise ValueError(f"{module.type} {path}: its heads are not known as ints, no tensor-parallel share derived")
+    per_rank = _split(heads, tp, f"num_attention_heads of {path}")
+    if tp >= kv:
+        if tp % kv:
+            raise ValueError(
+                f"tp={tp} is not a multiple of num_key_value_heads ({kv}) of {path}: vLLM replicates a KV head "
+                "on tp / num_key_value_heads ranks (QKVParallelLinear), which must divide"
+            )
+        return per_rank, 1, tp // kv, d
+    return per_rank, _split(kv, tp, f"num_key_value_heads of {path}"), 1, d
+
+
+#: What derive splits (said when it refuses a module).
+_SPLIT = (
+    "derive splits attention (latent attention too), MLPs, routed experts, Mamba (1) mixers, embeddings, the head "
+    "and norms as vLLM does; "
+    "not yet Mamba-2 or linear-attention mixers, or vision towers"
+)
+_ATTENTION = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm", "qkv_proj"}
+#: Latent attention's tensors (vLLM's DeepseekV2MLAAttention, ``vllm/model_executor/models/deepseek_v2.py``).
+_LATENT = {"q_a_proj": "replicated", "q_a_layernorm": "replicated", "q_b_proj": "colwise", "q_proj": "colwise",
+           "kv_a_proj_with_mqa": "replicated", "kv_a_layernorm": "replicated", "kv_b_proj": "colwise",
+           "o_proj": "rowwise"}  # fmt: skip
+#: Mamba (1) mixers: transformers' MambaMixer, FalconMambaMixer, JambaMambaMixer (vLLM's MambaMixer).
+_MAMBA = ("MambaMixer", "FalconMambaMixer", "JambaMambaMixer")
+_MAMBA_CHILDREN = {"in_proj": "colwise", "conv1d": "colwise", "x_proj": "rowwise", "dt_proj": "colwise",
+                   "out_proj": "rowwise"}  # fmt: skip
+_MAMBA_WIDTH = "the Mamba mixer's intermediate size (intermediate_size, or mamba_expand x hidden_size)"
+_MLP = {"gate_proj": "colwise", "up_proj": "colwise", "gate_up_proj": "colwise", "down_proj": "rowwise",
+        "c_fc": "colwise", "c_proj": "rowwise"}  # fmt: skip
+
+
+class _Rules:
+    """The style of every parameter of the tree, module by module (parents before children)."""
+
+    def __init__(self, tp: int, ep: bool = False) -> None:
+        self.tp = tp
+        self.ep = ep
+        self.styles: dict[str, tuple[str, Any]] = {}  # a child's path -> (style, argument)
+        self.kv: tuple[int, int, int] | None = None
+        self.vocab: tuple[int, int] | None = None
+        self.heads_of: dict[str, tuple[int, int]] = {}  # an attention's path -> (KV, KV on a rank)
+        self.mamba: set[str] = set()  # the paths of the Mamba mixers
+
+    def module(self, path: str, module: Module) -> Iterator[tuple[str, Param, str, tuple[int, ...]]]:
+        """Each own counted tensor of ``module``: (name, param, style, shape on a rank)."""
+        own = [p for p in module.params if p.counted]
+        if not module.counted:
+            raise ValueError(f"{module.type} {path} is not counted: no tensor-parallel share derived")
+        given = self.styles.pop(path, None)
+        if module.part == "attention":
+            self._attention(path, module)
+        elif module.part in ("MLP", "shared experts") and module.children:
+            self._mlp(path, module)
+        elif module.type in _MAMBA:
+            self._mamba(path, module)
+        if given is None and module.cache and module.part != "attention" and path not in self.mamba:
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}) and its cache: {_SPLIT}")
+        for p in own:
+            name = f"{path}.{p.name}" if path else p.name
+            shape = _ints(p.shape)
+            style, rank = self._param(path, module, p, shape, given)
+            yield name, p, style, rank
+
+    def _latent(self, path: str, module: Module) -> None:
+        """Multi-head latent attention as vLLM's DeepseekV2MLAAttention splits it: the A projections and their
+        norms replicated, q_b_proj (or q_proj) and kv_b_proj H / tp heads, o_proj's columns; the latent cache whole."""
+        heads = module.config.get("num_heads")
+        if type(heads) is not int:
+            raise ValueError(f"{module.type} {path}: its heads are not known as ints, no tensor-parallel share derived")
+        _split(heads, self.tp, f"num_attention_heads of {path}")
+        if self.kv is not None and self.kv != (1, 1, self.tp):
+            raise ValueError(f"the attention layers differ in KV heads ({path}): no tensor-parallel share derived")
+        self.kv = (1, 1, self.tp)
+        self.heads_of[path] = (1, 1)
+        for child in module.children:
+            style = _LATENT[child.name]
+            self.styles[f"{path}.{child.name}"] = (style, None)
+
+    def _attention(self, path: str, module: Module) -> None:
+        names = {c.name for c in module.children}
+        if names <= set(_LATENT) and {"kv_a_proj_with_mqa", "kv_b_proj", "o_proj"} <= names:
+            return self._latent(path, module)
+        split = {"q_proj", "k_proj", "v_proj", "o_proj"} <= names and "qkv_proj" not in names
+        fused = {"qkv_proj", "o_proj"} <= names and not names & {"q_proj", "k_proj", "v_proj"}
+        if not names <= _ATTENTION or not (split or fused):
+            raise ValueError(
+                f"no tensor-parallel rule for {module.type} ({path}): derive splits attention of q_proj, k_proj, "
+                "v_proj, o_proj (and q_norm, k_norm) as vLLM does"
+            )
+        per_rank, kv_rank, replicas, d = _heads(module, path, self.tp)
+        kv = module.config["num_kv_heads"]
+        if self.kv is not None and self.kv != (kv, kv_rank, replicas):
+            raise ValueError(f"the attention layers differ in KV heads ({path}): no tensor-parallel share derived")
+        self.kv = (kv, kv_rank, replicas)
+        self.heads_of[path] = (kv, kv_rank)
+        for child in module.children:
+            style = "replicated" if child.name in ("q_norm", "k_norm") else "colwise"
+            arg: Any = None
+            if child.name == "qkv_proj":  # Phi-3's fused q, k, v: QKVParallelLinear's three segments
+                heads = module.config["num_heads"]
+                style, arg = "kv_colwise", ((heads + 2 * kv) * d, (per_rank + 2 * kv_rank) * d)
+            elif child.name in ("k_proj", "v_proj"):
+                width = d if child.name == "k_proj" else module.config.get("value_dim", d)
+                style, arg = "kv_colwise", (kv * width, kv_rank * width)
+            elif child.name == "o_proj":
+                style = "rowwise"
+            self.styles[f"{path}.{child.name}"] = (style, arg)
+
+    def _mlp(self, path: str, module: Module) -> None:
+        names = [c.name for c in module.children if c.params]
+        if not names or any(n not in _MLP for n in names) or not {"down_proj", "c_proj"} & set(names):
+            raise ValueError(
+                f"no tensor-parallel rule for {module.type} ({path}): derive splits an MLP of gate_proj, up_proj, "
+                "down_proj as vLLM does"
+            )
+        for name in names:
+            self.styles[f"{path}.{name}"] = (_MLP[name], "intermediate_size" if module.part == "MLP" else
+                                             "the shared experts' intermediate size")  # fmt: skip
+
+    def _mamba(self, path: str, module: Module) -> None:
+        names = {c.name for c in module.children if c.part != "norms"}
+        own = {p.name for p in module.params}
+        if names != set(_MAMBA_CHILDREN) or own != {"A_log", "D"}:
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its tensors are not Mamba's")
+        width = _ints(next(p.shape for p in module.params if p.name == "D"))[0]
+        _split(width, self.tp, f"{_MAMBA_WIDTH} of {path}")
+        self.mamba.add(path)
+        for name, style in _MAMBA_CHILDREN.items():
+            self.styles[f"{path}.{name}"] = (style, _MAMBA_WIDTH)
+
+    def _param(
+        self, path: str, module: Module, p: Param, shape: tuple[int, ...], given: tuple[str, Any] | None
+    ) -> tuple[str, tuple[int, ...]]:
+        tp = self.tp
+        if given is not None:
+            style, arg = given
+            if (
+                module.type not in ("Linear", "Conv1d")
+                and style != "replicated"
+                or (module.type == "Conv1d" and not (style == "colwise" and arg == _MAMBA_WIDTH))
+            ):
+                raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): derive splits nn.Linear")
+            if style == "replicated":
+                return style, shape
+            key = arg if isinstance(arg, str) else "num_attention_heads"
+            if style == "kv_colwise":  # (KV·d rows of the whole, KV on a rank · d)
+                if shape[0] != arg[0]:
+                    raise ValueError(f"{path}.{p.name} has {shape[0]:,} rows, not KV heads × their width: not derived")
+                return style, (arg[1], *shape[1:])
+            if style == "colwise":
+                if path.endswith(".gate_up_proj"):  # MergedColumnParallelLinear: gate and up each split
+                    _split(shape[0] // 2, tp, f"{key} (half the rows of {path}.{p.name})")
+                return style, (_split(shape[0], tp, f"{key} (the rows of {path}.{p.name})"), *shape[1:])
+            if p.name == "bias":  # rowwise: the bias whole on every rank
+                return style, shape
+            return style, (shape[0], _split(shape[1], tp, f"{key} (the columns of {path}.{p.name})"))
+        part = module.part
+        if part in ("norms", "routers") or (part == "shared experts" and not module.children):
+            return "replicated", shape
+        if path in self.mamba:  # A_log (E, N) and D (E,): vLLM's intermediate_size // tp_size rows
+            return "colwise", (_split(shape[0], tp, f"{_MAMBA_WIDTH} ({path}.{p.name})"), *shape[1:])
+        if part == "attention" and p.name == "sinks":  # one per head: vLLM's num_attention_heads // tp_size
+            return "colwise", (_split(shape[0], tp, f"num_attention_heads ({path}.sinks)"),)
+        if part == "head" and module.type == "Linear" and p.name == "bias" and self.vocab is not None:
+            return "vocab", (self.vocab[1] // tp,)  # ParallelLMHead's bias: the padded vocabulary / tp
+        if part in ("embeddings", "head") and module.type.endswith(("Embedding", "Linear")) and p.name == "weight":
+            vocab = shape[0]
+            padded = pad_vocab_size(vocab)
+            if self.vocab is not None and self.vocab[0] != vocab:
+                raise ValueError(f"the embedding and the head differ in vocabulary ({path}): not derived")
+            self.vocab = (vocab, padded)
+            rows = _split(padded, tp, f"vocab_size {vocab:,} padded to a multiple of {VOCAB_PADDING}")
+            return "vocab", (rows, *shape[1:])
+        if part == "routed experts":
+            return self._experts(path, module, p, shape)
+        raise ValueError(f"no tensor-parallel rule for {module.type} ({path}, {p.name}): {_SPLIT}")
+
+    def _experts(self, path: str, module: Module, p: Param, shape: tuple[int, ...]) -> tuple[str, tuple[int, ...]]:
+        tensors = {q.name: _ints(q.shape) for q in module.params}
+        width = "the experts' intermediate size (moe_intermediate_size; Mixtral's intermediate_size)"
+        tp = self.tp
+        if module.type in ("GptOssExperts", "Llama4TextExperts"):  # (E, D, 2F), (E, 2F), (E, F, D), (E, D)
+            up, down = tensors.get("gate_up_proj"), tensors.get("down_proj")
+            if up is None or down is None or up[2] != 2 * down[1] or up[1] != down[2]:
+                raise ValueError(f"no tensor-parallel rule for the experts {module.type} ({path}): not derived")
+            layout = {"gate_up_proj": 2, "gate_up_proj_bias": 1, "down_proj": 1, "down_proj_bias": None}
+        else:  # derive.layers.moe.routed_experts: (E, 2F, D) or (E, F, D) ungated, (E, D, F)
+            down, up = tensors.get("down_proj"), tensors.get("gate_up_proj") or tensors.get("up_proj")
+            gated = "gate_up_proj" in tensors
+            if set(tensors) - {"gate_up_proj", "up_proj", "down_proj"} or down is None or up is None or (
+                up[1] != (2 if gated else 1) * down[2] or up[2] != down[1]
+            ):  # fmt: skip
+                raise ValueError(f"no tensor-parallel rule for the experts {module.type} ({path}): not derived")
+            layout = {"gate_up_proj": 1, "up_proj": 1, "down_proj": 2}
+        if p.name not in layout:
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}, {p.name}): not derived")
+        if self.ep:  # whole experts: the first rank holds ceil(E / tp) of them
+            return "experts_ep", (-(-shape[0] // tp), *shape[1:])
+        dim = layout[p.name]
+        if dim is None:
+            return "replicated", shape
+        size = shape[dim]
+        packed = 2 if p.name.startswith("gate_up_proj") else 1  # gate and up each split: vLLM's w13
+        _split(size // packed, tp, f"{width}, {path}.{p.name}")
+        rank = list(shape)
+        rank[dim] = size // tp
+        return ("experts_rowwise" if p.name.startswith("down_proj") else "experts_colwise"), tuple(rank)
+
+
+def _rank_state(state: State, kv: tuple[int, int] | None, path: str) -> State:
+    if (state.dtype or "").startswith("int") or kv is None:
+        return state
+    shape = state.shape
+    if state.name not in ("keys", "values") or len(shape) != 4 or shape[1] != kv[0]:
+        raise ValueError(f"no tensor-parallel rule for the cache {state.name!r} of {path}: not derived")
+    return replace(state, shape=(shape[0], kv[1], *shape[2:]))
+
+
+def plan(model: Module, tp: int = 1, pp: int = 1, *, ep: bool = False) -> Plan:
+    """Each pipeline stage's tensors and cache on one of its ``tp`` ranks (see the module docstring).
+
+    Parameters
+    ----------
+    model : derive.tree.Module
+        A language model's tree with int sizes (``derive.explain(config).module``).
+    tp : int, default 1
+        Tensor-parallel size (vLLM's ``--tensor-parallel-size``).
+    pp : int, default 1
+        Pipeline stages (vLLM's ``--pipeline-parallel-size``).
+    ep : bool, default False
+        Routed experts whole on tp devices (vLLM's ``--enable-expert-parallel``) instead of each split tp ways.
+
+    Returns
+    -------
+    Plan
+
+    Raises
+    ------
+    TypeError
+        ``tp`` or ``pp`` not an int.
+    ValueError
+        ``tp`` or ``pp`` < 1; a size ``tp`` does not divide (named with its config key); a module or cache
+        derive has no rule for; symbolic sizes; ``pp`` more than the decoder layers, or a tensor outside
+        the layers that no stage is known to hold.
+
+    Examples
+    --------
+    >>> from derive.families.llama import llama
+    >>> p = plan(llama({"num_hidden_layers": 3}), tp=2, pp=2)
+    >>> [s.layers for s in p.stages], [t.rank_shape for t in p.stages[0].tensors[:2]]
+    ([(0, 2), (2, 3)], [(16000, 4096), (2048, 4096)])
+    """
+    for name, value in (("tp", tp), ("pp", pp)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+    rules = _Rules(tp, ep)
+    placed: list[tuple[int | None, RankTensor, str]] = []
+    states: list[tuple[int | None, State]] = []
+    tied: set[str] = set()
+    for path, module in named_modules(model):
+        layer = _layer(path)
+        for name, p, style, rank in rules.module(path, module):
+            placed.append((layer, RankTensor(name, tuple(p.shape), rank, style), module.part))
+        for state in module.cache:
+            if path in rules.mamba:  # its channels (batch, E, K) and (batch, E, N), split as its weights
+                shape = state.shape
+                states.append((layer, replace(state, shape=(shape[0], shape[1] // tp, *shape[2:]))))
+                continue
+            kv = rules.heads_of.get(path)
+            states.append((layer, _rank_state(state, kv, path)))
+        for p in module.params:
+            if p.tied_to is not None and not p.buffer:
+                tied.add(p.tied_to)
+    layers = 1 + max((i for i, _, _ in placed if i is not None), default=-1)
+    if pp > 1 and pp > layers:
+        raise ValueError(f"pp={pp} is more than the {layers} decoder layers (num_hidden_layers)")
+    if pp > 1 and any(i is None for i, _ in states):
+        raise ValueError("a cache outside the decoder layers: no pipeline stage is known to hold it")
+    stages = []
+    for s in range(pp):
+        start, end = pp_indices(layers, s, pp) if pp > 1 else (0, layers)
+        held = tuple(t for i, t, part in placed if _on_stage(i, t, s, pp, start, end, tied, part))
+        kept = tuple(st for i, st in states if i is None and pp == 1 or i is not None and start <= i < end)
+        stages.append(Stage(s, (start, end), held, kept))
+    return Plan(tp, pp, tuple(stages), rules.vocab, rules.kv)
+
+
+def _layer(path: str) -> int | None:
+    match = _LAYER.search(path)
+    return None if match is None else int(match.group(1))
+
+
+def _on_stage(
+    layer: int | None, tensor: RankTensor, stage: int, pp: int, start: int, end: int, tied: set[str], part: str
+) -> bool:
+    if pp == 1:
+        return True
+    if layer is not None:
+        return start <= layer < end
+    first, last = stage == 0, stage == pp - 1
+    if part == "embeddings":
+        return first or (last and tensor.name in tied)
+    if part in ("head", "norms"):
+        return last
+    raise ValueError(f"{tensor.name} is outside the decoder layers: no pipeline stage is known to hold it")
