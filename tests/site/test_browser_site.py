@@ -318,6 +318,10 @@ SEARCHES = [
     ("Griffin", "blocks/griffin/"),
     ("bidirectional LSTM parameters", "questions/bidirectional-more-than-twice/"),
     ("gpt-oss-20b", "language-models/released/"),  # a released model's name: its row
+    # a released model's name: its row on the page of its family (its numbers, and a cache at 256K tokens)
+    ("Qwen3-8B KV cache", "language-models/released/"),  # qwen3 has no family page: the released-models row
+    ("Jamba 256K", "language-models/jamba/"),
+    ("Llama-3.1-405B", "language-models/transformers/"),
 ]
 
 FIRST_HITS = """() => [...document.querySelectorAll('.md-search-result__list > .md-search-result__item')]
