@@ -213,6 +213,39 @@ def test_contents_in_view_and_checked(views, path, entries):
     assert "no table of contents" in page.evaluate(CONTENTS)
 
 
+SORTED = """(k) => {
+  const table = document.querySelector('.md-content .sortable table');
+  const th = table.tHead.rows[0].cells[k];
+  return {order: th.getAttribute('aria-sort'),
+          values: [...table.tBodies[0].rows].map(r => (r.cells[k].querySelector('.cell-value') || r.cells[k]).textContent.replace(/,/g, '').trim())};
+}"""
+
+
+def test_released_models_table_sorts(views):
+    """The released-models table sorts by any column (tablesort, served by the site): a click on "total" sorts the
+    counts as numbers, a second click reverses them; Enter on "model" sorts the names."""
+    page = _open(views(1280, "light"), "language-models/released/index.html")
+    head = page.locator(".md-content .sortable table thead th")
+    assert head.nth(2).inner_text().strip() == "total"
+    before = page.evaluate(SORTED, 2)["values"]
+    assert len(before) >= 40
+    head.nth(2).click()
+    first = page.evaluate(SORTED, 2)
+    head.nth(2).click()
+    second = page.evaluate(SORTED, 2)
+    for shown in (first, second):
+        counts = [int(v) for v in shown["values"]]
+        assert counts == sorted(counts, reverse=shown["order"] == "descending"), shown["order"]
+        assert sorted(counts) == sorted(int(v) for v in before)
+    assert {first["order"], second["order"]} == {"ascending", "descending"}
+    head.nth(0).focus()
+    page.keyboard.press("Enter")
+    names = page.evaluate(SORTED, 0)
+    assert names["order"] in ("ascending", "descending")
+    key = [n.lower() for n in names["values"]]
+    assert key == sorted(key, reverse=names["order"] == "descending")
+
+
 def test_home_answers_on_the_first_screen(views):
     """At 375 px the home page's first answer (the bidirectional LSTM's count) starts within the first screen,
     and its table links every part of the site a reader asks about."""
