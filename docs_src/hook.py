@@ -31,6 +31,11 @@ KATEX_ASSETS = "assets/katex"
 # Files of node_modules/katex/dist served by the site (fonts/ is added whole).
 KATEX_FILES = ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")
 
+# tablesort (sortable tables, Material's documented recipe), pinned in package.json: its files served from
+# assets/tablesort/, copied from node_modules/tablesort/dist like KaTeX's (no CDN).
+TABLESORT_ASSETS = "assets/tablesort"
+TABLESORT_FILES = ("tablesort.min.js", "sorts/tablesort.number.min.js")
+
 _serving = False
 
 
@@ -96,6 +101,23 @@ def _katex_files(config, root: Path) -> list[File]:
     return out
 
 
+def _tablesort_files(config, root: Path) -> list[File]:
+    dist = root / "node_modules" / "tablesort" / "dist"
+    sources = [dist / name for name in TABLESORT_FILES]
+    broken = [s.relative_to(dist).as_posix() for s in sources if not s.is_file() or s.stat().st_size == 0]
+    if broken:
+        raise PluginError(
+            f"tablesort is missing or incomplete: {', '.join(broken)} not found or empty in {dist}. "
+            f"Run `npm ci` in {root} to install it from package-lock.json (./scripts/build-site does it for you)."
+        )
+    out = [File.generated(config, f"{TABLESORT_ASSETS}/{src.relative_to(dist).as_posix()}", abs_src_path=str(src))
+           for src in sources]  # fmt: skip
+    licence = dist.parent / "LICENCE"
+    if licence.is_file():
+        out.append(File.generated(config, f"{TABLESORT_ASSETS}/LICENCE", abs_src_path=str(licence)))
+    return out
+
+
 def on_files(files: Files, config, **kwargs) -> Files:
     root = _root(config)
     for src_uri, markdown in sorted(_render_pages(root).items()):
@@ -107,7 +129,7 @@ def on_files(files: Files, config, **kwargs) -> Files:
                 f"{config.docs_dir}; docs/ holds static assets only, remove it there."
             )
         files.append(File.generated(config, src_uri, content=markdown))
-    for file in _katex_files(config, root):
+    for file in _katex_files(config, root) + _tablesort_files(config, root):
         if files.get_file_from_path(file.src_uri) is not None:
             files.remove(files.get_file_from_path(file.src_uri))
         files.append(file)

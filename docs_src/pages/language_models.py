@@ -430,14 +430,21 @@ def _outside_layers(report: Any) -> list[dict]:
             for t in report.tensors if not pat.match(t["name"])]  # fmt: skip
 
 
+#: The context lengths of a family page's "cache of one sequence" rows (tokens): 32K, and 256K (the Jamba paper's
+#: Table 1 length, a long-context model's).
+LONG_CONTEXTS = (32768, 262144)
+
+
 def _row(key: str) -> dict:
     """A released model's row: total, active, state bytes per sequence and KV bytes per token (bf16)."""
     r = RELEASED[key]
     report = released(key)
     c = cost(report, 1, 1, DTYPE)
+    long = [cost(report, t, 1, DTYPE).cache_bytes for t in LONG_CONTEXTS]
     return {"key": key, "name": r.name, "published": r.published, "source": r.source, "note": r.note,
             "total": number(report.total), "active": number(report.active),
             "state": number(c.state_bytes), "kv": number(c.kv_bytes_per_token),
+            "long": [{"tokens": t, "bytes": number(b), "gib": f"{b / GIB:,.2f}"} for t, b in zip(LONG_CONTEXTS, long)],
             "model_type": r.config["model_type"]}  # fmt: skip
 
 
@@ -461,7 +468,12 @@ def family_context(family: Family) -> dict:
     parts = [{"part": p["part"], "parameters": number(p["parameters"]), "active": number(p["active"]),
               "share": f"{100 * p['parameters'] / report.total:.1f} %"} for p in report.parts]  # fmt: skip
     rows = [_row(k) for k in family.released]
+    from .released import CONTEXT as STORED_CONTEXT  # the released-models table (released imports this module)
+    from .released import rows as stored_rows
+
     return {
+        "stored": [r for r in stored_rows() if r["model_type"] in family.model_types],
+        "stored_context": STORED_CONTEXT,
         "family": family,
         "example": _row(key),
         "parts": parts,

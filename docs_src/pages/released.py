@@ -10,6 +10,7 @@ shows what derive gives).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ..site import Page
@@ -32,8 +33,14 @@ def _family_page(model_type: str) -> str:
     return f"../api/families/{model_type}.md"
 
 
+@functools.cache
+def _rows() -> tuple[dict[str, Any], ...]:
+    return tuple(_compute_rows())
+
+
 def rows() -> list[dict[str, Any]]:
-    """One row per release, largest first.
+    """One row per release, largest first (computed once: the released-models page and each family page show
+    them).
 
     Returns
     -------
@@ -43,6 +50,11 @@ def rows() -> list[dict[str, Any]]:
         tokens), ``weights`` (bytes, bf16), ``caches`` (bytes at each of :data:`CONTEXTS`) and ``longest``
         (:func:`longest` in each of :data:`BUDGETS`).
     """
+    return [dict(r) for r in _rows()]
+
+
+def _compute_rows() -> list[dict[str, Any]]:
+    """The rows of :func:`rows`, computed."""
     import derive
     from derive.analysis.cost import cost
     from derive.families.family import families, released

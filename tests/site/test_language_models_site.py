@@ -80,7 +80,9 @@ def test_released_model_cache_as_transformers_holds_it(key: str) -> None:
 
 
 def test_family_pages_show_the_live_numbers() -> None:
-    """Each family page's rows and example: total, active, state and KV per token, as measured above."""
+    """Each family page's rows and example: total, active, state and KV per token, as measured above; the example's
+    cache of one sequence at 32K and 256K tokens (a meta run of that length for the attention-only models, the
+    state and the keys and values per token measured on 1 and 2 tokens for the others)."""
     for family in lm.FAMILIES:
         context = lm.family_context(family)
         for row in context["rows"]:
@@ -89,6 +91,14 @@ def test_family_pages_show_the_live_numbers() -> None:
             shown = {k: int(row[k].replace(",", "")) for k in ("total", "active", "state", "kv")}
             assert shown == {"total": hf_live.total(live), "active": hf_live.active(live),
                              "state": 2 * one - two, "kv": two - one}, (family.key, row["key"])  # fmt: skip
+        example = context["example"]
+        live = _built(example["key"])
+        one, two = _one_and_two(live)
+        for c in example["long"]:
+            t = c["tokens"]
+            held = _held(live, t) if example["key"] in ATTENTION_ONLY else 2 * one - two + (two - one) * t
+            assert int(c["bytes"].replace(",", "")) == held, (family.key, t)
+            assert c["gib"] == f"{held / 2**30:,.2f}"
         whole, used = hf_live.parts(_built(context["rows"][0]["key"]))
         assert {p["part"]: int(p["parameters"].replace(",", "")) for p in context["parts"]} == whole, family.key
         assert {p["part"]: int(p["active"].replace(",", "")) for p in context["parts"]} == used, family.key

@@ -71,3 +71,25 @@ def test_the_fit_table_gives_each_models_longest_context() -> None:
                     assert need[0] <= budget < need[1], (release.name, gib, t)
                     checked += 1
     assert checked >= 10
+
+
+def test_each_family_page_lists_every_stored_release_of_its_types() -> None:
+    """A family page's "every stored release" table: each release derive ships of the page's model types, with the
+    released-models page's numbers ("Llama-3.1-405B" typed in search lands on the Transformer baselines page)."""
+    from docs_src.pages import language_models as lm
+
+    env = _environment(ROOT / "templates")
+    listed = 0
+    for family in lm.FAMILIES:
+        context = lm.family_context(family)
+        shipped = [r.name for t in family.model_types if t in families() for r in released(t)]
+        assert sorted(r["name"] for r in context["stored"]) == sorted(shipped), family.key
+        markdown = env.get_template("language-model.md.j2").render(**context)
+        table = markdown[markdown.index("{ #stored }") :] if shipped else ""
+        for row in context["stored"]:
+            line = next(line for line in table.splitlines() if line.startswith(f"| [{row['name']}]("))
+            cells = [c.strip() for c in line.split("|")][1:-1]
+            assert cells[2:] == [number(row["total"]), number(row["active"]), number(row["kv_per_token"]),
+                                 number(row["state"]), f"{row['cache'] / 2**30:.2f}"]  # fmt: skip
+            listed += 1
+    assert listed >= 30

@@ -172,6 +172,24 @@ def test_katex_is_served_by_the_site(site, pages):
             assert asset in loaded, f"{src_uri} does not load {asset}"
 
 
+def test_tablesort_is_served_by_the_site(site):
+    """tablesort (pinned in package.json) is copied in from node_modules, as KaTeX is; the released-models page
+    loads it and marks its two tables sortable."""
+    package = ROOT / "node_modules" / "tablesort"
+    assert (
+        json.loads((ROOT / "package.json").read_text())["dependencies"]["tablesort"]
+        == json.loads((package / "package.json").read_text())["version"]
+    )
+    for name in ("tablesort.min.js", "sorts/tablesort.number.min.js"):
+        served = site / "assets" / "tablesort" / name
+        assert served.read_bytes() == (package / "dist" / name).read_bytes(), name
+    page = site / "language-models" / "released" / "index.html"
+    loaded = {resolve(site, page, url).relative_to(site).as_posix() for _, url in parse(page).fetched}
+    assert {"assets/tablesort/tablesort.min.js", "assets/tablesort/sorts/tablesort.number.min.js",
+            "javascripts/sortable.js"} <= loaded  # fmt: skip
+    assert page.read_text(encoding="utf-8").count('<div class="sortable">') == 2
+
+
 def test_every_page_has_math_that_katex_renders(site, pages):
     """Each page carries arithmatex math, and KaTeX (the served version) accepts all of it."""
     items = []

@@ -76,8 +76,11 @@ MATH_STATE = """() => {
 # needs none (contents of one entry name nothing to go to; Material's toc.integrate shows none on a section's
 # own page, /language-models/, whose one section defines its terms).
 CONTENTS = """() => {
+  // A page of two sections or more, or of one section and longer than two screens (the released-models
+  // table), has its contents in view.
   const headings = document.querySelectorAll('.md-content h2[id]').length;
-  if (headings < 2) return null;
+  const long = document.querySelector('.md-content').getBoundingClientRect().height > 2 * innerHeight;
+  if (headings < 2 && !(headings === 1 && long)) return null;
   const toc = document.querySelector('.md-nav--primary .md-nav--secondary');
   const first = toc && toc.querySelector('a.md-nav__link');
   if (!first) return `no table of contents for its ${headings} sections`;
