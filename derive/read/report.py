@@ -139,11 +139,11 @@ class Report:
 
     @property
     def uncounted(self) -> list[str]:
-        """The names of the parts not counted: rows without a count, then the tree's modules derive could not
-        count that no row names (a tower the built class leaves out: ``vision_tower``)."""
+        """The names of the parts not counted: the rows without a count, or where every row is counted, the
+        tree's modules derive could not count (a tower the built class leaves out: ``vision_tower``)."""
         names = [row.name for row in self.rows if row.params is None]
-        if self.module is not None and is_partial(self.module):
-            names += [path for path, _ in uncounted(self.module) if path not in names]
+        if not names and self.module is not None and is_partial(self.module):
+            names = [path or self.module.type for path, _ in uncounted(self.module)]
         return names
 
     def _listed(self, *, ties: bool = False, buffers: bool = False) -> list[tuple[str, Any]]:

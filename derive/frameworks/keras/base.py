@@ -115,6 +115,7 @@ class CellModule(Module):
     routed : (top_k, num_experts) or None
     part : str
     step_flops : callable or None
+    unknown : frozenset of str
         As :class:`derive.tree.Module`.
 
     Attributes
