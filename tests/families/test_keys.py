@@ -11,12 +11,15 @@ in the ``modeling_*.py`` file of the class ``AutoModelForCausalLM`` builds, pars
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import inspect
 import sys
 
+import hf_live
 import pytest
 
+import derive
 from derive.blocks.hf_config import GENERIC
 from derive.families.family import families
 
@@ -30,8 +33,6 @@ NOT_YET_COMPLETE = frozenset(
         "bamba",
         "falcon_h1",
         "falcon_mamba",
-        "gemma2",
-        "gemma3_text",
         "gpt2",
         "granitemoehybrid",
         "jamba",
@@ -43,8 +44,6 @@ NOT_YET_COMPLETE = frozenset(
         "mamba2",
         "mamba_ssm",
         "minimax",
-        "mistral",
-        "mixtral",
         "olmo_hybrid",
         "qwen3_5_moe_text",
         "qwen3_5_text",
@@ -180,3 +179,115 @@ def test_a_cache_key_outside_the_class_is_said_and_the_cache_is_the_models_atten
     assert cost({"model_type": "llama", **windowed}, 8, 1, "float32").cache_bytes == full
     notes = derive.explain({"model_type": "llama", **windowed}).notes
     assert any("sliding_window" in n and "cache_utils.py" in n for n in notes)
+
+
+#: The families whose keys were declared whole from issue 33 on, each with a small config transformers builds: every
+#: inert key they declare is varied on it (:func:`test_an_inert_key_changes_no_tensor`).
+SMALL = {
+    "mistral": {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
+                "num_key_value_heads": 2, "vocab_size": 64, "sliding_window": 16},
+    "mixtral": {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
+                "num_key_value_heads": 2, "vocab_size": 64, "num_local_experts": 4, "num_experts_per_tok": 2},
+    "gemma2": {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 3, "num_attention_heads": 4,
+               "num_key_value_heads": 2, "head_dim": 8, "vocab_size": 64, "sliding_window": 16},
+    "gemma3_text": {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 3, "num_attention_heads": 4,
+                    "num_key_value_heads": 2, "head_dim": 8, "vocab_size": 64, "sliding_window": 16,
+                    "sliding_window_pattern": 2},
+}  # fmt: skip
+
+#: A changed value for an inert key whose default is not a number or a flag (or whose number must stay in a range).
+CHANGED: dict[str, object] = {
+    "max_position_embeddings": 77,
+    "rope_parameters": {"rope_type": "linear", "rope_theta": 5e5, "factor": 2.0},
+    "router_jitter_noise": 0.1,
+    "attention_dropout": 0.1,
+    "hidden_activation": "gelu",
+    "final_logit_softcapping": 20.0,
+    "attn_logit_softcapping": 40.0,
+    "rope_local_base_freq": 5000.0,
+}
+#: Where a model type takes another changed value than :data:`CHANGED`'s.
+CHANGED_BY_TYPE: dict[tuple[str, str], object] = {
+    ("gemma3_text", "rope_parameters"): {
+        "sliding_attention": {"rope_type": "default", "rope_theta": 5e3},
+        "full_attention": {"rope_type": "linear", "rope_theta": 5e5, "factor": 4.0},
+    },
+}
+
+
+def _changed(model_type: str, key: str, default: object) -> object:
+    """A value of ``key`` other than the class's ``default``, of the type the class takes (None: no value found)."""
+    if (model_type, key) in CHANGED_BY_TYPE:
+        return CHANGED_BY_TYPE[model_type, key]
+    if key in CHANGED:
+        return CHANGED[key]
+    if isinstance(default, bool):
+        return not default
+    if isinstance(default, int):
+        return default + 3
+    if isinstance(default, float):
+        return default / 2 if default else 0.25
+    return None
+
+
+def _inert_cases() -> list:
+    cases = []
+    for model_type, config in SMALL.items():
+        keys = families()[model_type].keys
+        defaults = transformers.CONFIG_MAPPING[model_type]().to_dict()
+        for key in sorted(keys.inert):
+            value = _changed(model_type, key, defaults.get(key))
+            if value is not None and value != defaults.get(key):
+                cases.append(pytest.param(model_type, config, key, value, id=f"{model_type}-{key}"))
+    return cases
+
+
+@pytest.mark.parametrize(("model_type", "config", "key", "value"), _inert_cases())
+def test_an_inert_key_changes_no_tensor(model_type: str, config: dict, key: str, value: object) -> None:
+    """Each key a family declares inert, set to a value other than its class's default: transformers builds the same
+    tensors (names and shapes) on the meta device as at the default, and derive answers both as transformers builds
+    them (``hf_live.check_family``: every tensor, buffer, the total)."""
+    changed = {**copy.deepcopy(config), key: copy.deepcopy(value)}
+    model = hf_live.check_family(model_type, changed, builds=True)
+    assert hf_live.tensors(model) == hf_live.tensors(hf_live.build(model_type, copy.deepcopy(config)))
+    hf_live.check_family(model_type, copy.deepcopy(config), builds=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_type", sorted(SMALL))
+def test_the_class_defaults_whole_are_answered(model_type: str) -> None:
+    """``XConfig().to_dict()`` — every key explicit, as ``save_pretrained`` writes it — is answered without a refusal,
+    its total transformers' meta build of the class's defaults."""
+    saved = transformers.CONFIG_MAPPING[model_type]().to_dict()
+    assert derive.explain(saved).total == hf_live.total(hf_live.build(model_type, {}))
+
+
+@pytest.mark.parametrize(("model_type", "config", "key"), [
+    ("mistral", {"layer_types": ["full_attention"] * 2}, "layer_types"),
+    ("mistral", {"sliding_window": None, "attention_chunk_size": 8}, "attention_chunk_size"),
+    ("mixtral", {"layer_types": ["sliding_attention"] * 2, "sliding_window": 4}, "layer_types"),
+    ("gemma2", {"use_bidirectional_attention": True}, "use_bidirectional_attention"),
+    ("gemma3_text", {"use_bidirectional_attention": True}, "use_bidirectional_attention"),
+])  # fmt: skip
+def test_a_cache_key_transformers_reads_but_derive_does_not_map_is_refused(
+    model_type: str, config: dict, key: str
+) -> None:
+    """A key outside the class that changes what transformers' cache keeps (not its tensors): refused, named."""
+    small = {**SMALL[model_type], **config}
+    model = hf_live.build(model_type, copy.deepcopy(small))  # transformers builds it
+    assert hf_live.total(model) > 0
+    with pytest.raises(ValueError, match=key):
+        derive.explain({"model_type": model_type, **small})
+
+
+@pytest.mark.parametrize("pattern", [{"_sliding_window_pattern": 2}, {"sliding_window_pattern": 2}, {}])
+def test_gemma3_reads_the_pattern_keyword_as_its_class_does(pattern: dict) -> None:
+    """``Gemma3TextConfig.__post_init__`` makes ``layer_types`` of the keyword ``sliding_window_pattern`` (default 6),
+    never of ``_sliding_window_pattern`` (which it sets from that keyword): derive once read the latter, and gave
+    Gemma 3 a cache of other sliding layers than transformers keeps."""
+    config = {**SMALL["gemma3_text"], "num_hidden_layers": 6}
+    del config["sliding_window_pattern"]
+    config.update(pattern)
+    live = hf_live.check_family("gemma3_text", copy.deepcopy(config), builds=True)
+    report = derive.explain({"model_type": "gemma3_text", **config})
+    assert list(report.module.config["layer_types"]) == list(live.config.layer_types)
