@@ -33,9 +33,7 @@ NOT_YET_COMPLETE = frozenset(
         "bamba",
         "falcon_h1",
         "falcon_mamba",
-        "gpt2",
         "granitemoehybrid",
-        "jamba",
         "kimi_linear",
         "lfm2",
         "lfm2_moe",
@@ -193,6 +191,10 @@ SMALL = {
     "gemma3_text": {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 3, "num_attention_heads": 4,
                     "num_key_value_heads": 2, "head_dim": 8, "vocab_size": 64, "sliding_window": 16,
                     "sliding_window_pattern": 2},
+    "jamba": {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 4, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "vocab_size": 64, "attn_layer_period": 2, "attn_layer_offset": 1,
+              "num_experts": 3, "mamba_d_state": 4, "mamba_dt_rank": 4},
+    "gpt2": {"n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16, "vocab_size": 64},
 }  # fmt: skip
 
 #: A changed value for an inert key whose default is not a number or a flag (or whose number must stay in a range).
@@ -205,6 +207,9 @@ CHANGED: dict[str, object] = {
     "final_logit_softcapping": 20.0,
     "attn_logit_softcapping": 40.0,
     "rope_local_base_freq": 5000.0,
+    "activation_function": "relu",
+    "summary_type": "mean",
+    "summary_activation": "tanh",
 }
 #: Where a model type takes another changed value than :data:`CHANGED`'s.
 CHANGED_BY_TYPE: dict[tuple[str, str], object] = {
@@ -267,6 +272,7 @@ def test_the_class_defaults_whole_are_answered(model_type: str) -> None:
     ("mistral", {"sliding_window": None, "attention_chunk_size": 8}, "attention_chunk_size"),
     ("mixtral", {"layer_types": ["sliding_attention"] * 2, "sliding_window": 4}, "layer_types"),
     ("gemma2", {"use_bidirectional_attention": True}, "use_bidirectional_attention"),
+    ("gpt2", {"add_cross_attention": True}, "add_cross_attention"),
     ("gemma3_text", {"use_bidirectional_attention": True}, "use_bidirectional_attention"),
 ])  # fmt: skip
 def test_a_cache_key_transformers_reads_but_derive_does_not_map_is_refused(
@@ -291,3 +297,14 @@ def test_gemma3_reads_the_pattern_keyword_as_its_class_does(pattern: dict) -> No
     live = hf_live.check_family("gemma3_text", copy.deepcopy(config), builds=True)
     report = derive.explain({"model_type": "gemma3_text", **config})
     assert list(report.module.config["layer_types"]) == list(live.config.layer_types)
+
+
+@pytest.mark.parametrize("head_dim", [16, 4])
+def test_jamba_reads_a_head_dim_its_class_does_not_define(head_dim: int) -> None:
+    """``JambaAttention`` reads ``getattr(config, "head_dim", D // H)``: a key outside ``JambaConfig`` that changes the
+    attention's tensors, so derive maps it (once it would have been answered as outside the class: a wrong count)."""
+    config = {**SMALL["jamba"], "head_dim": head_dim}
+    model = hf_live.check_family("jamba", copy.deepcopy(config), builds=True)
+    assert hf_live.tensors(model) != hf_live.tensors(hf_live.build("jamba", copy.deepcopy(SMALL["jamba"])))
+    with pytest.raises(ValueError, match="head_dim"):
+        derive.explain({"model_type": "jamba", **SMALL["jamba"], "head_dim": None})
