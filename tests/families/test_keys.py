@@ -32,14 +32,11 @@ NOT_YET_COMPLETE = frozenset(
         "bailing_hybrid",
         "bamba",
         "falcon_h1",
-        "falcon_mamba",
         "granitemoehybrid",
         "kimi_linear",
         "lfm2",
         "lfm2_moe",
         "lfm3",
-        "mamba",
-        "mamba2",
         "mamba_ssm",
         "minimax",
         "olmo_hybrid",
@@ -194,6 +191,10 @@ SMALL = {
     "jamba": {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 4, "num_attention_heads": 4,
               "num_key_value_heads": 2, "vocab_size": 64, "attn_layer_period": 2, "attn_layer_offset": 1,
               "num_experts": 3, "mamba_d_state": 4, "mamba_dt_rank": 4},
+    "mamba": {"hidden_size": 16, "state_size": 4, "num_hidden_layers": 2, "vocab_size": 64},
+    "falcon_mamba": {"hidden_size": 16, "state_size": 4, "num_hidden_layers": 2, "vocab_size": 64},
+    "mamba2": {"hidden_size": 16, "num_heads": 4, "head_dim": 8, "n_groups": 2, "state_size": 4,
+               "num_hidden_layers": 2, "vocab_size": 64, "chunk_size": 8},
     "gpt2": {"n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16, "vocab_size": 64},
 }  # fmt: skip
 
@@ -210,6 +211,8 @@ CHANGED: dict[str, object] = {
     "activation_function": "relu",
     "summary_type": "mean",
     "summary_activation": "tanh",
+    "time_step_init_scheme": "constant",
+    "use_falcon_mambapy": True,
 }
 #: Where a model type takes another changed value than :data:`CHANGED`'s.
 CHANGED_BY_TYPE: dict[tuple[str, str], object] = {
@@ -273,6 +276,10 @@ def test_the_class_defaults_whole_are_answered(model_type: str) -> None:
     ("mixtral", {"layer_types": ["sliding_attention"] * 2, "sliding_window": 4}, "layer_types"),
     ("gemma2", {"use_bidirectional_attention": True}, "use_bidirectional_attention"),
     ("gpt2", {"add_cross_attention": True}, "add_cross_attention"),
+    # mamba_ssm's spelling, which transformers ignores: a size the user meant and transformers does not build
+    ("mamba", {"d_model": 32}, "d_model"),
+    ("falcon_mamba", {"d_state": 8}, "d_state"),
+    ("mamba2", {"headdim": 4}, "headdim"),
     ("gemma3_text", {"use_bidirectional_attention": True}, "use_bidirectional_attention"),
 ])  # fmt: skip
 def test_a_cache_key_transformers_reads_but_derive_does_not_map_is_refused(
@@ -308,3 +315,14 @@ def test_jamba_reads_a_head_dim_its_class_does_not_define(head_dim: int) -> None
     assert hf_live.tensors(model) != hf_live.tensors(hf_live.build("jamba", copy.deepcopy(SMALL["jamba"])))
     with pytest.raises(ValueError, match="head_dim"):
         derive.explain({"model_type": "jamba", **SMALL["jamba"], "head_dim": None})
+
+
+@pytest.mark.parametrize("model_type", ["mamba", "falcon_mamba", "mamba2"])
+def test_a_layer_types_given_to_a_mamba_config_is_refused_as_transformers_refuses_it(model_type: str) -> None:
+    """``layer_types`` is a property of these classes without a setter: transformers refuses the key (AttributeError),
+    and so does derive, naming it."""
+    config = {**SMALL[model_type], "layer_types": ["linear_attention"] * 2}
+    with pytest.raises(AttributeError):
+        hf_live.build(model_type, copy.deepcopy(config))
+    with pytest.raises(ValueError, match="layer_types"):
+        derive.explain({"model_type": model_type, **config})
