@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import importlib
 import inspect
 import sys
 
@@ -30,8 +31,6 @@ transformers = pytest.importorskip("transformers")
 NOT_YET_COMPLETE = frozenset(
     {
         "bailing_hybrid",
-        "bamba",
-        "falcon_h1",
         "granitemoehybrid",
         "kimi_linear",
         "lfm2",
@@ -197,6 +196,8 @@ SMALL = {
                "num_hidden_layers": 2, "vocab_size": 64, "chunk_size": 8},
     "gpt2": {"n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16, "vocab_size": 64},
 }  # fmt: skip
+#: The hybrids' small configs are their test modules' (``CACHE``: the config their caches are run on).
+SMALL.update({t: importlib.import_module(f"test_{t}").CACHE for t in ("bamba", "falcon_h1")})
 
 #: A changed value for an inert key whose default is not a number or a flag (or whose number must stay in a range).
 CHANGED: dict[str, object] = {
@@ -317,12 +318,16 @@ def test_jamba_reads_a_head_dim_its_class_does_not_define(head_dim: int) -> None
         derive.explain({"model_type": "jamba", **SMALL["jamba"], "head_dim": None})
 
 
-@pytest.mark.parametrize("model_type", ["mamba", "falcon_mamba", "mamba2"])
-def test_a_layer_types_given_to_a_mamba_config_is_refused_as_transformers_refuses_it(model_type: str) -> None:
-    """``layer_types`` is a property of these classes without a setter: transformers refuses the key (AttributeError),
-    and so does derive, naming it."""
-    config = {**SMALL[model_type], "layer_types": ["linear_attention"] * 2}
+@pytest.mark.parametrize(("model_type", "key"), [
+    ("mamba", "layer_types"), ("falcon_mamba", "layer_types"), ("mamba2", "layer_types"),
+    ("bamba", "layer_types"), ("bamba", "layers_block_type"),
+    ("falcon_h1", "layer_types"), ("falcon_h1", "layers_block_type"),
+])  # fmt: skip
+def test_a_property_given_as_a_key_is_refused_as_transformers_refuses_it(model_type: str, key: str) -> None:
+    """``layer_types`` (Bamba's ``layers_block_type``, and its alias) is a property of these classes without a setter:
+    transformers refuses the key (AttributeError), and so does derive, naming it."""
+    config = {**SMALL[model_type], key: ["linear_attention"] * 2}
     with pytest.raises(AttributeError):
         hf_live.build(model_type, copy.deepcopy(config))
-    with pytest.raises(ValueError, match="layer_types"):
+    with pytest.raises(ValueError, match=key):
         derive.explain({"model_type": model_type, **config})
