@@ -31,10 +31,7 @@ transformers = pytest.importorskip("transformers")
 NOT_YET_COMPLETE = frozenset(
     {
         "bailing_hybrid",
-        "granitemoehybrid",
         "kimi_linear",
-        "lfm2",
-        "lfm2_moe",
         "lfm3",
         "mamba_ssm",
         "minimax",
@@ -197,7 +194,12 @@ SMALL = {
     "gpt2": {"n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16, "vocab_size": 64},
 }  # fmt: skip
 #: The hybrids' small configs are their test modules' (``CACHE``: the config their caches are run on).
-SMALL.update({t: importlib.import_module(f"test_{t}").CACHE for t in ("bamba", "falcon_h1")})
+SMALL.update(
+    {
+        t: importlib.import_module(f"test_{t}").CACHE
+        for t in ("bamba", "falcon_h1", "granitemoehybrid", "lfm2", "lfm2_moe")
+    }
+)
 
 #: A changed value for an inert key whose default is not a number or a flag (or whose number must stay in a range).
 CHANGED: dict[str, object] = {
@@ -268,7 +270,13 @@ def test_the_class_defaults_whole_are_answered(model_type: str) -> None:
     """``XConfig().to_dict()`` — every key explicit, as ``save_pretrained`` writes it — is answered without a refusal,
     its total transformers' meta build of the class's defaults."""
     saved = transformers.CONFIG_MAPPING[model_type]().to_dict()
-    assert derive.explain(saved).total == hf_live.total(hf_live.build(model_type, {}))
+    try:
+        model = hf_live.build(model_type, {})
+    except Exception:  # the class's defaults build no model (Lfm2MoeConfig's layer_types None): refused too
+        with pytest.raises(ValueError):
+            derive.explain(saved)
+        return
+    assert derive.explain(saved).total == hf_live.total(model)
 
 
 @pytest.mark.parametrize(("model_type", "config", "key"), [
