@@ -44,8 +44,6 @@ NOT_YET_COMPLETE = frozenset(
         "rwkv6",
         "rwkv7",
         "xlstm",
-        "zamba",
-        "zamba2",
     }
 )
 
@@ -197,7 +195,7 @@ SMALL = {
 SMALL.update(
     {
         t: importlib.import_module(f"test_{t}").CACHE
-        for t in ("bamba", "falcon_h1", "granitemoehybrid", "lfm2", "lfm2_moe")
+        for t in ("bamba", "falcon_h1", "granitemoehybrid", "lfm2", "lfm2_moe", "zamba2", "zamba")
     }
 )
 
@@ -289,6 +287,10 @@ def test_the_class_defaults_whole_are_answered(model_type: str) -> None:
     ("mamba", {"d_model": 32}, "d_model"),
     ("falcon_mamba", {"d_state": 8}, "d_state"),
     ("mamba2", {"headdim": 4}, "headdim"),
+    # keys Zamba2Config's __post_init__ derives and saves: a saved value other than the derived one wins, and changes
+    # the tensors (attention_hidden_size: the shared block's input width; hybrid_layer_ids: which layers it runs at)
+    ("zamba2", {"attention_hidden_size": 24}, "attention_hidden_size"),
+    ("zamba2", {"hybrid_layer_ids": [0]}, "hybrid_layer_ids"),
     ("gemma3_text", {"use_bidirectional_attention": True}, "use_bidirectional_attention"),
 ])  # fmt: skip
 def test_a_cache_key_transformers_reads_but_derive_does_not_map_is_refused(
@@ -339,3 +341,11 @@ def test_a_property_given_as_a_key_is_refused_as_transformers_refuses_it(model_t
         hf_live.build(model_type, copy.deepcopy(config))
     with pytest.raises(ValueError, match=key):
         derive.explain({"model_type": model_type, **config})
+
+
+def test_zamba2_reads_attention_head_dim_as_head_dim() -> None:
+    """``attention_head_dim`` is the attribute ``head_dim`` maps to (``Zamba2Config.attribute_map``): it sets the
+    shared attention's head width, and derive reads it so (every tensor against transformers' meta build)."""
+    config = {**SMALL["zamba2"], "attention_head_dim": 6}
+    model = hf_live.check_family("zamba2", copy.deepcopy(config), builds=True)
+    assert hf_live.tensors(model) != hf_live.tensors(hf_live.build("zamba2", copy.deepcopy(SMALL["zamba2"])))
