@@ -39,8 +39,6 @@ NOT_YET_COMPLETE = frozenset(
         "qwen3_5_moe_text",
         "qwen3_5_text",
         "qwen4_exp_text",
-        "recurrent_gemma",
-        "rwkv",
         "rwkv6",
         "rwkv7",
         "xlstm",
@@ -189,6 +187,9 @@ SMALL = {
     "falcon_mamba": {"hidden_size": 16, "state_size": 4, "num_hidden_layers": 2, "vocab_size": 64},
     "mamba2": {"hidden_size": 16, "num_heads": 4, "head_dim": 8, "n_groups": 2, "state_size": 4,
                "num_hidden_layers": 2, "vocab_size": 64, "chunk_size": 8},
+    "recurrent_gemma": {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 3, "num_attention_heads": 4,
+                        "num_key_value_heads": 1, "vocab_size": 64, "lru_width": 32, "attention_window_size": 8},
+    "rwkv": {"hidden_size": 16, "num_hidden_layers": 2, "vocab_size": 64},
     "gpt2": {"n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16, "vocab_size": 64},
 }  # fmt: skip
 #: The hybrids' small configs are their test modules' (``CACHE``: the config their caches are run on).
@@ -331,6 +332,7 @@ def test_jamba_reads_a_head_dim_its_class_does_not_define(head_dim: int) -> None
 @pytest.mark.parametrize(("model_type", "key"), [
     ("mamba", "layer_types"), ("falcon_mamba", "layer_types"), ("mamba2", "layer_types"),
     ("bamba", "layer_types"), ("bamba", "layers_block_type"),
+    ("recurrent_gemma", "layer_types"), ("recurrent_gemma", "layers_block_type"),
     ("falcon_h1", "layer_types"), ("falcon_h1", "layers_block_type"),
 ])  # fmt: skip
 def test_a_property_given_as_a_key_is_refused_as_transformers_refuses_it(model_type: str, key: str) -> None:
@@ -349,3 +351,32 @@ def test_zamba2_reads_attention_head_dim_as_head_dim() -> None:
     config = {**SMALL["zamba2"], "attention_head_dim": 6}
     model = hf_live.check_family("zamba2", copy.deepcopy(config), builds=True)
     assert hf_live.tensors(model) != hf_live.tensors(hf_live.build("zamba2", copy.deepcopy(SMALL["zamba2"])))
+
+
+@pytest.mark.parametrize("window", [4, 16])
+def test_recurrent_gemma_reads_sliding_window_as_its_attention_window(window: int) -> None:
+    """``sliding_window`` is ``RecurrentGemmaConfig``'s ``attribute_map`` name of ``attention_window_size``: it sets
+    the attention's window, which the cache keeps (derive once ignored it). Held against transformers' config and
+    the tiny model's cache after a forward."""
+    import cache_live
+
+    from derive.analysis.cost import cost
+
+    config = {**SMALL["recurrent_gemma"], "sliding_window": window}
+    del config["attention_window_size"]
+    live = hf_live.check_family("recurrent_gemma", copy.deepcopy(config), builds=True)
+    assert live.config.attention_window_size == window
+    model = cache_live.model("recurrent_gemma", copy.deepcopy(config), "float32")
+    expected = sum(cache_live.cache_bytes(model, 1, 24).values())
+    assert cost({"model_type": "recurrent_gemma", **config}, 24, 1, "float32").cache_bytes == expected
+    with pytest.raises(ValueError, match="sliding_window"):
+        derive.explain({"model_type": "recurrent_gemma", **config, "attention_window_size": window + 1})
+
+
+def test_rwkv_reads_max_position_embeddings_as_context_length() -> None:
+    """``max_position_embeddings`` is ``RwkvConfig``'s name of ``context_length`` (no tensor): answered, and refused
+    where it disagrees with a given ``context_length``."""
+    config = {**SMALL["rwkv"], "max_position_embeddings": 64}
+    hf_live.check_family("rwkv", copy.deepcopy(config), builds=True)
+    with pytest.raises(ValueError, match="max_position_embeddings"):
+        derive.explain({"model_type": "rwkv", **config, "context_length": 32})
