@@ -36,8 +36,6 @@ NOT_YET_COMPLETE = frozenset(
         "mamba_ssm",
         "minimax",
         "olmo_hybrid",
-        "qwen3_5_moe_text",
-        "qwen3_5_text",
         "qwen4_exp_text",
         "rwkv6",
         "rwkv7",
@@ -190,6 +188,11 @@ SMALL = {
     "recurrent_gemma": {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 3, "num_attention_heads": 4,
                         "num_key_value_heads": 1, "vocab_size": 64, "lru_width": 32, "attention_window_size": 8},
     "rwkv": {"hidden_size": 16, "num_hidden_layers": 2, "vocab_size": 64},
+    **{
+        t: {k: v for k, v in importlib.import_module("test_qwen3_next").CACHE.items()
+            if k not in importlib.import_module("test_qwen3_next").ABSENT[t]}
+        for t in ("qwen3_5_text", "qwen3_5_moe_text")
+    },
     "gpt2": {"n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16, "vocab_size": 64},
 }  # fmt: skip
 #: The hybrids' small configs are their test modules' (``CACHE``: the config their caches are run on).
