@@ -34,8 +34,6 @@ NOT_YET_COMPLETE = frozenset(
         "kimi_linear",
         "lfm3",
         "mamba_ssm",
-        "minimax",
-        "olmo_hybrid",
         "qwen4_exp_text",
         "rwkv6",
         "rwkv7",
@@ -199,7 +197,17 @@ SMALL = {
 SMALL.update(
     {
         t: importlib.import_module(f"test_{t}").CACHE
-        for t in ("bamba", "falcon_h1", "granitemoehybrid", "lfm2", "lfm2_moe", "zamba2", "zamba")
+        for t in (
+            "bamba",
+            "falcon_h1",
+            "granitemoehybrid",
+            "lfm2",
+            "lfm2_moe",
+            "zamba2",
+            "zamba",
+            "minimax",
+            "olmo_hybrid",
+        )
     }
 )
 
