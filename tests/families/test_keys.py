@@ -391,3 +391,15 @@ def test_rwkv_reads_max_position_embeddings_as_context_length() -> None:
     hf_live.check_family("rwkv", copy.deepcopy(config), builds=True)
     with pytest.raises(ValueError, match="max_position_embeddings"):
         derive.explain({"model_type": "rwkv", **config, "context_length": 32})
+
+
+@pytest.mark.parametrize("model_type", sorted(SMALL))
+def test_a_key_outside_a_completed_class_is_answered_with_a_note(model_type: str) -> None:
+    """A key no class of these families defines (``d_model`` on a Zamba config, a future key): transformers keeps it as
+    an attribute its model never reads and builds the same tensors; derive answers as it builds, naming the key
+    (the families whose keys were incomplete refused it, ``test_harness.py``)."""
+    config = {**copy.deepcopy(SMALL[model_type]), "some_future_key": [1, 2]}
+    model = hf_live.check_family(model_type, copy.deepcopy(config), builds=True)
+    assert hf_live.tensors(model) == hf_live.tensors(hf_live.build(model_type, copy.deepcopy(SMALL[model_type])))
+    notes = derive.explain({"model_type": model_type, **config}).notes
+    assert any("some_future_key" in n and families()[model_type].keys.cls in n for n in notes), notes
