@@ -176,7 +176,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
             "rope_parameters",
         ),
         ({"head_dim": 7}, "head_dim"),
-        ({"block_ff_dim": 8}, "block_ff_dim"),
     ],
     # Keys derive cannot map and patterns transformers would not build, refused naming the key.
     "minimax": [

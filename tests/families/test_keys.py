@@ -32,7 +32,6 @@ NOT_YET_COMPLETE = frozenset(
     {
         "bailing_hybrid",
         "kimi_linear",
-        "lfm3",
         "mamba_ssm",
         "qwen4_exp_text",
         "rwkv6",
@@ -207,6 +206,7 @@ SMALL.update(
             "zamba",
             "minimax",
             "olmo_hybrid",
+            "lfm3",
         )
     }
 )
