@@ -137,7 +137,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"num_hidden_layers": 2, "layer_types": ["linear_attention"]}, "layer_types"),
         ({"num_hidden_layers": 1, "mlp_layer_types": ["moe"]}, "mlp_layer_types"),
         ({"vocab_size": 100}, "pad_token_id"),
-        ({"d_model": 8}, "d_model"),
     ],
     # Keys derive cannot map, and patterns transformers would not build, refused naming the key.
     "lfm2": [
