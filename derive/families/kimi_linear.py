@@ -43,10 +43,11 @@ from ..layers.mlp import gated_mlp
 from ..layers.moe import deepseek_moe
 from ..layers.norm import rms_norm
 from ..tree import Module
-from .decoder import causal_lm, kinds_of, layer_list
-from .family import register_family
+from .decoder import INERT as DECODER_INERT
+from .decoder import ROPE_KEYS, causal_lm, kinds_of, layer_list
+from .family import Keys, register_family
 
-__all__ = ["kimi_linear", "ALIASES", "aliased"]
+__all__ = ["KEYS", "kimi_linear", "ALIASES", "aliased"]
 
 #: ``KimiLinearConfig``'s shape keys (transformers' own names, as ``to_dict`` writes them) and defaults.
 _DEFAULTS: dict[str, Any] = {
@@ -84,21 +85,26 @@ ALIASES = {
     "norm_topk_prob": "moe_renormalize",
     "max_position_embeddings": "model_max_length",
 }
-_INERT = (
-    "model_max_length",
-    "moe_renormalize",
-    "num_expert_group",
-    "topk_group",
-    "routed_scaling_factor",
-    "output_router_logits",
-    "rms_norm_eps",
-    "attention_dropout",
-    "pretraining_tp",
-    "qk_head_dim",
-    "head_dim",
-    "rope_parameters",
-    "rope_theta",
-    "rope_scaling",
+#: ``KimiLinearConfig``'s every key at transformers 5.23.0 (configuration_kimi_linear.py): the shape keys with their
+#: defaults, the others with why they shape nothing, and its ``attribute_map`` (:data:`ALIASES`, read by
+#: :func:`aliased`: the fields ``num_local_experts`` ... set ``num_experts`` ...).
+KEYS = Keys(
+    "KimiLinearConfig",
+    _DEFAULTS,
+    {
+        **{
+            k: DECODER_INERT[k]
+            for k in ("rms_norm_eps", "attention_dropout", "pretraining_tp", "output_router_logits", *ROPE_KEYS)
+        },
+        "model_max_length": "the longest context (max_position_embeddings' attribute): no tensor",
+        "moe_renormalize": "whether the chosen experts' weights are renormalised (norm_topk_prob's attribute): no tensor",
+        "num_expert_group": "the groups of group-limited routing (n_group's attribute): which experts, no tensor",
+        "topk_group": "the groups a token's experts are chosen from: no tensor",
+        "routed_scaling_factor": "a scalar on the routed experts' output: no tensor",
+        "qk_head_dim": "derived (qk_nope_head_dim + qk_rope_head_dim) and saved: read as they are",
+        "head_dim": "derived and saved with the config: read as qk_rope_head_dim",
+    },  # fmt: skip
+    ALIASES,
 )
 _SOURCE = (
     "transformers/models/kimi_linear/configuration_kimi_linear.py 67-150, modeling_kimi_linear.py 98-150, 190-313, "
@@ -176,7 +182,7 @@ def kimi_linear(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, aliases that disagree, a pattern transformers would not build,
         more experts per token than experts, naming the key.
     """
-    c = hf_config.resolve(aliased(config), cls="KimiLinearConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(aliased(config))
     linear = c["linear_attn_config"] or {}
     if not isinstance(linear, Mapping):
         raise ValueError(f"config key 'linear_attn_config' must be an object, got {linear!r:.60}")
@@ -235,4 +241,4 @@ def kimi_linear(config: Mapping[str, Any]) -> Module:
     )
 
 
-register_family("kimi_linear", "KimiLinearConfig", "KimiLinearForCausalLM", kimi_linear, _SOURCE)
+register_family("kimi_linear", "KimiLinearConfig", "KimiLinearForCausalLM", kimi_linear, _SOURCE, keys=KEYS)

@@ -42,10 +42,11 @@ from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module, Param
+from .decoder import INERT as DECODER_INERT
 from .decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
-from .family import register_family
+from .family import Keys, register_family
 
-__all__ = ["lfm3", "DEFAULT_ROPE"]
+__all__ = ["KEYS", "lfm3", "DEFAULT_ROPE"]
 
 #: ``Lfm3Config``'s shape keys and defaults (configuration_lfm3.py 55-77).
 _DEFAULTS: dict[str, Any] = {
@@ -65,14 +66,15 @@ _DEFAULTS: dict[str, Any] = {
     "use_attention_gate": True,
     "attention_bias": False,
 }
-_INERT = (
-    "max_position_embeddings",
-    "norm_eps",
-    "rms_norm_eps",  # the attribute map's name for norm_eps
-    "attention_dropout",
-    "rope_parameters",  # read below
-    "rope_theta",
-)
+#: ``Lfm3Config``'s every key at transformers 5.23.0 (configuration_lfm3.py): the shape keys with their defaults
+#: (``rope_parameters``: the rotary buffers' widths per layer type, read below), the others with why they shape nothing; ``rms_norm_eps``
+#: is its ``attribute_map`` name of ``norm_eps``.
+KEYS = Keys(
+    "Lfm3Config",
+    {**_DEFAULTS, "rope_parameters": None},
+    {k: DECODER_INERT[k] for k in ("max_position_embeddings", "norm_eps", "attention_dropout", "rope_theta")},
+    {"rms_norm_eps": "norm_eps"},
+)  # fmt: skip
 #: ``Lfm3Config.__post_init__``'s ``rope_parameters`` (configuration_lfm3.py 85-93), by layer type.
 DEFAULT_ROPE = {
     "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
@@ -139,7 +141,7 @@ def lfm3(config: Mapping[str, Any]) -> Module:
         ``sliding_window``, a ``rope_parameters`` without an entry per attention type or of a RoPE
         derive does not know, naming the key.
     """
-    c = hf_config.resolve(config, cls="Lfm3Config", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
@@ -187,4 +189,4 @@ def lfm3(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
-register_family("lfm3", "Lfm3Config", "Lfm3ForCausalLM", lfm3, _SOURCE)
+register_family("lfm3", "Lfm3Config", "Lfm3ForCausalLM", lfm3, _SOURCE, keys=KEYS)

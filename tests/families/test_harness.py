@@ -128,7 +128,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"mamba_d_head": 32}, "mamba_d_head"),
         ({"num_local_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
         ({"position_embedding_type": "rope", "rope_parameters": {"rope_type": "longrope"}}, "rope_parameters"),
-        ({"d_model": 8}, "d_model"),
         ({"head_dim": 5}, "head_dim"),
     ],
     # Aliases that disagree, patterns transformers would not build, keys derive cannot map.
@@ -138,7 +137,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"num_hidden_layers": 2, "layer_types": ["linear_attention"]}, "layer_types"),
         ({"num_hidden_layers": 1, "mlp_layer_types": ["moe"]}, "mlp_layer_types"),
         ({"vocab_size": 100}, "pad_token_id"),
-        ({"d_model": 8}, "d_model"),
     ],
     # Keys derive cannot map, and patterns transformers would not build, refused naming the key.
     "lfm2": [
@@ -148,7 +146,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"num_hidden_layers": 2, "layer_types": ["conv", "mamba"]}, "layer_types"),
         ({"full_attn_idxs": "all"}, "full_attn_idxs"),
         ({"block_ffn_dim_multiplier": None}, "block_ffn_dim_multiplier"),
-        ({"d_model": 8}, "d_model"),
     ],
     # No layer pattern (transformers fails), keys derive cannot map: refused naming the key.
     "lfm2_moe": [
@@ -156,7 +153,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"num_hidden_layers": 2, "layer_types": ["conv"]}, "layer_types"),
         ({"num_hidden_layers": 1, "layer_types": ["mamba"]}, "layer_types"),
         ({"num_hidden_layers": 1, "layer_types": ["conv"], "num_experts": 2, "num_experts_per_tok": 3}, "num_experts"),
-        ({"d_model": 8}, "d_model"),
     ],
     # Patterns transformers would not run, RoPE parameters it cannot read, keys derive cannot map.
     "lfm3": [
@@ -179,14 +175,12 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
             "rope_parameters",
         ),
         ({"head_dim": 7}, "head_dim"),
-        ({"block_ff_dim": 8}, "block_ff_dim"),
     ],
     # Keys derive cannot map and patterns transformers would not build, refused naming the key.
     "minimax": [
         ({"num_hidden_layers": 2, "layer_types": ["linear_attention"]}, "layer_types"),
         ({"num_hidden_layers": 1, "layer_types": ["sliding_attention"]}, "layer_types"),
         ({"num_local_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
-        ({"d_model": 8}, "d_model"),
     ],
     # Patterns transformers cannot build and keys derive cannot map, naming the key.
     "nemotron_h": [
@@ -202,7 +196,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"num_hidden_layers": 1, "layer_types": ["full_attention"]}, "layer_types"),
         ({"vocab_size": 100}, "pad_token_id"),
         ({"rope_parameters": {"rope_type": "yarn", "factor": 2.0, "rope_theta": 1.0}}, "rope_parameters"),
-        ({"d_model": 8}, "d_model"),
     ],
     # Keys derive cannot map, and patterns it does not derive, refused naming the key.
     "qwen3_next": [
@@ -231,7 +224,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"head_dim": 3, "attention_head_dim": 5}, "head_dim"),
         ({"mamba_expand": 1.5}, "mamba_expand"),
         ({"attn_layer_period": "6"}, "attn_layer_period"),
-        ({"d_model": 8}, "d_model"),
     ],
     # Patterns and keys derive cannot map, saved derived keys that disagree, values transformers refuses.
     "zamba2": [
@@ -242,7 +234,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"attention_hidden_size": 1024}, "attention_hidden_size"),
         ({"hybrid_layer_ids": [0]}, "hybrid_layer_ids"),
         ({"head_dim": 165}, "head_dim"),
-        ({"d_model": 8}, "d_model"),
     ],
     # Aliases that disagree, patterns transformers would not build, keys derive cannot map.
     "bailing_hybrid": [
