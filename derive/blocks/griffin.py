@@ -49,6 +49,7 @@ from ..tree import Dim, Module, Param, State
 from . import register_config
 from ._keys import config_constructor, flag, formula, is_int, recipe, size, value
 from ._shapes import Inferred, Shapes, Unreadable, dims, layer_count, ratio, register_shapes, tied
+from .hf_config import Keys
 
 __all__ = ["SOURCE", "EQUATIONS", "RECURRENTGEMMA_2B", "floordiv", "rg_lru", "recurrent_block",
            "attention_block", "mlp_block", "layer_types", "recurrent_gemma_for_causal_lm", "LETTERS",
@@ -357,7 +358,44 @@ def _rotary(config: Mapping[str, Any], head_dim: Dim, attends: bool) -> int | No
     return len(range(0, int(head_dim * factor), 2))
 
 
-@register_config("recurrent_gemma", architecture="RecurrentGemmaForCausalLM", source=SOURCE["transformers"])
+#: ``RecurrentGemmaConfig``'s every key at transformers 5.23.0 (configuration_recurrent_gemma.py): the shape keys
+#: with their defaults (None: derived by ``__post_init__``; ``head_dim``, set there to D // H, is overridden by a given
+#: keyword; ``rope_parameters`` and ``partial_rotary_factor`` size the rotary buffers), the others with why they shape
+#: nothing. Its ``attribute_map``: ``sliding_window`` is ``attention_window_size``; ``layer_types`` is
+#: ``layers_block_type``, a property made of ``block_types`` that takes no value.
+KEYS = Keys(
+    "RecurrentGemmaConfig",
+    {
+        "vocab_size": 256000,
+        "hidden_size": 2560,
+        "intermediate_size": 3 * 2560,
+        "num_hidden_layers": 26,
+        "num_attention_heads": 10,
+        "num_key_value_heads": None,
+        "head_dim": None,
+        "lru_width": None,
+        "conv1d_width": 4,
+        "attention_window_size": 2048,
+        "block_types": ("recurrent", "recurrent", "attention"),
+        "attention_bias": False,
+        "tie_word_embeddings": True,
+        "rope_parameters": None,
+        "partial_rotary_factor": 0.5,
+    },
+    {
+        "attention_dropout": "dropout, off at inference: no tensor",
+        "hidden_activation": "the MLP's activation: no tensor",
+        "logits_soft_cap": "a tanh cap on the logits: no tensor",
+        "rms_norm_eps": "an epsilon of the norms",
+        "w_init_variance_scale": "the recurrent block's initialisation: no tensor",
+        "final_w_init_variance_scale": "derived by __post_init__ (2 / num_hidden_layers) for the initialisation: no tensor",
+        "layers_block_type": "a property made of block_types (refused when given: no setter)",
+    },
+    {"sliding_window": "attention_window_size", "layer_types": "layers_block_type"},
+)
+
+
+@register_config("recurrent_gemma", architecture="RecurrentGemmaForCausalLM", source=SOURCE["transformers"], keys=KEYS)
 def recurrent_gemma_for_causal_lm(config: Mapping[str, Any]) -> Module:
     """The model ``AutoModelForCausalLM.from_config(RecurrentGemmaConfig(**config))`` builds, named as
     transformers names it (``model.layers.0.temporal_block.rg_lru.input_gate_weight``).
@@ -380,8 +418,22 @@ def recurrent_gemma_for_causal_lm(config: Mapping[str, Any]) -> Module:
     ------
     ValueError
         A key naming a value derive cannot use; more key/value heads than heads (as transformers
-        refuses); a pattern transformers cannot repeat (:func:`layer_types`).
+        refuses); a pattern transformers cannot repeat (:func:`layer_types`); ``layer_types`` (or
+        ``layers_block_type``) given, which transformers refuses; ``sliding_window`` and
+        ``attention_window_size`` disagreeing.
     """
+    for key in ("layer_types", "layers_block_type"):
+        if key in config:
+            raise ValueError(
+                f"config key {key!r} is RecurrentGemmaConfig's property, made of block_types: it takes no value "
+                "(transformers refuses it)"
+            )
+    KEYS.resolve(config)  # an alias that disagrees with the key it names: refused
+    if "sliding_window" in config:  # the attribute_map's name: transformers sets attention_window_size
+        config = {
+            **{k: v for k, v in config.items() if k != "sliding_window"},
+            "attention_window_size": config["sliding_window"],
+        }
     vocab, d = size(config, "vocab_size", 256000), size(config, "hidden_size", 2560)
     f_hf = size(config, "intermediate_size", 3 * 2560)
     layers = size(config, "num_hidden_layers", 26)  # 0 fails in the config (2.0 / num_hidden_layers)

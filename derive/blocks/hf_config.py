@@ -138,8 +138,9 @@ def resolve(
         The model's own keys that shape no tensor (``layer_norm_epsilon``, ``time_step_min`` ...).
     same_as : mapping of str -> str, optional
         Keys transformers ignores although they name a size (``d_model`` -> ``hidden_size``):
-        accepted when they agree with the key transformers reads, refused otherwise (a family whose
-        keys are not :class:`Keys` complete; a complete one answers them with a note).
+        accepted when they agree with the key transformers reads, refused otherwise (a complete
+        :class:`Keys` passes its own :attr:`~Keys.same_as`, the trap keys of another library's
+        spelling; a key outside the class it does not list is answered with a note).
     aliases : mapping of str -> str, optional
         The class's ``attribute_map`` (``num_local_experts`` -> ``num_experts``): transformers sets the
         key it names, so its value is read as that key's.
@@ -175,7 +176,7 @@ def resolve(
     for key in config:
         if key in defaults or key in quiet:
             continue
-        if key in same_as and not complete:
+        if key in same_as:
             target = same_as[key]
             if config[key] != resolved[target]:
                 raise ValueError(
@@ -218,6 +219,10 @@ class Keys:
     complete : bool
         :attr:`shape`, :attr:`inert` and :attr:`aliases` are the class's every key (the test holds it);
         False: a key derive does not know is refused, not noted.
+    same_as : mapping of str -> str
+        Keys outside the class that another library spells for one of its sizes (mamba_ssm's ``d_model``
+        for ``hidden_size``): transformers ignores them, so one that disagrees with the size it names is
+        refused (the user meant a size transformers does not build), one that agrees is answered.
 
     Examples
     --------
@@ -233,6 +238,7 @@ class Keys:
     inert: Mapping[str, str] = field(default_factory=dict)
     aliases: Mapping[str, str] = field(default_factory=dict)
     complete: bool = True
+    same_as: Mapping[str, str] = field(default_factory=dict)
 
     def known(self) -> frozenset[str]:
         """Every key of the class, and the keys every config may carry.
@@ -276,12 +282,12 @@ class Keys:
         Raises
         ------
         ValueError
-            An alias that disagrees with the key it names; with :attr:`complete` False, a key the
-            class is not known to have (named).
+            An alias, or a :attr:`same_as` key, that disagrees with the key it names; with
+            :attr:`complete` False, a key the class is not known to have (named).
         """
         return resolve(
             config, cls=self.cls, defaults=self.shape, inert=tuple(self.inert), aliases=self.aliases,
-            complete=self.complete,
+            complete=self.complete, same_as=self.same_as,
         )  # fmt: skip
 
 

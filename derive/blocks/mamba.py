@@ -41,6 +41,7 @@ from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import hf_config, register_config
 from ._shapes import Inferred, Shapes, dims, layer_count, ratio, register_shapes, tied
+from .hf_config import Keys
 
 __all__ = ["EQUATIONS", "dt_rank_auto", "inner_width", "mixer", "cache", "Mamba", "causal_lm", "LETTERS"]
 
@@ -397,26 +398,38 @@ _DEFAULTS = {
     "tie_word_embeddings": True,
     "intermediate_size": None,
 }
-#: Keys that shape no tensor; the last four are mamba_ssm's, in converted configs, which transformers ignores.
-_INERT = (
-    "layer_norm_epsilon",
-    "residual_in_fp32",
-    "time_step_scale",
-    "time_step_min",
-    "time_step_max",
-    "time_step_init_scheme",
-    "time_step_floor",
-    "rescale_prenorm_residual",
-    "use_mambapy",
-    "use_associative_scan",
-    "mixer_rms_eps",
-    "use_falcon_mambapy",
-    "fused_add_norm",
-    "rms_norm",
-    "pad_vocab_size_multiple",
-    "ssm_cfg",
-)
+_MAMBA_INERT: dict[str, str] = {
+    "layer_norm_epsilon": "an epsilon of the norms",
+    "residual_in_fp32": "the residual's dtype in the forward: no tensor",
+    "time_step_scale": "dt_proj's initialisation: no tensor",
+    "time_step_min": "dt_proj's bias initialisation: no tensor",
+    "time_step_max": "dt_proj's bias initialisation: no tensor",
+    "time_step_init_scheme": "dt_proj's weight initialisation: no tensor",
+    "time_step_floor": "dt_proj's bias initialisation: no tensor",
+    "rescale_prenorm_residual": "out_proj's initialisation: no tensor",
+    "use_mambapy": "the scan's implementation on the torch path (mambapy's pscan): no tensor",
+    "use_associative_scan": "the scan's implementation on the torch path: no tensor",
+}
+#: mamba_ssm's spelling of the sizes, in converted configs: transformers ignores them (it builds ``hidden_size``
+#: ...), so one that disagrees is refused.
 _SAME_AS = {"d_model": "hidden_size", "n_layer": "num_hidden_layers", "d_state": "state_size", "d_conv": "conv_kernel"}
+#: ``MambaConfig``'s and ``FalconMambaConfig``'s every key at transformers 5.23.0: the shape keys with their
+#: defaults, the others with why they shape nothing. ``intermediate_size`` is no field: ``__post_init__`` sets
+#: ``int(expand * hidden_size)``, then a given ``intermediate_size`` keyword overrides it (the mixer reads it).
+KEYS = {
+    "mamba": Keys("MambaConfig", _DEFAULTS, _MAMBA_INERT, same_as=_SAME_AS),
+    "falcon_mamba": Keys(
+        "FalconMambaConfig",
+        _DEFAULTS,
+        {
+            **_MAMBA_INERT,
+            "mixer_rms_eps": "an epsilon of the mixer's B, C and dt norms (weightless: no tensor)",
+            "use_falcon_mambapy": "the keyword __post_init__ reads as use_mambapy: no tensor",
+            "_is_quantized": "set by transformers' quantizers on loading (modeling_falcon_mamba.py 473): no tensor",
+        },
+        same_as=_SAME_AS,
+    ),
+}
 _HF_SOURCE = {
     "mamba": "transformers/models/mamba/configuration_mamba.py 26-103, modeling_mamba.py 284-333, 485-511, 614-622, 709-715",
     "falcon_mamba": "transformers/models/falcon_mamba/configuration_falcon_mamba.py 30-113, "
@@ -444,12 +457,14 @@ def causal_lm(config: Mapping[str, Any], model_type: str = "mamba") -> Module:
     ValueError
         A key derive cannot map, or a value transformers refuses, naming the key.
     """
-    cls = "MambaConfig" if model_type == "mamba" else "FalconMambaConfig"
-    c = hf_config.resolve(config, cls=cls, defaults=_DEFAULTS, inert=_INERT, same_as=_SAME_AS)
+    cls = KEYS[model_type].cls
+    c = KEYS[model_type].resolve(config)
     if config.get("ssm_cfg") not in (None, {}):
         raise ValueError(
             f"config key 'ssm_cfg' is mamba_ssm's; transformers' {cls} ignores it: write its sizes as keys"
         )
+    if "layer_types" in config:  # a property without a setter: transformers refuses the key (AttributeError)
+        raise ValueError(f"config key 'layer_types' is {cls}'s property (every layer a Mamba layer): it takes no value")
     V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
     N, K = hf_config.size(c, "state_size"), hf_config.size(c, "conv_kernel")
     L = hf_config.size(c, "num_hidden_layers", 0)
@@ -482,12 +497,14 @@ def causal_lm(config: Mapping[str, Any], model_type: str = "mamba") -> Module:
     return Module("", f"{prefix}ForCausalLM", children=(backbone, head), config=shape)
 
 
-@register_config("mamba", architecture="MambaForCausalLM", source=_HF_SOURCE["mamba"])
+@register_config("mamba", architecture="MambaForCausalLM", source=_HF_SOURCE["mamba"], keys=KEYS["mamba"])
 def _mamba(config: Mapping[str, Any]) -> Module:
     return causal_lm(config, "mamba")
 
 
-@register_config("falcon_mamba", architecture="FalconMambaForCausalLM", source=_HF_SOURCE["falcon_mamba"])
+@register_config(
+    "falcon_mamba", architecture="FalconMambaForCausalLM", source=_HF_SOURCE["falcon_mamba"], keys=KEYS["falcon_mamba"]
+)
 def _falcon_mamba(config: Mapping[str, Any]) -> Module:
     return causal_lm(config, "falcon_mamba")
 

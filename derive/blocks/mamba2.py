@@ -39,6 +39,7 @@ from ..layers.token_flops import register as register_flops
 from ..tree import Dim, Formula, Module, Param, State
 from . import hf_config, register_config
 from ._shapes import Inferred, Shapes, Unreadable, dims, groups_and_state, layer_count, ratio, register_shapes, tied
+from .hf_config import Keys
 
 __all__ = [
     "EQUATIONS",
@@ -507,22 +508,7 @@ _DEFAULTS = {
     "time_step_rank": "auto",
     "tie_word_embeddings": False,
 }
-_INERT = (
-    "layer_norm_epsilon",
-    "residual_in_fp32",
-    "time_step_min",
-    "time_step_max",
-    "time_step_floor",
-    "time_step_limit",
-    "rescale_prenorm_residual",
-    "chunk_size",
-    # keys of converted configs that transformers' Mamba2Mixer does not read (it always has the gated norm)
-    "rms_norm",
-    "norm_before_gate",
-    "fused_add_norm",
-    "pad_vocab_size_multiple",
-    "intermediate_size",
-)
+#: mamba_ssm's spelling of the sizes, in converted configs: transformers ignores them, so one that disagrees is refused.
 _SAME_AS = {
     "d_model": "hidden_size",
     "n_layer": "num_hidden_layers",
@@ -531,13 +517,31 @@ _SAME_AS = {
     "ngroups": "n_groups",
     "headdim": "head_dim",
 }
+#: ``Mamba2Config``'s every key at transformers 5.23.0: the shape keys with their defaults (``chunk_size``: the
+#: scan's chunk, which a prefill's FLOPs read), the others with why they shape nothing. Converted configs' keys
+#: the mixer does not read (``rms_norm``, ``norm_before_gate``, ``fused_add_norm``, ``pad_vocab_size_multiple``,
+#: ``intermediate_size``: it always has the gated norm, and E = ``expand`` * D) are outside the class: noted.
+KEYS = Keys(
+    "Mamba2Config",
+    {**_DEFAULTS, "chunk_size": 256},
+    {
+        "layer_norm_epsilon": "an epsilon of the norms",
+        "residual_in_fp32": "the residual's dtype in the forward: no tensor",
+        "time_step_min": "dt_bias's initialisation: no tensor",
+        "time_step_max": "dt_bias's initialisation: no tensor",
+        "time_step_floor": "dt_bias's initialisation: no tensor",
+        "time_step_limit": "the clamp of dt in the forward: no tensor",
+        "rescale_prenorm_residual": "out_proj's initialisation: no tensor",
+    },
+    same_as=_SAME_AS,
+)
 _HF_SOURCE = (
     "transformers/models/mamba2/configuration_mamba2.py 26-107, modeling_mamba2.py 105-110, 373-440, "
     "607-631, 736-744, 839-845"
 )
 
 
-@register_config("mamba2", architecture="Mamba2ForCausalLM", source=_HF_SOURCE)
+@register_config("mamba2", architecture="Mamba2ForCausalLM", source=_HF_SOURCE, keys=KEYS)
 def causal_lm(config: Mapping[str, Any]) -> Module:
     """``Mamba2ForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it.
 
@@ -557,9 +561,13 @@ def causal_lm(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, a value transformers refuses (``hidden_size * expand`` must equal
         ``num_heads * head_dim``), naming the key.
     """
-    c = hf_config.resolve(config, cls="Mamba2Config", defaults=_DEFAULTS, inert=(*_INERT, "ssm_cfg"), same_as=_SAME_AS)
+    c = KEYS.resolve(config)
     if config.get("ssm_cfg") not in (None, {}):
         raise ValueError("config key 'ssm_cfg' is mamba_ssm's; transformers' Mamba2Config ignores it")
+    if "layer_types" in config:  # a property without a setter: transformers refuses the key (AttributeError)
+        raise ValueError(
+            "config key 'layer_types' is Mamba2Config's property (every layer a Mamba-2 layer): it takes no value"
+        )
     keys = ("vocab_size", "hidden_size", "state_size", "conv_kernel", "num_heads", "head_dim", "n_groups")
     s = {k: hf_config.size(c, k) for k in keys}
     s["num_hidden_layers"] = hf_config.size(c, "num_hidden_layers", 0)

@@ -45,6 +45,7 @@ from ..tree import Dim, Formula, Module, Param, State
 from . import register_config
 from ._keys import config_constructor, flag, formula, is_int, recipe, size
 from ._shapes import Inferred, Shapes, dims, layer_count, register_shapes, tied
+from .hf_config import Keys
 
 __all__ = [
     "EQUATIONS",
@@ -365,8 +366,25 @@ def blinkdl_model(vocab_size: Dim, n_embd: Dim, n_layer: Dim, block: Callable[[b
     return Module("", type, children=children, config=dict(config or {}))
 
 
+#: ``RwkvConfig``'s every key at transformers 5.23.0 (configuration_rwkv.py 54-71): the shape keys with their
+#: defaults (None: derived from ``hidden_size``), the others with why they shape nothing; ``max_position_embeddings``
+#: is its ``attribute_map`` name of ``context_length``.
+KEYS = Keys(
+    "RwkvConfig",
+    {"vocab_size": 50277, "hidden_size": 4096, "num_hidden_layers": 32, "attention_hidden_size": None,
+     "intermediate_size": None, "tie_word_embeddings": False},
+    {
+        "context_length": "the longest sequence the CUDA kernel is loaded for (modeling_rwkv.py 221): no tensor",
+        "layer_norm_epsilon": "an epsilon of the LayerNorms",
+        "rescale_every": "halves the weights every few layers at inference (a rescaling of the same tensors): no tensor",
+    },
+    {"max_position_embeddings": "context_length"},
+)  # fmt: skip
+
+
 @register_config(
     "rwkv",
+    keys=KEYS,
     architecture="RwkvForCausalLM",
     source="transformers 5.23.0 models/rwkv/configuration_rwkv.py 54-71, modeling_rwkv.py 217-358, 487-495, 667-673",
 )
@@ -392,6 +410,7 @@ def rwkv_for_causal_lm(config: Mapping[str, Any]) -> Module:
     ValueError
         A size key that is not a positive integer (``num_hidden_layers`` may be 0), naming it.
     """
+    KEYS.resolve(config)  # an alias that disagrees with the key it names: refused
     vocab = size(config, "vocab_size", 50277)
     d = size(config, "hidden_size", 4096)
     layers = size(config, "num_hidden_layers", 32, minimum=0)

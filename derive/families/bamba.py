@@ -37,10 +37,21 @@ from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Module
-from .decoder import causal_lm, floordiv, kv_heads, layer_list, mamba2_heads, rope_buffers, rotary_dim
-from .family import register_family
+from .decoder import INERT as DECODER_INERT
+from .decoder import (
+    ROPE_KEYS,
+    causal_lm,
+    floordiv,
+    kv_heads,
+    layer_list,
+    mamba2_heads,
+    refuse_property,
+    rope_buffers,
+    rotary_dim,
+)  # fmt: skip
+from .family import Keys, register_family
 
-__all__ = ["bamba"]
+__all__ = ["KEYS", "bamba"]
 
 #: ``BambaConfig``'s shape keys and defaults (configuration_bamba.py 45-78).
 _DEFAULTS: dict[str, Any] = {
@@ -64,17 +75,29 @@ _DEFAULTS: dict[str, Any] = {
     "attention_bias": False,
     "mlp_bias": False,
 }
-_INERT = (
-    "rms_norm_eps",
-    "num_logits_to_keep",
-    "max_position_embeddings",
-    "attention_dropout",
-    "mamba_chunk_size",
-    "time_step_limit",
-    "z_loss_coefficient",
-    "rope_theta",
-    "rope_parameters",  # read by rotary_dim
-    "rope_scaling",  # refused by rotary_dim unless None
+#: ``BambaConfig``'s every key at transformers 5.23.0 (configuration_bamba.py): the shape keys with their defaults
+#: (``mamba_chunk_size``: the scan's chunk, which a prefill's FLOPs read), the others with why they shape nothing.
+#: ``layers_block_type`` (and its ``attribute_map`` alias ``layer_types``) is a property made of
+#: ``attn_layer_indices``: transformers refuses a value for it, so does derive.
+KEYS = Keys(
+    "BambaConfig",
+    {**_DEFAULTS, "mamba_chunk_size": 256},
+    {
+        **{
+            k: DECODER_INERT[k]
+            for k in (
+                "rms_norm_eps",
+                "num_logits_to_keep",
+                "max_position_embeddings",
+                "attention_dropout",
+                "time_step_limit",
+                "z_loss_coefficient",
+                *ROPE_KEYS,
+            )
+        },
+        "layers_block_type": "a property made of attn_layer_indices (refused when given: no setter)",
+    },  # fmt: skip
+    {"layer_types": "layers_block_type"},
 )
 _SOURCE = (
     "transformers/models/bamba/configuration_bamba.py 45-113, modeling_bamba.py 50-86, 182-207, 583-646, "
@@ -117,7 +140,8 @@ def bamba(config: Mapping[str, Any]) -> Module:
         ``mamba_d_head`` other than their quotient (``validate_architecture``), ``head_dim`` None,
         a rotary embedding derive does not know; naming the key.
     """
-    c = hf_config.resolve(config, cls="BambaConfig", defaults=_DEFAULTS, inert=_INERT)
+    refuse_property(config, "BambaConfig", ("layer_types", "layers_block_type"), "attn_layer_indices")
+    c = KEYS.resolve(config)
     V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = _int(c, "num_hidden_layers", 0)
     H = hf_config.size(c, "num_attention_heads")
@@ -164,4 +188,4 @@ def bamba(config: Mapping[str, Any]) -> Module:
 
 
 register("BambaMixer", decode_flops)
-register_family("bamba", "BambaConfig", "BambaForCausalLM", bamba, _SOURCE)
+register_family("bamba", "BambaConfig", "BambaForCausalLM", bamba, _SOURCE, keys=KEYS)

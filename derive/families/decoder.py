@@ -38,6 +38,7 @@ __all__ = [
     "layer_types",
     "kinds_of",
     "mamba2_heads",
+    "refuse_property",
 ]
 
 #: RoPE types whose inverse frequencies have ⌈head_dim / 2⌉ entries (``modeling_rope_utils.py``).
@@ -56,6 +57,17 @@ INERT: dict[str, str] = {
     "rope_parameters": "the rotary embedding's frequencies: buffers only (checked: check_rope)",
     "rope_scaling": "the legacy spelling of rope_parameters, which the class converts",
     "rope_theta": "the legacy spelling of rope_parameters' rope_theta, which the class converts",
+    # the hybrids' (Bamba, Falcon-H1, GraniteMoeHybrid, Zamba, LFM2 ...)
+    "norm_eps": "an epsilon of the norms",
+    "num_logits_to_keep": "how many final positions the forward computes logits for: no tensor",
+    "time_step_limit": "the clamp of dt in the Mamba-2 forward: no tensor",
+    "time_step_min": "dt's initialisation: no tensor",
+    "time_step_max": "dt's initialisation: no tensor",
+    "time_step_floor": "dt's initialisation: no tensor",
+    "z_loss_coefficient": "a training loss's weight: no tensor",
+    "output_router_logits": "whether the forward returns the router's logits (for the auxiliary loss): no tensor",
+    "router_aux_loss_coef": "the load-balancing loss's weight, in training: no tensor",
+    "use_mamba_kernels": "which Mamba kernel the forward runs (chosen at run time): no tensor",
 }
 
 
@@ -90,6 +102,31 @@ def not_built_tower(key: str, architecture: str) -> Module:
 
 def _no_flops() -> int:
     return 0  # a text token passes through no tower the model does not build
+def refuse_property(config: Mapping[str, Any], cls: str, keys: Sequence[str], made_of: str) -> None:
+    """Refuse a key that names a property of the config class without a setter (transformers raises
+    ``AttributeError`` on it).
+
+    Parameters
+    ----------
+    config : mapping
+        The config as given.
+    cls : str
+        The config class.
+    keys : sequence of str
+        The property and its ``attribute_map`` aliases.
+    made_of : str
+        The keys the property is computed from, for the message.
+
+    Raises
+    ------
+    ValueError
+        One of ``keys`` in ``config``, naming it.
+    """
+    for key in keys:
+        if key in config:
+            raise ValueError(
+                f"config key {key!r} is {cls}'s property, made of {made_of}: it takes no value (transformers refuses it)"
+            )
 
 
 def _ceil_half(dim: Dim) -> Dim:

@@ -42,10 +42,11 @@ from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Module, Param
-from .decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
-from .family import register_family
+from .decoder import INERT as DECODER_INERT
+from .decoder import ROPE_KEYS, causal_lm, floordiv, kv_heads, layer_list, refuse_property, rope_buffers, rotary_dim
+from .family import Keys, register_family
 
-__all__ = ["falcon_h1"]
+__all__ = ["KEYS", "falcon_h1"]
 
 #: ``FalconH1Config``'s shape keys and defaults (configuration_falcon_h1.py 68-111).
 _DEFAULTS: dict[str, Any] = {
@@ -73,24 +74,43 @@ _DEFAULTS: dict[str, Any] = {
     "ssm_multipliers": None,
     "mlp_multipliers": None,
 }
-_INERT = (
-    "rms_norm_eps",
-    "num_logits_to_keep",
-    "max_position_embeddings",
-    "attention_dropout",
-    "mamba_chunk_size",
-    "mamba_norm_before_gate",
-    "time_step_limit",
-    "rope_theta",
-    "rope_parameters",  # read by rotary_dim
-    "rope_scaling",  # refused by rotary_dim unless None
-    "lm_head_multiplier",
-    "embedding_multiplier",
-    "key_multiplier",
-    "attention_out_multiplier",
-    "attention_in_multiplier",
-    "ssm_in_multiplier",
-    "ssm_out_multiplier",
+_MULTIPLIER = "a scalar the forward multiplies activations by (muP): no tensor"
+#: ``FalconH1Config``'s every key at transformers 5.23.0 (configuration_falcon_h1.py): the shape keys with their
+#: defaults (``mamba_chunk_size``: the scan's chunk, which a prefill's FLOPs read; ``ssm_multipliers`` and
+#: ``mlp_multipliers``, checked for their length), the others with why they shape nothing. ``layers_block_type``
+#: (and its ``attribute_map`` alias ``layer_types``) is a property, every layer ``hybrid``: transformers refuses
+#: a value for it, so does derive.
+KEYS = Keys(
+    "FalconH1Config",
+    {**_DEFAULTS, "mamba_chunk_size": 256},
+    {
+        **{
+            k: DECODER_INERT[k]
+            for k in (
+                "rms_norm_eps",
+                "num_logits_to_keep",
+                "max_position_embeddings",
+                "attention_dropout",
+                "time_step_limit",
+                *ROPE_KEYS,
+            )
+        },
+        "mamba_norm_before_gate": "the gated norm's order in the mixer (modeling_falcon_h1.py 644): no tensor",
+        **dict.fromkeys(
+            (
+                "lm_head_multiplier",
+                "embedding_multiplier",
+                "key_multiplier",
+                "attention_out_multiplier",
+                "attention_in_multiplier",
+                "ssm_in_multiplier",
+                "ssm_out_multiplier",
+            ),
+            _MULTIPLIER,
+        ),
+        "layers_block_type": "a property, every layer hybrid (refused when given: no setter)",
+    },  # fmt: skip
+    {"layer_types": "layers_block_type"},
 )
 _SOURCE = (
     "transformers/models/falcon_h1/configuration_falcon_h1.py 68-133, modeling_falcon_h1.py 51-84, 169-194, "
@@ -130,7 +150,8 @@ def falcon_h1(config: Mapping[str, Any]) -> Module:
         transformers cannot unpack, ``head_dim`` None, a rotary embedding derive does not know;
         naming the key.
     """
-    c = hf_config.resolve(config, cls="FalconH1Config", defaults=_DEFAULTS, inert=_INERT)
+    refuse_property(config, "FalconH1Config", ("layer_types", "layers_block_type"), "num_hidden_layers")
+    c = KEYS.resolve(config)
     V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
     H = hf_config.size(c, "num_attention_heads")
@@ -200,4 +221,4 @@ def falcon_h1(config: Mapping[str, Any]) -> Module:
 
 
 register("FalconH1Mixer", decode_flops)
-register_family("falcon_h1", "FalconH1Config", "FalconH1ForCausalLM", falcon_h1, _SOURCE)
+register_family("falcon_h1", "FalconH1Config", "FalconH1ForCausalLM", falcon_h1, _SOURCE, keys=KEYS)

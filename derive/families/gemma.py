@@ -45,7 +45,7 @@ from .family import Keys, register_family
 from .llama_like import CACHE_KEYS, ROPE_INERT, cache_shape, cache_windows, head_width, lm, not_null
 from .llama_like import check_rope as llama_check_rope
 
-__all__ = ["KEYS", "gemma", "gemma2", "gemma3_text", "scaled_embedding"]
+__all__ = ["KEYS", "GEMMA2_KEYS", "GEMMA3_KEYS", "gemma", "gemma2", "gemma3_text", "scaled_embedding"]
 
 #: ``GemmaConfig``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why they shape nothing.
 KEYS = Keys(
@@ -82,20 +82,33 @@ _DEFAULTS: dict[str, Any] = {
     "sliding_window": 4096,
     "layer_types": None,
 }
-_INERT = (
-    "hidden_activation",
-    "max_position_embeddings",
-    "rms_norm_eps",
-    "attention_dropout",
-    "query_pre_attn_scalar",
-    "final_logit_softcapping",
-    "attn_logit_softcapping",
-    "use_bidirectional_attention",  # checked: only False (or None) is derived
-    "sliding_window_pattern",  # Gemma 3's pattern (read)
-    "_sliding_window_pattern",
-    "rope_local_base_freq",
-    "cache_implementation",  # generate()'s cache class (Gemma-3-1B's "hybrid"): no tensor, not a forward's cache
-    *ROPE_KEYS,
+#: The keys Gemma 2's and Gemma 3's text configs share that shape nothing, with why (configuration_gemma2.py,
+#: configuration_gemma3.py; the modeling files' lines).
+_GEMMA2_INERT: dict[str, str] = {
+    **{k: DECODER_INERT[k] for k in ("max_position_embeddings", "rms_norm_eps", "attention_dropout", *ROPE_KEYS)},
+    "hidden_activation": "the MLP's activation (ACT2FN[config.hidden_activation]): no tensor",
+    "query_pre_attn_scalar": "the attention's scaling, query_pre_attn_scalar ** -0.5: no tensor",
+    "final_logit_softcapping": "a tanh cap on the logits (logits / cap, tanh, * cap): no tensor",
+    "attn_logit_softcapping": "a tanh cap on the attention scores: no tensor",
+}
+#: ``Gemma2Config``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why.
+#: ``use_bidirectional_attention`` is mapped: only False (or None) is derived, True refused.
+GEMMA2_KEYS = Keys(
+    "Gemma2Config",
+    {**_DEFAULTS, "use_bidirectional_attention": None},
+    _GEMMA2_INERT,
+)
+#: ``Gemma3TextConfig``'s every key at transformers 5.23.0; ``sliding_window_pattern`` is no field but a keyword its
+#: ``__post_init__`` reads (``kwargs.get("sliding_window_pattern", 6)``) for the layer pattern where ``layer_types``
+#: is null: mapped too. (``_sliding_window_pattern`` is not read: the class sets it from that keyword.)
+GEMMA3_KEYS = Keys(
+    "Gemma3TextConfig",
+    {**_DEFAULTS, "vocab_size": 262208, "use_bidirectional_attention": False, "sliding_window_pattern": 6},
+    {
+        **_GEMMA2_INERT,
+        "rope_local_base_freq": "the legacy rope_theta of the sliding layers, which the class moves into "
+        "rope_parameters['sliding_attention']: buffers only",
+    },
 )
 _KINDS = ("full_attention", "sliding_attention")
 _SOURCE = {
@@ -189,10 +202,7 @@ def gemma(config: Mapping[str, Any]) -> Module:
 
 def _gemma(config: Mapping[str, Any], version: int) -> Module:
     prefix = f"Gemma{version}"
-    defaults = dict(_DEFAULTS, vocab_size=262208) if version == 3 else _DEFAULTS
-    c = hf_config.resolve(
-        config, cls=f"{prefix}{'Text' if version == 3 else ''}Config", defaults=defaults, inert=_INERT
-    )
+    c = (GEMMA3_KEYS if version == 3 else GEMMA2_KEYS).resolve(config)
     _check_rope(config)
     if config.get("use_bidirectional_attention"):
         raise ValueError("config key 'use_bidirectional_attention': a bidirectional Gemma is not derived")
@@ -205,7 +215,8 @@ def _gemma(config: Mapping[str, Any], version: int) -> Module:
     if kinds is None:
         if type(L) is not int:
             raise ValueError("config key 'num_hidden_layers' must be a number: it fixes the layer pattern")
-        every = 2 if version == 2 else config.get("sliding_window_pattern", config.get("_sliding_window_pattern", 6))
+        # Gemma3TextConfig reads the keyword sliding_window_pattern, never _sliding_window_pattern (which it sets)
+        every = 2 if version == 2 else c["sliding_window_pattern"]
         if type(every) is not int or every < 1:
             raise ValueError(f"config key 'sliding_window_pattern' must be an int >= 1, got {every!r}")
         kinds = ["sliding_attention" if (i + 1) % every else "full_attention" for i in range(L)]
@@ -284,5 +295,8 @@ def gemma3_text(config: Mapping[str, Any]) -> Module:
 
 
 register_family("gemma", "GemmaConfig", "GemmaForCausalLM", gemma, _SOURCE["gemma"], keys=KEYS)
-register_family("gemma2", "Gemma2Config", "Gemma2ForCausalLM", gemma2, _SOURCE["gemma2"])
-register_family("gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM", gemma3_text, _SOURCE["gemma3_text"], "gemma3")
+register_family("gemma2", "Gemma2Config", "Gemma2ForCausalLM", gemma2, _SOURCE["gemma2"], keys=GEMMA2_KEYS)
+register_family(
+    "gemma3_text", "Gemma3TextConfig", "Gemma3ForCausalLM", gemma3_text, _SOURCE["gemma3_text"], "gemma3",
+    keys=GEMMA3_KEYS,
+)  # fmt: skip

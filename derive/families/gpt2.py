@@ -26,9 +26,9 @@ from ..layers.mlp import gpt2_mlp
 from ..layers.norm import layer_norm
 from ..tree import Module
 from .decoder import layer_list
-from .family import register_family
+from .family import Keys, register_family
 
-__all__ = ["gpt2"]
+__all__ = ["KEYS", "gpt2"]
 
 _DEFAULTS: dict[str, Any] = {
     "vocab_size": 50257,
@@ -40,28 +40,42 @@ _DEFAULTS: dict[str, Any] = {
     "add_cross_attention": False,
     "tie_word_embeddings": True,
 }
-_INERT = (
-    "activation_function",
-    "resid_pdrop",
-    "embd_pdrop",
-    "attn_pdrop",
-    "layer_norm_epsilon",
-    "summary_type",
-    "summary_use_proj",
-    "summary_activation",
-    "summary_proj_to_labels",
-    "summary_first_dropout",
-    "scale_attn_weights",
-    "scale_attn_by_inverse_layer_idx",
-    "reorder_and_upcast_attn",
-    "n_ctx",  # older configs: transformers ignores it
+#: ``GPT2Config``'s every key at transformers 5.23.0 (configuration_gpt2.py): the shape keys with their defaults,
+#: the others with why they shape nothing, and its ``attribute_map`` (``hidden_size`` is ``n_embd`` ...).
+KEYS = Keys(
+    "GPT2Config",
+    _DEFAULTS,
+    {
+        "activation_function": "the MLP's activation (ACT2FN): no tensor",
+        "resid_pdrop": "dropout, off at inference: no tensor",
+        "embd_pdrop": "dropout, off at inference: no tensor",
+        "attn_pdrop": "dropout, off at inference: no tensor",
+        "layer_norm_epsilon": "an epsilon of the LayerNorms",
+        "scale_attn_weights": "whether scores are divided by sqrt(head width): no tensor",
+        "scale_attn_by_inverse_layer_idx": "scores also divided by layer_idx + 1: no tensor",
+        "reorder_and_upcast_attn": "the attention's float32 upcast (a numerics setting): no tensor",
+        **dict.fromkeys(
+            (
+                "summary_type",
+                "summary_use_proj",
+                "summary_activation",
+                "summary_proj_to_labels",
+                "summary_first_dropout",
+            ),
+            "the sequence summary of GPT2DoubleHeadsModel (SequenceSummary): GPT2LMHeadModel has none",
+        ),  # fmt: skip
+        # read with hasattr by the other heads of modeling_gpt2.py (968-971, 365), not by GPT2LMHeadModel
+        "summary_last_dropout": "GPT2SequenceSummary's dropout (GPT2DoubleHeadsModel's): no tensor here",
+        "classifier_dropout": "GPT2ForTokenClassification's dropout: no tensor here",
+        "hidden_dropout": "GPT2ForTokenClassification's fallback dropout: no tensor here",
+    },
+    {
+        "hidden_size": "n_embd",
+        "max_position_embeddings": "n_positions",
+        "num_attention_heads": "n_head",
+        "num_hidden_layers": "n_layer",
+    },
 )
-_ALIASES = {
-    "hidden_size": "n_embd",
-    "max_position_embeddings": "n_positions",
-    "num_attention_heads": "n_head",
-    "num_hidden_layers": "n_layer",
-}
 _SOURCE = (
     "transformers/models/gpt2/configuration_gpt2.py, modeling_gpt2.py (GPT2Attention, GPT2MLP, GPT2Block, GPT2Model)"
 )
@@ -85,14 +99,7 @@ def gpt2(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, cross-attention (``add_cross_attention``: not derived), a width
         not a multiple of the heads (GPT2Attention raises), naming the key.
     """
-    given = dict(config)
-    for alias, key in _ALIASES.items():
-        if alias in given:
-            value = given.pop(alias)
-            if key in given and given[key] != value:
-                raise ValueError(f"config keys {alias!r} and {key!r} disagree (the same attribute)")
-            given[key] = value
-    c = hf_config.resolve(given, cls="GPT2Config", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     if hf_config.flag(c, "add_cross_attention"):
         raise ValueError("config key 'add_cross_attention': GPT-2's cross-attention blocks are not derived")
     V, P, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "n_positions"), hf_config.size(c, "n_embd")
@@ -122,4 +129,4 @@ def gpt2(config: Mapping[str, Any]) -> Module:
     return Module("", "GPT2LMHeadModel", children=(transformer, head), config=shape)
 
 
-register_family("gpt2", "GPT2Config", "GPT2LMHeadModel", gpt2, _SOURCE)
+register_family("gpt2", "GPT2Config", "GPT2LMHeadModel", gpt2, _SOURCE, keys=KEYS)

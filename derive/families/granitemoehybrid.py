@@ -41,10 +41,11 @@ from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Module
-from .decoder import causal_lm, floordiv, kv_heads, layer_list, mamba2_heads, rope_buffers, rotary_dim
-from .family import register_family
+from .decoder import INERT as DECODER_INERT
+from .decoder import ROPE_KEYS, causal_lm, floordiv, kv_heads, layer_list, mamba2_heads, rope_buffers, rotary_dim
+from .family import Keys, register_family
 
-__all__ = ["granitemoehybrid"]
+__all__ = ["KEYS", "granitemoehybrid"]
 
 #: ``GraniteMoeHybridConfig``'s shape keys and defaults (configuration_granitemoehybrid.py 50-98).
 _DEFAULTS: dict[str, Any] = {
@@ -71,23 +72,31 @@ _DEFAULTS: dict[str, Any] = {
     "mamba_conv_bias": True,
     "mamba_proj_bias": False,
 }
-_INERT = (
-    "max_position_embeddings",
-    "rms_norm_eps",
-    "attention_dropout",
-    "embedding_multiplier",
-    "logits_scaling",
-    "residual_multiplier",
-    "attention_multiplier",
-    "output_router_logits",
-    "router_aux_loss_coef",
-    "mamba_chunk_size",
-    "time_step_limit",
-    "normalization_function",  # in released config.json files; the model reads no such key
-    "layers_block_type",  # the attribute map's name for layer_types: read below
-    "rope_theta",
-    "rope_parameters",  # read by rotary_dim
-    "rope_scaling",  # refused by rotary_dim unless None
+_SCALAR = "a scalar the forward multiplies (or divides) activations by: no tensor"
+#: ``GraniteMoeHybridConfig``'s every key at transformers 5.23.0 (configuration_granitemoehybrid.py): the shape keys
+#: with their defaults (``mamba_chunk_size``: the scan's chunk, which a prefill's FLOPs read), the others with why
+#: they shape nothing; ``layers_block_type`` is its ``attribute_map`` alias of ``layer_types``.
+KEYS = Keys(
+    "GraniteMoeHybridConfig",
+    {**_DEFAULTS, "mamba_chunk_size": 256},
+    {
+        **{
+            k: DECODER_INERT[k]
+            for k in (
+                "max_position_embeddings",
+                "rms_norm_eps",
+                "attention_dropout",
+                "output_router_logits",
+                "router_aux_loss_coef",
+                "time_step_limit",
+                *ROPE_KEYS,
+            )
+        },
+        **dict.fromkeys(
+            ("embedding_multiplier", "logits_scaling", "residual_multiplier", "attention_multiplier"), _SCALAR
+        ),
+    },  # fmt: skip
+    {"layers_block_type": "layer_types"},
 )
 _SOURCE = (
     "transformers/models/granitemoehybrid/configuration_granitemoehybrid.py 50-126, "
@@ -133,7 +142,7 @@ def granitemoehybrid(config: Mapping[str, Any]) -> Module:
         ``mamba_d_head`` other than their quotient; more experts per token than experts;
         ``head_dim`` None; a rotary embedding derive does not know; naming the key.
     """
-    c = hf_config.resolve(config, cls="GraniteMoeHybridConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
@@ -203,4 +212,6 @@ def granitemoehybrid(config: Mapping[str, Any]) -> Module:
 
 
 register("GraniteMoeHybridMambaLayer", decode_flops)
-register_family("granitemoehybrid", "GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM", granitemoehybrid, _SOURCE)
+register_family(
+    "granitemoehybrid", "GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM", granitemoehybrid, _SOURCE, keys=KEYS
+)

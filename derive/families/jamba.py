@@ -40,10 +40,12 @@ from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Dim, Module, State
+from .decoder import INERT as DECODER_INERT
 from .decoder import causal_lm, kv_heads, layer_list
-from .family import register_family
+from .family import Keys, register_family
+from .llama_like import head_width
 
-__all__ = ["jamba", "jamba_mamba"]
+__all__ = ["KEYS", "jamba", "jamba_mamba"]
 
 #: ``JambaConfig``'s shape keys and defaults (configuration_jamba.py).
 _DEFAULTS: dict[str, Any] = {
@@ -67,16 +69,24 @@ _DEFAULTS: dict[str, Any] = {
     "mamba_conv_bias": True,
     "mamba_proj_bias": False,
 }
-_INERT = (
-    "rms_norm_eps",
-    "output_router_logits",
-    "router_aux_loss_coef",
-    "max_position_embeddings",
-    "attention_dropout",
-    "use_mamba_kernels",
-    "use_mambapy",
-    "use_associative_scan",
-    "num_local_experts",  # attribute_map: the same as num_experts (checked)
+#: ``JambaConfig``'s every key at transformers 5.23.0 (configuration_jamba.py): the shape keys with their
+#: defaults, the others with why they shape nothing; ``num_local_experts`` is its ``attribute_map`` alias of
+#: ``num_experts``.
+KEYS = Keys(
+    "JambaConfig",
+    # head_dim is not JambaConfig's, but JambaAttention reads getattr(config, "head_dim", D // H)
+    # (modeling_jamba.py 161): a config's head_dim sets the heads' width (absent: D // H; null: refused)
+    {**_DEFAULTS, "head_dim": None},
+    {
+        **{k: DECODER_INERT[k] for k in ("rms_norm_eps", "max_position_embeddings", "attention_dropout")},
+        "output_router_logits": "whether the forward returns the router's logits (for the auxiliary loss): no tensor",
+        "router_aux_loss_coef": "the load-balancing loss's weight, in training: no tensor",
+        "use_mamba_kernels": "deprecated, no effect (modeling_jamba.py 454-456): the kernel is chosen at run time",
+        "use_mambapy": "the scan's implementation on the torch path (pscan): no tensor",
+        "use_associative_scan": "the scan's implementation on the torch path: no tensor",
+        "_is_quantized": "set by transformers' quantizers on loading (modeling_jamba.py 574: the slow path): no tensor",
+    },
+    {"num_local_experts": "num_experts"},
 )
 _SOURCE = (
     "transformers/models/jamba/configuration_jamba.py, modeling_jamba.py 154-170, 444-503, 624-776, 835-850, 987-1001"
@@ -133,11 +143,7 @@ def jamba(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, an offset not below its period (transformers refuses it), more
         experts per token than experts, naming the key.
     """
-    c = hf_config.resolve(config, cls="JambaConfig", defaults=_DEFAULTS, inert=_INERT)
-    if "num_local_experts" in config and config["num_local_experts"] != c["num_experts"]:
-        if "num_experts" in config:
-            raise ValueError("config keys 'num_local_experts' and 'num_experts' disagree (the same attribute)")
-        c["num_experts"] = config["num_local_experts"]
+    c = KEYS.resolve(config)
     V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = _int(c, "num_hidden_layers", 0)
     H = hf_config.size(c, "num_attention_heads")
@@ -155,11 +161,12 @@ def jamba(config: Mapping[str, Any]) -> Module:
     R = dt_rank_auto(D) if c["mamba_dt_rank"] == "auto" else hf_config.size(c, "mamba_dt_rank")
     flags = {f: hf_config.flag(c, f) for f in ("mamba_conv_bias", "mamba_proj_bias", "tie_word_embeddings")}
     Ein = expand * D
+    d = head_width(config, c, D, H, cls="JambaAttention", null="given")
 
     def make(kind: tuple[bool, bool]) -> Module:
         attends, sparse = kind
         if attends:
-            mix = self_attention(D, H, KV, type="JambaAttention")
+            mix = self_attention(D, H, KV, d, type="JambaAttention")
         else:
             mix = jamba_mamba(D, Ein, N, K, R, conv_bias=flags["mamba_conv_bias"], bias=flags["mamba_proj_bias"])
         if sparse and E_moe != 1:
@@ -179,10 +186,12 @@ def jamba(config: Mapping[str, Any]) -> Module:
     shape.update(vocab_size=V, hidden_size=D, intermediate_size=F, num_attention_heads=H, num_key_value_heads=KV)
     shape.update(num_experts=E_moe, num_experts_per_tok=k, mamba_d_state=N, mamba_d_conv=K, mamba_expand=expand)
     shape.update(mamba_dt_rank=R, **flags, _fixed=_PATTERN)
+    if c["head_dim"] is not None:
+        shape["head_dim"] = d
     return causal_lm(
         "Jamba", vocab=V, hidden=D, layers=layer_list(make, kinds, L), tie=flags["tie_word_embeddings"],
         config=shape, norm=rms_norm((D,), name="final_layernorm", type="JambaRMSNorm"),
     )  # fmt: skip
 
 
-register_family("jamba", "JambaConfig", "JambaForCausalLM", jamba, _SOURCE)
+register_family("jamba", "JambaConfig", "JambaForCausalLM", jamba, _SOURCE, keys=KEYS)

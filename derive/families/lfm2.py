@@ -35,10 +35,11 @@ from ..layers.linear import linear
 from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module
-from .decoder import causal_lm, check_rope, head_dim, kv_heads, layer_list, rope_buffers
-from .family import register_family
+from .decoder import INERT as DECODER_INERT
+from .decoder import ROPE_KEYS, causal_lm, check_rope, head_dim, kv_heads, layer_list, rope_buffers
+from .family import Keys, register_family
 
-__all__ = ["lfm2", "ffn_width", "attention"]
+__all__ = ["KEYS", "INERT", "lfm2", "ffn_width", "attention"]
 
 #: ``Lfm2Config``'s shape keys and defaults (configuration_lfm2.py 58-79).
 _DEFAULTS: dict[str, Any] = {
@@ -58,19 +59,13 @@ _DEFAULTS: dict[str, Any] = {
     "full_attn_idxs": None,
     "layer_types": None,
 }
-#: Keys that shape no tensor (the last ones are Liquid's own keys in released configs: initialisation, epsilons).
-INERT = (
-    "max_position_embeddings",
-    "norm_eps",
-    "rope_parameters",
-    "rope_theta",
-    "rope_scaling",
-    "block_norm_eps",
-    "block_mlp_init_scale",
-    "block_out_init_scale",
-    "block_use_xavier_init",
-    "conv_use_xavier_init",
-)
+_INIT = "Liquid's own initialisation key in released configs (no key of Lfm2Config): no tensor"
+#: ``Lfm2Config``'s keys that shape no tensor, with why (and Liquid's own keys in released configs, outside the class).
+INERT: dict[str, str] = {
+    **{k: DECODER_INERT[k] for k in ("max_position_embeddings", "norm_eps", *ROPE_KEYS)},
+    "block_norm_eps": "Liquid's own epsilon key in released configs (no key of Lfm2Config): no tensor",
+    **dict.fromkeys(("block_mlp_init_scale", "block_out_init_scale", "block_use_xavier_init", "conv_use_xavier_init"), _INIT),
+}  # fmt: skip
 #: Keys transformers ignores that name a size it reads elsewhere: accepted when they agree.
 SAME_AS = {
     "block_dim": "hidden_size",
@@ -78,6 +73,9 @@ SAME_AS = {
     "conv_dim_out": "hidden_size",
     "num_heads": "num_attention_heads",
 }
+#: ``Lfm2Config``'s every key at transformers 5.23.0 (configuration_lfm2.py): the shape keys with their defaults,
+#: the others with why; Liquid's own spellings of its sizes refused where they disagree (:data:`SAME_AS`).
+KEYS = Keys("Lfm2Config", _DEFAULTS, INERT, same_as=SAME_AS)
 _SOURCE = (
     "transformers/models/lfm2/configuration_lfm2.py 58-92, modeling_lfm2.py 111-125, 202-217, 316-338, "
     "384-395, 449-462, 529-540"
@@ -181,7 +179,7 @@ def lfm2(config: Mapping[str, Any]) -> Module:
     if config.get("block_use_swiglu", True) is not True:
         raise ValueError("config key 'block_use_swiglu': transformers' Lfm2MLP is always SwiGLU")
     config.pop("block_use_swiglu", None)
-    c = hf_config.resolve(config, cls="Lfm2Config", defaults=_DEFAULTS, inert=INERT, same_as=SAME_AS)
+    c = KEYS.resolve(config)
     check_rope(config)
     V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
@@ -219,4 +217,4 @@ def lfm2(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
-register_family("lfm2", "Lfm2Config", "Lfm2ForCausalLM", lfm2, _SOURCE)
+register_family("lfm2", "Lfm2Config", "Lfm2ForCausalLM", lfm2, _SOURCE, keys=KEYS)

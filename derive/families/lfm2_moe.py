@@ -32,11 +32,12 @@ from ..layers.linear import linear
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..tree import Module, Param
-from .decoder import check_rope, head_dim, kv_heads, layer_list, rope_buffers
-from .family import register_family
+from .decoder import INERT as DECODER_INERT
+from .decoder import ROPE_KEYS, check_rope, head_dim, kv_heads, layer_list, rope_buffers
+from .family import Keys, register_family
 from .lfm2 import attention
 
-__all__ = ["lfm2_moe"]
+__all__ = ["KEYS", "lfm2_moe"]
 
 #: ``Lfm2MoeConfig``'s shape keys and defaults (configuration_lfm2_moe.py 63-88).
 _DEFAULTS: dict[str, Any] = {
@@ -57,15 +58,16 @@ _DEFAULTS: dict[str, Any] = {
     "use_expert_bias": True,
     "layer_types": None,
 }
-_INERT = (
-    "max_position_embeddings",
-    "norm_eps",
-    "output_router_logits",
-    "routed_scaling_factor",
-    "norm_topk_prob",
-    "rope_parameters",
-    "rope_theta",
-    "rope_scaling",
+#: ``Lfm2MoeConfig``'s every key at transformers 5.23.0 (configuration_lfm2_moe.py): the shape keys with their
+#: defaults, the others with why they shape nothing.
+KEYS = Keys(
+    "Lfm2MoeConfig",
+    _DEFAULTS,
+    {
+        **{k: DECODER_INERT[k] for k in ("max_position_embeddings", "norm_eps", "output_router_logits", *ROPE_KEYS)},
+        "routed_scaling_factor": "a scalar on the routed experts' weights (modeling_lfm2_moe.py 179): no tensor",
+        "norm_topk_prob": "whether the chosen experts' weights are renormalised: no tensor",
+    },
 )
 _SOURCE = (
     "transformers/models/lfm2_moe/configuration_lfm2_moe.py 63-92, modeling_lfm2_moe.py 118-230, 287-302, "
@@ -94,7 +96,7 @@ def lfm2_moe(config: Mapping[str, Any]) -> Module:
     config = dict(config)
     if "tie_embedding" in config:
         config["tie_word_embeddings"] = config.pop("tie_embedding")
-    c = hf_config.resolve(config, cls="Lfm2MoeConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     check_rope(config)
     V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
     F, Fe = hf_config.size(c, "intermediate_size"), hf_config.size(c, "moe_intermediate_size")
@@ -152,4 +154,4 @@ def lfm2_moe(config: Mapping[str, Any]) -> Module:
     return Module("", "Lfm2MoeForCausalLM", children=(model, head), config=shape)
 
 
-register_family("lfm2_moe", "Lfm2MoeConfig", "Lfm2MoeForCausalLM", lfm2_moe, _SOURCE)
+register_family("lfm2_moe", "Lfm2MoeConfig", "Lfm2MoeForCausalLM", lfm2_moe, _SOURCE, keys=KEYS)

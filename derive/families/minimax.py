@@ -34,10 +34,11 @@ from ..layers.lm_attention import self_attention
 from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..tree import Module
-from .decoder import causal_lm, check_rope, head_dim, kv_heads, layer_list, rope_buffers
-from .family import register_family
+from .decoder import INERT as DECODER_INERT
+from .decoder import ROPE_KEYS, causal_lm, check_rope, head_dim, kv_heads, layer_list, rope_buffers
+from .family import Keys, register_family
 
-__all__ = ["minimax"]
+__all__ = ["KEYS", "minimax"]
 
 #: ``MiniMaxConfig``'s shape keys and defaults (configuration_minimax.py 86-117).
 _DEFAULTS: dict[str, Any] = {
@@ -54,23 +55,39 @@ _DEFAULTS: dict[str, Any] = {
     "layer_types": None,
     "block_size": 256,
 }
-_INERT = (
-    "max_position_embeddings",
-    "rms_norm_eps",
-    "sliding_window",  # the mask's window only: MiniMaxCache keeps every token
-    "attention_dropout",
-    "output_router_logits",
-    "router_aux_loss_coef",
-    "router_jitter_noise",
-    "full_attn_alpha_factor",
-    "full_attn_beta_factor",
-    "linear_attn_alpha_factor",
-    "linear_attn_beta_factor",
-    "mlp_alpha_factor",
-    "mlp_beta_factor",
-    "rope_parameters",
-    "rope_theta",
-    "rope_scaling",
+_RESIDUAL = "a scalar weighting the residual branch (MiniMax's alpha/beta factors): no tensor"
+#: ``MiniMaxConfig``'s every key at transformers 5.23.0 (configuration_minimax.py): the shape keys with their defaults,
+#: the others with why they shape nothing; ``num_experts`` is its ``attribute_map`` alias of ``num_local_experts``.
+KEYS = Keys(
+    "MiniMaxConfig",
+    _DEFAULTS,
+    {
+        **{
+            k: DECODER_INERT[k]
+            for k in (
+                "max_position_embeddings",
+                "rms_norm_eps",
+                "attention_dropout",
+                "output_router_logits",
+                "router_aux_loss_coef",
+                *ROPE_KEYS,
+            )
+        },
+        "sliding_window": "the attention mask's window only: MiniMaxCache keeps every token, no tensor",
+        "router_jitter_noise": "multiplicative noise on the router's input in training: no tensor",
+        **dict.fromkeys(
+            (
+                "full_attn_alpha_factor",
+                "full_attn_beta_factor",
+                "linear_attn_alpha_factor",
+                "linear_attn_beta_factor",
+                "mlp_alpha_factor",
+                "mlp_beta_factor",
+            ),
+            _RESIDUAL,
+        ),
+    },  # fmt: skip
+    {"num_experts": "num_local_experts"},
 )
 _SOURCE = (
     "transformers/models/minimax/configuration_minimax.py 86-127, modeling_minimax.py 72-172, 392-410, 451-551, "
@@ -96,7 +113,7 @@ def minimax(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, a pattern transformers would not build, more experts per token
         than experts, naming the key.
     """
-    c = hf_config.resolve(config, cls="MiniMaxConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     check_rope(config)
     V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
@@ -147,4 +164,4 @@ def minimax(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
-register_family("minimax", "MiniMaxConfig", "MiniMaxForCausalLM", minimax, _SOURCE)
+register_family("minimax", "MiniMaxConfig", "MiniMaxForCausalLM", minimax, _SOURCE, keys=KEYS)

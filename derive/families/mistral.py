@@ -18,11 +18,12 @@ from typing import Any
 
 from ..blocks import hf_config
 from ..tree import Module
-from .decoder import check_rope, decoder
-from .family import register_family
-from .llama import DEFAULTS, INERT
+from .decoder import INERT as DECODER_INERT
+from .decoder import ROPE_KEYS, check_rope, decoder
+from .family import Keys, register_family
+from .llama import DEFAULTS
 
-__all__ = ["MISTRAL_DEFAULTS", "mistral"]
+__all__ = ["MISTRAL_DEFAULTS", "MISTRAL_INERT", "CACHE_REFUSED", "KEYS", "mistral", "refuse_cache_keys"]
 
 #: ``MistralConfig``'s shape keys and defaults (configuration_mistral.py).
 MISTRAL_DEFAULTS: dict[str, Any] = {
@@ -31,6 +32,16 @@ MISTRAL_DEFAULTS: dict[str, Any] = {
     "num_key_value_heads": 8,
     "sliding_window": 4096,
 }
+#: ``MistralConfig``'s keys that shape nothing, with why (configuration_mistral.py).
+MISTRAL_INERT: dict[str, str] = {
+    k: DECODER_INERT[k] for k in ("max_position_embeddings", "rms_norm_eps", "attention_dropout", *ROPE_KEYS)
+}
+#: Keys no Mistral-like config class defines that ``DynamicCache(config=...)`` reads off any config
+#: (``cache_utils.py`` 1918-1928: ``layer_types``, else a layer's ``attention_chunk_size`` where it has no
+#: ``sliding_window``): the cache would keep other layers than the attention reads, so they are refused.
+CACHE_REFUSED: dict[str, Any] = {"layer_types": None, "attention_chunk_size": None}
+#: ``MistralConfig``'s every key at transformers 5.23.0: the shape keys with their defaults, and the others with why.
+KEYS = Keys("MistralConfig", {**MISTRAL_DEFAULTS, **CACHE_REFUSED}, MISTRAL_INERT)
 _SOURCE = "transformers/models/mistral/configuration_mistral.py, modeling_mistral.py"
 
 
@@ -49,12 +60,42 @@ def mistral(config: Mapping[str, Any]) -> Module:
     Raises
     ------
     ValueError
-        A key derive cannot map (``layer_types``, which Mistral's config does not define), naming it.
+        A cache key derive cannot map (``layer_types``, which Mistral's config does not define), naming it.
     """
-    c = hf_config.resolve(config, cls="MistralConfig", defaults=MISTRAL_DEFAULTS, inert=INERT)
+    c = KEYS.resolve(config)
     check_rope(config)
     window = None if c["sliding_window"] is None else hf_config.size(c, "sliding_window")
+    refuse_cache_keys(c, "MistralConfig", window)
     return decoder(c, prefix="Mistral", qkv_bias=False, o_bias=False, window=window, shape={"sliding_window": window})
 
 
-register_family("mistral", "MistralConfig", "MistralForCausalLM", mistral, _SOURCE)
+def refuse_cache_keys(c: Mapping[str, Any], cls: str, window: Any) -> None:
+    """Refuse a cache key of :data:`CACHE_REFUSED` the config sets where transformers' cache would read it.
+
+    Parameters
+    ----------
+    c : mapping
+        The resolved config.
+    cls : str
+        The config class, named in the refusal.
+    window : int, sympy.Expr or None
+        The resolved ``sliding_window`` (a layer with one never reads ``attention_chunk_size``).
+
+    Raises
+    ------
+    ValueError
+        ``layer_types`` set, or ``attention_chunk_size`` set without a window, naming the key.
+    """
+    if c["layer_types"] is not None:
+        raise ValueError(
+            f"config key 'layer_types' is not one of {cls}'s: its attention never reads it, but transformers' "
+            "cache does (cache_utils.py get_layer_types_and_kwargs) and keeps other layers: not derived"
+        )
+    if c["attention_chunk_size"] is not None and window is None:
+        raise ValueError(
+            f"config key 'attention_chunk_size' is not one of {cls}'s: its attention never reads it, but "
+            "transformers' cache makes chunked layers of it where sliding_window is null: not derived"
+        )
+
+
+register_family("mistral", "MistralConfig", "MistralForCausalLM", mistral, _SOURCE, keys=KEYS)

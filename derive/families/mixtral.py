@@ -20,9 +20,8 @@ from ..blocks import hf_config
 from ..layers.moe import moe_block, routed_experts, router
 from ..tree import Dim, Module
 from .decoder import check_rope, decoder
-from .family import register_family
-from .llama import INERT
-from .mistral import MISTRAL_DEFAULTS
+from .family import Keys, register_family
+from .mistral import CACHE_REFUSED, MISTRAL_DEFAULTS, MISTRAL_INERT, refuse_cache_keys
 
 __all__ = ["mixtral"]
 
@@ -32,7 +31,19 @@ _DEFAULTS: dict[str, Any] = {
     "num_experts_per_tok": 2,
     "num_local_experts": 8,
 }
-_INERT = (*INERT, "output_router_logits", "router_aux_loss_coef", "router_jitter_noise")
+#: ``MixtralConfig``'s every key at transformers 5.23.0 (configuration_mixtral.py): ``num_experts`` is its
+#: ``attribute_map`` alias of ``num_local_experts``.
+KEYS = Keys(
+    "MixtralConfig",
+    {**_DEFAULTS, **CACHE_REFUSED},
+    {
+        **MISTRAL_INERT,
+        "output_router_logits": "whether the forward returns the router's logits (for the auxiliary loss): no tensor",
+        "router_aux_loss_coef": "the load-balancing loss's weight, in training: no tensor",
+        "router_jitter_noise": "multiplicative noise on the router's input in training (modeling_mixtral.py 123): no tensor",
+    },
+    {"num_experts": "num_local_experts"},
+)
 _SOURCE = "transformers/models/mixtral/configuration_mixtral.py, modeling_mixtral.py"
 
 
@@ -54,12 +65,13 @@ def mixtral(config: Mapping[str, Any]) -> Module:
     ValueError
         A key derive cannot map, more experts per token than experts, naming the key.
     """
-    c = hf_config.resolve(config, cls="MixtralConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     check_rope(config)
     E, k = hf_config.size(c, "num_local_experts"), hf_config.size(c, "num_experts_per_tok")
     if type(E) is int and type(k) is int and k > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({k}) exceeds num_local_experts ({E})")
     window = None if c["sliding_window"] is None else hf_config.size(c, "sliding_window")
+    refuse_cache_keys(c, "MixtralConfig", window)
 
     def ffn(D: Dim, F: Dim) -> Module:
         parts = (router(D, E, type="MixtralTopKRouter"), routed_experts(D, F, E, k, type="MixtralExperts"))
@@ -69,4 +81,4 @@ def mixtral(config: Mapping[str, Any]) -> Module:
     return decoder(c, prefix="Mixtral", qkv_bias=False, o_bias=False, window=window, ffn=ffn, shape=shape)
 
 
-register_family("mixtral", "MixtralConfig", "MixtralForCausalLM", mixtral, _SOURCE)
+register_family("mixtral", "MixtralConfig", "MixtralForCausalLM", mixtral, _SOURCE, keys=KEYS)

@@ -33,10 +33,11 @@ from ..layers.lm_attention import self_attention
 from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module
+from .decoder import INERT as DECODER_INERT
 from .decoder import causal_lm, head_dim, kv_heads, layer_list, rope_buffers
-from .family import register_family
+from .family import Keys, register_family
 
-__all__ = ["olmo_hybrid"]
+__all__ = ["KEYS", "olmo_hybrid"]
 
 #: ``OlmoHybridConfig``'s shape keys and defaults (configuration_olmo_hybrid.py 90-119).
 _DEFAULTS: dict[str, Any] = {
@@ -58,17 +59,22 @@ _DEFAULTS: dict[str, Any] = {
     "rope_parameters": None,
     "rope_theta": 10000.0,
 }
-_INERT = (
-    "max_position_embeddings",
-    "rms_norm_eps",
-    "attention_dropout",
-    "linear_a_log_min",
-    "linear_a_log_max",
-    "linear_dt_min",
-    "linear_dt_max",
-    "linear_dt_init_floor",
-    "linear_allow_neg_eigval",
-    "rope_scaling",
+_INIT = "the Gated DeltaNet's initialisation of A_log or dt_bias: no tensor"
+#: ``OlmoHybridConfig``'s every key at transformers 5.23.0 (configuration_olmo_hybrid.py): the shape keys with their
+#: defaults (``rope_parameters``: whether and how wide the rotary buffers are), the others with why they shape nothing.
+KEYS = Keys(
+    "OlmoHybridConfig",
+    _DEFAULTS,
+    {
+        **{
+            k: DECODER_INERT[k]
+            for k in ("max_position_embeddings", "rms_norm_eps", "attention_dropout", "rope_scaling")
+        },
+        **dict.fromkeys(
+            ("linear_a_log_min", "linear_a_log_max", "linear_dt_min", "linear_dt_max", "linear_dt_init_floor"), _INIT
+        ),
+        "linear_allow_neg_eigval": "the Gated DeltaNet's beta scaled to (0, 2) in the forward: no tensor",
+    },  # fmt: skip
 )
 _SOURCE = (
     "transformers/models/olmo_hybrid/configuration_olmo_hybrid.py 90-151, modeling_olmo_hybrid.py 161-196, "
@@ -129,7 +135,7 @@ def olmo_hybrid(config: Mapping[str, Any]) -> Module:
     ValueError
         A key derive cannot map, a pattern transformers refuses, naming the key.
     """
-    c = hf_config.resolve(config, cls="OlmoHybridConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
@@ -182,4 +188,4 @@ def olmo_hybrid(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
-register_family("olmo_hybrid", "OlmoHybridConfig", "OlmoHybridForCausalLM", olmo_hybrid, _SOURCE)
+register_family("olmo_hybrid", "OlmoHybridConfig", "OlmoHybridForCausalLM", olmo_hybrid, _SOURCE, keys=KEYS)

@@ -51,7 +51,7 @@ from ..tree import Dim, Module
 from .decoder import INERT, causal_lm, kv_heads, layer_list, rope_buffers, rotated
 from .family import Keys, register_family
 
-__all__ = ["Variant", "VARIANTS", "KEYS", "qwen3_next", "build", "rotary_dim", "linear_layer_types"]
+__all__ = ["Variant", "VARIANTS", "KEYS", "VARIANT_KEYS", "qwen3_next", "build", "rotary_dim", "linear_layer_types"]
 
 #: ``Qwen3NextConfig``'s shape keys and defaults (configuration_qwen3_next.py 92-125).
 _DEFAULTS: dict[str, Any] = {
@@ -80,16 +80,6 @@ _DEFAULTS: dict[str, Any] = {
     "partial_rotary_factor": 0.25,
     "rope_parameters": None,
 }
-_INERT = (
-    "max_position_embeddings",
-    "rms_norm_eps",
-    "attention_dropout",
-    "norm_topk_prob",
-    "output_router_logits",
-    "router_aux_loss_coef",
-    "rope_theta",
-    "rope_scaling",
-)
 #: ``Qwen3NextConfig``'s every key (configuration_qwen3_next.py 92-137): the shape keys above, the legacy
 #: ``full_attention_interval`` and ``partial_rotary_factor`` its ``__post_init__`` reads among them, the rest inert.
 KEYS = Keys(
@@ -228,6 +218,22 @@ VARIANTS = {
     ),
 }  # fmt: skip
 
+#: Each variant's config class's every key at transformers 5.23.0 (configuration_qwen3_5.py 82-120,
+#: configuration_qwen3_5_moe.py 89-130): the shape keys with their defaults (``full_attention_interval`` and
+#: ``partial_rotary_factor``, keywords ``__post_init__`` reads, among them), the others with why they shape nothing.
+VARIANT_KEYS = {
+    "qwen3_next": KEYS,
+    "qwen3_5_text": Keys(
+        "Qwen3_5TextConfig",
+        _QWEN3_5_DENSE,
+        {
+            k: INERT[k]
+            for k in ("max_position_embeddings", "rms_norm_eps", "attention_dropout", "rope_scaling", "rope_theta")
+        },
+    ),  # fmt: skip
+    "qwen3_5_moe_text": Keys("Qwen3_5MoeTextConfig", _QWEN3_5_MOE, KEYS.inert),
+}
+
 
 def qwen3_next(config: Mapping[str, Any]) -> Module:
     """``Qwen3NextForCausalLM`` as ``AutoModelForCausalLM.from_config`` builds it (:func:`build`).
@@ -269,10 +275,7 @@ def build(config: Mapping[str, Any], variant: Variant) -> Module:
         token than experts; naming the key.
     """
     v, P = variant, variant.prefix
-    if v.model_type == "qwen3_next":  # its keys are the class's whole set: a key outside it is noted
-        c = KEYS.resolve(config)
-    else:
-        c = hf_config.resolve(config, cls=v.config_cls, defaults=v.defaults, inert=_INERT)
+    c = VARIANT_KEYS[v.model_type].resolve(config)  # the class's whole key set: a key outside it is noted
     c = {**_DEFAULTS, **c} if v.moe != "pattern" else c  # keys the variant lacks: read as absent
     V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
@@ -363,5 +366,5 @@ def _reader(variant: Variant) -> Any:
 for _variant in VARIANTS.values():
     register_family(
         _variant.model_type, _variant.config_cls, f"{_variant.prefix}ForCausalLM", _reader(_variant), _variant.source,
-        keys=KEYS if _variant.model_type == "qwen3_next" else None,
+        keys=VARIANT_KEYS[_variant.model_type],
     )  # fmt: skip

@@ -54,11 +54,12 @@ from ..layers.mlp import gated_mlp
 from ..layers.norm import rms_norm
 from ..layers.token_flops import projections, register
 from ..tree import Dim, Module, Param, State
+from .decoder import INERT as DECODER_INERT
 from .decoder import causal_lm, floordiv, kv_heads, layer_list
-from .family import register_family
+from .family import Keys, register_family
 from .zamba2 import block_types, tied_whole
 
-__all__ = ["zamba", "zamba_mixer"]
+__all__ = ["KEYS", "zamba", "zamba_mixer"]
 
 #: ``ZambaConfig``'s shape keys and defaults (configuration_zamba.py 62-96).
 _DEFAULTS: dict[str, Any] = {
@@ -82,19 +83,26 @@ _DEFAULTS: dict[str, Any] = {
     "mamba_proj_bias": False,
     "layers_block_type": None,
 }
-_INERT = (
-    "hidden_mamba_act",
-    "rms_norm_eps",
-    "num_logits_to_keep",
-    "max_position_embeddings",
-    "attention_dropout",
-    "use_mamba_kernels",
-    "use_associative_scan",
-    "time_step_min",
-    "time_step_max",
-    "time_step_floor",
-    "layer_types",  # the attribute map's name for layers_block_type: read by block_types
-    "head_dim",  # the attribute map's name for attention_head_dim: read below
+#: ``ZambaConfig``'s every key at transformers 5.23.0 (configuration_zamba.py): the shape keys with their defaults,
+#: the others with why they shape nothing (its ``attribute_map`` names, ``layer_types`` and ``head_dim``, are read
+#: as the keys they name, below).
+KEYS = Keys(
+    "ZambaConfig",
+    _DEFAULTS,
+    {
+        "hidden_mamba_act": "the mixer's activation: no tensor",
+        "rms_norm_eps": DECODER_INERT["rms_norm_eps"],
+        "num_logits_to_keep": DECODER_INERT["num_logits_to_keep"],
+        "max_position_embeddings": DECODER_INERT["max_position_embeddings"],
+        "attention_dropout": DECODER_INERT["attention_dropout"],
+        "use_mamba_kernels": DECODER_INERT["use_mamba_kernels"],
+        "use_associative_scan": "the scan's implementation on the torch path: no tensor",
+        "time_step_min": DECODER_INERT["time_step_min"],
+        "time_step_max": DECODER_INERT["time_step_max"],
+        "time_step_floor": DECODER_INERT["time_step_floor"],
+        "layer_types": "the attribute_map name of layers_block_type: read as it",
+        "head_dim": "the attribute_map name of attention_head_dim: read as it",
+    },
 )
 _SOURCE = (
     "transformers/models/zamba/configuration_zamba.py 62-120, modeling_zamba.py 114-144, 439-484, 539-609, "
@@ -187,7 +195,7 @@ def zamba(config: Mapping[str, Any]) -> Module:
     if len(set(named.values())) > 1:
         raise ValueError("config keys 'head_dim' and 'attention_head_dim' disagree (the same attribute)")
     config["attention_head_dim"] = next(iter(named.values()), None)
-    c = hf_config.resolve(config, cls="ZambaConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
@@ -252,4 +260,4 @@ def zamba(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
-register_family("zamba", "ZambaConfig", "ZambaForCausalLM", zamba, _SOURCE)
+register_family("zamba", "ZambaConfig", "ZambaForCausalLM", zamba, _SOURCE, keys=KEYS)

@@ -46,10 +46,11 @@ from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
 from ..layers.token_flops import matmul_flops, register
 from ..tree import Dim, Module
+from .decoder import INERT as DECODER_INERT
 from .decoder import causal_lm, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
-from .family import register_family
+from .family import Keys, register_family
 
-__all__ = ["zamba2", "DEFAULT_PATTERN", "tied_whole", "block_types"]
+__all__ = ["KEYS", "zamba2", "DEFAULT_PATTERN", "tied_whole", "block_types"]
 
 #: ``Zamba2Config``'s default ``layers_block_type`` (configuration_zamba2.py 115-123): 54 layers, 9 hybrid.
 DEFAULT_PATTERN = (
@@ -85,30 +86,40 @@ _DEFAULTS: dict[str, Any] = {
     "tie_word_embeddings": True,
     "head_dim": None,
 }
-_INERT = (
-    "max_position_embeddings",
-    "time_step_min",
-    "time_step_max",
-    "time_step_floor",
-    "use_mamba_kernels",
-    "use_conv_bias",  # conv1d is built bias=True whatever it says
-    "chunk_size",
-    "use_mem_eff_path",
-    "attention_dropout",
-    "rms_norm_eps",
-    "num_logits_to_keep",
-    "use_long_context",
-    "rope_theta",
-    "rope_parameters",  # read by rotary_dim
-    "rope_scaling",  # refused by rotary_dim unless None
-    "layer_types",  # the attribute map's name for layers_block_type: read below
-    "attention_head_dim",  # the attribute head_dim maps to: read below
-    "kv_channels",  # derived by __post_init__ and saved with the config; no module reads them
-    "num_query_groups",
-    # derived by __post_init__ and saved; a saved value overrides the derived one: checked below
-    "attention_hidden_size",
-    "mamba_headdim",
-    "hybrid_layer_ids",
+#: ``Zamba2Config``'s every key at transformers 5.23.0 (configuration_zamba2.py): the shape keys with their defaults,
+#: the others with why they shape nothing (its ``attribute_map`` names, ``layer_types`` and ``head_dim``, are read
+#: as the keys they name, below).
+KEYS = Keys(
+    "Zamba2Config",
+    # attention_head_dim is the attribute head_dim maps to (read as head_dim); the three keys __post_init__ derives
+    # and saves change the tensors when a saved value disagrees (a saved value wins): refused then, named (below)
+    {
+        **_DEFAULTS,
+        "attention_head_dim": None,
+        "attention_hidden_size": None,
+        "mamba_headdim": None,
+        "hybrid_layer_ids": None,
+    },
+    {
+        "max_position_embeddings": DECODER_INERT["max_position_embeddings"],
+        "time_step_min": DECODER_INERT["time_step_min"],
+        "time_step_max": DECODER_INERT["time_step_max"],
+        "time_step_floor": DECODER_INERT["time_step_floor"],
+        "use_mamba_kernels": DECODER_INERT["use_mamba_kernels"],
+        "use_conv_bias": "conv1d is built with bias=True whatever it says (modeling_zamba2.py): no tensor",
+        "chunk_size": "the Mamba-2 scan's chunk length: no tensor",
+        "use_mem_eff_path": "which fused kernel path the mixer runs: no tensor",
+        "attention_dropout": DECODER_INERT["attention_dropout"],
+        "rms_norm_eps": DECODER_INERT["rms_norm_eps"],
+        "num_logits_to_keep": DECODER_INERT["num_logits_to_keep"],
+        "use_long_context": "the rotary embedding's context scaling: buffers only",
+        "rope_theta": DECODER_INERT["rope_theta"],
+        "rope_parameters": DECODER_INERT["rope_parameters"],
+        "rope_scaling": DECODER_INERT["rope_scaling"],
+        "layer_types": "the attribute_map name of layers_block_type: read as it",
+        "kv_channels": "derived by __post_init__ and saved with the config; no module reads it",
+        "num_query_groups": "derived by __post_init__ and saved with the config; no module reads it",
+    },
 )
 _SOURCE = (
     "transformers/models/zamba2/configuration_zamba2.py 72-131, modeling_zamba2.py 91-106, 224-276, 653-705, "
@@ -228,7 +239,7 @@ def zamba2(config: Mapping[str, Any]) -> Module:
     for key in ("head_dim", "attention_head_dim"):  # one attribute: set after __post_init__, it wins
         if config.get(key) is not None:
             config["head_dim"] = config[key]
-    c = hf_config.resolve(config, cls="Zamba2Config", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
     L, blocks = hf_config.size(c, "num_hidden_layers", 0), hf_config.size(c, "num_mem_blocks")
     if type(L) is not int or type(blocks) is not int:
@@ -316,4 +327,4 @@ def zamba2(config: Mapping[str, Any]) -> Module:
 
 
 register("Zamba2MambaMixer", decode_flops)
-register_family("zamba2", "Zamba2Config", "Zamba2ForCausalLM", zamba2, _SOURCE)
+register_family("zamba2", "Zamba2Config", "Zamba2ForCausalLM", zamba2, _SOURCE, keys=KEYS)

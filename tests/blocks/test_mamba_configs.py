@@ -89,10 +89,6 @@ def test_bad_files_and_texts_are_refused(tmp_path) -> None:
     ("config", "message"),
     [
         (
-            {**SMALL, "quantization_config": {}},
-            "config key 'quantization_config' is not one derive maps for MambaConfig",
-        ),
-        (
             {**SMALL, "d_model": 2048},
             r"config key 'd_model' \(2048\) is not read by transformers' MambaConfig: it builds hidden_size=32",
         ),
@@ -125,6 +121,17 @@ def test_bad_files_and_texts_are_refused(tmp_path) -> None:
 def test_refusals_name_the_key(config: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         derive.explain(config)
+
+
+def test_a_key_outside_the_class_is_answered_with_a_note() -> None:
+    """MambaConfig's keys are declared whole (tests/families/test_keys.py): ``quantization_config``, no key of the
+    class, is kept by transformers as an attribute ``from_config`` never reads; answered as it builds, and named."""
+    import hf_live
+
+    config = {k: v for k, v in SMALL.items() if k != "model_type"}
+    report = derive.explain({**SMALL, "quantization_config": {}})
+    assert report.total == hf_live.total(hf_live.build("mamba", {**config, "quantization_config": {}}))
+    assert any("quantization_config" in n and "not keys of MambaConfig" in n for n in report.notes)
 
 
 def test_keys_transformers_ignores_are_accepted_when_they_agree() -> None:
