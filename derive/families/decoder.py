@@ -102,6 +102,8 @@ def not_built_tower(key: str, architecture: str) -> Module:
 
 def _no_flops() -> int:
     return 0  # a text token passes through no tower the model does not build
+
+
 def refuse_property(config: Mapping[str, Any], cls: str, keys: Sequence[str], made_of: str) -> None:
     """Refuse a key that names a property of the config class without a setter (transformers raises
     ``AttributeError`` on it).
