@@ -31,12 +31,6 @@ SMALL = {
     "max_position_embeddings": 64,
     "head_dim": 16,
 }
-QWEN3_5_LINEAR = {
-    "linear_num_key_heads": 2,
-    "linear_num_value_heads": 4,
-    "linear_key_head_dim": 8,
-    "linear_value_head_dim": 8,
-}
 #: model_type -> a small config (the class's other keys at their defaults), none of them a derive family.
 CASES = {
     "gpt_neox": {
@@ -81,23 +75,20 @@ CASES = {
     # routed experts (measured in bfloat16: transformers' grouped expert matmul takes no float32)
     "cohere2_moe": SMALL,
     "granitemoeshared": SMALL,
-    # multimodal wrappers as released (the language model under text_config): the causal-LM class builds the
-    # language model alone, the vision tower a not-counted part; Gated DeltaNet layers keep float32 states
-    "qwen3_5": {"text_config": {**SMALL, "num_hidden_layers": 4, **QWEN3_5_LINEAR}},
-    "qwen3_5_moe": {
+    # a multimodal wrapper (the language model under text_config) whose causal-LM class builds the language model
+    # alone: the vision tower a not-counted part (Qwen3.5's and Llama 4's are derived: derive.families.qwen3_5)
+    "mllama": {
         "text_config": {
             **SMALL,
             "num_hidden_layers": 4,
-            **QWEN3_5_LINEAR,
-            "num_experts": 4,
-            "num_experts_per_tok": 2,
-            "moe_intermediate_size": 32,
-            "shared_expert_intermediate_size": 32,
+            "cross_attention_layers": [1],
+            "num_key_value_heads": 2,
+            "pad_token_id": 0,
         }
     },
 }
-MOE = {"cohere2_moe", "granitemoeshared", "qwen3_5_moe"}
-WRAPPERS = {"qwen3_5", "qwen3_5_moe"}
+MOE = {"cohere2_moe", "granitemoeshared"}
+WRAPPERS = {"mllama"}
 
 
 def _config(model_type: str) -> dict:
