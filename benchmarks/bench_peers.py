@@ -87,7 +87,7 @@ _BYTES = {"F32": 4, "BF16": 2, "F16": 2, "I64": 8, "I32": 4, "I8": 1, "U8": 1, "
 def release(name: str) -> tuple[str, dict[str, Any], str]:
     """The stored release ``name``: its model_type, its config (with ``model_type``) and its source."""
     for path in sorted(DATA.glob("*.json")):
-        for r in json.loads(path.read_text())["releases"]:
+        for r in json.loads(path.read_text()).get("releases", []):  # a family may store tiny configs only
             if r["name"] == name:
                 config = {"model_type": path.stem, **{k: v for k, v in r["config"].items() if k != "model_type"}}
                 return path.stem, config, r["source"]

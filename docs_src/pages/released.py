@@ -30,7 +30,10 @@ def _family_page(model_type: str) -> str:
     for family in FAMILIES:
         if model_type in family.model_types:
             return f"{family.key}.md"
-    return f"../api/families/{model_type}.md"
+    from derive.blocks import config_model
+
+    module = config_model(model_type).build.__module__  # the module that registers it (qwen3_5 for qwen3_5_moe)
+    return f"../api/{module.removeprefix('derive.').replace('.', '/')}.md"
 
 
 @functools.cache
