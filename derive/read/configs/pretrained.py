@@ -413,8 +413,8 @@ def _outside_note(model_type: str, given: Mapping[str, Any]) -> list[str]:
         )
     if cache:
         notes.append(
-            f"not keys of {entry.keys.cls}: {', '.join(cache)} change no tensor and not the model's attention, "
-            "which attends to every earlier token on every layer; the cache here is that one. transformers' "
+            f"not keys of {entry.keys.cls}: {', '.join(cache)} change no tensor and not the model's attention "
+            "(the class's own keys set what each layer attends to); the cache here is what that attention keeps. transformers' "
             "cache (DynamicCache(config=...), which the forward makes) reads them all the same and keeps other cache layers "
             "(cache_utils.py, get_layer_types_and_kwargs)"
         )
