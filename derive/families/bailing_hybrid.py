@@ -49,11 +49,12 @@ from ..layers.mlp import gated_mlp
 from ..layers.moe import deepseek_moe
 from ..layers.norm import rms_norm
 from ..tree import Module
-from .decoder import causal_lm, kinds_of, layer_list, rope_buffers, rotary_dim
-from .family import register_family
+from .decoder import INERT as DECODER_INERT
+from .decoder import ROPE_KEYS, causal_lm, kinds_of, layer_list, rope_buffers, rotary_dim
+from .family import Keys, register_family
 from .kimi_linear import ALIASES, aliased
 
-__all__ = ["bailing_hybrid"]
+__all__ = ["KEYS", "bailing_hybrid"]
 
 #: ``BailingHybridConfig``'s shape keys (the names ``to_dict`` writes) and defaults (configuration_bailing_hybrid.py 91-136).
 _DEFAULTS: dict[str, Any] = {
@@ -84,27 +85,31 @@ _DEFAULTS: dict[str, Any] = {
 }
 #: ``attribute_map`` (configuration_bailing_hybrid.py 81-89): Kimi-Linear's, and the MTP layers' count.
 _ALIASES = {**ALIASES, "num_mtp_layers": "num_nextn_predict_layers"}
-_INERT = (
-    "model_max_length",
-    "moe_renormalize",
-    "num_expert_group",
-    "topk_group",
-    "routed_scaling_factor",
-    "output_router_logits",
-    "rms_norm_eps",
-    "attention_dropout",
-    "pretraining_tp",
-    "num_key_value_heads",  # read only for the key/value groups of MLA's single latent
-    "num_nextn_predict_layers",  # no MTP module is built (layers past num_hidden_layers are ignored on load)
-    "mtp_loss_scaling_factor",
-    "kda_safe_gate",
-    "kda_lower_bound",
-    "tie_word_embeddings",  # the class ties nothing
-    # set by __post_init__ from other keys (qk_head_dim: the sum it is, read by nothing derive builds)
-    "qk_head_dim",
-    "rope_parameters",  # read by rotary_dim
-    "rope_theta",
-    "rope_scaling",
+#: ``BailingHybridConfig``'s every key at transformers 5.23.0 (configuration_bailing_hybrid.py 81-160): the shape keys
+#: with their defaults, the others with why they shape nothing, and its ``attribute_map`` (:data:`_ALIASES`, read by
+#: :func:`~derive.families.kimi_linear.aliased`).
+KEYS = Keys(
+    "BailingHybridConfig",
+    _DEFAULTS,
+    {
+        **{
+            k: DECODER_INERT[k]
+            for k in ("rms_norm_eps", "attention_dropout", "pretraining_tp", "output_router_logits", *ROPE_KEYS)
+        },
+        "model_max_length": "the longest context (max_position_embeddings' attribute): no tensor",
+        "moe_renormalize": "whether the chosen experts' weights are renormalised (norm_topk_prob's attribute): no tensor",
+        "num_expert_group": "the groups of group-limited routing (n_group's attribute): which experts, no tensor",
+        "topk_group": "the groups a token's experts are chosen from: no tensor",
+        "routed_scaling_factor": "a scalar on the routed experts' output: no tensor",
+        "num_key_value_heads": "read only for the key/value groups of MLA's single latent: no tensor",
+        "num_nextn_predict_layers": "the multi-token-prediction layers: no MTP module is built (ignored on load)",
+        "mtp_loss_scaling_factor": "a training loss's weight: no tensor",
+        "kda_safe_gate": "a clamp of the KDA gate in the forward: no tensor",
+        "kda_lower_bound": "the KDA gate's lower bound in the forward: no tensor",
+        "tie_word_embeddings": "the class ties nothing (BailingHybridForCausalLM has no tied weights)",
+        "qk_head_dim": "derived (qk_nope_head_dim + qk_rope_head_dim) by __post_init__ and saved: read as they are",
+    },  # fmt: skip
+    _ALIASES,
 )
 _SOURCE = (
     "transformers/models/bailing_hybrid/configuration_bailing_hybrid.py 81-160, modeling_bailing_hybrid.py 98-114, "
@@ -135,7 +140,7 @@ def bailing_hybrid(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, aliases that disagree, a pattern transformers would not build,
         more experts per token than experts, a ``pad_token_id`` outside the vocabulary, naming the key.
     """
-    c = hf_config.resolve(aliased(config, _ALIASES), cls="BailingHybridConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(aliased(config, _ALIASES))
     V, D, F = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size"), hf_config.size(c, "intermediate_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
     group, first = hf_config.size(c, "layer_group_size"), hf_config.size(c, "first_k_dense_replace", 0)
@@ -208,4 +213,4 @@ def bailing_hybrid(config: Mapping[str, Any]) -> Module:
     )  # fmt: skip
 
 
-register_family("bailing_hybrid", "BailingHybridConfig", "BailingHybridForCausalLM", bailing_hybrid, _SOURCE)
+register_family("bailing_hybrid", "BailingHybridConfig", "BailingHybridForCausalLM", bailing_hybrid, _SOURCE, keys=KEYS)
