@@ -66,10 +66,11 @@ from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import rms_norm
 from ..layers.token_flops import matmul_flops, register
 from ..tree import Dim, Module, State
-from .decoder import floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
-from .family import register_family
+from .decoder import INERT as DECODER_INERT
+from .decoder import ROPE_KEYS, floordiv, kv_heads, layer_list, rope_buffers, rotary_dim
+from .family import Keys, register_family
 
-__all__ = ["qwen4_exp_text", "indexer_flops"]
+__all__ = ["KEYS", "qwen4_exp_text", "indexer_flops"]
 
 #: ``Qwen4ExpTextConfig``'s shape keys and defaults (configuration_qwen4_exp.py 101-157).
 _DEFAULTS: dict[str, Any] = {
@@ -103,26 +104,40 @@ _DEFAULTS: dict[str, Any] = {
     "output_gate_type": None,
 }
 _INDEXER = ("indexer_n_heads", "indexer_kv_heads", "indexer_head_dim", "indexer_budget", "indexer_compress_ratio")
-_INERT = (
-    "max_position_embeddings",
-    "rms_norm_eps",
-    "attention_dropout",
-    "output_router_logits",
-    "router_aux_loss_coef",
-    "norm_topk_prob",
-    "rope_parameters",  # read by rotary_dim
-    "rope_theta",
-    "rope_scaling",
-    "number_of_conv_states",  # derived by __post_init__ from ple_layer_ids
-    # the n-gram embeddings' keys: with no ple_layer_ids (the only case derived) no module reads them
-    "ple_embed_dim",
-    "ple_conv_kernel_size",
-    "ngram_size",
-    "heads_per_ngram",
-    "ngram_vocab_size_base",
-    "make_ngram_vocab_size_divisible_by",
-    "seed",
-    "split_ngram_parts",
+#: ``Qwen4ExpTextConfig``'s every key at transformers 5.23.0 (configuration_qwen4_exp.py 101-264): the shape keys with
+#: their defaults, the others with why they shape nothing.
+KEYS = Keys(
+    "Qwen4ExpTextConfig",
+    _DEFAULTS,
+    {
+        **{
+            k: DECODER_INERT[k]
+            for k in (
+                "max_position_embeddings",
+                "rms_norm_eps",
+                "attention_dropout",
+                "output_router_logits",
+                "router_aux_loss_coef",
+                *ROPE_KEYS,
+            )
+        },
+        "norm_topk_prob": "whether the chosen experts' weights are renormalised: no tensor",
+        "number_of_conv_states": "derived by __post_init__ from ple_layer_ids and saved: read as that is",
+        **dict.fromkeys(
+            (
+                "ple_embed_dim",
+                "ple_conv_kernel_size",
+                "ngram_size",
+                "heads_per_ngram",
+                "ngram_vocab_size_base",
+                "make_ngram_vocab_size_divisible_by",
+                "seed",
+                "split_ngram_parts",
+            ),
+            "a key of the n-gram (per-layer) embeddings: with no ple_layer_ids (the only case derived; others are "
+            "refused) no module reads it",
+        ),
+    },
 )
 _LEGACY = {"full_attention": "indexed_attention", "qwen_sparse_attention": "indexed_attention"}
 _SOURCE = (
@@ -248,7 +263,7 @@ def qwen4_exp_text(config: Mapping[str, Any]) -> Module:
     config = dict(config)
     if config.get("ple_layer_ids"):
         raise ValueError("config key 'ple_layer_ids': Qwen4-Exp's per-layer n-gram embeddings (PLE) are not derived")
-    c = hf_config.resolve(config, cls="Qwen4ExpTextConfig", defaults=_DEFAULTS, inert=_INERT)
+    c = KEYS.resolve(config)
     V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
     L = hf_config.size(c, "num_hidden_layers", 0)
     if type(L) is not int:
@@ -324,5 +339,11 @@ def qwen4_exp_text(config: Mapping[str, Any]) -> Module:
 
 
 register_family(
-    "qwen4_exp_text", "Qwen4ExpTextConfig", "Qwen4ExpForCausalLM", qwen4_exp_text, _SOURCE, package="qwen4_exp"
+    "qwen4_exp_text",
+    "Qwen4ExpTextConfig",
+    "Qwen4ExpForCausalLM",
+    qwen4_exp_text,
+    _SOURCE,
+    package="qwen4_exp",
+    keys=KEYS,
 )

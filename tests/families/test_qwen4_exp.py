@@ -101,7 +101,6 @@ def test_defaults_with_the_indexer() -> None:
         ({**INDEXER, "num_experts": 2, "num_experts_per_tok": 3}, "num_experts_per_tok"),
         ({**INDEXER, "num_hidden_layers": 2, "layer_types": ["linear_attention", "sliding_attention"]}, "layer_types"),
         ({**INDEXER, "output_gate_type": "gelu"}, "output_gate_type"),
-        ({"d_model": 8}, "d_model"),
     ],
 )
 def test_refused(config: dict, words: str) -> None:
