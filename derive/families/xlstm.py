@@ -49,9 +49,9 @@ from ..layers.embedding import embedding
 from ..layers.linear import linear
 from ..layers.token_flops import matmul_flops, projections, register
 from ..tree import Dim, Module, Param, State
-from .family import register_family
+from .family import Keys, register_family
 
-__all__ = ["xlstm", "mlstm_block", "round_up", "decode_flops"]
+__all__ = ["KEYS", "xlstm", "mlstm_block", "round_up", "decode_flops"]
 
 #: ``xLSTMConfig``'s shape keys and defaults (configuration_xlstm.py 120-151).
 _DEFAULTS: dict[str, Any] = {
@@ -69,24 +69,32 @@ _DEFAULTS: dict[str, Any] = {
 }
 #: Keys that shape no tensor: kernels, precision, capping, generation (``add_out_norm``:
 #: ``xLSTMModel`` builds ``out_norm`` whatever it says).
-_INERT = (
-    "norm_reduction_force_float32",
-    "add_out_norm",
-    "norm_eps",
-    "chunkwise_kernel",
-    "sequence_kernel",
-    "step_kernel",
-    "mode",
-    "chunk_size",
-    "return_last_states",
-    "autocast_kernel_dtype",
-    "eps",
-    "inference_state_dtype",
-    "gate_soft_cap",
-    "output_logit_soft_cap",
-    "max_inference_chunksize",
-)
 _SAME_AS = {"embedding_dim": "hidden_size", "num_blocks": "num_hidden_layers"}
+#: ``xLSTMConfig``'s every key at transformers 5.23.0 (configuration_xlstm.py 120-180): the shape keys with their
+#: defaults, the others with why they shape nothing; ``embedding_dim`` and ``num_blocks`` are read by the model too
+#: (``modeling_xlstm.py`` 1398-1399) and must agree with ``hidden_size`` / ``num_hidden_layers`` (:data:`_SAME_AS`).
+KEYS = Keys(
+    "xLSTMConfig",
+    _DEFAULTS,
+    {
+        "norm_reduction_force_float32": "the norms' reduction precision: no tensor",
+        "add_out_norm": "xLSTMModel builds out_norm whatever it says: no tensor",
+        "norm_eps": "an epsilon of the norms",
+        "chunkwise_kernel": "which kernel the forward runs: no tensor",
+        "sequence_kernel": "which kernel the forward runs: no tensor",
+        "step_kernel": "which kernel the forward runs: no tensor",
+        "mode": "training or inference mode of the kernels: no tensor",
+        "chunk_size": "the chunkwise kernel's chunk: no tensor",
+        "return_last_states": "whether the kernels return their last states: no tensor",
+        "autocast_kernel_dtype": "the kernels' compute dtype: no tensor",
+        "eps": "an epsilon of the kernels",
+        "inference_state_dtype": "the dtype of the states in the forward: no tensor",
+        "gate_soft_cap": "a cap on the gates' pre-activations: no tensor",
+        "output_logit_soft_cap": "a cap on the logits: no tensor",
+        "max_inference_chunksize": "how many tokens a forward runs at once: no tensor",
+    },
+    same_as=_SAME_AS,
+)
 _SOURCE = (
     "transformers/models/xlstm/configuration_xlstm.py 120-180, modeling_xlstm.py 33-40, 1305-1366, 1394-1400, "
     "1517-1521; xlstm/xlstm_large/model.py 232-270, 310-377, 455-497 (xlstm 2.0.6)"
@@ -211,7 +219,7 @@ def xlstm(config: Mapping[str, Any]) -> Module:
         ``hidden_size`` / ``num_hidden_layers`` (transformers would build an embedding, or a cache,
         that the blocks do not fit); an unknown ``weight_mode``; a factor that is not a number.
     """
-    c = hf_config.resolve(config, cls="xLSTMConfig", defaults=_DEFAULTS, inert=_INERT, same_as=_SAME_AS)
+    c = KEYS.resolve(config)
     V, D = hf_config.size(c, "vocab_size"), hf_config.size(c, "hidden_size")
     L, H = hf_config.size(c, "num_hidden_layers", 0), hf_config.size(c, "num_heads")
     multiple = hf_config.size(c, "ffn_round_up_to_multiple_of")
@@ -289,4 +297,4 @@ def _div(a: Dim, b: Dim) -> Dim:
     return sympy.floor(a / b)
 
 
-register_family("xlstm", "xLSTMConfig", "xLSTMForCausalLM", xlstm, _SOURCE)
+register_family("xlstm", "xLSTMConfig", "xLSTMForCausalLM", xlstm, _SOURCE, keys=KEYS)

@@ -212,7 +212,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"num_blocks": 3}, "num_blocks"),
         ({"weight_mode": "split"}, "weight_mode"),
         ({"qk_dim_factor": "half"}, "qk_dim_factor"),
-        ({"d_model": 64}, "d_model"),
     ],
     # Patterns and keys derive cannot map, aliases that disagree, configs transformers refuses.
     "zamba": [
