@@ -243,7 +243,6 @@ REFUSED: dict[str, list[tuple[dict, str]]] = {
         ({"layer_group_size": 2.5}, "layer_group_size"),
         ({"vocab_size": 100}, "pad_token_id"),
         ({"rope_parameters": {"rope_type": "longrope", "rope_theta": 1e4}}, "rope_parameters"),
-        ({"d_model": 8}, "d_model"),
     ],
 }
 
