@@ -1,6 +1,6 @@
 """scripts/build-site replaces site/ only with a complete build (issue 13, item 10).
 
-A copy of the checkout (with its own node_modules/katex) is built with the real script. A build
+A copy of the checkout (with its own node_modules/katex and node_modules/tablesort) is built with the real script. A build
 whose KaTeX is empty, missing or altered, or whose pages fail to render, exits non-zero with the
 reason and leaves the previous site/ as it was, byte for byte; a good build replaces it.
 """
@@ -49,7 +49,8 @@ def repo(tmp_path_factory) -> Path:
         pytest.fail("node_modules/katex is missing: run `npm ci` (scripts/test does it)")
     repo = tmp_path_factory.mktemp("checkout") / "derive"
     shutil.copytree(ROOT, repo, ignore=SKIP)
-    shutil.copytree(ROOT / "node_modules" / "katex", repo / "node_modules" / "katex")
+    for package in ("katex", "tablesort"):  # the packages the build copies in (docs_src/hook.py)
+        shutil.copytree(ROOT / "node_modules" / package, repo / "node_modules" / package)
     (repo / "site").mkdir()
     (repo / "site" / "stale.html").write_text("an older build")
     proc = _build(repo)
