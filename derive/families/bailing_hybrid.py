@@ -49,10 +49,10 @@ from ..layers.mlp import gated_mlp
 from ..layers.moe import deepseek_moe
 from ..layers.norm import rms_norm
 from ..tree import Module
-from .decoder import INERT as DECODER_INERT
-from .decoder import ROPE_KEYS, causal_lm, kinds_of, layer_list, rope_buffers, rotary_dim
+from .decoder import causal_lm, kinds_of, layer_list, rope_buffers, rotary_dim
 from .family import Keys, register_family
 from .kimi_linear import ALIASES, aliased
+from .kimi_linear import INERT as KIMI_INERT
 
 __all__ = ["KEYS", "bailing_hybrid"]
 
@@ -92,15 +92,7 @@ KEYS = Keys(
     "BailingHybridConfig",
     _DEFAULTS,
     {
-        **{
-            k: DECODER_INERT[k]
-            for k in ("rms_norm_eps", "attention_dropout", "pretraining_tp", "output_router_logits", *ROPE_KEYS)
-        },
-        "model_max_length": "the longest context (max_position_embeddings' attribute): no tensor",
-        "moe_renormalize": "whether the chosen experts' weights are renormalised (norm_topk_prob's attribute): no tensor",
-        "num_expert_group": "the groups of group-limited routing (n_group's attribute): which experts, no tensor",
-        "topk_group": "the groups a token's experts are chosen from: no tensor",
-        "routed_scaling_factor": "a scalar on the routed experts' output: no tensor",
+        **KIMI_INERT,
         "num_key_value_heads": "read only for the key/value groups of MLA's single latent: no tensor",
         "num_nextn_predict_layers": "the multi-token-prediction layers: no MTP module is built (ignored on load)",
         "mtp_loss_scaling_factor": "a training loss's weight: no tensor",

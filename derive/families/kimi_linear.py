@@ -47,7 +47,7 @@ from .decoder import INERT as DECODER_INERT
 from .decoder import ROPE_KEYS, causal_lm, kinds_of, layer_list
 from .family import Keys, register_family
 
-__all__ = ["KEYS", "kimi_linear", "ALIASES", "aliased"]
+__all__ = ["KEYS", "INERT", "kimi_linear", "ALIASES", "aliased"]
 
 #: ``KimiLinearConfig``'s shape keys (transformers' own names, as ``to_dict`` writes them) and defaults.
 _DEFAULTS: dict[str, Any] = {
@@ -85,6 +85,19 @@ ALIASES = {
     "norm_topk_prob": "moe_renormalize",
     "max_position_embeddings": "model_max_length",
 }
+#: The inert keys Kimi-Linear's class shares with Bailing-hybrid's (built on this module's attribute names, :data:`ALIASES`):
+#: the decoders' own and the routing keys, each with why it shapes nothing.
+INERT: dict[str, str] = {
+    **{
+        k: DECODER_INERT[k]
+        for k in ("rms_norm_eps", "attention_dropout", "pretraining_tp", "output_router_logits", *ROPE_KEYS)
+    },
+    "model_max_length": "the longest context (max_position_embeddings' attribute): no tensor",
+    "moe_renormalize": "whether the chosen experts' weights are renormalised (norm_topk_prob's attribute): no tensor",
+    "num_expert_group": "the groups of group-limited routing (n_group's attribute): which experts, no tensor",
+    "topk_group": "the groups a token's experts are chosen from: no tensor",
+    "routed_scaling_factor": "a scalar on the routed experts' output: no tensor",
+}
 #: ``KimiLinearConfig``'s every key at transformers 5.23.0 (configuration_kimi_linear.py): the shape keys with their
 #: defaults, the others with why they shape nothing, and its ``attribute_map`` (:data:`ALIASES`, read by
 #: :func:`aliased`: the fields ``num_local_experts`` ... set ``num_experts`` ...).
@@ -92,15 +105,7 @@ KEYS = Keys(
     "KimiLinearConfig",
     _DEFAULTS,
     {
-        **{
-            k: DECODER_INERT[k]
-            for k in ("rms_norm_eps", "attention_dropout", "pretraining_tp", "output_router_logits", *ROPE_KEYS)
-        },
-        "model_max_length": "the longest context (max_position_embeddings' attribute): no tensor",
-        "moe_renormalize": "whether the chosen experts' weights are renormalised (norm_topk_prob's attribute): no tensor",
-        "num_expert_group": "the groups of group-limited routing (n_group's attribute): which experts, no tensor",
-        "topk_group": "the groups a token's experts are chosen from: no tensor",
-        "routed_scaling_factor": "a scalar on the routed experts' output: no tensor",
+        **INERT,
         "qk_head_dim": "derived (qk_nope_head_dim + qk_rope_head_dim) and saved: read as they are",
         "head_dim": "derived and saved with the config: read as qk_rope_head_dim",
     },  # fmt: skip
