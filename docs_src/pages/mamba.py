@@ -150,6 +150,12 @@ def _releases(names: dict, hf: bool) -> list[dict]:
     return out
 
 
+def _page_letters(expr: Any) -> Any:
+    """A constructor's closed form in the page's letters: ``d_model`` is :math:`D` on these pages (the
+    blocks' own formulas write it ``d``), so that one letter has one meaning on each page."""
+    return expr.subs({s: _D for s in expr.free_symbols if s.name == "d"})
+
+
 def _by_layers(expr: Any, layers: str) -> Any:
     """``L·(one layer) + (the rest)``: the closed form grouped by the number of layers."""
     symbol = sympy.Symbol(layers, integer=True, positive=True)
@@ -176,7 +182,7 @@ def mamba_context() -> dict:
         "tensors": _tensor_rows(ours, theirs, "backbone.layers.{k}.mixer."),
         "block": sympy.latex(sympy.collect(block, _E)),
         "bias_extra": sympy.latex(sympy.expand(both - block)),
-        "constructor": names_latex(mamba.Mamba(18).formula.expr),
+        "constructor": names_latex(_page_letters(mamba.Mamba(18).formula.expr)),
         "model": names_latex(_by_layers(model.module.formula.expr, "num_hidden_layers")),
         "model_rows": _rows(model),
         "releases": _releases(MAMBA_RELEASES, hf=True),
@@ -212,7 +218,7 @@ def mamba2_context() -> dict:
         "tensors": _tensor_rows(ours, theirs, "backbone.layers.{k}.mixer."),
         "block": sympy.latex(sympy.collect(block, [_S, _H])),
         "hf_block": sympy.latex(sympy.collect(hf_block, _E)),
-        "constructor": names_latex(mamba2.Mamba2(256).formula.expr),
+        "constructor": names_latex(_page_letters(mamba2.Mamba2(256).formula.expr)),
         "releases": _releases(MAMBA2_RELEASES, hf=False),
         "readme": README,
         "small_rows": _rows(small),

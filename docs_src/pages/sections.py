@@ -80,6 +80,10 @@ ABOUT = {
     "language-models/olmo-hybrid.md": "Gated DeltaNet and attention, 3 to 1, with a dense MLP.",
     "language-models/transformers.md": "Llama, Mistral, Mixtral, GPT-2: the KV cache that grows with every token.",
     "language-models/memory.md": "The cache a sequence keeps against its length, for released models, plotted.",
+    "language-models/released.md": "Every released config derive ships, one row each: total, active, KV bytes per "
+    "token, state per sequence, and whether weights and cache fit 24, 48 or 80 GiB.",
+    "questions/asked.md": "Real questions about a recurrent model's size, pasted as the asker had them (a "
+    "constructor line, code, a `config.json`) and answered by the command line.",
     "questions/bidirectional-more-than-twice.md": "Layer 1 of a bidirectional stack reads both directions of "
     "layer 0: its input weights are twice as wide.",
     "questions/keras-bidirectional-half.md": "Two LSTMs of 128 units against one of 256: the recurrent weights "

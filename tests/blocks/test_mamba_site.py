@@ -144,3 +144,14 @@ def test_the_tensor_tables_name_the_live_tensors(mamba_page: dict, mamba2_page: 
     model = hf_live.build("mamba2", {"hidden_size": 64, "num_heads": 2, "num_hidden_layers": 1, "vocab_size": 10})
     hf = {n.replace(".0.", ".{k}.") for n, _ in model.named_parameters() if ".mixer." in n}
     assert {t["hf"] for t in mamba2_page["tensors"]} == hf
+
+
+def test_one_letter_one_meaning(mamba_page: dict, mamba2_page: dict) -> None:
+    """d_model is D on both pages, in the constructor's closed form as in the block's (never a second letter d
+    beside it), and Mamba-2's heads are n_h, never H (the hidden size on every other page)."""
+    lone = re.compile(r"(?<![\\A-Za-z_])([dH])(?![A-Za-z_])")
+    for context in (mamba_page, mamba2_page):
+        for key in ("block", "constructor"):
+            assert "D" in context[key], key
+            assert not lone.findall(context[key]), (key, context[key])
+    assert not lone.findall(" ".join(eq for _, eq in mamba2_page["equations"]).replace(r"\mathrm{d}", ""))

@@ -97,3 +97,14 @@ def test_no_source_syntax_in_any_page(built_site: Path):
     for page in pages:
         problems += [f"{page.relative_to(built_site)}: {leak}" for leak in leaks(visible_text(page.read_text("utf-8")))]
     assert not problems, "source syntax shown on the site:\n" + "\n".join(problems)
+
+
+def test_every_section_listing_says_what_each_page_answers() -> None:
+    """Each section's page lists its pages with one line each of what the page answers: a page with an empty
+    line (a page added without its line in ``docs_src/pages/sections.py``'s ABOUT) fails here."""
+    from docs_src.pages.sections import SECTIONS, section_rows
+
+    for section in SECTIONS:
+        rows = section_rows(section)
+        assert rows, section
+        assert [r["path"] for r in rows if not r["about"].strip()] == [], section
