@@ -210,9 +210,14 @@ def lfm2(config: Mapping[str, Any]) -> Module:
 
     shape = {"vocab_size": V, "hidden_size": D, "intermediate_size": hf_config.size(c, "intermediate_size")}
     shape.update(num_hidden_layers=L, num_attention_heads=H, num_key_value_heads=KV, conv_L_cache=K)
-    shape.update(
-        conv_bias=bias, layer_types=kinds, tie_word_embeddings=tie, _fixed=("num_hidden_layers", "layer_types")
-    )
+    fixed: tuple[str, ...] = ("num_hidden_layers", "layer_types")
+    shape.update(conv_bias=bias, layer_types=kinds, tie_word_embeddings=tie)
+    if hf_config.flag(c, "block_auto_adjust_ff_dim"):  # int(2F/3), scaled and rounded: F stays a number
+        shape.update(block_ffn_dim_multiplier=c["block_ffn_dim_multiplier"], block_multiple_of=c["block_multiple_of"])
+        fixed += ("intermediate_size", "block_multiple_of")
+    else:
+        shape["block_auto_adjust_ff_dim"] = False
+    shape["_fixed"] = fixed
     return causal_lm(
         "Lfm2", vocab=V, hidden=D, layers=layer_list(make, kinds, L), tie=tie, config=shape,
         norm=rms_norm((D,), name="embedding_norm", type="Lfm2RMSNorm"), rotary=rope_buffers(d),

@@ -15,6 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from derive.families.family import tiny
+
 #: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
 check = partial(hf_live.check_family, "lfm2")
 
@@ -55,17 +57,8 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-CACHE = {
-    "vocab_size": 40,
-    "hidden_size": 16,
-    "intermediate_size": 24,
-    "num_hidden_layers": 4,
-    "num_attention_heads": 2,
-    "num_key_value_heads": 1,
-    "conv_L_cache": 3,
-    "block_multiple_of": 8,
-    "layer_types": ["conv", "full_attention", "conv", "full_attention"],
-}
+#: The small config the caches run on: the family's first tiny config (derive/families/data/lfm2.json).
+CACHE = tiny("lfm2")[0]
 
 
 @pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
