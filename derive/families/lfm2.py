@@ -39,7 +39,7 @@ from .decoder import INERT as DECODER_INERT
 from .decoder import ROPE_KEYS, causal_lm, check_rope, head_dim, kv_heads, layer_list, rope_buffers
 from .family import Keys, register_family
 
-__all__ = ["KEYS", "INERT", "lfm2", "ffn_width", "attention"]
+__all__ = ["KEYS", "INERT", "ALIASES", "lfm2", "ffn_width", "attention"]
 
 #: ``Lfm2Config``'s shape keys and defaults (configuration_lfm2.py 58-79).
 _DEFAULTS: dict[str, Any] = {
@@ -75,7 +75,9 @@ SAME_AS = {
 }
 #: ``Lfm2Config``'s every key at transformers 5.23.0 (configuration_lfm2.py): the shape keys with their defaults,
 #: the others with why; Liquid's own spellings of its sizes refused where they disagree (:data:`SAME_AS`).
-KEYS = Keys("Lfm2Config", _DEFAULTS, INERT, same_as=SAME_AS)
+#: Liquid's spellings ``Lfm2Config.__post_init__`` pops as the class's own keys (configuration_lfm2.py 90-91).
+ALIASES = {"tie_embedding": "tie_word_embeddings", "block_ff_dim": "intermediate_size"}
+KEYS = Keys("Lfm2Config", _DEFAULTS, INERT, aliases=ALIASES, same_as=SAME_AS)
 _SOURCE = (
     "transformers/models/lfm2/configuration_lfm2.py 58-92, modeling_lfm2.py 111-125, 202-217, 316-338, "
     "384-395, 449-462, 529-540"
@@ -173,7 +175,7 @@ def lfm2(config: Mapping[str, Any]) -> Module:
         A key derive cannot map, a layer pattern transformers would not build, naming the key.
     """
     config = dict(config)
-    for alias, key in (("tie_embedding", "tie_word_embeddings"), ("block_ff_dim", "intermediate_size")):
+    for alias, key in ALIASES.items():  # the alias wins, as __post_init__ pops it over the key
         if alias in config:
             config[key] = config.pop(alias)
     if config.get("block_use_swiglu", True) is not True:
@@ -208,9 +210,14 @@ def lfm2(config: Mapping[str, Any]) -> Module:
 
     shape = {"vocab_size": V, "hidden_size": D, "intermediate_size": hf_config.size(c, "intermediate_size")}
     shape.update(num_hidden_layers=L, num_attention_heads=H, num_key_value_heads=KV, conv_L_cache=K)
-    shape.update(
-        conv_bias=bias, layer_types=kinds, tie_word_embeddings=tie, _fixed=("num_hidden_layers", "layer_types")
-    )
+    fixed: tuple[str, ...] = ("num_hidden_layers", "layer_types")
+    shape.update(conv_bias=bias, layer_types=kinds, tie_word_embeddings=tie)
+    if hf_config.flag(c, "block_auto_adjust_ff_dim"):  # int(2F/3), scaled and rounded: F stays a number
+        shape.update(block_ffn_dim_multiplier=c["block_ffn_dim_multiplier"], block_multiple_of=c["block_multiple_of"])
+        fixed += ("intermediate_size", "block_multiple_of")
+    else:
+        shape["block_auto_adjust_ff_dim"] = False
+    shape["_fixed"] = fixed
     return causal_lm(
         "Lfm2", vocab=V, hidden=D, layers=layer_list(make, kinds, L), tie=tie, config=shape,
         norm=rms_norm((D,), name="embedding_norm", type="Lfm2RMSNorm"), rotary=rope_buffers(d),

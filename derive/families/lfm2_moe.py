@@ -68,6 +68,7 @@ KEYS = Keys(
         "routed_scaling_factor": "a scalar on the routed experts' weights (modeling_lfm2_moe.py 179): no tensor",
         "norm_topk_prob": "whether the chosen experts' weights are renormalised: no tensor",
     },
+    aliases={"tie_embedding": "tie_word_embeddings"},  # popped as it by __post_init__ (configuration_lfm2_moe.py 91)
 )
 _SOURCE = (
     "transformers/models/lfm2_moe/configuration_lfm2_moe.py 63-92, modeling_lfm2_moe.py 118-230, 287-302, "

@@ -15,6 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from derive.families.family import tiny
+
 #: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
 check = partial(hf_live.check_family, "lfm2")
 
@@ -55,20 +57,28 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-CACHE = {
-    "vocab_size": 40,
-    "hidden_size": 16,
-    "intermediate_size": 24,
-    "num_hidden_layers": 4,
-    "num_attention_heads": 2,
-    "num_key_value_heads": 1,
-    "conv_L_cache": 3,
-    "block_multiple_of": 8,
-    "layer_types": ["conv", "full_attention", "conv", "full_attention"],
-}
+#: The small config the caches run on: the family's first tiny config (derive/families/data/lfm2.json).
+CACHE = tiny("lfm2")[0]
 
 
 @pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
 def test_cache_bytes(dtype: str, batch: int, prefill: int, steps: int) -> None:
     """Keys and values of the attention layers, conv states of the others (measured), and the cost's split."""
     hf_cache.check_cache("lfm2", CACHE, dtype, batch, prefill, steps)
+
+
+def test_liquids_spellings_are_read_as_the_keys_they_set() -> None:
+    """``block_ff_dim`` and ``tie_embedding`` (LFM2's released configs spell them) are ``Lfm2Config``'s
+    ``intermediate_size`` and ``tie_word_embeddings``, popped over them by ``__post_init__``: transformers builds
+    ``w1`` of ``block_ff_dim``'s width and an untied head. derive builds the same, and its notes neither call them
+    keys that change no tensor nor put the keys they set at the class's defaults."""
+    import derive
+
+    config = {**CACHE, "block_ff_dim": 36, "intermediate_size": 12, "tie_embedding": False}
+    del config["layer_types"]
+    model = check(config)  # every tensor, buffer and the total against the meta-device build
+    assert dict(hf_live.tensors(model))["model.layers.0.feed_forward.w1.weight"] == (24, 16)  # int(2 * 36 / 3)
+    assert "lm_head.weight" in dict(hf_live.tensors(model))  # untied: a head of its own
+    notes = derive.explain({"model_type": "lfm2", **config}).notes
+    assert not any(("block_ff_dim" in n or "tie_embedding" in n) for n in notes), notes
+    assert not any(("intermediate_size=" in n or "tie_word_embeddings=" in n) for n in notes), notes

@@ -421,10 +421,21 @@ def _outside_note(model_type: str, given: Mapping[str, Any]) -> list[str]:
     return notes
 
 
+def _with_aliases(model_type: str, given: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``given`` with each alias the config spells also under the key it names (LFM2's ``block_ff_dim`` is its
+    ``intermediate_size``): that key is given, not at the class's default."""
+    from ...blocks import config_model
+
+    entry = config_model(model_type)
+    aliases = entry.keys.aliases if entry.keys is not None else {}
+    spelled = {target: given[alias] for alias, target in aliases.items() if alias in given and target not in given}
+    return {**given, **spelled} if spelled else given
+
+
 def _notes(model_type: str, given: Mapping[str, Any], model: Module) -> list[str]:
     notes = [n for n in model.note.split("\n") if n]  # the family's own (what it counts and what not)
     notes += _outside_note(model_type, given)
-    defaults = _defaults_note(model_type, given, model.config)
+    defaults = _defaults_note(model_type, _with_aliases(model_type, given), model.config)
     if defaults:
         notes.append(f"not in the config, so at the config class's defaults: {', '.join(defaults)}")
     if model_type in ("mamba", "falcon_mamba") and "intermediate_size" in model.config:
