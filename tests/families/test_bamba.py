@@ -1,9 +1,10 @@
 """Bamba (``model_type`` ``bamba``) held against transformers 5.23.0: its data and its own cases. Meta-device
-builds of drawn configs (every tensor and buffer, the total), Bamba-9B-v1's released config.json (read from its data)
-against transformers' own count and the published size, the closed form of the cache, the cache of tiny models run with ``use_cache=True``
-(float32, bfloat16) against derive's States, a decode step's and a first token's FLOPs, the saved config.json,
-through the shared checks (``hf_live.check_family``, ``hf_cache``'s); the configs derive refuses are rows of
-``test_harness.py``. Expected values are read off the real models, never off derive.
+builds of drawn configs (every tensor and buffer, the total), Bamba-9B-v1's released config.json (read from its
+data) against transformers' own count and the published size, the closed form of the cache, the cache of tiny
+models run with ``use_cache=True`` (float32, bfloat16) against derive's States, a decode step's and a first
+token's FLOPs, the saved config.json, through the shared checks (``hf_live.check_family``, ``hf_cache``'s); the
+configs derive refuses are rows of ``test_harness.py``. Expected values are read off the real models, never off
+derive.
 """
 
 from __future__ import annotations
