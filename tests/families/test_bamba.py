@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import derive
 from derive.analysis.cost import cost
-from derive.families.family import released
+from derive.families.family import released, tiny
 
 #: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
 check = partial(hf_live.check_family, "bamba")
@@ -90,20 +90,8 @@ def test_closed_forms() -> None:
     hf_cache.check_closed_cache("bamba", _bamba_9b())
 
 
-CACHE = {
-    "vocab_size": 40,
-    "hidden_size": 16,
-    "intermediate_size": 24,
-    "num_hidden_layers": 3,
-    "num_attention_heads": 2,
-    "num_key_value_heads": 1,
-    "attn_layer_indices": [1],
-    "mamba_n_heads": 4,
-    "mamba_n_groups": 2,
-    "mamba_d_state": 8,
-    "mamba_d_conv": 3,
-    "mamba_chunk_size": 4,
-}
+#: The small config the caches run on: the family's first tiny config (derive/families/data/bamba.json).
+CACHE = tiny("bamba")[0]
 
 
 @pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
-from derive.families.family import released
+from derive.families.family import released, tiny
 
 #: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
 check = partial(hf_live.check_family, "granitemoehybrid")
@@ -93,24 +93,8 @@ def test_closed_forms() -> None:
 
 
 #: Widths multiples of 8: the fused experts run as torch._grouped_mm, whose strides must be multiples of 16 bytes.
-CACHE = {
-    "vocab_size": 40,
-    "hidden_size": 16,
-    "intermediate_size": 16,
-    "shared_intermediate_size": 8,
-    "num_hidden_layers": 3,
-    "num_attention_heads": 2,
-    "num_key_value_heads": 1,
-    "num_local_experts": 4,
-    "num_experts_per_tok": 2,
-    "mamba_n_heads": 4,
-    "mamba_n_groups": 2,
-    "mamba_d_state": 8,
-    "mamba_d_conv": 3,
-    "mamba_chunk_size": 4,
-    "position_embedding_type": "rope",
-    "layer_types": ["mamba", "attention", "mamba"],
-}
+#: The small config the caches run on: the family's first tiny config (derive/families/data/granitemoehybrid.json).
+CACHE = tiny("granitemoehybrid")[0]
 
 
 @pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
