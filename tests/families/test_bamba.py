@@ -1,9 +1,10 @@
 """Bamba (``model_type`` ``bamba``) held against transformers 5.23.0: its data and its own cases. Meta-device
-builds of drawn configs (every tensor and buffer, the total), Bamba-9B's layout against transformers' own count
-and the published size, the closed form of the cache, the cache of tiny models run with ``use_cache=True``
-(float32, bfloat16) against derive's States, a decode step's and a first token's FLOPs, the saved config.json,
-through the shared checks (``hf_live.check_family``, ``hf_cache``'s); the configs derive refuses are rows of
-``test_harness.py``. Expected values are read off the real models, never off derive.
+builds of drawn configs (every tensor and buffer, the total), Bamba-9B-v1's released config.json (read from its
+data) against transformers' own count and the published size, the closed form of the cache, the cache of tiny
+models run with ``use_cache=True`` (float32, bfloat16) against derive's States, a decode step's and a first
+token's FLOPs, the saved config.json, through the shared checks (``hf_live.check_family``, ``hf_cache``'s); the
+configs derive refuses are rows of ``test_harness.py``. Expected values are read off the real models, never off
+derive.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 import derive
 from derive.analysis.cost import cost
+from derive.families.family import released, tiny
 
 #: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
 check = partial(hf_live.check_family, "bamba")
@@ -66,39 +68,30 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-#: Bamba-9B: BambaConfig's defaults (its docstring's checkpoint, ibm-fms/Bamba-9.8b-2.2T-hf) with
-#: attention at layers 9, 18 and 27 and a state of 128 (the HF blog "bamba": 3 attention + 29 Mamba-2 layers).
-BAMBA_9B = {"attn_layer_indices": [9, 18, 27], "mamba_d_state": 128}
+def _bamba_9b() -> dict:
+    """ibm-ai-platform/Bamba-9B-v1's config.json as published (its one home: ``derive/families/data/bamba.json``),
+    without its ``model_type``: attention at layers 9, 18 and 27, 29 Mamba-2 layers of state 128."""
+    release = next(r for r in released("bamba") if r.name == "ibm-ai-platform/Bamba-9B-v1")
+    return {k: v for k, v in release.config.items() if k != "model_type"}
 
 
 def test_bamba_9b() -> None:
-    """Bamba-9B's layout against transformers' own count on the meta device, and its published "9.8B"."""
-    model = hf_live.build("bamba", BAMBA_9B)
-    report = derive.explain({"model_type": "bamba", **BAMBA_9B})
+    """Bamba-9B's release against transformers' own count on the meta device, and its model card's 9.78B."""
+    config = _bamba_9b()
+    model = hf_live.build("bamba", config)
+    report = derive.explain({"model_type": "bamba", **config})
     assert report.total == hf_live.total(model)
-    assert abs(report.total - 9.8e9) / 9.8e9 < 0.01
+    assert abs(report.total - 9.78e9) / 9.78e9 < 0.005
     assert sum(1 for name, _ in hf_live.tensors(model) if name.endswith("q_proj.weight")) == 3
 
 
 def test_closed_forms() -> None:
     """The report's closed forms, at the config's values, give back the total and the cache."""
-    hf_cache.check_closed_cache("bamba", BAMBA_9B)
+    hf_cache.check_closed_cache("bamba", _bamba_9b())
 
 
-CACHE = {
-    "vocab_size": 40,
-    "hidden_size": 16,
-    "intermediate_size": 24,
-    "num_hidden_layers": 3,
-    "num_attention_heads": 2,
-    "num_key_value_heads": 1,
-    "attn_layer_indices": [1],
-    "mamba_n_heads": 4,
-    "mamba_n_groups": 2,
-    "mamba_d_state": 8,
-    "mamba_d_conv": 3,
-    "mamba_chunk_size": 4,
-}
+#: The small config the caches run on: the family's first tiny config (derive/families/data/bamba.json).
+CACHE = tiny("bamba")[0]
 
 
 @pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)

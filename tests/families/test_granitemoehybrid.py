@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
+from derive.families.family import released, tiny
 
 #: derive's report against the model transformers builds on the meta device, or both refuse (hf_live.check_family).
 check = partial(hf_live.check_family, "granitemoehybrid")
@@ -68,30 +69,18 @@ def test_drawn_configs(config: dict) -> None:
     check(config)
 
 
-#: ibm-granite/granite-4.0-h-small's shape keys (its config.json; 36 Mamba-2 and 4 attention layers:
-#: their order changes no count).
-GRANITE_4_H_SMALL = {
-    "vocab_size": 100352,
-    "hidden_size": 4096,
-    "num_hidden_layers": 40,
-    "num_attention_heads": 32,
-    "num_key_value_heads": 8,
-    "num_local_experts": 72,
-    "num_experts_per_tok": 10,
-    "shared_intermediate_size": 1536,
-    "intermediate_size": 768,
-    "mamba_d_state": 128,
-    "mamba_d_conv": 4,
-    "mamba_expand": 2,
-    "tie_word_embeddings": True,
-    "layer_types": ["mamba"] * 36 + ["attention"] * 4,
-}
+def _granite_4_h_small() -> dict:
+    """ibm-granite/granite-4.0-h-small's config.json as published (its one home:
+    ``derive/families/data/granitemoehybrid.json``), without its ``model_type``: 36 Mamba-2 and 4 attention layers."""
+    release = next(r for r in released("granitemoehybrid") if r.name == "ibm-granite/granite-4.0-h-small")
+    return {k: v for k, v in release.config.items() if k != "model_type"}
 
 
 def test_granite_4_h_small() -> None:
     """Total and active against transformers' build on the meta device; against the published 32B / 9B."""
-    check(GRANITE_4_H_SMALL)
-    report = derive.explain({"model_type": "granitemoehybrid", **GRANITE_4_H_SMALL})
+    config = _granite_4_h_small()
+    check(config)
+    report = derive.explain({"model_type": "granitemoehybrid", **config})
     assert abs(report.total - 32e9) / 32e9 < 0.03
     assert abs(report.active - 9e9) / 9e9 < 0.03
 
@@ -99,29 +88,13 @@ def test_granite_4_h_small() -> None:
 def test_closed_forms() -> None:
     """The report's closed forms, at the config's values, give back the cache."""
     hf_cache.check_closed_cache(
-        "granitemoehybrid", {**GRANITE_4_H_SMALL, "position_embedding_type": "rope", "head_dim": 64}
+        "granitemoehybrid", {**_granite_4_h_small(), "position_embedding_type": "rope", "head_dim": 64}
     )
 
 
 #: Widths multiples of 8: the fused experts run as torch._grouped_mm, whose strides must be multiples of 16 bytes.
-CACHE = {
-    "vocab_size": 40,
-    "hidden_size": 16,
-    "intermediate_size": 16,
-    "shared_intermediate_size": 8,
-    "num_hidden_layers": 3,
-    "num_attention_heads": 2,
-    "num_key_value_heads": 1,
-    "num_local_experts": 4,
-    "num_experts_per_tok": 2,
-    "mamba_n_heads": 4,
-    "mamba_n_groups": 2,
-    "mamba_d_state": 8,
-    "mamba_d_conv": 3,
-    "mamba_chunk_size": 4,
-    "position_embedding_type": "rope",
-    "layer_types": ["mamba", "attention", "mamba"],
-}
+#: The small config the caches run on: the family's first tiny config (derive/families/data/granitemoehybrid.json).
+CACHE = tiny("granitemoehybrid")[0]
 
 
 @pytest.mark.parametrize(("dtype", "batch", "prefill", "steps"), hf_cache.CACHE_RUNS)
