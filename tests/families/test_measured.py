@@ -50,7 +50,7 @@ CASES = {
         "max_position_embeddings": 64,
         "word_embed_proj_dim": 64,
     },
-    "phi": {
+    "persimmon": {
         "hidden_size": 64,
         "num_hidden_layers": 2,
         "num_attention_heads": 4,
