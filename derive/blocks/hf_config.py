@@ -195,10 +195,12 @@ def resolve(
 
 @dataclass(frozen=True)
 class Keys:
-    """A transformers config class's keys: each mapped to the model's shapes, or inert with the reason.
+    """A config class's keys: each mapped to the model's shapes, or inert with the reason.
 
     The key set is the class's own at the pinned transformers — its ``__init__`` parameters (its
-    dataclass fields), its ``attribute_map`` and its sub-configs' keys — and
+    dataclass fields), its ``attribute_map`` and its sub-configs' keys; mamba_ssm's ``MambaConfig`` and
+    fla's ``RWKV6Config``/``RWKV7Config`` at their pinned versions, read in ``.venv-ssm`` by
+    ``tests/families/test_keys_ssm.py`` — and
     ``tests/families/test_keys.py`` reads the installed class and fails on a key that is neither in
     :attr:`shape` nor in :attr:`inert`, and on a key its modeling code reads that the class does not
     define. A key outside the class cannot change what transformers builds (``PreTrainedConfig``

@@ -34,7 +34,7 @@ from ._shapes import Inferred, Shapes, Unreadable, dims, groups_and_state, layer
 from .mamba import Mamba
 from .mamba2 import Mamba2, mixer_sizes
 
-__all__ = ["lm_head_model", "lm_head_model_keywords", "padded_vocab", "mlp_width"]
+__all__ = ["KEYS", "lm_head_model", "lm_head_model_keywords", "padded_vocab", "mlp_width"]
 
 #: ``MambaConfig``'s fields and defaults (mamba_ssm/models/config_mamba.py 7–18).
 _DEFAULTS: dict[str, Any] = {
@@ -51,6 +51,23 @@ _DEFAULTS: dict[str, Any] = {
     "pad_vocab_size_multiple": 8,
     "tie_embeddings": True,
 }
+#: ``MambaConfig``'s every field at mamba-ssm 2.3.2.post1 (``mamba_ssm/models/config_mamba.py`` 7-18): the ones the
+#: model's shapes read with their defaults (``attn_layer_idx`` read to be refused), the others with why they shape
+#: nothing. ``MambaConfig`` is a dataclass without ``**kwargs``: a key outside it raises TypeError in
+#: ``MambaConfig(**config)`` (``MambaLMHeadModel.from_pretrained``, mixer_seq_simple.py 287-289), and derive refuses
+#: it too (:func:`lm_head_model`), naming it — it is never answered with a note.
+KEYS = hf_config.Keys(
+    "MambaConfig",
+    {k: _DEFAULTS[k] for k in ("d_model", "d_intermediate", "n_layer", "vocab_size", "ssm_cfg", "attn_layer_idx",
+                               "rms_norm", "pad_vocab_size_multiple", "tie_embeddings")},
+    {
+        "attn_cfg": "the arguments of the attention layers attn_layer_idx names (mixer_seq_simple.py 50, 62-63), which "
+                    "derive refuses: with none, read by nothing",
+        "residual_in_fp32": "the residual stream's dtype (modules/block.py 54, 73): no tensor",
+        "fused_add_norm": "Triton's fused add + norm kernel or the norm module's forward (mixer_seq_simple.py 147-150, "
+                          "modules/block.py 36-40): the same norm weights",
+    },
+)  # fmt: skip
 _SOURCE = (
     "mamba_ssm/models/config_mamba.py 4-18, models/mixer_seq_simple.py 29-82, 118-173, 215-269, "
     "modules/block.py 10-35, modules/mlp.py 6-27 (mamba-ssm 2.3.2.post1)"
@@ -120,7 +137,7 @@ def _mixer(d_model: Dim, ssm_cfg: Any) -> Module:
         raise ValueError(f"config key 'ssm_cfg' ({layer}): {error}") from None
 
 
-@register_config("mamba_ssm", architecture="MambaLMHeadModel", source=_SOURCE)
+@register_config("mamba_ssm", architecture="MambaLMHeadModel", source=_SOURCE, keys=KEYS)
 def lm_head_model(config: Mapping[str, Any]) -> Module:
     """``MambaLMHeadModel(MambaConfig(**config))`` (the ``model_type`` key, if any, left aside).
 
@@ -142,7 +159,7 @@ def lm_head_model(config: Mapping[str, Any]) -> Module:
         (``attn_layer_idx``: not derived), a bad ``ssm_cfg`` or value, naming the key.
     """
     for key in config:
-        if key not in _DEFAULTS and key != "model_type":
+        if key not in KEYS.shape and key not in KEYS.inert and key != "model_type":
             raise ValueError(f"config key {key!r} is not a field of mamba_ssm's MambaConfig (it raises TypeError)")
     c = {**_DEFAULTS, **{k: v for k, v in config.items() if k != "model_type"}}
     if c["attn_layer_idx"]:

@@ -25,10 +25,12 @@ from ..layers.norm import layer_norm
 from ..tree import Dim, Module, Param
 from . import register_config
 from ._keys import config_constructor, flag, formula, is_int, number, recipe, size, value
+from .hf_config import Keys
 from .rwkv import blinkdl_model
 
 __all__ = ["SOURCE", "fla_lora", "lerp_linear", "scaled", "rwkv6_attention", "rwkv6_feed_forward", "fla_ffn_width",
-           "refuse_hybrid", "fla_block", "fla_model", "rwkv6_for_causal_lm", "LETTERS"]  # fmt: skip
+           "refuse_hybrid", "check_fla_config", "FLA_INERT", "KEYS", "fla_block", "fla_model", "rwkv6_for_causal_lm",
+           "LETTERS"]  # fmt: skip
 
 #: Where the tensors and conventions are read from (file and lines), shown on the site.
 SOURCE = "flash-linear-attention 0.6.0 fla/layers/rwkv6.py 30-96, 215-369; fla/models/rwkv6/"
@@ -252,6 +254,64 @@ def refuse_hybrid(config: Mapping[str, Any]) -> None:
         raise ValueError("config key 'attn' (standard attention in chosen layers) is not mapped by derive")
 
 
+#: The keys fla's RWKV6Config and RWKV7Config share that shape no tensor, each with why (flash-linear-attention 0.6.0;
+#: ``configuration_rwkv6.py`` 24-50, ``configuration_rwkv7.py`` 24-52). The keys every transformers config carries
+#: (``hidden_act``, ``use_cache``, ``initializer_range``, the token ids: :data:`~derive.blocks.hf_config.GENERIC`) are
+#: left out: fla's classes pass them to ``PreTrainedConfig``.
+FLA_INERT = {
+    "attn_mode": "the kernel the time mix runs, 'chunk' or 'fused_recurrent' (fla/layers/rwkv6.py 64, rwkv7.py 55): "
+    "no tensor",
+    "max_position_embeddings": "read only by the standard attention layers of 'attn' (fla/models/modeling_utils.py "
+    "42, a rotary's length; refused here): no tensor",
+    "norm_eps": "an epsilon of the LayerNorms and g_norm",
+    "fuse_norm": "fla's fused LayerNorm or nn.LayerNorm (modeling_rwkv6.py 105, modeling_rwkv7.py 126), in "
+    "RWKV7Attention fla's GroupNorm or nn.GroupNorm (fla/layers/rwkv7.py 126-138): the same weight and bias",
+    "fuse_cross_entropy": "the training loss's kernel (fla/models/modeling_utils.py 125-128): no tensor",
+    "fuse_linear_cross_entropy": "the training loss fused with lm_head (fla/models/modeling_utils.py 103-104, 123-124): no "
+    "tensor (refused with fuse_cross_entropy, as fla's validate_loss_config)",
+    "use_l2warp": "the training loss's L2-warp (fla/models/modeling_utils.py 105-106, 144-145): no tensor",
+}
+
+#: ``RWKV6Config``'s every key at flash-linear-attention 0.6.0 (``fla/models/rwkv6/configuration_rwkv6.py`` 22-51):
+#: the keys the model's shapes read with the class's defaults (``attn``, standard attention in chosen layers, read
+#: to be refused), and :data:`FLA_INERT`. A key outside the class is kept by ``PreTrainedConfig`` and read by no
+#: modeling code: answered with a note.
+KEYS = Keys(
+    "RWKV6Config",
+    {"vocab_size": 32000, "hidden_size": 2048, "num_hidden_layers": 24, "num_heads": 4, "expand_k": 0.5,
+     "expand_v": 1.0, "hidden_ratio": 3.5, "intermediate_size": None, "proj_low_rank_dim": 32, "gate_low_rank_dim": 64,
+     "norm_first": True, "norm_bias": True, "attn": None, "tie_word_embeddings": False},
+    FLA_INERT,
+)  # fmt: skip
+
+
+def check_fla_config(config: Mapping[str, Any]) -> None:
+    """What fla refuses of an RWKV6Config's or RWKV7Config's inert keys, and ``attn`` (:func:`refuse_hybrid`).
+
+    An ``attn_mode`` other than 'chunk' or 'fused_recurrent' (the layer asserts it: ``fla/layers/rwkv6.py`` 64,
+    ``rwkv7.py`` 55) and ``fuse_cross_entropy`` with ``fuse_linear_cross_entropy`` (``validate_loss_config``,
+    ``fla/models/configuration_utils.py`` 144-146).
+
+    Parameters
+    ----------
+    config : mapping
+
+    Raises
+    ------
+    ValueError
+        Naming the key.
+    """
+    refuse_hybrid(config)
+    mode = config.get("attn_mode", "chunk")
+    if mode not in ("chunk", "fused_recurrent"):
+        raise ValueError(f"config key 'attn_mode' must be 'chunk' or 'fused_recurrent' (as fla asserts), got {mode!r}")
+    if config.get("fuse_cross_entropy", True) and config.get("fuse_linear_cross_entropy", False):
+        raise ValueError(
+            "config keys 'fuse_cross_entropy' and 'fuse_linear_cross_entropy' are both true: fla's "
+            "validate_loss_config refuses them together"
+        )
+
+
 #: Config keys of fla's RWKV6Config and the letters of the closed form.
 LETTERS = {"vocab_size": "V", "hidden_size": "D", "num_hidden_layers": "L", "intermediate_size": "F",
            "num_heads": "H", "proj_low_rank_dim": "r", "gate_low_rank_dim": "g"}  # fmt: skip
@@ -289,7 +349,7 @@ def fla_block(d: Dim, att: Module, ffn: Module, *, first: bool, norm_first: bool
     )
 
 
-@register_config("rwkv6", architecture="RWKV6ForCausalLM", source=SOURCE)
+@register_config("rwkv6", architecture="RWKV6ForCausalLM", source=SOURCE, keys=KEYS)
 def rwkv6_for_causal_lm(config: Mapping[str, Any]) -> Module:
     """The model fla's ``RWKV6ForCausalLM(RWKV6Config(**config))`` builds (``model_type`` "rwkv6",
     registered with transformers' Auto classes when ``fla`` is imported).
@@ -312,7 +372,8 @@ def rwkv6_for_causal_lm(config: Mapping[str, Any]) -> Module:
     ValueError
         A key naming a value derive cannot use, or ``attn`` (hybrid attention layers) given.
     """
-    refuse_hybrid(config)
+    KEYS.resolve(config)
+    check_fla_config(config)
     d = size(config, "hidden_size", 2048)
     heads = size(config, "num_heads", 4)
     ek, ev = number(config, "expand_k", 0.5), number(config, "expand_v", 1.0)

@@ -21,11 +21,12 @@ from ..layers.linear import linear
 from ..tree import Dim, Module, Param
 from . import register_config
 from ._keys import config_constructor, flag, is_int, recipe, size, value
+from .hf_config import Keys
 from .rwkv import mix
-from .rwkv6_fla import fla_block, fla_ffn_width, fla_lora, fla_model, refuse_hybrid
+from .rwkv6_fla import FLA_INERT, check_fla_config, fla_block, fla_ffn_width, fla_lora, fla_model
 from .rwkv7 import ranks
 
-__all__ = ["SOURCE", "rwkv7_attention", "rwkv7_feed_forward", "rwkv7_for_causal_lm", "LETTERS"]
+__all__ = ["SOURCE", "KEYS", "rwkv7_attention", "rwkv7_feed_forward", "rwkv7_for_causal_lm", "LETTERS"]
 
 #: Where the tensors and conventions are read from (file and lines), shown on the site.
 SOURCE = "flash-linear-attention 0.6.0 fla/layers/rwkv7.py 32-140; fla/models/rwkv7/"
@@ -204,7 +205,20 @@ def _value_dims(config: Mapping[str, Any], d: Dim, layers: Dim) -> list[Dim] | D
     return checked if isinstance(raw, list) else checked[0]
 
 
-@register_config("rwkv7", architecture="RWKV7ForCausalLM", source=SOURCE)
+#: ``RWKV7Config``'s every key at flash-linear-attention 0.6.0 (``fla/models/rwkv7/configuration_rwkv7.py`` 22-53):
+#: the keys the model's shapes read with the class's defaults (``attn`` read to be refused), and the inert keys it
+#: shares with RWKV6Config (:data:`~derive.blocks.rwkv6_fla.FLA_INERT`). A key outside the class: answered, noted.
+KEYS = Keys(
+    "RWKV7Config",
+    {"vocab_size": 32000, "hidden_size": 2048, "num_hidden_layers": 24, "head_dim": 64, "num_heads": None,
+     "decay_low_rank_dim": 64, "gate_low_rank_dim": 128, "a_low_rank_dim": 64, "v_low_rank_dim": 16, "hidden_ratio": 4,
+     "intermediate_size": None, "value_dim": None, "norm_first": True, "norm_bias": True, "attn": None,
+     "tie_word_embeddings": False},
+    FLA_INERT,
+)  # fmt: skip
+
+
+@register_config("rwkv7", architecture="RWKV7ForCausalLM", source=SOURCE, keys=KEYS)
 def rwkv7_for_causal_lm(config: Mapping[str, Any]) -> Module:
     """The model fla's ``RWKV7ForCausalLM(RWKV7Config(**config))`` builds (``model_type`` "rwkv7").
 
@@ -227,7 +241,8 @@ def rwkv7_for_causal_lm(config: Mapping[str, Any]) -> Module:
         A key naming a value derive cannot use; ``attn`` given; one layer (fla's initialisation
         divides by ``num_hidden_layers - 1``).
     """
-    refuse_hybrid(config)
+    KEYS.resolve(config)
+    check_fla_config(config)
     d = size(config, "hidden_size", 2048)
     layers = size(config, "num_hidden_layers", 24, minimum=0)
     if layers == 1:
