@@ -167,6 +167,88 @@ def check_rope(config: Mapping[str, Any], key: str = "rope_parameters") -> None:
             raise ValueError(f"config key {name!r}: partial_rotary_factor {factor!r} is not derived (only 1.0)")
 
 
+def rope_object(config: Mapping[str, Any]) -> tuple[str, Mapping[str, Any], str]:
+    """The RoPE object a config's rotary embedding reads, as ``convert_rope_params_to_dict`` picks it
+    (``modeling_rope_utils.py`` 775-804): ``rope_scaling`` when it is set, else ``rope_parameters``.
+
+    Parameters
+    ----------
+    config : mapping
+        The config as given.
+
+    Returns
+    -------
+    tuple of (str, mapping, str)
+        The key read, its object (empty when neither is set) and its ``rope_type`` (the legacy ``type``, else
+        ``"default"``).
+
+    Raises
+    ------
+    ValueError
+        The key's value is not an object, naming the key.
+    """
+    key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
+    rope = config.get(key)
+    if rope is None:
+        rope = {}
+    if not isinstance(rope, Mapping):
+        raise ValueError(f"config key {key!r} must be an object, got {rope!r:.60}")
+    return key, rope, rope.get("rope_type", rope.get("type", "default"))
+
+
+def rotary_factor(config: Mapping[str, Any], key: str, rope: Mapping[str, Any], default: float) -> tuple[float, str]:
+    """``partial_rotary_factor``: the RoPE object's, else the config's own, else the family's ``default``
+    (``convert_rope_params_to_dict`` moves a top-level one in when the object sets none).
+
+    Parameters
+    ----------
+    config : mapping
+        The config as given.
+    key, rope : str, mapping
+        The RoPE object and its key (:func:`rope_object`).
+    default : float
+        The factor of the family's config class when neither sets one.
+
+    Returns
+    -------
+    tuple of (float, str)
+        The factor, in [0, 1] (0 turns nothing: the slicing rotary embeddings pass the whole head), and the key it
+        came from.
+
+    Raises
+    ------
+    ValueError
+        A factor that is not a number in [0, 1], naming the key it came from.
+    """
+    where = key if "partial_rotary_factor" in rope else "partial_rotary_factor"
+    factor = rope.get("partial_rotary_factor", config.get("partial_rotary_factor", default))
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 <= factor <= 1:
+        raise ValueError(f"config key {where!r}: partial_rotary_factor must be in [0, 1], got {factor!r}")
+    return factor, where
+
+
+def refuse_odd_whole(head_dim: Any, factor: float) -> None:
+    """transformers' ``validate_rope`` refuses a config's own odd ``head_dim`` above 4 that the factor rotates whole
+    (``modeling_rope_utils.py`` 902-915), even in a model that builds no rotary embedding.
+
+    Parameters
+    ----------
+    head_dim : object
+        The config's ``head_dim`` as given (anything but an int passes).
+    factor : float
+        ``partial_rotary_factor``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``head_dim``.
+    """
+    if type(head_dim) is int and head_dim > 4 and head_dim % 2 and int(head_dim * factor) == head_dim:
+        raise ValueError(
+            f"config key 'head_dim' ({head_dim}) is odd and rotated whole: transformers' validate_rope refuses it"
+        )
+
+
 def rotary_dim(
     config: Mapping[str, Any], head_dim: Dim, default: float, *, plain_reads_factor: bool = True, given: bool = False
 ) -> Dim:
@@ -215,10 +297,8 @@ def rotary_dim(
         factor = rope.get("partial_rotary_factor", default)
     if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
         raise ValueError(f"config key 'rope_parameters': partial_rotary_factor must be in (0, 1], got {factor!r}")
-    if given and type(head_dim) is int and head_dim > 4 and head_dim % 2 and int(head_dim * factor) == head_dim:
-        raise ValueError(
-            f"config key 'head_dim' ({head_dim}) is odd and rotated whole: transformers' validate_rope refuses it"
-        )
+    if given:
+        refuse_odd_whole(head_dim, factor)
     if rope is not None and not plain_reads_factor and rope.get("rope_type", rope.get("type", "default")) == "default":
         factor = 1
     return rotated(head_dim, factor, "rope_parameters")

@@ -27,7 +27,17 @@ from ..layers.lm_attention import self_attention
 from ..layers.norm import rms_norm
 from ..tree import Dim, Module
 from .decoder import INERT as DECODER_INERT
-from .decoder import ROPE_KEYS, ROPE_TYPES, floordiv, kv_heads, rope_buffers, rotated
+from .decoder import (
+    ROPE_KEYS,
+    ROPE_TYPES,
+    floordiv,
+    kv_heads,
+    refuse_odd_whole,
+    rope_buffers,
+    rope_object,
+    rotary_factor,
+    rotated,
+)
 from .family import Keys, register_family
 from .llama_like import CACHE_KEYS, cache_shape, cache_windows, lm, not_null
 
@@ -93,19 +103,12 @@ def glm_rotary(config: Mapping[str, Any], head_dim: Dim, default: float, *, give
         An unknown ``rope_type``, a factor outside [0, 1], an odd ``head_dim`` rotated whole, LongRoPE factors that
         are not lists of one entry a frequency, naming the key.
     """
-    key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
-    rope = config.get(key) or {}
-    if not isinstance(rope, Mapping):
-        raise ValueError(f"config key {key!r} must be an object, got {rope!r:.60}")
-    kind = rope.get("rope_type", rope.get("type", "default"))
+    key, rope, kind = rope_object(config)
     if kind not in (*ROPE_TYPES, "longrope", "proportional"):
         raise ValueError(f"config key {key!r}: rope_type {kind!r} is not one derive maps ({sorted(ROPE_TYPES)}, longrope, proportional)")  # fmt: skip
-    where = key if "partial_rotary_factor" in rope else "partial_rotary_factor"
-    factor = rope.get("partial_rotary_factor", config.get("partial_rotary_factor", default))
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 <= factor <= 1:
-        raise ValueError(f"config key {where!r}: partial_rotary_factor must be in [0, 1], got {factor!r}")
-    if given and type(head_dim) is int and head_dim > 4 and head_dim % 2 and int(head_dim * factor) == head_dim:
-        raise ValueError(f"config key 'head_dim' ({head_dim}) is odd and rotated whole: transformers' validate_rope refuses it")  # fmt: skip
+    factor, where = rotary_factor(config, key, rope, default)
+    if given:
+        refuse_odd_whole(head_dim, factor)
     if kind == "proportional":
         return 2 * floordiv(head_dim, 2)
     width = rotated(head_dim, factor, where)

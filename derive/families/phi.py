@@ -40,7 +40,17 @@ from ..layers.norm import layer_norm
 from ..layers.token_flops import register
 from ..tree import Dim, Module, Param
 from .decoder import INERT as DECODER_INERT
-from .decoder import ROPE_TYPES, floordiv, kv_heads, layer_list, rope_buffers, rotated
+from .decoder import (
+    ROPE_TYPES,
+    floordiv,
+    kv_heads,
+    layer_list,
+    refuse_odd_whole,
+    rope_buffers,
+    rope_object,
+    rotary_factor,
+    rotated,
+)
 from .family import Keys, register_family
 from .llama_like import ATTENTION_KINDS, CACHE_KEYS, cache_shape, cache_windows, head_width
 
@@ -105,25 +115,14 @@ def phi_rotary(config: Mapping[str, Any], head_dim: Dim) -> Dim:
         an odd rotated width (the first forward fails); an odd ``head_dim`` rotated whole (``validate_rope``);
         naming the key.
     """
-    key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
-    rope = config.get(key)
-    if rope is None:
-        rope = {}
-    if not isinstance(rope, Mapping):
-        raise ValueError(f"config key {key!r} must be an object, got {rope!r:.60}")
-    if any(kind in rope for kind in ATTENTION_KINDS):
+    key, rope, kind = rope_object(config)
+    if any(k in rope for k in ATTENTION_KINDS):
         raise ValueError(f"config key {key!r}: a RoPE by layer type is not derived (PhiRotaryEmbedding reads one)")
-    kind = rope.get("rope_type", rope.get("type", "default"))
     if kind not in ROPE_TYPES:
         raise ValueError(f"config key {key!r}: rope_type {kind!r} is not one derive maps ({sorted(ROPE_TYPES)})")
-    where = key if "partial_rotary_factor" in rope else "partial_rotary_factor"
-    factor = rope.get("partial_rotary_factor", config.get("partial_rotary_factor", DEFAULT_FACTOR))
     # 0 turns nothing: the attention rotates q[..., :0] and passes the whole head (modeling_phi.py 199-212)
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 <= factor <= 1:
-        raise ValueError(f"config key {where!r}: partial_rotary_factor must be in [0, 1], got {factor!r}")
-    given = config.get("head_dim")
-    if type(given) is int and given > 4 and given % 2 and int(given * factor) == given:
-        raise ValueError(f"config key 'head_dim' ({given}) is odd and rotated whole: transformers' validate_rope refuses it")  # fmt: skip
+    factor, where = rotary_factor(config, key, rope, DEFAULT_FACTOR)
+    refuse_odd_whole(config.get("head_dim"), factor)
     dim = rotated(head_dim, factor, where)
     if type(dim) is int and dim % 2:
         raise ValueError(

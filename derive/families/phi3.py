@@ -37,7 +37,7 @@ from ..layers.norm import rms_norm
 from ..layers.token_flops import register
 from ..tree import Dim, Module
 from .decoder import INERT as DECODER_INERT
-from .decoder import ROPE_KEYS, kv_heads, rope_buffers, rotated
+from .decoder import ROPE_KEYS, kv_heads, refuse_odd_whole, rope_buffers, rope_object, rotary_factor, rotated
 from .family import Keys, register_family
 from .llama_like import CACHE_KEYS, cache_shape, cache_windows, head_width, lm
 
@@ -104,16 +104,9 @@ def phi_rotary(config: Mapping[str, Any], head_dim: Dim, hidden: Dim, heads: Dim
         a factor outside [0, 1], LongRoPE factors of another length, an odd ``head_dim`` rotated whole
         (transformers' ``validate_rope``), naming the key.
     """
-    key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
-    rope = config.get(key)
-    if rope is None:
-        rope = {}
-    if not isinstance(rope, Mapping):
-        raise ValueError(f"config key {key!r} must be an object, got {rope!r:.60}")
-    kind = rope.get("rope_type", rope.get("type", "default"))
+    key, rope, kind = rope_object(config)
     if kind not in PHI_ROPE_TYPES:
         raise ValueError(f"config key {key!r}: rope_type {kind!r} is refused by Phi3Config (default or longrope)")
-    where = key if "partial_rotary_factor" in rope else "partial_rotary_factor"
     if kind == "su" and "original_max_position_embeddings" not in rope:
         # standardize_rope_params moves the top-level original_max_position_embeddings in for llama3, yarn and
         # longrope only; su becomes longrope after it, and validate_rope then requires the key (KeyError)
@@ -121,13 +114,9 @@ def phi_rotary(config: Mapping[str, Any], head_dim: Dim, hidden: Dim, heads: Dim
             f"config key {key!r}: rope_type 'su' without its own original_max_position_embeddings is refused by "
             "Phi3Config (it reads su as longrope, which needs that key in the RoPE's object)"
         )
-    factor = rope.get("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))
     # 0 turns nothing: apply_rotary_pos_emb rotates q[..., :0] and passes the whole head (modeling_phi3.py 180-185)
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 <= factor <= 1:
-        raise ValueError(f"config key {where!r}: partial_rotary_factor must be in [0, 1], got {factor!r}")
-    given = config.get("head_dim")
-    if type(given) is int and given > 4 and given % 2 and int(given * factor) == given:
-        raise ValueError(f"config key 'head_dim' ({given}) is odd and rotated whole: transformers' validate_rope refuses it")  # fmt: skip
+    factor, where = rotary_factor(config, key, rope, 1.0)
+    refuse_odd_whole(config.get("head_dim"), factor)
     dim = rotated(head_dim, factor, key)
     if kind != "default":
         for name in ("short_factor", "long_factor"):

@@ -35,7 +35,7 @@ from ..layers.moe import moe_block, routed_experts, router
 from ..layers.norm import layer_norm
 from ..tree import Dim, Module, Param
 from .decoder import INERT as DECODER_INERT
-from .decoder import ROPE_KEYS, ROPE_TYPES, kv_heads
+from .decoder import ROPE_KEYS, ROPE_TYPES, kv_heads, rope_object
 from .family import Keys, register_family
 from .llama_like import cache_shape, cache_windows, head_width, lm
 from .olmoe import MOE_INERT
@@ -88,11 +88,7 @@ def _check_rope(config: Mapping[str, Any], head_dim: Dim) -> None:
     gives the others one; the forward reads it) and a factor of 1.0 (another turns ``int(d · factor)`` of a head the
     attention rotates whole: the first forward fails); LongRoPE's factors of ⌈d/2⌉ entries. The default turns the
     whole head whatever ``partial_rotary_factor`` says (``compute_default_rope_parameters`` does not read it)."""
-    key = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
-    rope = config.get(key) or {}
-    if not isinstance(rope, Mapping):
-        raise ValueError(f"config key {key!r} must be an object, got {rope!r:.60}")
-    kind = rope.get("rope_type", rope.get("type", "default"))
+    key, rope, kind = rope_object(config)
     if kind not in (*ROPE_TYPES, "longrope"):
         raise ValueError(f"config key {key!r}: rope_type {kind!r} is not one derive maps")
     if kind == "default":
