@@ -43,6 +43,9 @@ class Library:
         are classes it may record, with its registered constructors).
     source : str
         A cited library's files and lines.
+    mixers : tuple of str
+        Its mixer classes that derive builds alone and the live tests hold one by one (transformers' hybrid
+        mixers: ``tests/blocks/test_hybrid_mixers.py``).
     """
 
     key: str
@@ -51,15 +54,19 @@ class Library:
     environment: str = ""
     models: tuple[str, ...] = ()
     source: str = ""
+    mixers: tuple[str, ...] = ()
 
     def classes(self) -> set[str]:
-        """The class names recorded under it: its registered constructors and its models' architectures."""
+        """The class names recorded under it: its registered constructors, its models' architectures and its
+        mixers."""
         import derive.blocks
         from derive.engine.constructors import CONSTRUCTORS
 
-        return {name for fw, name in CONSTRUCTORS if fw == self.key} | {
-            derive.blocks.CONFIG_MODELS[m].architecture for m in self.models
-        }
+        return (
+            {name for fw, name in CONSTRUCTORS if fw == self.key}
+            | {derive.blocks.CONFIG_MODELS[m].architecture for m in self.models}
+            | set(self.mixers)
+        )
 
 
 def _sources(*texts: str) -> str:
@@ -94,9 +101,19 @@ def _libraries() -> dict[str, Library]:
     ]  # fmt: skip
     # every model type derive reads from a config is transformers' but those the libraries above claim
     claimed = {m for library in found for m in library.models}
+    # the hybrid mixers in transformers' spellings, as derive's blocks name them
+    from derive.blocks import gated_deltanet, kda, short_conv
+
+    mixers = (
+        *(cls for cls, _ in gated_deltanet.SPELLINGS.values()),
+        *short_conv.SPELLINGS.values(),
+        *(f"{prefix}DeltaAttention" for prefix in kda.SPELLINGS.values()),
+        "MiniMaxLightningAttention",
+    )
     transformers = Library("transformers",
                            "transformers (Mamba, FalconMamba, Mamba-2, RWKV-4, RecurrentGemma and the language models)",
-                           ("transformers",), models=tuple(sorted(set(CONFIG_MODELS) - claimed)))  # fmt: skip
+                           ("transformers",), models=tuple(sorted(set(CONFIG_MODELS) - claimed)),
+                           mixers=tuple(sorted(mixers)))  # fmt: skip
     return {library.key: library for library in [transformers, *found]}
 
 

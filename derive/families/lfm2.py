@@ -73,10 +73,10 @@ SAME_AS = {
     "conv_dim_out": "hidden_size",
     "num_heads": "num_attention_heads",
 }
-#: ``Lfm2Config``'s every key at transformers 5.23.0 (configuration_lfm2.py): the shape keys with their defaults,
-#: the others with why; Liquid's own spellings of its sizes refused where they disagree (:data:`SAME_AS`).
 #: Liquid's spellings ``Lfm2Config.__post_init__`` pops as the class's own keys (configuration_lfm2.py 90-91).
 ALIASES = {"tie_embedding": "tie_word_embeddings", "block_ff_dim": "intermediate_size"}
+#: ``Lfm2Config``'s every key at transformers 5.23.0 (configuration_lfm2.py): the shape keys with their defaults,
+#: the others with why; Liquid's own spellings of its sizes refused where they disagree (:data:`SAME_AS`).
 KEYS = Keys("Lfm2Config", _DEFAULTS, INERT, aliases=ALIASES, same_as=SAME_AS)
 _SOURCE = (
     "transformers/models/lfm2/configuration_lfm2.py 58-92, modeling_lfm2.py 111-125, 202-217, 316-338, "
