@@ -448,7 +448,7 @@ def _fp8(model: Module, qc: Mapping[str, Any], dtype: str) -> tuple[Rule, str | 
     if qc.get("dequantize"):
         return (lambda path, module, param: None), None
     fmt = qc.get("fmt", "e4m3")
-    if fmt != "e4m3":
+    if fmt not in ("e4m3", "float8_e4m3fn"):  # the format by its name and by torch's (MiniMax-M2.5's)
         raise ValueError(f"quantization_config.fmt {fmt!r}: transformers' fine-grained FP8 stores e4m3 only")
     if qc.get("modules_to_convert"):
         raise ValueError("quantization_config.modules_to_convert (FP8 embeddings): not derived")

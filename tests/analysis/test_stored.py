@@ -69,6 +69,7 @@ CASES = [
     ("fp8-experts-static", "mixtral", MIXTRAL, {"quant_method": "fp8", "weight_block_size": [32, 64], "activation_scheme": "static"}, "meta"),
     ("fp8-jamba", "jamba", JAMBA, {"quant_method": "fp8", "weight_block_size": [128, 128]}, "meta"),
     ("fp8-skip", "llama", LLAMA, {"quant_method": "fp8", "weight_block_size": [128, 128], "modules_to_not_convert": ["lm_head", "model.layers.1.mlp", "k_proj"]}, "meta"),
+    ("fp8-fmt-torch", "llama", LLAMA, {"quant_method": "fp8", "weight_block_size": [128, 128], "fmt": "float8_e4m3fn"}, "meta"),
     ("fp8-ue8m0", "llama", LLAMA, {"quant_method": "fp8", "weight_block_size": [128, 128], "scale_fmt": "ue8m0"}, "meta"),
     # bitsandbytes on the CPU: the header of the checkpoint it writes
     ("bnb-nf4-double", "llama", LLAMA, {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True}, "checkpoint"),

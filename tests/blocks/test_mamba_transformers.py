@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import derive
+from derive.families.family import tiny
 from derive.tree import named_buffers
 
 CLASSES = {"mamba": "MambaForCausalLM", "falcon_mamba": "FalconMambaForCausalLM", "mamba2": "Mamba2ForCausalLM"}
@@ -84,12 +85,12 @@ def test_the_maintainers_counts_mamba_48() -> None:
     ("model_type", "config"),
     [
         ("mamba", {}),
-        ("mamba", {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 100, "tie_word_embeddings": False}),
+        ("mamba", tiny("mamba")[0]),  # derive/families/data/mamba.json
         (
             "mamba",
             {"hidden_size": 40, "num_hidden_layers": 1, "vocab_size": 9, "use_bias": True, "use_conv_bias": False},
         ),
-        ("falcon_mamba", {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 30, "time_step_rank": 5}),
+        ("falcon_mamba", tiny("falcon_mamba")[0]),  # derive/families/data/falcon_mamba.json
         ("mamba2", {"hidden_size": 64, "num_heads": 4, "head_dim": 32, "n_groups": 2, "num_hidden_layers": 2}),
         (
             "mamba2",
