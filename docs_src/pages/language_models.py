@@ -601,6 +601,8 @@ def memory_context() -> dict:
     -------
     dict
     """
+    from . import released as every  # the released-models page's rows (released.py imports this module)
+
     rows = _memory_rows()
     jamba, mixtral, llama = (cost(released(k), 262144, 1, DTYPE) for k in ("jamba-v0.1", "mixtral-8x7b", "llama-2-7b"))
     return {
@@ -609,6 +611,8 @@ def memory_context() -> dict:
         "budgets": BUDGETS,
         "rows": rows,
         "svg": memory_svg(rows),
+        "released_rows": every.rows(),
+        "released_contexts": every.CONTEXTS,
         "jamba_kv": number(jamba.kv_bytes_per_token * 262144 // GIB),
         "mixtral": number(mixtral.cache_bytes // GIB),
         "llama": number(llama.cache_bytes // GIB),
