@@ -99,7 +99,16 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site, built once for the whole session (read-only: tests must not change it).
 
     Under pytest-xdist the workers share one build: the first to ask builds it in the run's common
-    temporary folder, holding a lock the others wait on (pytest-xdist's documented pattern)."""
+    temporary folder, holding a lock the others wait on (pytest-xdist's documented pattern).
+    ``DERIVE_BUILT_SITE=<dir>`` hands the session a build of this checkout instead: ``.ci/run`` builds the
+    site with ``scripts/build-site`` (the same ``mkdocs build --strict``, dated by the last commit) before
+    the tests, and the tests read that build rather than making a second one."""
+    given = os.environ.get("DERIVE_BUILT_SITE")
+    if given:
+        site_dir = Path(given).resolve()
+        if not (site_dir / "index.html").is_file() or not (site_dir / "sitemap.xml.gz").is_file():
+            pytest.fail(f"DERIVE_BUILT_SITE={given!r} is not a built site (no index.html or sitemap.xml.gz)")
+        return site_dir
     if "PYTEST_XDIST_WORKER" not in os.environ:
         site_dir = tmp_path_factory.mktemp("built") / "site"
         build_site(site_dir)
