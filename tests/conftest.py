@@ -94,6 +94,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Under ``--dist loadgroup`` (scripts/test), fail the run if pytest-xdist ignores the ``xdist_group`` marks.
+
+    pytest-xdist groups a test by renaming its nodeid (``...::test@group``); pytest 9.2 derives the nodeid
+    elsewhere, so the renaming is lost and a group's tests are spread over the workers without a word: a
+    module fixture is then built once a worker (the checkout's copy in tests/site/test_build_site_script.py,
+    twice a run). pyproject.toml pins the pytest with which the marks hold."""
+    if not session.config.getoption("loadgroup", default=False):
+        return
+    ignored = [
+        item.nodeid for item in session.items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid
+    ]
+    if ignored:
+        raise pytest.UsageError(
+            f"pytest-xdist ignored the xdist_group mark of {len(ignored)} tests (e.g. {ignored[0]}): "
+            "this pytest does not let --dist loadgroup rename nodeids; install the pytest pyproject.toml pins"
+        )
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site, built once for the whole session (read-only: tests must not change it).
@@ -125,11 +144,31 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def rendered_pages() -> dict[str, str]:
-    """Every page's Markdown, rendered once for the whole session."""
+def rendered_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Every page's Markdown (``docs_src.site.render_pages``), rendered once for the whole run (read-only:
+    tests must not change it).
+
+    Under pytest-xdist the workers share one rendering, as they share :func:`built_site`: the first to ask
+    renders the pages and writes them (JSON) to the run's common temporary folder, holding a lock the others
+    wait on; they read that file. Each rendering of the site costs minutes under coverage: the tests that
+    read pages take them from here rather than rendering the site again."""
     from docs_src.site import render_pages
 
-    return render_pages(ROOT / "templates")
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return render_pages(ROOT / "templates")
+    import json
+
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / "rendered-pages.json"
+    with FileLock(str(shared) + ".lock"):
+        if not shared.is_file():
+            pages = render_pages(ROOT / "templates")
+            partial = shared.with_suffix(".partial")
+            partial.write_text(json.dumps(pages), encoding="utf-8")
+            partial.replace(shared)
+            return pages
+    return json.loads(shared.read_text(encoding="utf-8"))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -35,14 +35,22 @@ def _build(repo: Path) -> subprocess.CompletedProcess:
     env = dict(
         os.environ, DERIVE_NO_BOOTSTRAP="1", DERIVE_PYTHON=sys.executable, SOURCE_DATE_EPOCH=EPOCH, SITE_DIR="site"
     )
+    # Not measured by coverage (``.ci/run``'s ``--cov`` hands subprocesses COVERAGE_PROCESS_CONFIG): the copy's
+    # build imports the copy's ``derive``, whose data would land in the copy and never be combined, and tracing
+    # made this build 7x slower (51 s alone, ~350 s traced).
+    env.pop("COVERAGE_PROCESS_CONFIG", None)
+    env.pop("COVERAGE_PROCESS_START", None)
     return subprocess.run(
         ["bash", "scripts/build-site"], cwd=repo, env=env, capture_output=True, text=True, timeout=900
     )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def repo(tmp_path_factory) -> Path:
-    """A copy of the checkout whose site/ holds a good build (which replaced an older site/)."""
+    """A copy of the checkout whose site/ holds a good build (which replaced an older site/).
+
+    Session-scoped, though only this module uses it: a worker of pytest-xdist may run another module's tests
+    between two of these, which tears a module's fixture down, and the copy was built again (twice a run)."""
     if shutil.which("npm") is None:
         pytest.skip("npm not found")
     if not (ROOT / "node_modules" / "katex" / "dist" / "katex.min.js").is_file():

@@ -12,7 +12,6 @@ from torch import nn
 
 import derive.frameworks as fws
 import derive.torch as dt
-import docs_src.site as site
 from derive.cells import CELLS as CELL_EQUATIONS
 from docs_src.calculator import CELLS, FRAMEWORKS, LEFT_OUT, evaluate, javascript
 
@@ -170,11 +169,8 @@ def test_a_few_against_torch(cfg, module, tmp_path):
 
 
 @pytest.mark.slow
-def test_page_inlines_the_script_and_the_ids():
-    from pathlib import Path
-
-    pages = site.render_pages(Path(__file__).resolve().parents[2] / "templates")
-    page = pages["tools/calculator.md"]
+def test_page_inlines_the_script_and_the_ids(rendered_pages):
+    page = rendered_pages["tools/calculator.md"]
     assert javascript() in page
     for element in (
         "calc-form",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
@@ -25,7 +24,6 @@ from derive.render.latex import shape_latex
 from docs_src import record
 from docs_src.pages import frameworks as pages
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 TORCH_CLASS = {"rnn": "RNN", "lstm": "LSTM", "gru": "GRU"}
 
 
@@ -84,8 +82,8 @@ def test_framework_page_example(example, keras):
         assert shown["trainable"] == f"{trainable:,}"
 
 
-def test_every_framework_example_is_rendered_and_nothing_else():
-    rendered = site.render_pages(TEMPLATES)
+def test_every_framework_example_is_rendered_and_nothing_else(rendered_pages):
+    rendered = rendered_pages
     for page in pages.PAGES:
         text = rendered[page.path]
         calls = {f"frameworks.{e.call}" for e in page.examples if e.framework == "frameworks"}
@@ -287,8 +285,8 @@ def test_comparison_states_the_known_differences():
     assert sympy.expand(gru["flax.linen"]["one"] - gru["flax.nnx"]["one"]) == H
 
 
-def test_pages_say_checked_or_from_source():
-    rendered = site.render_pages(TEMPLATES)
+def test_pages_say_checked_or_from_source(rendered_pages):
+    rendered = rendered_pages
     for fw in frameworks.FRAMEWORKS.values():
         text = rendered[f"frameworks/{fw.key.replace('.', '-')}.md"]
         # The record's words (the record itself is held to the installed packages by

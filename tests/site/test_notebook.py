@@ -101,11 +101,10 @@ def test_cost_and_vectorized_outputs_hold_against_torch(executed):
     assert shown == expected
 
 
-def test_site_page_shows_the_stored_outputs():
+def test_site_page_shows_the_stored_outputs(rendered_pages):
     from docs_src.pages.tools import notebook_cells
-    from docs_src.site import render_pages
 
-    page = render_pages(ROOT / "templates")["tools/notebook.md"]
+    page = rendered_pages["tools/notebook.md"]
     for cell in notebook_cells():
         if cell["kind"] == "code":
             assert cell["source"] in page

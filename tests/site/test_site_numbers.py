@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 import sympy
@@ -21,8 +20,6 @@ from derive import H, I, L, P
 from docs_src.pages.cells import CELL_PAGES, cell_page_context
 from docs_src.pages.home import headline
 from docs_src.pages.models import WHOLE_MODELS, torch_code
-
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 
 def torch_module(example) -> nn.Module:
@@ -54,8 +51,8 @@ def test_worked_example_matches_torch(example):
     assert [ours.layer_count(k) for k in layers] == torch_layer_counts(module)
 
 
-def test_every_example_is_rendered_and_checked():
-    pages = site.render_pages(TEMPLATES)
+def test_every_example_is_rendered_and_checked(rendered_pages):
+    pages = rendered_pages
     # the "Asked and answered" page shows the corpus's questions as their askers wrote them: each of its
     # numbers is held against the framework by tests/corpus/test_corpus.py
     # — and Flax linen's pages, where ``nn.`` is ``flax.linen`` (their lines are held against Flax in

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def pages():
-    return site.render_pages(ROOT / "templates")
+def pages(rendered_pages):
+    return rendered_pages
 
 
 def torch_module(example):
