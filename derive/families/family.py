@@ -46,7 +46,7 @@ from ..blocks.hf_config import Keys
 from ..engine.constructors import Constructor, register
 from ..tree import Module
 
-__all__ = ["Release", "register_family", "families", "released", "tiny", "Keys"]
+__all__ = ["Release", "register_family", "families", "released", "release", "tiny", "Keys"]
 
 
 @dataclass(frozen=True)
@@ -189,6 +189,35 @@ def released(model_type: str | None = None) -> tuple[Release, ...]:
         )  # fmt: skip
         for r in _data(model_type).get("releases", ())
     )
+
+
+def release(name: str) -> Release:
+    """The release named ``name``, as derive ships it (its ``config.json`` as published, with its source).
+
+    Parameters
+    ----------
+    name : str
+        The Hub's name, e.g. ``"meta-llama/Llama-2-7b-hf"``.
+
+    Returns
+    -------
+    Release
+        A fresh copy.
+
+    Raises
+    ------
+    KeyError
+        If derive ships no release of that name.
+
+    Examples
+    --------
+    >>> release("meta-llama/Llama-2-7b-hf").config["num_hidden_layers"]
+    32
+    """
+    for r in released():
+        if r.name == name:
+            return r
+    raise KeyError(f"derive ships no release named {name!r} (derive/families/data/*.json)")
 
 
 def tiny(model_type: str) -> tuple[dict[str, Any], ...]:

@@ -22,11 +22,11 @@ from typing import Any
 import derive
 from derive.analysis.cost import cost
 from derive.blocks import griffin
+from derive.families.family import release
 from derive.render.latex import shape_latex
 from derive.tree import Module
 
 from ..site import Page, number
-from .mamba import hf_config
 
 __all__ = [
     "Released",
@@ -55,7 +55,8 @@ class Released:
     name : str
         The Hub's name, e.g. ``"ai21labs/Jamba-v0.1"``.
     config : mapping
-        Its ``config.json``'s shape keys, with ``model_type``.
+        Its ``config.json`` whole, where derive ships the release (:func:`derive.families.family.release`);
+        else its shape keys, with ``model_type``.
     published : str or None
         The size its authors publish (``"52B total, 12B active"``); None for a config class's defaults
         that no released model is known to have (the page says so).
@@ -73,26 +74,23 @@ class Released:
     note: str = ""
 
 
-#: Released models, keyed by a short id. Configs as their config.json files set the keys that shape
-#: them (transformers 5.23.0's config classes default to several of them: each class's docstring
-#: names the checkpoint its defaults reproduce). Where no released config of a family could be
+#: Released models, keyed by a short id. A release derive's registry stores is read from there
+#: (:func:`derive.families.family.release`: its whole config.json, with its source); the others give the keys that shape them
+#: as their config.json files set them (transformers 5.23.0's config classes default to several of them:
+#: each class's docstring names the checkpoint its defaults reproduce). Where no released config of a family could be
 #: checked, its config class's defaults stand in, ``published`` None: the page says it is no release.
 RELEASED: dict[str, Released] = {
     "llama-2-7b": Released(
         "meta-llama/Llama-2-7b-hf",
-        {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
-         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32},
+        release("meta-llama/Llama-2-7b-hf").config,
         "7B (6.74B)", "[Llama 2, Table 1](https://arxiv.org/abs/2307.09288)"),
     "mistral-7b": Released(
         "mistralai/Mistral-7B-v0.1",
-        {"model_type": "mistral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
-         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "sliding_window": 4096},
+        release("mistralai/Mistral-7B-v0.1").config,
         "7.3B", "[model card](https://huggingface.co/mistralai/Mistral-7B-v0.1)"),
     "mixtral-8x7b": Released(
         "mistralai/Mixtral-8x7B-v0.1",
-        {"model_type": "mixtral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
-         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "num_local_experts": 8,
-         "num_experts_per_tok": 2, "sliding_window": None},
+        release("mistralai/Mixtral-8x7B-v0.1").config,
         "47B total, 13B active", "[Mixtral of Experts §2](https://arxiv.org/abs/2401.04088)"),
     "jamba-v0.1": Released(
         "ai21labs/Jamba-v0.1",
@@ -104,7 +102,7 @@ RELEASED: dict[str, Released] = {
         "52B total, 12B active", "[Jamba, Table 1](https://arxiv.org/abs/2403.19887)"),
     "qwen3-next-80b-a3b": Released(
         "Qwen/Qwen3-Next-80B-A3B-Instruct",
-        {"model_type": "qwen3_next"},  # Qwen3NextConfig's defaults are this model (configuration_qwen3_next.py)
+        release("Qwen/Qwen3-Next-80B-A3B-Instruct").config,
         "80B total, 3B active", "[model card](https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct)"),
     "lfm2-8b-a1b": Released(
         "LiquidAI/LFM2-8B-A1B",
@@ -122,8 +120,7 @@ RELEASED: dict[str, Released] = {
         "9.8B", "[Bamba (Hugging Face blog)](https://huggingface.co/blog/bamba)"),
     "nemotron-h-8b": Released(
         "nvidia/Nemotron-H-8B-Base-8K",
-        {"model_type": "nemotron_h",
-         "hybrid_override_pattern": "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"},
+        release("nvidia/Nemotron-H-8B-Base-8K").config,
         "8B", "[Nemotron-H](https://arxiv.org/abs/2504.03624)"),
     "zamba2-2.7b": Released(
         "Zyphra/Zamba2-2.7B",
@@ -196,13 +193,7 @@ RELEASED: dict[str, Released] = {
         "0.5B", "[Falcon-H1](https://arxiv.org/abs/2507.22448)"),
     "granite-4.0-h-small": Released(
         "ibm-granite/granite-4.0-h-small",
-        # its config.json's shape keys (as tests/families/test_granitemoehybrid.py holds them); the four
-        # attention layers at 5, 15, 25, 35 (its layer_types; positions change no count)
-        {"model_type": "granitemoehybrid", "vocab_size": 100352, "hidden_size": 4096, "num_hidden_layers": 40,
-         "num_attention_heads": 32, "num_key_value_heads": 8, "num_local_experts": 72, "num_experts_per_tok": 10,
-         "shared_intermediate_size": 1536, "intermediate_size": 768, "mamba_d_state": 128, "mamba_d_conv": 4,
-         "mamba_expand": 2, "tie_word_embeddings": True,
-         "layer_types": ["attention" if i % 10 == 5 else "mamba" for i in range(40)]},
+        release("ibm-granite/granite-4.0-h-small").config,
         "32B total, 9B active", "[model card](https://huggingface.co/ibm-granite/granite-4.0-h-small)"),
     "gpt2": Released(
         "openai-community/gpt2",
@@ -212,7 +203,7 @@ RELEASED: dict[str, Released] = {
         "google/recurrentgemma-2b", dict(griffin.RECURRENTGEMMA_2B),
         "2.7B", "[RecurrentGemma](https://arxiv.org/abs/2404.07839)"),
     "mamba-2.8b": Released(
-        "state-spaces/mamba-2.8b-hf", hf_config("mamba-2.8b"),
+        "state-spaces/mamba-2.8b-hf", release("state-spaces/mamba-2.8b-hf").config,
         "2.8B", "[mamba README](https://github.com/state-spaces/mamba#pretrained-models)"),
 }  # fmt: skip
 

@@ -23,26 +23,16 @@ import derive
 import derive.blocks
 import derive.families.llama
 from derive.analysis.cost import cost, model_cost
+from derive.families.family import release
 from derive.tree import active
+from docs_src.pages.language_models import RELEASED
 
-#: meta-llama/Llama-2-7b-hf's shape (LlamaConfig's defaults, configuration_llama.py).
-LLAMA_2_7B = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008,
-              "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32}  # fmt: skip
-#: mistralai/Mistral-7B-v0.1 (MistralConfig's defaults, configuration_mistral.py).
-MISTRAL_7B = {"model_type": "mistral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
-              "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-              "sliding_window": 4096}  # fmt: skip
-#: mistralai/Mixtral-8x7B-v0.1 (MixtralConfig's defaults, configuration_mixtral.py; rope_theta 1e6 is inert).
-MIXTRAL_8X7B = {"model_type": "mixtral", "vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336,
-                "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-                "num_local_experts": 8, "num_experts_per_tok": 2, "sliding_window": None,
-                "rope_theta": 1e6}  # fmt: skip
-#: ai21labs/Jamba-v0.1 (JambaConfig's defaults, configuration_jamba.py).
-JAMBA_V01 = {"model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336,
-             "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "num_experts": 16,
-             "num_experts_per_tok": 2, "attn_layer_period": 8, "attn_layer_offset": 4, "expert_layer_period": 2,
-             "expert_layer_offset": 1, "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2,
-             "mamba_dt_rank": 256, "tie_word_embeddings": False}  # fmt: skip
+#: The releases as derive stores them (derive/families/data/<model_type>.json: each config.json as published).
+LLAMA_2_7B = dict(release("meta-llama/Llama-2-7b-hf").config)
+MISTRAL_7B = dict(release("mistralai/Mistral-7B-v0.1").config)
+MIXTRAL_8X7B = dict(release("mistralai/Mixtral-8x7B-v0.1").config)
+#: ai21labs/Jamba-v0.1's shape keys, as the site gives them (JambaConfig's defaults, configuration_jamba.py).
+JAMBA_V01 = dict(RELEASED["jamba-v0.1"].config)
 
 
 @pytest.mark.parametrize(
