@@ -6,7 +6,10 @@ GPTQ and AWQ through GPTQModel, compressed-tensors), or a checkpoint bitsandbyte
 safetensors header). transformers' FP8 runs in the test environment; the other quantizers' packages live in
 their own environment, named by ``DERIVE_QUANT_PYTHON`` (checked with bitsandbytes 0.50.2, compressed-tensors
 0.20.0, gptqmodel 7.7.0 with optimum 2.3.0, on transformers 5.23.0): where it is not set, or lacks the
-package, those cases are skipped saying so.
+package, those cases are skipped saying so. ``scripts/bootstrap --test`` makes that environment, ``.venv-quant``
+(bitsandbytes, compressed-tensors and accelerate on torch 2.13.0; ``scripts/test`` points
+``DERIVE_QUANT_PYTHON`` at it), so CI runs all but the GPTQ and AWQ cases: GPTQModel 7.7.0 requires
+torch >= 2.14.1.
 """
 
 from __future__ import annotations
