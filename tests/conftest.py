@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 # Before any test module imports Keras or JAX: Keras 3 on torch, JAX on the CPU, a private
@@ -113,12 +114,31 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
 
 
+def _once_a_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """``tmp/<name>``, made by ``make(path)`` once for the whole run.
+
+    Under pytest-xdist the workers share it: the first to ask makes it in the run's common temporary folder,
+    holding a lock the others wait on (pytest-xdist's documented pattern); a marker says it is complete."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        path = tmp_path_factory.mktemp(name) / name
+        make(path)
+        return path
+    from filelock import FileLock
+
+    path = tmp_path_factory.getbasetemp().parent / name
+    done = path.parent / f"{name}.complete"
+    with FileLock(str(path) + ".lock"):
+        if not done.is_file():
+            make(path)
+            done.touch()
+    return path
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once for the whole session (read-only: tests must not change it).
+    """The site, built once for the whole run (read-only: tests must not change it; the workers of pytest-xdist
+    share one build).
 
-    Under pytest-xdist the workers share one build: the first to ask builds it in the run's common
-    temporary folder, holding a lock the others wait on (pytest-xdist's documented pattern).
     ``DERIVE_BUILT_SITE=<dir>`` hands the session a build of this checkout instead: ``.ci/run`` builds the
     site with ``scripts/build-site`` (the same ``mkdocs build --strict``, dated by the last commit) before
     the tests, and the tests read that build rather than making a second one."""
@@ -128,47 +148,23 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if not (site_dir / "index.html").is_file() or not (site_dir / "sitemap.xml.gz").is_file():
             pytest.fail(f"DERIVE_BUILT_SITE={given!r} is not a built site (no index.html or sitemap.xml.gz)")
         return site_dir
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        site_dir = tmp_path_factory.mktemp("built") / "site"
-        build_site(site_dir)
-        return site_dir
-    from filelock import FileLock
-
-    shared = tmp_path_factory.getbasetemp().parent / "built-site"
-    done = shared.parent / "built-site.complete"
-    with FileLock(str(shared) + ".lock"):
-        if not done.is_file():
-            build_site(shared)
-            done.touch()
-    return shared
+    return _once_a_run(tmp_path_factory, "built-site", build_site)
 
 
 @pytest.fixture(scope="session")
 def rendered_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Every page's Markdown (``docs_src.site.render_pages``), rendered once for the whole run (read-only:
-    tests must not change it).
-
-    Under pytest-xdist the workers share one rendering, as they share :func:`built_site`: the first to ask
-    renders the pages and writes them (JSON) to the run's common temporary folder, holding a lock the others
-    wait on; they read that file. Each rendering of the site costs minutes under coverage: the tests that
-    read pages take them from here rather than rendering the site again."""
-    from docs_src.site import render_pages
-
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        return render_pages(ROOT / "templates")
+    tests must not change it; the workers of pytest-xdist share one rendering, written as JSON). Each
+    rendering of the site costs minutes under coverage: the tests that read pages take them from here
+    rather than rendering the site again."""
     import json
 
-    from filelock import FileLock
+    from docs_src.site import render_pages
 
-    shared = tmp_path_factory.getbasetemp().parent / "rendered-pages.json"
-    with FileLock(str(shared) + ".lock"):
-        if not shared.is_file():
-            pages = render_pages(ROOT / "templates")
-            partial = shared.with_suffix(".partial")
-            partial.write_text(json.dumps(pages), encoding="utf-8")
-            partial.replace(shared)
-            return pages
-    return json.loads(shared.read_text(encoding="utf-8"))
+    def render(path: Path) -> None:
+        path.write_text(json.dumps(render_pages(ROOT / "templates")), encoding="utf-8")
+
+    return json.loads(_once_a_run(tmp_path_factory, "rendered-pages.json", render).read_text(encoding="utf-8"))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -17,6 +17,7 @@ import io
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import derive
@@ -30,6 +31,7 @@ from ..site import Page, number
 
 __all__ = [
     "Released",
+    "SHIPPED",
     "RELEASED",
     "Family",
     "FAMILIES",
@@ -46,6 +48,10 @@ __all__ = [
 ]
 
 
+#: The config of a :class:`Released` that derive ships: read from ``derive/families/data`` by the release's name.
+SHIPPED: Mapping[str, Any] = MappingProxyType({})
+
+
 @dataclass(frozen=True)
 class Released:
     """A released model: its config (the keys that shape it) and its published size.
@@ -55,8 +61,8 @@ class Released:
     name : str
         The Hub's name, e.g. ``"ai21labs/Jamba-v0.1"``.
     config : mapping
-        Its ``config.json`` whole, where derive ships the release (:func:`derive.families.family.release`);
-        else its shape keys, with ``model_type``.
+        Its ``config.json``'s shape keys, with ``model_type``; :data:`SHIPPED` for a release derive ships,
+        whose ``config.json`` as published is then read by its ``name`` (:func:`derive.families.family.release`).
     published : str or None
         The size its authors publish (``"52B total, 12B active"``); None for a config class's defaults
         that no released model is known to have (the page says so).
@@ -73,24 +79,28 @@ class Released:
     source: str
     note: str = ""
 
+    def __post_init__(self) -> None:
+        if self.config is SHIPPED:
+            object.__setattr__(self, "config", release(self.name).config)
 
-#: Released models, keyed by a short id. A release derive's registry stores is read from there
-#: (:func:`derive.families.family.release`: its whole config.json, with its source); the others give the keys that shape them
-#: as their config.json files set them (transformers 5.23.0's config classes default to several of them:
+
+#: Released models, keyed by a short id. A release derive ships gives its config as :data:`SHIPPED` (its whole
+#: config.json is read from derive/families/data by its name); the others give the keys that shape them as their config.json
+#: files set them (transformers 5.23.0's config classes default to several of them:
 #: each class's docstring names the checkpoint its defaults reproduce). Where no released config of a family could be
 #: checked, its config class's defaults stand in, ``published`` None: the page says it is no release.
 RELEASED: dict[str, Released] = {
     "llama-2-7b": Released(
         "meta-llama/Llama-2-7b-hf",
-        release("meta-llama/Llama-2-7b-hf").config,
+        SHIPPED,
         "7B (6.74B)", "[Llama 2, Table 1](https://arxiv.org/abs/2307.09288)"),
     "mistral-7b": Released(
         "mistralai/Mistral-7B-v0.1",
-        release("mistralai/Mistral-7B-v0.1").config,
+        SHIPPED,
         "7.3B", "[model card](https://huggingface.co/mistralai/Mistral-7B-v0.1)"),
     "mixtral-8x7b": Released(
         "mistralai/Mixtral-8x7B-v0.1",
-        release("mistralai/Mixtral-8x7B-v0.1").config,
+        SHIPPED,
         "47B total, 13B active", "[Mixtral of Experts §2](https://arxiv.org/abs/2401.04088)"),
     "jamba-v0.1": Released(
         "ai21labs/Jamba-v0.1",
@@ -102,7 +112,7 @@ RELEASED: dict[str, Released] = {
         "52B total, 12B active", "[Jamba, Table 1](https://arxiv.org/abs/2403.19887)"),
     "qwen3-next-80b-a3b": Released(
         "Qwen/Qwen3-Next-80B-A3B-Instruct",
-        release("Qwen/Qwen3-Next-80B-A3B-Instruct").config,
+        SHIPPED,
         "80B total, 3B active", "[model card](https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct)"),
     "lfm2-8b-a1b": Released(
         "LiquidAI/LFM2-8B-A1B",
@@ -120,7 +130,7 @@ RELEASED: dict[str, Released] = {
         "9.8B", "[Bamba (Hugging Face blog)](https://huggingface.co/blog/bamba)"),
     "nemotron-h-8b": Released(
         "nvidia/Nemotron-H-8B-Base-8K",
-        release("nvidia/Nemotron-H-8B-Base-8K").config,
+        SHIPPED,
         "8B", "[Nemotron-H](https://arxiv.org/abs/2504.03624)"),
     "zamba2-2.7b": Released(
         "Zyphra/Zamba2-2.7B",
@@ -193,7 +203,7 @@ RELEASED: dict[str, Released] = {
         "0.5B", "[Falcon-H1](https://arxiv.org/abs/2507.22448)"),
     "granite-4.0-h-small": Released(
         "ibm-granite/granite-4.0-h-small",
-        release("ibm-granite/granite-4.0-h-small").config,
+        SHIPPED,
         "32B total, 9B active", "[model card](https://huggingface.co/ibm-granite/granite-4.0-h-small)"),
     "gpt2": Released(
         "openai-community/gpt2",
@@ -203,7 +213,7 @@ RELEASED: dict[str, Released] = {
         "google/recurrentgemma-2b", dict(griffin.RECURRENTGEMMA_2B),
         "2.7B", "[RecurrentGemma](https://arxiv.org/abs/2404.07839)"),
     "mamba-2.8b": Released(
-        "state-spaces/mamba-2.8b-hf", release("state-spaces/mamba-2.8b-hf").config,
+        "state-spaces/mamba-2.8b-hf", SHIPPED,
         "2.8B", "[mamba README](https://github.com/state-spaces/mamba#pretrained-models)"),
 }  # fmt: skip
 

@@ -37,7 +37,7 @@ def _build(repo: Path) -> subprocess.CompletedProcess:
     )
     # Not measured by coverage (``.ci/run``'s ``--cov`` hands subprocesses COVERAGE_PROCESS_CONFIG): the copy's
     # build imports the copy's ``derive``, whose data would land in the copy and never be combined, and tracing
-    # made this build 7x slower (51 s alone, ~350 s traced).
+    # made this build about 3x slower (51 s alone on two cores; 140 s traced in a whole run).
     env.pop("COVERAGE_PROCESS_CONFIG", None)
     env.pop("COVERAGE_PROCESS_START", None)
     return subprocess.run(
@@ -45,12 +45,9 @@ def _build(repo: Path) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:
-    """A copy of the checkout whose site/ holds a good build (which replaced an older site/).
-
-    Session-scoped, though only this module uses it: a worker of pytest-xdist may run another module's tests
-    between two of these, which tears a module's fixture down, and the copy was built again (twice a run)."""
+    """A copy of the checkout whose site/ holds a good build (which replaced an older site/)."""
     if shutil.which("npm") is None:
         pytest.skip("npm not found")
     if not (ROOT / "node_modules" / "katex" / "dist" / "katex.min.js").is_file():
