@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import tree
 from ..cells import CELLS
@@ -39,7 +39,11 @@ from ..engine import validate
 from ..engine.stack import Stack
 from ..engine.symbols import Size, equal, plain, product
 from ..engine.wirings import DEEP_BIDIRECTIONAL, SKIP_CONNECTIONS, UNIDIRECTIONAL
-from .registry import FRAMEWORKS, GENERIC_CELLS, POSITIVE_NUMBER, SIZE_OR_ZERO, CellSpec, Framework
+from . import registry
+from .registry import FRAMEWORKS, POSITIVE_NUMBER, SIZE_OR_ZERO, CellSpec, Framework
+
+if TYPE_CHECKING:
+    from .registry import GENERIC_CELLS
 
 #: The conventions re-exported here, and the module of each (imported when first asked).
 _CONVENTIONS = {
@@ -61,6 +65,8 @@ def __getattr__(name: str) -> Any:
     """The conventions of :data:`_CONVENTIONS`, from their framework's module (imported on first use)."""
     if name in _CONVENTIONS:
         return getattr(importlib.import_module(f"{__name__}.{_CONVENTIONS[name]}"), name)
+    if name == "GENERIC_CELLS":  # every cell's generic name: reading it imports every cell
+        return registry.GENERIC_CELLS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

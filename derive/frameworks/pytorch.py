@@ -21,7 +21,7 @@ Convention and errors follow ``torch/nn/modules/rnn.py`` (``RNNBase.__init__``,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import validate
 from ..engine.conventions import Convention, TensorLayout
@@ -416,7 +416,17 @@ class GRUCell(_RNNCellBase):
 
 
 # The layers that surround recurrent ones in whole models, so derive.torch.Embedding(...).count works
-# (derive.layers.torch_nn: the torch.nn classes on the module tree, below this floor).
-from ..layers.torch_nn.legacy import BatchNorm1d, Conv1d, Dropout, Embedding, LayerNorm, Linear  # noqa: E402
+# (derive.layers.torch_nn.legacy: the torch.nn classes on the module tree, below this floor), imported
+# when first read (module __getattr__).
+if TYPE_CHECKING:
+    from ..layers.torch_nn.legacy import BatchNorm1d, Conv1d, Dropout, Embedding, LayerNorm, Linear
 
 __all__ += ["Embedding", "Linear", "Dropout", "LayerNorm", "BatchNorm1d", "Conv1d"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:  # one of the layers above (the names defined here are found without this)
+        from ..layers.torch_nn import legacy
+
+        return getattr(legacy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cells import CELLS
 from ..engine.conventions import Convention
@@ -50,9 +50,17 @@ def layer_path(template: str) -> Callable[[str, object, object], str]:
     return name
 
 
-#: Generic cell names accepted by :func:`count` and :func:`tensors` in place of a class name: the
-#: ``generic`` name each registered cell declares (:func:`derive.cells.register`).
-GENERIC_CELLS = generic_names()
+if TYPE_CHECKING:
+    #: Generic cell names accepted by :func:`count` and :func:`tensors` in place of a class name: the
+    #: ``generic`` name each registered cell declares (:func:`derive.cells.register`), in registration
+    #: order; read, it imports every cell (module ``__getattr__``).
+    GENERIC_CELLS: tuple[str, ...]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GENERIC_CELLS":
+        return generic_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -117,7 +125,9 @@ class CellSpec:
             raise ValueError(
                 f"{self.name}: mode must be one of the registered cells {sorted(CELLS)}, got {self.mode!r}"
             )
-        generics = {entry.generic} | {t.generic for t in CELLS.values() if t.build is entry.build}
+        # a cell sharing the build (Elman's RNN_TANH and RNN_RELU) is registered by the same module, loaded
+        # with this one: no other cell is imported
+        generics = {entry.generic} | {t.generic for t in CELLS.loaded().values() if t.build is entry.build}
         if self.generic not in generics - {""}:
             raise ValueError(
                 f"{self.name}: generic must be the {self.mode} cell's generic name {entry.generic!r}, got {self.generic!r}"
@@ -210,7 +220,7 @@ class Framework:
             if spec.generic == name:
                 return spec
         names = [spec.name for spec in self.cells]
-        generics = sorted({spec.generic for spec in self.cells}, key=GENERIC_CELLS.index)
+        generics = sorted({spec.generic for spec in self.cells}, key=generic_names().index)
         raise ValueError(
             f"cell must be one of {names} (or a generic name {generics}) for framework {self.key!r}, got {name!r}"
         )

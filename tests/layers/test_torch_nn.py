@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 nn = torch.nn
 
-import derive  # noqa: E402  (registers every constructor)
+import derive  # noqa: E402
+import derive.layers.torch_nn  # noqa: E402  (its STATELESS table)
 from derive.engine.constructors import CONSTRUCTORS, lookup  # noqa: E402
 from derive.tree import count, named_buffers, named_parameters  # noqa: E402
 
