@@ -69,6 +69,26 @@ def test_a_live_torch_module_imports_no_reader_of_text_and_no_other_framework() 
     assert not [m for m in loaded if m.startswith(("derive.read.line", "derive.read.code", "derive.read.pasted"))]
     assert not [m for m in loaded if "keras" in m], [m for m in loaded if "keras" in m]
     assert not seen["sympy"]
+    # the LSTM's cell only, and of torch.nn's layer tables only the container's (Sequential)
+    assert [m for m in loaded if m.startswith("derive.cells.")] == ["derive.cells.lstm_cell"], loaded
+    torch_nn = [m for m in loaded if m.startswith("derive.layers.torch_nn.")]
+    assert torch_nn == ["derive.layers.torch_nn._base", "derive.layers.torch_nn.containers"], torch_nn
+
+
+def test_the_torch_mirror_hands_out_its_layers_when_first_read() -> None:
+    """``derive.torch.Embedding`` (a layer of :mod:`derive.layers.torch_nn.legacy`) is imported when read, and
+    counts as ``torch.nn.Embedding`` does; ``derive.frameworks.GENERIC_CELLS`` imports every cell when read."""
+    seen = _probe(
+        "import torch\nimport derive.torch as dt\n"
+        "value = (dt.Embedding(10, 4).count, torch.nn.Embedding(10, 4, device='meta').weight.numel())"
+    )
+    assert seen["value"] == "(40, 40)"
+    assert "derive.layers.torch_nn.legacy" in seen["derive"]
+    before = _probe("import derive.torch as dt\nvalue = dt.LSTM(4, 8).count")
+    assert "derive.layers.torch_nn.legacy" not in before["derive"]
+    assert [m for m in before["derive"] if m.startswith("derive.cells.")] == ["derive.cells.lstm_cell"]
+    generic = _probe("import derive.frameworks as fx\nvalue = fx.GENERIC_CELLS")
+    assert len([m for m in generic["derive"] if m.startswith("derive.cells.") and m.endswith("_cell")]) == 13
 
 
 def test_a_checkpoint_with_numeric_shapes_imports_no_sympy() -> None:
