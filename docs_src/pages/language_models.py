@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+from urllib.parse import urlsplit
 
 import derive
 from derive.analysis.cost import cost
@@ -62,7 +63,8 @@ class Released:
         The Hub's name, e.g. ``"ai21labs/Jamba-v0.1"``.
     config : mapping
         Its ``config.json``'s shape keys, with ``model_type``; :data:`SHIPPED` for a release derive ships,
-        whose ``config.json`` as published is then read by its ``name`` (:func:`derive.families.family.release`).
+        whose ``config.json`` as published is then read by its ``name`` (:func:`derive.families.family.release`),
+        and its published size and source with it (given here, they would be a second copy: refused).
     published : str or None
         The size its authors publish (``"52B total, 12B active"``); None for a config class's defaults
         that no released model is known to have (the page says so).
@@ -75,13 +77,26 @@ class Released:
 
     name: str
     config: Mapping[str, Any]
-    published: str | None
-    source: str
+    published: str | None = None
+    source: str = ""
     note: str = ""
 
     def __post_init__(self) -> None:
         if self.config is SHIPPED:
-            object.__setattr__(self, "config", release(self.name).config)
+            if self.published is not None or self.source:
+                raise ValueError(f"{self.name}: a shipped release's published size and source are its data's")
+            shipped = release(self.name)
+            object.__setattr__(self, "config", shipped.config)
+            object.__setattr__(self, "published", shipped.published)
+            object.__setattr__(self, "source", _link(shipped.published_source))
+
+
+def _link(source: str) -> str:
+    """A data file's ``published_source`` (``"URL (what it says: a quote)"``) as a Markdown link: the words
+    before the quote (``model card``), or the URL's host where they run long."""
+    url, _, said = source.partition(" ")
+    words = said.removeprefix("(").split(")")[0].split(":")[0].strip()
+    return f"[{words if 0 < len(words) <= 60 else urlsplit(url).netloc}]({url})"
 
 
 #: Released models, keyed by a short id. A release derive ships gives its config as :data:`SHIPPED` (its whole
@@ -92,16 +107,13 @@ class Released:
 RELEASED: dict[str, Released] = {
     "llama-2-7b": Released(
         "meta-llama/Llama-2-7b-hf",
-        SHIPPED,
-        "7B (6.74B)", "[Llama 2, Table 1](https://arxiv.org/abs/2307.09288)"),
+        SHIPPED),
     "mistral-7b": Released(
         "mistralai/Mistral-7B-v0.1",
-        SHIPPED,
-        "7.3B", "[model card](https://huggingface.co/mistralai/Mistral-7B-v0.1)"),
+        SHIPPED),
     "mixtral-8x7b": Released(
         "mistralai/Mixtral-8x7B-v0.1",
-        SHIPPED,
-        "47B total, 13B active", "[Mixtral of Experts §2](https://arxiv.org/abs/2401.04088)"),
+        SHIPPED),
     "jamba-v0.1": Released(
         "ai21labs/Jamba-v0.1",
         {"model_type": "jamba", "vocab_size": 65536, "hidden_size": 4096, "intermediate_size": 14336,
@@ -112,8 +124,7 @@ RELEASED: dict[str, Released] = {
         "52B total, 12B active", "[Jamba, Table 1](https://arxiv.org/abs/2403.19887)"),
     "qwen3-next-80b-a3b": Released(
         "Qwen/Qwen3-Next-80B-A3B-Instruct",
-        SHIPPED,
-        "80B total, 3B active", "[model card](https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct)"),
+        SHIPPED),
     "lfm2-8b-a1b": Released(
         "LiquidAI/LFM2-8B-A1B",
         {"model_type": "lfm2_moe", "num_hidden_layers": 24,
@@ -130,8 +141,7 @@ RELEASED: dict[str, Released] = {
         "9.8B", "[Bamba (Hugging Face blog)](https://huggingface.co/blog/bamba)"),
     "nemotron-h-8b": Released(
         "nvidia/Nemotron-H-8B-Base-8K",
-        SHIPPED,
-        "8B", "[Nemotron-H](https://arxiv.org/abs/2504.03624)"),
+        SHIPPED),
     "zamba2-2.7b": Released(
         "Zyphra/Zamba2-2.7B",
         {"model_type": "zamba2", "num_mem_blocks": 2, "n_mamba_heads": 80},
@@ -203,8 +213,7 @@ RELEASED: dict[str, Released] = {
         "0.5B", "[Falcon-H1](https://arxiv.org/abs/2507.22448)"),
     "granite-4.0-h-small": Released(
         "ibm-granite/granite-4.0-h-small",
-        SHIPPED,
-        "32B total, 9B active", "[model card](https://huggingface.co/ibm-granite/granite-4.0-h-small)"),
+        SHIPPED),
     "gpt2": Released(
         "openai-community/gpt2",
         {"model_type": "gpt2"},  # GPT2Config's defaults are GPT-2 small
@@ -213,8 +222,7 @@ RELEASED: dict[str, Released] = {
         "google/recurrentgemma-2b", dict(griffin.RECURRENTGEMMA_2B),
         "2.7B", "[RecurrentGemma](https://arxiv.org/abs/2404.07839)"),
     "mamba-2.8b": Released(
-        "state-spaces/mamba-2.8b-hf", SHIPPED,
-        "2.8B", "[mamba README](https://github.com/state-spaces/mamba#pretrained-models)"),
+        "state-spaces/mamba-2.8b-hf", SHIPPED),
 }  # fmt: skip
 
 

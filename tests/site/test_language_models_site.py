@@ -201,3 +201,19 @@ def test_memory_page_fit_table() -> None:
                 assert _live_need(key, t) <= budget < _live_need(key, t + 1), (key, gib, t)
                 checked += 1
     assert checked >= 3  # Llama-2-7B in each budget; the MoE and hybrid models need more than 80 GiB in bf16
+
+
+def test_a_shipped_release_has_one_published_size() -> None:
+    """A release derive ships gives the family page its data's published size and source (the "Released
+    models" page reads the same data), and a second copy given on the page is refused."""
+    from derive.families.family import release
+    from docs_src.pages.released import rows
+
+    listed = {r["name"]: r["published"] for r in rows()}
+    shipped = [r for r in lm.RELEASED.values() if r.name in listed and r.config == release(r.name).config]
+    assert len(shipped) >= 7
+    for r in shipped:
+        assert r.published == release(r.name).published == listed[r.name], r.name
+        assert r.source.endswith(f"({release(r.name).published_source.split()[0]})"), r.source
+    with pytest.raises(ValueError, match="published size and source are its data's"):
+        lm.Released("mistralai/Mistral-7B-v0.1", lm.SHIPPED, "7.3B", "[card](https://example.org)")
