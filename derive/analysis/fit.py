@@ -1,8 +1,8 @@
 """What fits a memory budget: the largest context at a batch, the largest batch at a context.
 
 What is counted is the model's weights as stored (:mod:`derive.analysis.stored`) and the inference
-cache after T tokens of B sequences (:class:`derive.analysis.cost.Cost`'s ``cache_bytes``, in the
-formats the cache is served in). What is not: activations of the forward (a prefill's
+cache after T tokens of B sequences (:mod:`derive.analysis.cache`: :class:`derive.analysis.cost.Cost`'s
+``cache_bytes``, in the formats the cache is served in). What is not: activations of the forward (a prefill's
 intermediate tensors, the logits), the framework's workspace and allocator slack (cuBLAS and
 attention kernels' buffers, PyTorch's caching allocator, fragmentation), the CUDA context (several
 hundred MB per device), a serving engine's own reserve (vLLM's ``gpu_memory_utilization``) and the
@@ -19,6 +19,11 @@ its longest window: ``max_seq_len`` None, ``fits_any_length`` True.
 A model whose weights alone exceed the budget does not fit: ``max_seq_len`` and ``max_batch`` are
 0 and ``fits`` False (an answer, not an error); sizes that are not ints are refused.
 
+Served on several devices (``tp``, ``pp``: :mod:`derive.analysis.parallel`), the budget is one device's and
+must hold on every one (each pipeline stage's most loaded rank): :class:`Fit` asks each :class:`Device`,
+``fits`` and ``fits_any_length`` when every one does, ``max_seq_len`` and ``max_batch`` the least.
+:data:`COUNTED` and :data:`NOT_COUNTED` say what is counted where the answers are given (the text and the JSON).
+
 Sources for the question: vLLM #16118 / PR #16168 (the largest context a card holds), llama.cpp
 ``--fit`` (PR #16653), LM Studio #1673.
 """
@@ -26,11 +31,34 @@ Sources for the question: vLLM #16118 / PR #16168 (the largest context a card ho
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["UNITS", "parse_size", "said", "largest", "max_seq_len", "max_batch"]
+from .figures import ints
+
+__all__ = [
+    "UNITS",
+    "COUNTED",
+    "NOT_COUNTED",
+    "parse_size",
+    "said",
+    "largest",
+    "max_seq_len",
+    "max_batch",
+    "least",
+    "Device",
+    "Fit",
+]
+
+#: What the memory answers count (said in the text and the JSON).
+COUNTED = "the weights as stored and the inference cache (weights + cache)"
+#: What the memory answers leave out (said in the text and the JSON): ``reserve`` holds memory back for it.
+NOT_COUNTED = (
+    "activations of the forward (prefill intermediates, logits), the framework's workspace and allocator "
+    "slack, the CUDA context, a paged cache's page granularity: hold memory back for them with reserve"
+)
 
 #: Units a budget may be written in, bytes each: SI (10^3 steps) and binary (2^10 steps).
 UNITS = {
@@ -229,3 +257,134 @@ def max_batch(need: Callable[[int], int], budget: int) -> int | None:
     found = (budget - base) // per
     assert need(found) <= budget < need(found + 1), (found, budget)
     return found
+
+
+def least(values: Iterable[Any]) -> Any:
+    """The smallest of the devices' answers, None (any length, or no growth) left out; None if all are.
+
+    Parameters
+    ----------
+    values : iterable of int or None
+
+    Returns
+    -------
+    int or None
+    """
+    known = [v for v in values if v is not None]
+    return min(known) if known else None
+
+
+@dataclass(frozen=True)
+class Device:
+    """One device a budget must hold on: the bytes it holds at a context and a batch.
+
+    Attributes
+    ----------
+    need : callable (int, int) -> int
+        Bytes it holds (weights + cache) after T tokens of B sequences: non-decreasing in T, linear in B.
+    longest : callable () -> int or None
+        The T past which its cache stops growing (the longest window kept); None: it grows without end.
+        Called only where a length is asked.
+    """
+
+    need: Callable[[int, int], int]
+    longest: Callable[[], int | None]
+
+    def answers(self, budget: int, seq_len: Any, batch: Any) -> dict[str, Any]:
+        """What fits ``budget`` on this device: ``{"fits", "max_seq_len", "max_batch", "fits_any_length"}``,
+        as :class:`Fit` says for one device.
+
+        Parameters
+        ----------
+        budget : int
+            Bytes.
+        seq_len, batch : int or sympy.Expr
+            T and N.
+
+        Returns
+        -------
+        dict
+            Units: tokens, sequences.
+        """
+        return {
+            "fits": _fits(self, budget, seq_len, batch),
+            "max_seq_len": _longest_context(self, budget, batch),
+            "max_batch": _largest_batch(self, budget, seq_len),
+            "fits_any_length": _any_length(self, budget, batch),
+        }
+
+
+# Each answer on one device, None where it is asked at a symbolic size (Fit's docstrings).
+
+
+def _fits(device: Device, budget: int, seq_len: Any, batch: Any) -> bool | None:
+    if not ints(seq_len, batch):
+        return None
+    return device.need(seq_len, batch) <= budget
+
+
+def _longest_context(device: Device, budget: int, batch: Any) -> int | None:
+    if not ints(batch):
+        return None
+    return max_seq_len(lambda t: device.need(t, batch), budget, device.longest())
+
+
+def _any_length(device: Device, budget: int, batch: Any) -> bool | None:
+    if not ints(batch):
+        return None
+    longest = device.longest()
+    return longest is not None and device.need(longest, batch) <= budget
+
+
+def _largest_batch(device: Device, budget: int, seq_len: Any) -> int | None:
+    if not ints(seq_len):
+        return None
+    return max_batch(lambda b: device.need(seq_len, b), budget)
+
+
+def _every(values: list[bool | None]) -> bool | None:
+    return None if None in values else all(values)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """What fits ``budget`` on every device at ``seq_len`` tokens of ``batch`` sequences, each answer found
+    when asked: ``fits`` and ``fits_any_length`` where every device's does, ``max_seq_len`` and
+    ``max_batch`` the least of the devices' (:func:`least`).
+
+    Attributes
+    ----------
+    budget : int
+        Bytes one device may hold (weights + cache).
+    seq_len, batch : int or sympy.Expr
+        T and N.
+    devices : tuple of Device
+        One device, or one rank of each pipeline stage.
+    """
+
+    budget: int
+    seq_len: Any
+    batch: Any
+    devices: tuple[Device, ...]
+
+    @property
+    def fits(self) -> bool | None:
+        """Whether every device holds ``seq_len`` tokens of ``batch`` sequences (None at a symbolic T or N)."""
+        return _every([_fits(d, self.budget, self.seq_len, self.batch) for d in self.devices])
+
+    @property
+    def max_seq_len(self) -> int | None:
+        """The largest T every device holds at ``batch`` sequences (:func:`max_seq_len`; units: tokens);
+        None at a symbolic N, or where every length fits."""
+        return least(_longest_context(d, self.budget, self.batch) for d in self.devices)
+
+    @property
+    def fits_any_length(self) -> bool | None:
+        """Whether every device's cache stops growing and fits at its longest (None at a symbolic N)."""
+        return _every([_any_length(d, self.budget, self.batch) for d in self.devices])
+
+    @property
+    def max_batch(self) -> int | None:
+        """The largest B every device holds at ``seq_len`` tokens each (:func:`max_batch`; units: sequences);
+        None at a symbolic T, or a cache that does not grow with the batch."""
+        return least(_largest_batch(d, self.budget, self.seq_len) for d in self.devices)

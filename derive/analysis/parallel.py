@@ -72,6 +72,12 @@ final norm and the head on the last (with tied embeddings the last stage holds t
 as ``LlamaModel.__init__`` builds ``embed_tokens`` on the last rank when ``tie_word_embeddings``).
 Stages differ: :class:`Plan` gives each; a memory budget must hold on every stage.
 
+**Each device's bytes** (:class:`Share`, :attr:`derive.analysis.cost.Cost.stages`): a stage's rank holds
+its tensors at the model's dtype (:func:`derive.analysis.stored.weight_bytes`) and its states as served
+(:func:`derive.analysis.cache.nbytes`); the ``rank_*`` figures are the most loaded stage's
+(:func:`most_loaded`), and a memory budget is one device's, held on every stage
+(:attr:`Share.device`, :class:`derive.analysis.fit.Fit`).
+
 Refused (ValueError, naming the config key or the module): a size tp does not divide
 (``num_attention_heads``, ``num_key_value_heads``, ``intermediate_size``, the experts' width, the
 padded ``vocab_size``); a module derive has no rule for (GPT-2's fused ``c_attn``, Mamba-2 and
@@ -97,8 +103,25 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..tree import Module, Param, State, named_modules
+from . import cache as _cache
+from . import fit as _fit
+from . import stored as _stored
+from .served import Served
 
-__all__ = ["VOCAB_PADDING", "EXPERT_MODE", "pad_vocab_size", "pp_indices", "RankTensor", "Stage", "Plan", "plan"]
+__all__ = [
+    "VOCAB_PADDING",
+    "EXPERT_MODE",
+    "pad_vocab_size",
+    "pp_indices",
+    "RankTensor",
+    "Stage",
+    "Plan",
+    "check_sizes",
+    "plan",
+    "Share",
+    "most_loaded",
+    "described",
+]
 
 #: vLLM's ``DEFAULT_VOCAB_PADDING_SIZE``: the vocabulary of the embedding and the head is padded to a multiple of it.
 VOCAB_PADDING = 64
@@ -469,6 +492,27 @@ def _rank_state(state: State, kv: tuple[int, int] | None, path: str) -> State:
     return replace(state, shape=(shape[0], kv[1], *shape[2:]))
 
 
+def check_sizes(tp: Any, pp: Any) -> None:
+    """Refuse a tensor-parallel size or a number of pipeline stages that is not a positive int.
+
+    Parameters
+    ----------
+    tp, pp : int
+
+    Raises
+    ------
+    TypeError
+        ``tp`` or ``pp`` not an int (a bool is not one).
+    ValueError
+        ``tp`` or ``pp`` < 1.
+    """
+    for name, value in (("tp", tp), ("pp", pp)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+
+
 def plan(model: Module, tp: int = 1, pp: int = 1, *, ep: bool = False) -> Plan:
     """Each pipeline stage's tensors and cache on one of its ``tp`` ranks (see the module docstring).
 
@@ -503,11 +547,7 @@ def plan(model: Module, tp: int = 1, pp: int = 1, *, ep: bool = False) -> Plan:
     >>> [s.layers for s in p.stages], [t.rank_shape for t in p.stages[0].tensors[:2]]
     ([(0, 2), (2, 3)], [(16000, 4096), (2048, 4096)])
     """
-    for name, value in (("tp", tp), ("pp", pp)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-        if value < 1:
-            raise ValueError(f"{name} must be >= 1, got {value}")
+    check_sizes(tp, pp)
     rules = _Rules(tp, ep)
     placed: list[tuple[int | None, RankTensor, str]] = []
     states: list[tuple[int | None, State]] = []
@@ -558,3 +598,107 @@ def _on_stage(
     if part in ("head", "norms"):
         return last
     raise ValueError(f"{tensor.name} is outside the decoder layers: no pipeline stage is known to hold it")
+
+
+@dataclass(frozen=True)
+class Share:
+    """One device's share on a pipeline stage: the bytes one of its ``tp`` ranks holds.
+
+    Attributes
+    ----------
+    stage : Stage
+        The stage of :func:`plan`: its tensors and cache states on one rank.
+    dtype : str
+        The model's dtype, of the rank's tensors (:func:`derive.analysis.stored.weight_bytes`).
+    served : derive.analysis.served.Served
+        The formats of the rank's cache (:func:`derive.analysis.cache.nbytes`).
+    """
+
+    stage: Stage
+    dtype: str
+    served: Served
+
+    @property
+    def weights_bytes(self) -> int:
+        """Bytes of the rank's tensors at ``dtype``."""
+        return int(_stored.weight_bytes(self.stage.parameters, self.dtype))
+
+    @property
+    def device(self) -> _fit.Device:
+        """The rank against a memory budget: its weights and its cache (:class:`derive.analysis.fit.Fit`)."""
+        weights, states = self.weights_bytes, [(s, 1) for s in self.stage.states]
+        return _fit.Device(
+            lambda tokens, batch: weights + int(_cache.nbytes(states, self.served, tokens, batch)),
+            lambda: _cache.longest(self.stage.states),
+        )
+
+    def as_dict(self, seq_len: Any, batch: Any, budget: int | None = None) -> dict[str, Any]:
+        """The rank's figures after ``seq_len`` tokens of ``batch`` sequences, and with a budget what fits on it.
+
+        Parameters
+        ----------
+        seq_len, batch : int or sympy.Expr
+            T and N.
+        budget : int or None
+            One device's budget, bytes (None: none).
+
+        Returns
+        -------
+        dict
+            ``{"stage", "layers" ([start, end) of the decoder layers), "parameters", "weights_bytes",
+            "kv_bytes", "state_bytes", "cache_bytes", "kv_bytes_per_token"}`` and, with a budget, ``"fits",
+            "max_seq_len", "max_batch", "fits_any_length"`` (:meth:`derive.analysis.fit.Device.answers`).
+            Units: bytes, tokens, sequences.
+        """
+        states = [(s, 1) for s in self.stage.states]
+        entry: dict[str, Any] = {
+            "stage": self.stage.index,
+            "layers": list(self.stage.layers),
+            "parameters": self.stage.parameters,
+            "weights_bytes": self.weights_bytes,
+            "kv_bytes": _cache.nbytes(states, self.served, seq_len, batch, "kv"),
+            "state_bytes": _cache.nbytes(states, self.served, 1, batch, "state"),
+            "cache_bytes": _cache.nbytes(states, self.served, seq_len, batch),
+            "kv_bytes_per_token": _cache.per_token(states, self.served),
+        }
+        if budget is not None:
+            entry.update(self.device.answers(budget, seq_len, batch))
+        return entry
+
+
+def most_loaded(shares: list[dict[str, Any]] | None, key: str) -> Any:
+    """A figure of the most loaded device: the largest of the stages' (:meth:`Share.as_dict`); None without them.
+
+    Parameters
+    ----------
+    shares : list of dict or None
+    key : str
+        ``"weights_bytes"``, ``"cache_bytes"``, ``"kv_bytes"``, ``"state_bytes"``, ``"kv_bytes_per_token"``.
+
+    Returns
+    -------
+    int or None
+    """
+    return None if shares is None else max(e[key] for e in shares)
+
+
+def described(plan: Plan | None, ep: bool = False) -> dict[str, Any]:
+    """What a plan says beside its stages (the JSON's ``"vocab_padded"``, ``"kv_heads_per_rank"``,
+    ``"kv_head_replicas"``, ``"expert_mode"``); each None without a plan, or without an embedding or attention.
+
+    Parameters
+    ----------
+    plan : Plan or None
+    ep : bool, default False
+        Routed experts whole (:data:`EXPERT_PARALLEL`) or each split (:data:`EXPERT_MODE`).
+
+    Returns
+    -------
+    dict
+    """
+    return {
+        "vocab_padded": None if plan is None or plan.vocab is None else plan.vocab[1],
+        "kv_heads_per_rank": None if plan is None or plan.kv_heads is None else plan.kv_heads[1],
+        "kv_head_replicas": None if plan is None or plan.kv_heads is None else plan.kv_heads[2],
+        "expert_mode": None if plan is None else EXPERT_PARALLEL if ep else EXPERT_MODE,
+    }

@@ -33,6 +33,11 @@ The same sizes are gguf-py's ``GGML_QUANT_SIZES`` (``gguf/constants.py``: ``Q8_0
 ``Q4_0: (32, 2 + 16)``, ``Q4_1: (32, 2 + 2 + 16)``, ``Q5_0: (32, 2 + 4 + 16)``, ``Q5_1: (32, 2 + 2 +
 4 + 16)``, ``IQ4_NL: (32, 2 + 16)``), against which the tests hold them.
 
+Which format each tensor of a cache is kept in (:class:`Served`): a tensor that grows with the tokens
+(keys, values, MLA's latent, an indexer's keys) in ``kv_dtype``, a recurrent or conv state in
+``state_dtype``, either, when none is asked, as transformers holds it (the :class:`~derive.tree.State`'s
+own dtype, e.g. float32 SSM states, else the model's); an integer counter stays as it is (int64).
+
 Not counted: per-layer scales some engines keep beside an fp8 cache (vLLM's ``k_scale`` and
 ``v_scale``, one float each per attention layer: the layer's parameters, not the cache), and the
 page granularity of a paged cache (vLLM's blocks of 16 tokens).
@@ -40,10 +45,14 @@ page granularity of a paged cache (vLLM's blocks of 16 tokens).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["FORMATS", "BLOCKS", "ALIASES", "served_format", "entry_bytes", "check_width"]
+if TYPE_CHECKING:
+    from ..tree import State
+
+__all__ = ["FORMATS", "BLOCKS", "ALIASES", "served_format", "entry_bytes", "check_width", "counter", "Served"]
 
 #: Bytes per value of the element formats a cache can be served in (torch's element sizes).
 FORMATS = {
@@ -170,3 +179,59 @@ def check_width(fmt: str | None, width: Any, what: str) -> None:
             f"kv_dtype {fmt!r} stores blocks of {block} values along a head's width; {what} is {width} wide, "
             f"not a multiple of {block} (llama.cpp refuses it too)"
         )
+
+
+def counter(state: State) -> bool:
+    """Whether a cache state is an integer counter (a sliding window's position: its dtype an int one),
+    which no served format changes.
+
+    Parameters
+    ----------
+    state : derive.tree.State
+
+    Returns
+    -------
+    bool
+    """
+    return (state.dtype or "").startswith("int")
+
+
+@dataclass(frozen=True)
+class Served:
+    """The formats a cache's tensors are kept in: as transformers holds them, or as a serving engine is
+    asked to keep them (see the module docstring).
+
+    Attributes
+    ----------
+    dtype : str
+        The model's dtype: a state's whose own ``dtype`` is None, where no format is asked for it.
+    kv_dtype : str or None
+        The format of every tensor that grows with the tokens (:func:`served_format`'s name); None: as
+        transformers holds them.
+    state_dtype : str or None
+        The format of the recurrent and conv states; None: as transformers holds them.
+    """
+
+    dtype: str
+    kv_dtype: str | None = None
+    state_dtype: str | None = None
+
+    def format(self, state: State) -> str:
+        """The format ``state`` is kept in.
+
+        Parameters
+        ----------
+        state : derive.tree.State
+
+        Returns
+        -------
+        str
+            A counter's own dtype (int64 where it names none); else ``kv_dtype`` for a state that grows
+            with the tokens and ``state_dtype`` for another, where asked; else the state's own dtype, else
+            the model's.
+        """
+        if counter(state):
+            return state.dtype or "int64"
+        if state.per_token:
+            return self.kv_dtype or state.dtype or self.dtype
+        return self.state_dtype or state.dtype or self.dtype

@@ -84,8 +84,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tree import Module, Param, named_modules, named_parameters
+from .figures import DTYPE_BYTES, plain
 
-__all__ = ["ELEMENT_BYTES", "METHODS", "OFFSET_TEXT", "StoredTensor", "Stored", "stored", "should_convert"]
+__all__ = [
+    "ELEMENT_BYTES",
+    "METHODS",
+    "OFFSET_TEXT",
+    "StoredTensor",
+    "Stored",
+    "stored",
+    "listed",
+    "weight_bytes",
+    "should_convert",
+]
 
 #: Bytes per element of the dtypes a checkpoint stores (torch's element sizes).
 ELEMENT_BYTES = {
@@ -715,3 +726,48 @@ def stored(model: Module, quantization_config: Any = None, dtype: str = "bfloat1
                 tensors += made
     slack = converted * (OFFSET_TEXT - 3) if bound else 0
     return Stored(tuple(tensors), method, bound, slack)
+
+
+def listed(model: Module, quantization_config: Any = None, dtype: str = "bfloat16") -> Stored | None:
+    """:func:`stored`, or None where the tensors cannot be listed and nothing is quantized (symbolic sizes,
+    or too many layers to list: the weights are then the parameters at ``dtype``, :func:`weight_bytes`).
+
+    Parameters
+    ----------
+    model : derive.tree.Module
+    quantization_config : mapping or None
+    dtype : str
+        The model's dtype.
+
+    Returns
+    -------
+    Stored or None
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`stored`, with a ``quantization_config``.
+    """
+    try:
+        return stored(model, quantization_config, dtype)
+    except ValueError:
+        if quantization_config is not None:
+            raise
+        return None  # symbolic sizes or too many layers to list: weights_bytes is weight_bytes
+
+
+def weight_bytes(parameters: Any, dtype: str) -> Any:
+    """Bytes of ``parameters`` at ``dtype`` (parameters × the dtype's size), quantized or not.
+
+    Parameters
+    ----------
+    parameters : int or sympy.Expr
+    dtype : str
+        A name of :data:`derive.analysis.figures.DTYPE_BYTES`.
+
+    Returns
+    -------
+    int or sympy.Expr
+        Units: bytes.
+    """
+    return plain(parameters * DTYPE_BYTES[dtype])

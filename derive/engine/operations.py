@@ -4,7 +4,7 @@
 (:mod:`derive.cells`) and counts, for one time step of one sequence, the kinds of
 :data:`KINDS` (and :data:`EXTRA_KINDS` where a cell has them): multiply-accumulates of matrix
 products, element-wise additions and products, evaluations of each nonlinearity
-(:mod:`derive.analysis.cost` defines each kind and the costs built on them). It is the engine's
+(:mod:`derive.analysis.compute` defines each kind and the costs built on them). It is the engine's
 own floor because a stack's tree carries what one token costs it
 (:meth:`derive.engine.stack.Stack.token_flops`), as it carries its parameter count.
 
