@@ -52,6 +52,8 @@ input (what INPUT is, decided in this order):
   CODE                   any other text: a whole model written as code
                            derive "nn.Sequential(nn.Embedding(1000, 64), nn.LSTM(64, 128))"
                            derive "Sequential([Embedding(10000, 128), LSTM(64), Dense(1)])"
+                         a list of Keras layers alone: the Sequential of them
+                           derive "[Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)]" --input-dim 16
 
 A class several frameworks name alike (nn.LSTM: torch, MLX, Paddle; LSTM: torch, Keras) is
 torch's unless --framework (or --keras) says otherwise; two other frameworks alike are refused,

@@ -176,6 +176,7 @@ register(
 
 from dataclasses import dataclass, replace  # noqa: E402
 
+from ..engine import validate  # noqa: E402
 from ..tree import Module  # noqa: E402
 from .mirror import Deferred, constructor, stack_module  # noqa: E402
 
@@ -257,38 +258,86 @@ for _n in (1, 2, 3):
 
 #: Functions a ``DeepRNN`` may hold between its cores (no parameters; the width unchanged).
 _FUNCTIONS = ("jax.nn.", "jnp.", "jax.numpy.")
+_CORES = "hk.LSTM, hk.GRU, hk.VanillaRNN, hk.Conv*DLSTM"
 
 
-@constructor("haiku", "DeepRNN", prefixes=_PREFIXES, deferred=True, source=_SOURCE)
-def _deep_rnn(layers: Any, name: Any = None) -> Deferred:
-    """``hk.DeepRNN(layers, name=None)`` (haiku/_src/recurrent.py): each core reads the output of the
-    one before; the cores, made before it as its argument, keep their own module names, made unique
-    by Haiku in the order they are made (``lstm``, ``lstm_1``, ...); ``DeepRNN`` adds no parameters."""
+def _deep(layers: Any, skip: bool) -> Deferred:
+    """The cores of ``hk.DeepRNN(layers)`` (``skip=False``) or ``hk.deep_rnn_with_skip_connections(layers)``
+    (``skip=True``), made for the input width when applied.
+
+    Core k reads the width its wiring gives (:meth:`derive.engine.wirings.Wiring.layer_input_size`:
+    :data:`~derive.engine.wirings.UNIDIRECTIONAL`, the output of core k - 1;
+    :data:`~derive.engine.wirings.SKIP_CONNECTIONS`, the input beside it, ``_DeepRNN.__call__``); the
+    cores, made before the deep RNN as its argument, keep their own module names, made unique by Haiku
+    in the order they are made (``lstm``, ``lstm_1``, ...); neither adds parameters.
+
+    Parameters
+    ----------
+    layers : list
+        The cores (:class:`Core`) and, without ``skip``, functions of ``jax.nn`` / ``jnp`` between them.
+    skip : bool
+
+    Returns
+    -------
+    Deferred
+
+    Raises
+    ------
+    TypeError
+        ``layers`` is not a non-empty list; an item that is no Haiku core derive knows (nor, without
+        ``skip``, a function of ``jax.nn`` / ``jnp``).
+    ValueError
+        ``skip`` and a function among the cores (Haiku's own refusal).
+    """
+    from ..engine.wirings import SKIP_CONNECTIONS, UNIDIRECTIONAL
+
     if not isinstance(layers, (list, tuple)) or not layers:
-        raise TypeError(f"layers must be a non-empty list of cores and functions, got {layers!r}")
+        what = "cores" if skip else "cores and functions"
+        raise TypeError(f"layers must be a non-empty list of {what}, got {validate.shown(layers)}")
     for item in layers:
         source = getattr(item, "source", None)
-        if not isinstance(item, Core) and not (isinstance(source, str) and source.startswith(_FUNCTIONS)):
-            raise TypeError(
-                f"DeepRNN: {source or repr(item)} is not a Haiku core derive knows (hk.LSTM, hk.GRU, hk.VanillaRNN, "
-                "hk.Conv*DLSTM) nor a function of jax.nn / jnp"
+        function = isinstance(source, str) and source.startswith(_FUNCTIONS)
+        written = getattr(item, "unread_source", None) or validate.shown(item)
+        if skip and function:
+            raise ValueError(  # haiku/_src/recurrent.py, _DeepRNN.__init__
+                f"skip_connections requires for all layers to be `hk.RNNCore`s: {written} is a function"
             )
+        if not isinstance(item, Core) and not function:
+            raise TypeError(
+                f"{written} is not a Haiku core derive knows ({_CORES}){'' if skip else ' nor a function of jax.nn / jnp'}"
+            )
+    wiring = SKIP_CONNECTIONS if skip else UNIDIRECTIONAL
 
     def make(width: Any) -> Module:
         seen: dict[str, int] = {}
-        children = []
+        children: list[Module] = []
+        below = width
         for item in layers:
             if not isinstance(item, Core):
                 continue
             k = seen.get(item.name, 0)
             seen[item.name] = k + 1
-            module = item.make(width)
+            module = item.make(wiring.layer_input_size(len(children), width, below))
             if k:  # Haiku's unique name for the k-th module of that name
                 unique = f"{item.name}_{k}"
                 params = tuple(replace(p, name=unique + p.name[len(item.name) :]) for p in module.params)
                 module = module.replace(params=params)
             children.append(module)
-            width = item.output
+            below = item.output
         return Module("", "DeepRNN", children=tuple(children), sep="/")
 
     return Deferred(make)
+
+
+@constructor("haiku", "DeepRNN", prefixes=_PREFIXES, deferred=True, source=_SOURCE)
+def _deep_rnn(layers: Any, name: Any = None) -> Deferred:
+    """``hk.DeepRNN(layers, name=None)`` (haiku/_src/recurrent.py): each core reads the output of the
+    one before (:func:`_deep`)."""
+    return _deep(layers, skip=False)
+
+
+@constructor("haiku", "deep_rnn_with_skip_connections", prefixes=_PREFIXES, deferred=True, source=_SOURCE)
+def _deep_rnn_with_skip_connections(layers: Any, name: Any = None) -> Deferred:
+    """``hk.deep_rnn_with_skip_connections(layers, name=None)`` (haiku/_src/recurrent.py): core k >= 1 reads
+    the input beside the output of core k - 1 (:func:`_deep`); every core must be an ``hk.RNNCore``."""
+    return _deep(layers, skip=True)

@@ -109,3 +109,68 @@ def _gru(input_size: Any, hidden_size: Any, bias: Any = True) -> Any:
 @constructor("mlx", "LSTM", prefixes=_PREFIXES, letters=_LETTERS, source=_SOURCE)
 def _lstm(input_size: Any, hidden_size: Any, bias: Any = True) -> Any:
     return stack_module("mlx", "LSTM", input_size, hidden_size, bias=bias)
+
+
+#: The source of ``nn.Sequential`` (mlx 0.32.4): its modules, called in order, kept in the list ``layers``.
+_SEQUENTIAL_SOURCE = "python/mlx/nn/layers/containers.py (mlx 0.32.4, Sequential)"
+_LAYERS = ("RNN", "GRU", "LSTM")
+
+
+@constructor(
+    "mlx", "Sequential", prefixes=("mlx.nn.",), asked_prefixes=("nn.",), source=f"{_SEQUENTIAL_SOURCE}; {_SOURCE}"
+)
+def _sequential(*modules: Any) -> Any:
+    """``mlx.nn.Sequential(*modules)``: each layer reads the output of the one before; the layers' parameters
+    under ``layers.<position>.`` (``self.layers = list(modules)``); the container adds none.
+
+    ``nn.Sequential`` is MLX's only where ``--framework mlx`` is asked for: on a line of no stated
+    framework it is PyTorch's.
+
+    Parameters
+    ----------
+    *modules : derive.tree.Module
+        MLX's recurrent layers (``nn.RNN``, ``nn.GRU``, ``nn.LSTM``), as their constructors made them.
+
+    Returns
+    -------
+    derive.tree.Module
+        The container, its layers the children of its ``layers`` list.
+
+    Raises
+    ------
+    TypeError
+        No layer; a layer that is not one of MLX's recurrent layers.
+    ValueError
+        A layer whose ``input_size`` is not the ``hidden_size`` of the layer before (the features of
+        its output); an ``nn.LSTM`` before another layer (its ``__call__`` returns the pair
+        ``(hidden, cell)``, which the next layer cannot read).
+    """
+    from ..engine import validate
+    from ..engine.symbols import equal
+    from ..tree import Module
+
+    if not modules:
+        raise TypeError("Sequential needs at least one layer (mlx.nn.RNN, mlx.nn.GRU, mlx.nn.LSTM)")
+    children = []
+    for k, layer in enumerate(modules):
+        if not isinstance(layer, Module) or layer.type not in _LAYERS:
+            written = getattr(layer, "unread_source", None) or validate.shown(layer)
+            raise TypeError(
+                f"layer {k}, {written}, is not a layer of MLX derive knows (mlx.nn.RNN, mlx.nn.GRU, mlx.nn.LSTM)"
+            )
+        if k:
+            before = modules[k - 1]
+            if before.type == "LSTM":
+                raise ValueError(
+                    f"layer {k - 1} is an LSTM, whose __call__ returns the pair (hidden, cell) "
+                    f"(python/mlx/nn/layers/recurrent.py, LSTM.__call__): layer {k} ({layer.type}) cannot read it"
+                )
+            width, given = before.config["hidden_size"], layer.config["input_size"]
+            if not equal(width, given):
+                raise ValueError(
+                    f"layer {k} ({layer.type}) has input_size={validate.shown(given)}, but layer "
+                    f"{k - 1} ({before.type}) outputs hidden_size={validate.shown(width)} features: the sizes do "
+                    "not chain"
+                )
+        children.append(layer.replace(name=str(k)))
+    return Module("", "Sequential", children=(Module("layers", "list", children=tuple(children)),))

@@ -177,8 +177,9 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     Parameters
     ----------
     obj : str, os.PathLike, Mapping or model object
-        Model code, or one constructor of a registered framework (``hk.LSTM(128)``,
-        ``RecurrentGemmaConfig()``: decided as the command line decides a line); a path to ``.py`` code or a checkpoint (``.pt``, ``.pth``, ``.bin``,
+        Model code (a list of Keras layers alone is the ``Sequential`` of them), or one constructor of a
+        registered framework (``hk.LSTM(128)``, ``RecurrentGemmaConfig()``: decided as the command line
+        decides a line); a path to ``.py`` code or a checkpoint (``.pt``, ``.pth``, ``.bin``,
         ``.safetensors``, ``.keras``, ``.onnx``); a mapping of tensor names to tensors or shapes
         (a state dict: the same answer for tensors and for their shapes; with ``partial``, part of
         one, e.g. read off an error message); a ``torch.nn.Module`` or a

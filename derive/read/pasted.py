@@ -8,7 +8,9 @@ classes the strict constructor parser reads, then every class registered in
 (``LSTM``: torch and Keras), the arguments: a keyword torch's class does not take
 (``input_shape=``, ``return_sequences=``, ``units=``) or a single size (Keras' ``units``; torch's
 classes take ``input_size`` and ``hidden_size``) is not torch's. A call over several lines
-(:func:`one_call`) is decided as on one. Other text on several lines, or a line that is no
+(:func:`one_call`) is decided as on one. A list of layers (``[Bidirectional(LSTM(64,
+return_sequences=True)), LSTM(32)]``) is Keras code, the ``Sequential`` of them, where its layers
+are Keras' by that rule (:func:`list_framework`). Other text on several lines, or a line that is no
 constructor, is model code: :func:`detect` reads the names it uses. Where several frameworks write
 a class alike, the one whose class takes the arguments is chosen (``nn.LSTMCell(features=128)``
 is Flax linen's), torch's where its class does; two others alike are refused, naming
@@ -20,6 +22,10 @@ is Flax linen's), torch's where its class does; two others alike are refused, na
 ('constructor', 'torch')
 >>> detect("tf.compat.v1.keras.layers.LSTM(8)"), detect("model = nn.Sequential(nn.LSTM(3, 4))")
 ('keras', 'torch')
+>>> line_framework(ast.parse("[Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)]", mode="eval").body, None)
+('code', None)
+>>> detect("[Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)]")
+'keras'
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from .source import SourceError, dotted
 
 __all__ = [
     "line_framework",
+    "list_framework",
     "one_call",
     "assigned_call",
     "detect",
@@ -235,15 +242,19 @@ def line_framework(node: ast.expr, asked: str | None) -> tuple[str, str | None]:
     Returns
     -------
     (str, str or None)
-        ``("constructor", framework)`` or ``("code", framework asked for or None)``.
+        ``("constructor", framework)`` or ``("code", framework asked for or None)``: a list of Keras
+        layers is code (:func:`list_framework`).
 
     Raises
     ------
     SourceError
-        Not a call of a name; a class of another framework than the one asked for; a known class
-        under a prefix no framework writes; a class several frameworks other than torch and Keras
-        name alike, with none asked for.
+        Not a call of a name nor a list of layers; a class of another framework than the one asked
+        for; a known class under a prefix no framework writes; a class several frameworks other than
+        torch and Keras name alike, with none asked for; the refusals of :func:`list_framework`.
     """
+    if isinstance(node, ast.List):
+        list_framework(node, asked)
+        return "code", asked
     if not isinstance(node, ast.Call):
         raise SourceError("expected one constructor call, e.g. nn.LSTM(32, 128, 2, bidirectional=True)")
     name = dotted(node.func)
@@ -289,6 +300,73 @@ def _known_elsewhere(name: str, node: ast.Call) -> None:
         raise SourceError(f"unknown prefix {prefix + '.'!r} of {base}: write {', '.join(spelled)}")
 
 
+def list_framework(node: ast.List, asked: str | None) -> str:
+    """The framework of a pasted list of layers: Keras', whose ``Sequential`` takes the list
+    (``keras.Sequential([Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)])``), or refused.
+
+    Each item is decided as a line is (:func:`line_framework`): the list is Keras' when one of them
+    is a Keras constructor (``LSTM(32)``: a single size, ``return_sequences=``, ``Bidirectional``)
+    and none another framework's; a list of no recurrent layer either rule knows (``[Dense(8),
+    Dense(1)]``) by the names it uses, as code is (:func:`detect`).
+
+    Parameters
+    ----------
+    node : ast.List
+        The list, parsed (never evaluated).
+    asked : str or None
+        The framework asked for.
+
+    Returns
+    -------
+    str
+        ``"keras"``.
+
+    Raises
+    ------
+    SourceError
+        Another framework asked for; an empty list; an item that is not a call; an item that is
+        another framework's constructor (named, with its position); a list whose names say no
+        framework (naming ``--keras``); the refusals of :func:`line_framework` for an item.
+
+    Examples
+    --------
+    >>> list_framework(ast.parse("[layers.LSTM(64, return_sequences=True), layers.GRU(8)]", mode="eval").body, None)
+    'keras'
+    """
+    if asked not in (None, "keras"):
+        raise SourceError(
+            f"a pasted list of layers is read as the keras.Sequential of them (Keras' layers); for {asked}, paste "
+            "the one call that holds the layers (its container), with --framework " + asked
+        )
+    if not node.elts:
+        raise SourceError(
+            "the pasted list is empty: expected Keras layers, e.g. [LSTM(64, return_sequences=True), LSTM(32)]"
+        )
+    keras = asked == "keras"
+    for k, item in enumerate(node.elts):
+        if not isinstance(item, ast.Call):
+            raise SourceError(
+                f"item {k} of the pasted list is not a layer's constructor: expected Keras layers, "
+                "e.g. [LSTM(64, return_sequences=True), LSTM(32)]"
+            )
+        kind, framework = line_framework(item, asked)
+        if kind == "constructor" and framework != "keras":
+            written = dotted(item.func)
+            raise SourceError(
+                f"a pasted list of layers is read as the keras.Sequential of them, but item {k}, {written}(...), "
+                f"is a {framework} constructor: paste the one call that holds the layers (its container), "
+                f"or write Keras' layers"
+            )
+        keras = keras or kind == "constructor"
+    names = ast.unparse(node)
+    if not keras and not (_KERAS_HINTS.search(names) and not _TORCH_HINTS.search(names)):
+        raise SourceError(
+            "a pasted list of layers is read as the keras.Sequential of them, but its names are no Keras layers "
+            "derive knows: say it is Keras code with --keras (framework='keras' in derive.explain)"
+        )
+    return "keras"
+
+
 def _known(framework: str) -> str:
     names = sorted({f"{(c.prefixes + ('',))[0]}{c.name}" for (fw, _), c in CONSTRUCTORS.items() if fw == framework})
     return "its classes: " + ", ".join(names) if names else "it has no registered classes"
@@ -298,9 +376,9 @@ def detect(text: str) -> str:
     """``"torch"``, ``"keras"`` or ``"tf1"``: the framework of model code, from the names it uses.
 
     One line that is a constructor is decided by :func:`line_framework` (``GRU(16, input_dim=4)``
-    is Keras'); other code by the names it uses: TF1's cells and functions (``rnn_cell.``,
-    ``MultiRNNCell(``, ``dynamic_rnn(``) where neither Keras nor torch is named, else ``nn.``,
-    ``keras``, ``Dense(`` ...
+    is Keras'), a list of layers by :func:`list_framework`; other code by the names it uses: TF1's
+    cells and functions (``rnn_cell.``, ``MultiRNNCell(``, ``dynamic_rnn(``) where neither Keras nor
+    torch is named, else ``nn.``, ``keras``, ``Dense(`` ...
 
     Parameters
     ----------
@@ -315,13 +393,16 @@ def detect(text: str) -> str:
     SourceError
         A constructor of a framework whose code derive does not read (named, with the command
         line that reads it); names of both PyTorch and Keras (pass ``framework=`` / ``--keras``
-        / ``--torch``).
+        / ``--torch``); the refusals of :func:`list_framework`.
 
     Examples
     --------
     >>> detect("nn.LSTM(32, 128)"), detect("Sequential([LSTM(64), Dense(1)])")
     ('torch', 'keras')
     """
+    listed = _expression(text)
+    if isinstance(listed, ast.List):  # a list of layers, on one line or over several
+        return list_framework(listed, None)
     node = one_call(text)
     if node is not None:
         try:
@@ -370,11 +451,15 @@ def one_call(text: str) -> ast.Call | None:
     >>> one_call("Mamba(\\n    d_model=16,\\n    d_state=16,\\n)") is not None, one_call("x = 1\\nnn.LSTM(x, 2)")
     (True, None)
     """
+    node = _expression(text)
+    return node if isinstance(node, ast.Call) else None
+
+
+def _expression(text: str) -> ast.expr | None:
     try:
-        node = ast.parse(text.strip(), mode="eval").body
+        return ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError):
         return None
-    return node if isinstance(node, ast.Call) else None
 
 
 def assigned_call(text: str) -> str | None:

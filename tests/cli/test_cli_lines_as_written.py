@@ -28,6 +28,7 @@ os.environ.setdefault("KERAS_HOME", tempfile.mkdtemp(prefix="keras-home-"))
 
 import pytest
 from cli_frameworks import RUNNERS, UNORDERED
+from one_answer import check_one_answer
 
 from derive.cli import main
 
@@ -58,7 +59,28 @@ def _in(width: int) -> tuple[str, ...]:
     return ("--input-dim", str(width))
 
 
+#: Models pasted whole as their users write them: a list of Keras layers (the ``Sequential`` of them, on
+#: ``--input-dim`` features), Haiku's stacks of cores, ``mlx.nn.Sequential`` of MLX's layers.
+PASTED = [
+    Line("keras", "[Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)]", _in(16), (None, 16)),
+    Line("keras", "[keras.layers.LSTM(32, return_sequences=True), layers.GRU(8)]", _in(16), (None, 16)),
+    Line(
+        "keras",
+        "[\n    layers.Bidirectional(layers.GRU(16, return_sequences=True)),\n    layers.SimpleRNN(4),\n]",
+        _in(5),
+        (None, 5),
+    ),
+    Line("haiku", "hk.deep_rnn_with_skip_connections([hk.LSTM(32), hk.LSTM(32)])", _in(16), 16),
+    Line(
+        "haiku", "hk.deep_rnn_with_skip_connections([hk.GRU(8), hk.VanillaRNN(4), hk.LSTM(6, name='top')])", _in(5), 5
+    ),
+    Line("haiku", "hk.DeepRNN([hk.LSTM(32), hk.LSTM(64)])", _in(16), 16),
+    Line("mlx", "nn.Sequential(nn.GRU(20, 50), nn.GRU(50, 50))", ("--framework", "mlx")),
+    Line("mlx", "mlx.nn.Sequential(mlx.nn.RNN(8, 16, bias=False), mlx.nn.LSTM(16, 4))"),
+]
+
 LINES = [
+    *PASTED,
     # PyTorch
     Line("torch", "nn.LSTM(32, 128, 2, bidirectional=True)"),
     Line("torch", "torch.nn.GRU(input_size=10, hidden_size=20, num_layers=2, batch_first=True)"),
@@ -264,6 +286,26 @@ REFUSED = [
     ("LSTM(64, input_shape=(8,))", (), "expected ndim=3, found ndim=2"),
     ("hk.DeepRNN([hk.LSTM(128), hk.Linear(10)])", _in(5), "hk.Linear(10) is not a Haiku core derive knows"),
     ("hk.DeepRNN([])", _in(5), "layers must be a non-empty list of cores and functions"),
+    (
+        "hk.deep_rnn_with_skip_connections([hk.LSTM(8), jax.nn.relu, hk.LSTM(8)])",
+        _in(4),
+        "skip_connections requires for all layers to be `hk.RNNCore`s: jax.nn.relu is a function",
+    ),
+    (
+        "hk.deep_rnn_with_skip_connections([hk.LSTM(32), hk.LSTM(32)])",
+        (),
+        "makes its weights when first applied: give the input width with --input-dim",
+    ),
+    ("[Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)]", (), "--input-dim is required"),
+    ("[LSTM(32, 64), LSTM(16)]", _in(4), "item 0, LSTM(...), is a torch constructor"),
+    ("[LSTM(32)]", ("--torch", *_in(4)), "a pasted list of layers is read as the keras.Sequential of them"),
+    ("[]", _in(4), "the pasted list is empty"),
+    (
+        "nn.Sequential(nn.GRU(20, 50), nn.GRU(40, 50))",
+        ("--framework", "mlx"),
+        "layer 1 (GRU) has input_size=40, but layer 0 (GRU) outputs hidden_size=50 features: the sizes do not chain",
+    ),
+    ("nn.Sequential(nn.LSTM(20, 50), nn.GRU(50, 50))", ("--framework", "mlx"), "returns the pair (hidden, cell)"),
     ("tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(48), x, scope=vs)", _in(5), "scope: give the variable scope's name"),
     (
         "tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(n) for n in sizes])",
@@ -304,6 +346,8 @@ def _keras(text: str, shape: tuple) -> list[tuple[str, tuple]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         made = eval(text, scope)
+        if isinstance(made, list):  # a list of layers: the Sequential of them, on that input
+            made = keras.Sequential([keras.Input(shape), *made])
         if isinstance(made, keras.Sequential):
             assert made.built
             weights = made.weights
@@ -383,6 +427,25 @@ def test_the_table_covers_every_framework_the_lines_are_documented_for():
     runners = {line.runner for line in LINES}
     assert {"torch", "keras", "keras2", "tf1", "haiku", "mlx", "mxnet"} <= runners
     assert len(LINES) >= 80
+
+
+@pytest.mark.parametrize("line", PASTED, ids=[line.id for line in PASTED])
+def test_a_model_pasted_whole_gives_one_answer_on_the_command_line_and_in_explain(line):
+    """The command line's ``--json`` and ``derive.explain(text, ...)`` of a pasted list or container:
+    one dispatcher, one reader, one total, the same tensors and closed form."""
+    assert check_one_answer(line.text, line.options) is not None
+
+
+@pytest.mark.slow
+def test_a_list_of_keras_2_cudnn_layers():
+    """``[CuDNNLSTM(...), CuDNNGRU(...)]``: Keras 2's layers (TensorFlow's worker), the Sequential of them on
+    16 features: its total and shapes. (The code reader names a Sequential's weights as Keras 3 does,
+    ``sequential/cu_dnnlstm/kernel``; Keras 2 names them ``cu_dnnlstm/kernel``: not compared.)"""
+    line = Line("keras2", "[CuDNNLSTM(32, return_sequences=True), CuDNNGRU(8)]", _in(16), 16)
+    real = real_tensors(line)
+    status, ours, err = derive_tensors(line)
+    assert status == 0, err
+    assert _total(ours) == _total(real) and [s for _, s in ours] == [s for _, s in real]
 
 
 @pytest.mark.parametrize("text,options,words", REFUSED, ids=[r[0][:60] for r in REFUSED])

@@ -16,23 +16,21 @@ marks a case slow by its framework key: :attr:`Question.key`).
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 import subprocess
 import sys
 import tomllib
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import corpus_truth
 import pytest
+from one_answer import ask_cli, check_one_answer, counted, explain_options
 
 import derive
-from derive.cli import main
 from docs_src.pages import asked
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,36 +89,11 @@ class Answer:
     text: str = ""
 
 
-def _options(options: tuple[str, ...]) -> dict[str, Any]:
-    """The keyword arguments of ``derive.explain`` the CLI options say."""
-    kwargs: dict[str, Any] = {}
-    args = iter(options)
-    for option in args:
-        if option == "--keras":
-            kwargs["framework"] = "keras"
-        elif option == "--framework":
-            kwargs["framework"] = next(args)
-        elif option == "--input-dim":
-            kwargs["input_dim"] = int(next(args))
-        else:
-            raise AssertionError(f"no explain() argument for {option}")
-    return kwargs
-
-
 def _from_json(status: int, out: str, err: str) -> Answer:
     if status != 0:
         return Answer(status, text=err)
     data = json.loads(out)
-    counted = [t for t in data["tensors"] if not t.get("buffer") and not t.get("tied_to")]
-    tensors = [(t["name"], tuple(t["shape"])) for t in counted]
-    return Answer(status, data["total"], tensors, out)
-
-
-def ask_cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(argv)
-    return status, out.getvalue(), err.getvalue()
+    return Answer(status, data["total"], counted(data["tensors"]), out)
 
 
 def ask_subprocess(argv: list[str]) -> tuple[int, str, str]:
@@ -155,7 +128,7 @@ def ask(q: Question, given: Any) -> Answer:
     """derive's answer through the question's interface."""
     if q.interface == "explain":
         try:
-            report = derive.explain(given if not isinstance(given, Path) else str(given), **_options(q.options))
+            report = derive.explain(given if not isinstance(given, Path) else str(given), **explain_options(q.options))
         except (ValueError, TypeError, LookupError, OSError, SyntaxError) as error:
             return Answer(2, text=str(error))
         tensors = [(t["name"], tuple(t["shape"])) for t in report.tensors]
@@ -309,28 +282,8 @@ def test_a_long_list_of_keys_says_how_many_it_leaves_out() -> None:
 _BOTH = ("constructor", "code", "config")
 
 
-def _counted(tensors: list[dict]) -> list[tuple[str, tuple]]:
-    return [(t["name"], tuple(t["shape"])) for t in tensors if not t.get("buffer") and not t.get("tied_to")]
-
-
 @pytest.mark.parametrize("q", [pytest.param(q, id=q.id) for q in QUESTIONS if q.form in _BOTH])
 def test_the_command_line_and_explain_give_one_answer(q: Question) -> None:
     """The command line's ``--json`` and ``derive.explain(...)``'s report of the same input carry the same
     total, tensors and closed form: both pass one dispatcher (``derive.read.dispatch``) to one reader."""
-    status, out, err = ask_cli([q.input.strip(), *q.options, "--json"])
-    options = list(q.options)
-    if "--keras-version" in options:  # the command line's own option (with its value)
-        del options[options.index("--keras-version") : options.index("--keras-version") + 2]
-    try:
-        report = derive.explain(q.input.strip(), **_options(tuple(options)))
-    except (ValueError, TypeError, LookupError, OSError, SyntaxError) as error:
-        assert status != 0, f"the command line answers, derive.explain refuses: {error}"
-        return
-    if "--keras-version" in q.options:  # an option of the command line's only: compare the refusal-free part
-        assert status == 0, err
-        return
-    assert status in (0, 3), err
-    cli, ours = json.loads(out), report.to_dict()
-    assert cli["total"] == ours["total"]
-    assert _counted(cli["tensors"]) == _counted(ours["tensors"])
-    assert cli.get("formula") == ours.get("formula"), (cli.get("formula"), ours.get("formula"))
+    check_one_answer(q.input.strip(), q.options)

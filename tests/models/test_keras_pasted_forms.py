@@ -97,3 +97,41 @@ model = Net()
 def test_keras1_model_keywords_refused_where_keras2_refused(model, words):
     with pytest.raises(SourceError, match=re.escape(words)):
         explain(KERAS1.replace("Model(input=inputs, output=lstm)", model))
+
+
+#: Layers pasted as the list a ``Sequential([...])`` takes, without it (bare names, ``layers.``, ``keras.layers.``).
+LISTS = [
+    "[Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)]",
+    "[layers.GRU(16, return_sequences=True), layers.SimpleRNN(8)]",
+    "[keras.layers.LSTM(32, return_sequences=True), keras.layers.Bidirectional(keras.layers.GRU(8)), Dense(1)]",
+    "[\n    Bidirectional(LSTM(64, return_sequences=True)),\n    LSTM(32),\n]",
+]
+
+
+@pytest.mark.parametrize("text", LISTS)
+def test_a_pasted_list_of_layers_is_the_sequential_of_them(text):
+    """``keras.Sequential([keras.Input((None, 16)), *layers])``, as Keras 3 builds it: its count_params() and
+    every weight's path and shape."""
+    keras.backend.clear_session()  # Keras' names, as a fresh session gives them
+    scope = {n: getattr(kl, n) for n in dir(kl) if n[:1].isupper()}
+    scope.update(keras=keras, layers=kl)
+    real = keras.Sequential([keras.Input((None, 16)), *eval(text, scope)])  # test text, trusted
+    report = explain(text, input_dim=16)
+    assert report.total == real.count_params() and tensors(report) == weights(real)
+    assert "the pasted list of layers read as Sequential([...]) of them" in " ".join(report.notes)
+
+
+@pytest.mark.parametrize(
+    "text,options,words",
+    [
+        (LISTS[0], {}, "--input-dim is required"),
+        ("[LSTM(32, 64), LSTM(16)]", {"input_dim": 4}, "item 0, LSTM(...), is a torch constructor"),
+        ("[LSTM(32)]", {"framework": "torch"}, "a pasted list of layers is read as the keras.Sequential of them"),
+        ("[LSTM(64), 3]", {"input_dim": 4}, "item 1 of the pasted list is not a layer's constructor"),
+        ("[nn.Linear(3, 4)]", {}, "item 0, nn.Linear(...), is a torch constructor"),
+        ("[Net(3)]", {}, "its names are no Keras layers derive knows: say it is Keras code with --keras"),
+    ],
+)
+def test_a_pasted_list_keras_cannot_build_or_not_keras_is_refused(text, options, words):
+    with pytest.raises(SourceError, match=re.escape(words)):
+        explain(text, **options)

@@ -44,6 +44,11 @@ def node(text: str) -> ast.expr:
         ("LSTM(64, bogus=1)", ("constructor", "torch")),
         ("tf.compat.v1.nn.dynamic_rnn(LSTMCell(48))", ("constructor", "tf1")),
         ("tf.compat.v1.keras.layers.GRU(48)", ("constructor", "keras")),
+        # a list of layers: Keras code (the Sequential of them), by the rule of each of its items
+        ("[Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)]", ("code", None)),
+        ("[LSTM(32), Dense(1)]", ("code", None)),
+        ("[CuDNNLSTM(32, return_sequences=True), CuDNNGRU(8)]", ("code", None)),
+        ("[Dense(8), Dense(1)]", ("code", None)),  # no recurrent layer: Keras' by its names, as code is
     ],
 )
 def test_line_framework(text, expected):
@@ -63,6 +68,19 @@ def test_alike_classes_none_chooses_are_refused(text, words):
     with pytest.raises(SourceError, match=None) as info:
         line_framework(node(text), None)
     assert words in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)]",
+        "[layers.LSTM(8, return_sequences=True), keras.layers.GRU(units=4)]",
+        "[\n    LSTM(32, return_sequences=True),\n    LSTM(16),\n]",
+    ],
+)
+def test_a_list_of_keras_layers_is_keras_code(text):
+    assert detect(text) == "keras"
+    assert classify(text.replace("\n", ""), "keras") == ("code", "keras")
 
 
 def test_candidates_torch_and_keras_first():
@@ -240,6 +258,11 @@ def test_the_framework_asked_for(text, asked, expected):
         ("hk.LSTM(3)", "keras", "hk.LSTM is not a keras class derive reads as a constructor: it is haiku's"),
         ("hk.LSTM(3)", "tf1", "hk.LSTM is not a class of tf1 that derive knows (its classes:"),
         ("os.GRU(3, 4)", None, "unknown prefix 'os.' of GRU: write nn.GRU (torch), layers.GRU (keras)"),
+        ("[LSTM(32, 64), LSTM(16)]", None, "item 0, LSTM(...), is a torch constructor"),  # two sizes: torch's
+        ("[hk.LSTM(3)]", None, "item 0, hk.LSTM(...), is a haiku constructor"),
+        ("[LSTM(32)]", "torch", "for torch, paste the one call that holds the layers (its container)"),
+        ("[]", None, "the pasted list is empty"),
+        ("[os.GRU(3, 4)]", None, "unknown prefix 'os.' of GRU"),
     ],
 )
 def test_refusals_name_what_to_write(text, asked, words):

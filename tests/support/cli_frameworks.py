@@ -59,7 +59,8 @@ def mlx_run(text: str, input_dim: int | None):
     from mlx.utils import tree_flatten
 
     layer = eval(text, {"mlx": mlx, "nn": nn})
-    width = layer.Wx.shape[-1] if hasattr(layer, "Wx") else layer.Wxh.shape[-1]
+    first = layer.layers[0] if isinstance(layer, nn.Sequential) else layer  # a Sequential reads its first's input
+    width = first.Wx.shape[-1] if hasattr(first, "Wx") else first.Wxh.shape[-1]
     layer(mx.zeros((BATCH, 3, width)))
     return [(k, tuple(v.shape), True) for k, v in tree_flatten(layer.parameters())]
 

@@ -24,8 +24,8 @@ write it (``tf`` is ``tensorflow``, or ``tensorflow.compat.v1`` with ``compat``;
 ``inputs``/``x`` a placeholder of I features, a list of steps for the static functions):
 ``[[name, shape, trainable], ...]``.
 ``{"kind": "keras2_line", "text": ..., "input_size": I}`` — a Keras 2 layer line (``tf.keras``,
-``tf.compat.v1.keras``, ``keras``/``layers`` and the bare classes of ``tf_keras``) built in a
-``Sequential`` on inputs of I features (or on its own ``input_shape``): ``[[name, shape,
+``tf.compat.v1.keras``, ``keras``/``layers`` and the bare classes of ``tf_keras``; or a list of them)
+built in a ``Sequential`` on inputs of I features (or on its own ``input_shape``): ``[[name, shape,
 trainable], ...]``.
 ``{"kind": "cudnn_params_size", "num_layers": L, "num_units": H, "input_size": I, "rnn_mode": ...,
 "input_mode": ..., "direction": ...}`` — ``[[size]]`` from ``tf.raw_ops.CudnnRNNParamsSize`` (a GPU
@@ -153,7 +153,8 @@ def keras2_line(request: dict) -> list:
         scope.update({n: getattr(k.layers, n) for n in dir(k.layers) if n[:1].isupper()})
         scope.update({n: getattr(v1.keras.layers, n) for n in ("CuDNNLSTM", "CuDNNGRU")})
         layer = eval(request["text"], scope)
-        made = layer if isinstance(layer, k.Sequential) else k.Sequential([layer])
+        # a list of layers: the Sequential of them
+        made = layer if isinstance(layer, k.Sequential) else k.Sequential(layer if isinstance(layer, list) else [layer])
         if not made.built:
             made.build((None, 3, request["input_size"]))
         return [[w.name.removesuffix(":0"), w.shape.as_list(), w.trainable] for w in made.weights]

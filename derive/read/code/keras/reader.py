@@ -148,7 +148,7 @@ def explain_keras(text: str, input_dim: Any = None, partial: bool = False) -> Re
     text : str
         Python source: a model file, ``Sequential([...])``, ``model.add(...)`` lines, the functional
         API ending in ``Model(inputs, outputs)``, a subclassed ``keras.Model`` called on an input;
-        one layer constructor is a one-layer model.
+        one layer constructor is a one-layer model, a list of layers alone the ``Sequential`` of them.
     input_dim : int or sympy.Expr, optional
         Features per time step of a Sequential's input, when the code does not give its shape.
         Refused when it contradicts the code.
@@ -177,6 +177,10 @@ def explain_keras(text: str, input_dim: Any = None, partial: bool = False) -> Re
     """
     tree = parse_module(text)
     reader = KerasInterpreter(partial)
+    if _listed_sequential(tree):
+        reader.notes.append(
+            "the pasted list of layers read as Sequential([...]) of them, the model keras.Sequential builds"
+        )
     implied = _implied_sequential(tree)
     if implied is not None:
         name, line = implied
@@ -240,6 +244,19 @@ def _implied_sequential(tree: ast.Module) -> tuple[str, int] | None:
     made = ast.Assign([ast.Name(name, ast.Store())], ast.Call(ast.Name("Sequential", ast.Load()), [], []))
     tree.body.insert(tree.body.index(first), ast.fix_missing_locations(ast.copy_location(made, first)))
     return name, first.lineno
+
+
+def _listed_sequential(tree: ast.Module) -> bool:
+    """Whether the code is one list and nothing else (``[Bidirectional(LSTM(64, return_sequences=True)),
+    LSTM(32)]``, the layers pasted out of a ``Sequential([...])``): then ``tree`` is made the
+    ``Sequential`` of them, as ``keras.Sequential`` takes the list, and True returned; else ``tree`` is
+    left as it is."""
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr) or not isinstance(tree.body[0].value, ast.List):
+        return False
+    statement = tree.body[0]
+    made = ast.Call(ast.Name("Sequential", ast.Load()), [statement.value], [])
+    statement.value = ast.fix_missing_locations(ast.copy_location(made, statement.value))
+    return True
 
 
 def _report(reader: KerasInterpreter, program: _Program, input_dim: Any) -> Report:
