@@ -25,7 +25,8 @@ tensors                     on one rank (vLLM's layer; transformers 5.23.0's sty
 ``gate_proj``, ``up_proj``  ``MergedColumnParallelLinear``: F / tp rows (Phi-3's fused ``gate_up_proj``
                             2F / tp); ``colwise``
 ``down_proj``               ``RowParallelLinear``: F / tp columns; ``rowwise`` (StarCoder2's ``c_fc``,
-                            ``c_proj``: the same two)
+                            ``c_proj``, and Granite-4.0-H's shared MLP ``input_linear``, ``output_linear``:
+                            vLLM's ``GraniteMoeSharedMLP``, ``models/granitemoeshared.py`` 53-66, the same two)
 routed experts              ``FusedMoE`` with tensor parallelism inside each expert (vLLM's default,
                             ``enable_expert_parallel`` off): every rank holds all E experts, each F / tp
                             wide — ``w13`` (E, 2F / tp, D), ``w2`` (E, D, F / tp)
@@ -39,6 +40,40 @@ Mamba mixers                ``MambaMixer`` (``vllm/model_executor/layers/mamba/m
                             ``ColumnParallelLinear``, ``A`` (E / tp, N) and ``D`` (E / tp); the conv and SSM
                             states E / tp channels (kept in transformers' layout). transformers has no plan
                             for them
+Mamba-2 mixers (Mamba-2,    ``MambaMixer2`` (``vllm/model_executor/layers/mamba/mamba_mixer2.py``, vLLM 0.33.0,
+Bamba, Nemotron-H,          commit 4ba787ec9): H / tp heads (``assert num_heads % self.tp_size == 0``, line 316)
+Falcon-H1, Granite-4.0-H,   with B and C's G groups / tp, or, when tp does not divide G, one group only
+Zamba2's mixer)             (``assert (n_groups % self.tp_size) == 0 or n_groups == 1``, 320) replicated to
+                            follow the head shards: G' = G + ``extra_groups_for_head_shards`` = tp
+                            (333-341; ``mamba_utils.py`` 261-269). conv_dim' = I + 2G'N (I the intermediate
+                            size, N the state): ``conv1d`` conv_dim' / tp channels, ``in_proj`` (I + conv_dim' +
+                            H) / tp rows — ``MergedColumnParallelLinear`` when G divides (346-371),
+                            ``ColumnParallelLinear`` with ``mamba_v2_sharded_weight_loader`` otherwise (376-390,
+                            style ``groups_colwise``); ``dt_bias``, ``A_log``, ``D`` H / tp (481-488); the gated
+                            norm I / tp (``Mixer2RMSNormGated``, 105, 112); ``out_proj`` ``RowParallelLinear``
+                            (498). States (``mamba2_state_shape``, ``mamba_utils.py`` 186-211): conv_dim' / tp
+                            conv channels, the SSM state (H / tp, P, N), kept in transformers' layout (K wide;
+                            vLLM keeps K - 1). With a replicated group the tp ranks together hold more than the
+                            model (each its copy of B and C). Bamba: vLLM 0.23.0 was the last to serve it
+                            (``_PREVIOUSLY_SUPPORTED_MODELS``, ``models/registry.py`` 860), with the same
+                            ``MambaMixer2`` (``models/bamba.py``, commit 7e1c150e). An older ``mamba_mixer2.py``
+                            (commit 004d4e4c) replicated any G (tp - G mod tp more); derive follows 0.33.0.
+                            transformers has no plan for them
+Gated DeltaNet              ``QwenGatedDeltaNetAttention`` (``vllm/model_executor/layers/mamba/gdn/``
+(Qwen3-Next, Qwen3.5)       ``qwen_gdn_linear_attn.py``, vLLM 0.33.0; Qwen3-Next's and Qwen3.5's decoder layers
+                            build it: ``models/qwen3_next.py`` 501, ``qwen3_5.py`` 150): H_k / tp key heads a
+                            rank, each with its H_v / H_k value heads — ``in_proj_qkvz`` (Qwen3.5:
+                            ``in_proj_qkv``, ``in_proj_z``) and ``in_proj_ba`` (``in_proj_b``, ``in_proj_a``)
+                            ``MergedColumnParallelLinear`` rows / tp (803-851), ``conv1d``
+                            ``ColumnParallelLinear`` (2H_k·d_k + H_v·d_v) / tp channels (597), ``dt_bias`` and
+                            ``A_log`` H_v / tp (646-655), ``out_proj`` ``RowParallelLinear`` (675); the gated
+                            norm (d_v) whole (``RMSNormGated``, 666). A tp that does not divide H_k is refused,
+                            naming ``linear_num_key_heads``: each rank views its rows as ``num_k_heads //
+                            tp_size`` key-head groups (888, 957), none replicated. States
+                            (``gated_delta_net_state_shape``, ``mamba_utils.py`` 272-293): conv (2H_k·d_k +
+                            H_v·d_v) / tp channels, recurrent (H_v / tp, d_k, d_v) (vLLM's (d_v, d_k), the same
+                            size). transformers' plan differs (``colwise_gather_output`` on the input
+                            projections and on ``out_proj``, ``conv1d`` and the state whole): derive follows vLLM
 routed experts, ``ep``      ``--enable-expert-parallel`` (EP size = tp): whole experts, E // tp each and one
                             more on the first E mod tp ranks (``determine_expert_map``, linear placement,
                             ``fused_moe/layer.py``); a stage's tensors are its first rank's, the most loaded.
@@ -50,6 +85,13 @@ latent attention (MLA)      ``DeepseekV2MLAAttention`` (``vllm/model_executor/mo
                             ``qk_rope_head_dim`` a token) whole on every rank: one latent "head", no head
                             to split (vLLM's MLA layers keep ``num_kv_heads`` 1). transformers' plan for
                             DeepSeek-V3 leaves the attention whole
+DeepSeek-V3.2's indexer     ``Indexer`` (``vllm/model_executor/models/deepseek_v2.py``, vLLM 0.33.0): whole on
+                            every rank — ``wq_b`` ``ReplicatedLinear`` ("no tensor parallel, just replicated",
+                            lines 702-709), ``wk`` and ``weights_proj`` fused in one
+                            ``MergedColumnParallelLinear`` with ``disable_tp=True`` (712-719), ``k_norm`` (720);
+                            its key cache one head on every rank (``DeepseekV32IndexerCache``: ``num_kv_heads=1,
+                            max_tp_shards=1``, 658-666). vLLM keeps it in fp8 with a float32 scale per 128
+                            entries (731-732): a format, not a share; derive counts it as transformers holds it
 router, shared-expert gate  replicated (``ReplicatedLinear``)
 norms                       replicated
 ``embed_tokens``            ``VocabParallelEmbedding``: the vocabulary padded to a multiple of 64
@@ -80,14 +122,19 @@ its tensors at the model's dtype (:func:`derive.analysis.stored.weight_bytes`) a
 
 Refused (ValueError, naming the config key or the module): a size tp does not divide
 (``num_attention_heads``, ``num_key_value_heads``, ``intermediate_size``, the experts' width, the
-padded ``vocab_size``); a module derive has no rule for (GPT-2's fused ``c_attn``, Mamba-2 and
-linear-attention mixers, vision towers...: never guessed), symbolic sizes, more stages than layers.
+padded ``vocab_size``, a Mamba-2 mixer's heads — ``num_heads``, ``mamba_n_heads`` (Bamba, Falcon-H1,
+Granite-4.0-H), ``mamba_num_heads`` (Nemotron-H), ``n_mamba_heads`` (Zamba2) — or its groups when more
+than one, ``linear_num_key_heads``); a module derive has no rule for (GPT-2's fused ``c_attn``, other
+recurrent and linear-attention mixers — RWKV, xLSTM, KDA, lightning attention, short convolutions,
+OLMo-hybrid's Gated DeltaNet —, Zamba2's shared blocks, Nemotron-3's latent experts, vision towers...:
+never guessed), symbolic sizes, more stages than layers.
 
 Verification: ``tests/analysis/test_parallel.py`` holds each rank's tensors against transformers'
 own tensor parallelism run on CPU (``torch.distributed`` with gloo, 2 and 4 processes,
 ``PreTrainedModel.maybe_distribute_model`` — what ``from_pretrained(..., tp_plan="auto")`` calls —
 each rank's ``DTensor.to_local()`` shapes and its cache after a forward) where the rules agree, and
-checks vLLM's own rules (vocabulary padding, KV-head replication, stages) by hand-computed cases.
+checks vLLM's own rules (vocabulary padding, KV-head replication, stages, the Mamba-2 and Gated DeltaNet
+mixers, the indexer) by hand-computed cases from the cited lines.
 
 >>> from derive.families.llama import llama
 >>> p = plan(llama({"num_hidden_layers": 2, "num_key_value_heads": 8}), tp=16)
@@ -193,7 +240,8 @@ class RankTensor:
         Its shape on one rank.
     style : str
         How it is split: ``colwise``, ``rowwise``, ``kv_colwise`` (heads, replicated when tp > KV),
-        ``vocab`` (padded), ``experts_colwise``, ``experts_rowwise``, ``replicated``.
+        ``groups_colwise`` (a Mamba-2 mixer's heads, its one group of B and C replicated on every rank),
+        ``vocab`` (padded), ``experts_colwise``, ``experts_rowwise``, ``experts_ep``, ``replicated``.
     """
 
     name: str
@@ -287,22 +335,54 @@ def _heads(module: Module, path: str, tp: int) -> tuple[int, int, int, int]:
 
 #: What derive splits (said when it refuses a module).
 _SPLIT = (
-    "derive splits attention (latent attention too), MLPs, routed experts, Mamba (1) mixers, embeddings, the head "
-    "and norms as vLLM does; "
-    "not yet Mamba-2 or linear-attention mixers, or vision towers"
+    "derive splits attention (latent attention and DeepSeek-V3.2's indexer too), MLPs, routed experts, Mamba and "
+    "Mamba-2 mixers, Qwen's Gated DeltaNet, embeddings, the head and norms as vLLM does; not yet other recurrent, "
+    "linear-attention or convolution mixers (RWKV, xLSTM, KDA, lightning attention, short convolutions, "
+    "OLMo-hybrid's Gated DeltaNet...), or vision towers"
 )
 _ATTENTION = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm", "qkv_proj"}
 #: Latent attention's tensors (vLLM's DeepseekV2MLAAttention, ``vllm/model_executor/models/deepseek_v2.py``).
 _LATENT = {"q_a_proj": "replicated", "q_a_layernorm": "replicated", "q_b_proj": "colwise", "q_proj": "colwise",
            "kv_a_proj_with_mqa": "replicated", "kv_a_layernorm": "replicated", "kv_b_proj": "colwise",
            "o_proj": "rowwise"}  # fmt: skip
+#: DeepSeek-V3.2's indexer's projections (vLLM's Indexer: each replicated).
+_INDEXER = ("wq_b", "wk", "weights_proj")
 #: Mamba (1) mixers: transformers' MambaMixer, FalconMambaMixer, JambaMambaMixer (vLLM's MambaMixer).
 _MAMBA = ("MambaMixer", "FalconMambaMixer", "JambaMambaMixer")
 _MAMBA_CHILDREN = {"in_proj": "colwise", "conv1d": "colwise", "x_proj": "rowwise", "dt_proj": "colwise",
                    "out_proj": "rowwise"}  # fmt: skip
 _MAMBA_WIDTH = "the Mamba mixer's intermediate size (intermediate_size, or mamba_expand x hidden_size)"
+#: Mamba-2 mixers (vLLM's MambaMixer2), by transformers' class: the config's keys of their heads and their groups.
+_MAMBA2 = {
+    "Mamba2Mixer": ("num_heads", "n_groups"),
+    "BambaMixer": ("mamba_n_heads", "mamba_n_groups"),
+    "GraniteMoeHybridMambaLayer": ("mamba_n_heads", "mamba_n_groups"),
+    "FalconH1Mixer": ("mamba_n_heads", "mamba_n_groups"),
+    "NemotronHMamba2Mixer": ("mamba_num_heads", "n_groups"),
+    "Zamba2MambaMixer": ("n_mamba_heads", "mamba_ngroups"),
+}
+#: Gated DeltaNet as vLLM's QwenGatedDeltaNetAttention holds it (Qwen3-Next's fused in_proj_qkvz and in_proj_ba;
+#: Qwen3.5's four projections, loaded into the same two): each projection's rows, in key heads (H_k·d_k = K),
+#: value heads (H_v·d_v = V) and H_v.
+_GATED_DELTANET = {
+    "Qwen3NextGatedDeltaNet": {"in_proj_qkvz": (2, 2, 0), "in_proj_ba": (0, 0, 2)},
+    "Qwen3_5GatedDeltaNet": {"in_proj_qkv": (2, 1, 0), "in_proj_z": (0, 1, 0), "in_proj_b": (0, 0, 1),
+                             "in_proj_a": (0, 0, 1)},
+    "Qwen3_5MoeGatedDeltaNet": {"in_proj_qkv": (2, 1, 0), "in_proj_z": (0, 1, 0), "in_proj_b": (0, 0, 1),
+                                "in_proj_a": (0, 0, 1)},
+}  # fmt: skip
 _MLP = {"gate_proj": "colwise", "up_proj": "colwise", "gate_up_proj": "colwise", "down_proj": "rowwise",
-        "c_fc": "colwise", "c_proj": "rowwise"}  # fmt: skip
+        "c_fc": "colwise", "c_proj": "rowwise", "input_linear": "colwise", "output_linear": "rowwise"}  # fmt: skip
+#: The fused gate and up projections (vLLM's MergedColumnParallelLinear of two: each half split).
+_GATE_UP = (".gate_up_proj", ".input_linear")
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """A child's rows on a rank as its mixer's rule worked them out: ``whole`` rows in the model, ``rank`` on each."""
+
+    whole: int
+    rank: int
 
 
 class _Rules:
@@ -315,7 +395,8 @@ class _Rules:
         self.kv: tuple[int, int, int] | None = None
         self.vocab: tuple[int, int] | None = None
         self.heads_of: dict[str, tuple[int, int]] = {}  # an attention's path -> (KV, KV on a rank)
-        self.mamba: set[str] = set()  # the paths of the Mamba mixers
+        self.mixers: dict[str, str] = {}  # a recurrent mixer's path -> what its own tensors' rows are (split by tp)
+        self.states_of: dict[str, dict[str, tuple[Any, ...]]] = {}  # a mixer's path -> its states' shapes on a rank
 
     def module(self, path: str, module: Module) -> Iterator[tuple[str, Param, str, tuple[int, ...]]]:
         """Each own counted tensor of ``module``: (name, param, style, shape on a rank)."""
@@ -329,7 +410,11 @@ class _Rules:
             self._mlp(path, module)
         elif module.type in _MAMBA:
             self._mamba(path, module)
-        if given is None and module.cache and module.part != "attention" and path not in self.mamba:
+        elif module.type in _MAMBA2:
+            self._mamba2(path, module)
+        elif module.type in _GATED_DELTANET:
+            self._gated_deltanet(path, module)
+        if given is None and module.cache and module.part != "attention" and path not in self.states_of:
             raise ValueError(f"no tensor-parallel rule for {module.type} ({path}) and its cache: {_SPLIT}")
         for p in own:
             name = f"{path}.{p.name}" if path else p.name
@@ -349,12 +434,33 @@ class _Rules:
         self.kv = (1, 1, self.tp)
         self.heads_of[path] = (1, 1)
         for child in module.children:
+            if child.name == "indexer":
+                self._indexer(f"{path}.indexer", child)
+                continue
             style = _LATENT[child.name]
             self.styles[f"{path}.{child.name}"] = (style, None)
 
+    def _indexer(self, path: str, module: Module) -> None:
+        """DeepSeek-V3.2's indexer as vLLM's Indexer holds it: whole on every rank (wq_b a ReplicatedLinear, wk and
+        weights_proj one MergedColumnParallelLinear with disable_tp, k_norm), its key cache one head, whole."""
+        kids = {c.name: c for c in module.children}
+        linears = {n for n, c in kids.items() if c.part != "norms"}
+        if (
+            module.type != "DeepseekV32Indexer"
+            or linears != set(_INDEXER)
+            or any(kids[n].type != "Linear" for n in linears)
+            or any(p.counted for p in module.params)
+            or [s.name for s in module.cache] != ["indexer_keys"]
+        ):
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its tensors are not the indexer's")
+        for name in _INDEXER:
+            self.styles[f"{path}.{name}"] = ("replicated", None)
+        self.states_of[path] = {s.name: s.shape for s in module.cache}
+
     def _attention(self, path: str, module: Module) -> None:
         names = {c.name for c in module.children}
-        if names <= set(_LATENT) and {"kv_a_proj_with_mqa", "kv_b_proj", "o_proj"} <= names:
+        latent = names - {"indexer"}  # DeepSeek-V3.2's indexer beside the latent attention
+        if latent <= set(_LATENT) and {"kv_a_proj_with_mqa", "kv_b_proj", "o_proj"} <= latent:
             return self._latent(path, module)
         split = {"q_proj", "k_proj", "v_proj", "o_proj"} <= names and "qkv_proj" not in names
         fused = {"qkv_proj", "o_proj"} <= names and not names & {"q_proj", "k_proj", "v_proj"}
@@ -384,7 +490,7 @@ class _Rules:
 
     def _mlp(self, path: str, module: Module) -> None:
         names = [c.name for c in module.children if c.params]
-        if not names or any(n not in _MLP for n in names) or not {"down_proj", "c_proj"} & set(names):
+        if not names or any(n not in _MLP for n in names) or not {"down_proj", "c_proj", "output_linear"} & set(names):
             raise ValueError(
                 f"no tensor-parallel rule for {module.type} ({path}): derive splits an MLP of gate_proj, up_proj, "
                 "down_proj as vLLM does"
@@ -400,9 +506,114 @@ class _Rules:
             raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its tensors are not Mamba's")
         width = _ints(next(p.shape for p in module.params if p.name == "D"))[0]
         _split(width, self.tp, f"{_MAMBA_WIDTH} of {path}")
-        self.mamba.add(path)
+        self.mixers[path] = _MAMBA_WIDTH
+        # its channels (batch, E, K) and (batch, E, N), split as its weights
+        self.states_of[path] = {s.name: (s.shape[0], width // self.tp, *s.shape[2:]) for s in module.cache}
         for name, style in _MAMBA_CHILDREN.items():
             self.styles[f"{path}.{name}"] = (style, _MAMBA_WIDTH)
+
+    def _mamba2(self, path: str, module: Module) -> None:
+        """Mamba-2 as vLLM's MambaMixer2 splits it: H / tp heads a rank, with B and C's groups G / tp, or with one
+        group replicated on every rank (G' = tp); the conv and SSM states likewise."""
+        heads_key, groups_key = _MAMBA2[module.type]
+        kids = {c.name: c for c in module.children}
+        own = {p.name: _ints(p.shape) for p in module.params if p.counted}
+        states = {s.name: s.shape for s in module.cache}
+        types = {n: kids[n].type for n in kids if n != "norm"}
+        if (
+            types != {"in_proj": "Linear", "conv1d": "Conv1d", "out_proj": "Linear"}
+            or set(own) != {"dt_bias", "A_log", "D"}
+            or set(states) != {"conv_states", "recurrent_states"}
+            or ("norm" in kids and kids["norm"].part != "norms")
+        ):
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its tensors are not Mamba-2's")
+        heads, head_dim, d_state = _ints(tuple(states["recurrent_states"][1:]))
+        conv = _ints(_weight(kids["conv1d"]).shape)
+        inner = _ints(_weight(kids["out_proj"]).shape)[1]
+        rows = _ints(_weight(kids["in_proj"]).shape)[0]
+        groups = (conv[0] - inner) // (2 * d_state)
+        if (
+            {own["dt_bias"], own["A_log"], own["D"]} != {(heads,)}
+            or inner != heads * head_dim
+            or groups < 1
+            or conv[0] != inner + 2 * groups * d_state
+            or rows != inner + conv[0] + heads
+            or tuple(states["conv_states"][1:]) != (conv[0], conv[2])
+        ):
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its sizes are not Mamba-2's")
+        tp = self.tp
+        _split(heads, tp, f"{heads_key}, the heads of {path}")
+        if groups % tp and groups != 1:
+            raise ValueError(
+                f"tp={tp} does not divide {groups_key} = {groups} of {path}: vLLM's MambaMixer2 replicates B and C's "
+                "groups to follow the head shards only when there is one (it asserts n_groups % tp == 0 or n_groups == 1)"
+            )
+        kept = groups if groups % tp == 0 else tp  # n_groups + extra_groups_for_head_shards(n_groups, tp)
+        channels = (inner + 2 * kept * d_state) // tp  # conv_dim / tp, conv_dim = intermediate + 2 n_groups' N
+        style = "colwise" if kept == groups else "groups_colwise"
+        self.styles[f"{path}.in_proj"] = (style, _Rows(rows, inner // tp + channels + heads // tp))
+        self.styles[f"{path}.conv1d"] = (style, _Rows(conv[0], channels))
+        if "norm" in kids:  # Mixer2RMSNormGated: intermediate / tp
+            self.styles[f"{path}.norm"] = ("colwise", _Rows(inner, inner // tp))
+        self.styles[f"{path}.out_proj"] = ("rowwise", f"{heads_key} x the head width of {path}")
+        self.mixers[path] = f"{heads_key}, the heads of {path}"
+        batch = states["conv_states"][0]
+        self.states_of[path] = {
+            "conv_states": (batch, channels, conv[2]),
+            "recurrent_states": (batch, heads // tp, head_dim, d_state),
+        }
+
+    def _gated_deltanet(self, path: str, module: Module) -> None:
+        """Gated DeltaNet as vLLM's QwenGatedDeltaNetAttention splits it: H_k / tp key heads a rank, each with its
+        H_v / H_k value heads, in every projection, the convolution and the states; the gated norm (d_v) whole."""
+        layout = _GATED_DELTANET[module.type]
+        kids = {c.name: c for c in module.children}
+        own = {p.name: _ints(p.shape) for p in module.params if p.counted}
+        states = {s.name: s.shape for s in module.cache}
+        linears = {n for n, c in kids.items() if c.type == "Linear"}
+        if (
+            linears != {*layout, "out_proj"}
+            or set(kids) != {*linears, "conv1d", "norm"}
+            or kids["conv1d"].type != "Conv1d"
+            or kids["norm"].part != "norms"
+            or set(own) != {"dt_bias", "A_log"}
+            or set(states) != {"conv_states", "recurrent_states"}
+        ):
+            raise ValueError(
+                f"no tensor-parallel rule for {module.type} ({path}): its tensors are not Gated DeltaNet's"
+            )
+        v_heads, dk, dv = _ints(tuple(states["recurrent_states"][1:]))
+        conv = _ints(_weight(kids["conv1d"]).shape)
+        value = v_heads * dv
+        k_heads = (conv[0] - value) // (2 * dk)
+        key = k_heads * dk
+        if (
+            k_heads < 1
+            or conv[0] != 2 * key + value
+            or {own["dt_bias"], own["A_log"]} != {(v_heads,)}
+            or _ints(_weight(kids["out_proj"]).shape)[1] != value
+            or tuple(states["conv_states"][1:]) != (conv[0], conv[2])
+        ):
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its sizes are not Gated DeltaNet's")
+        tp = self.tp
+        if k_heads % tp:
+            raise ValueError(
+                f"tp={tp} does not divide linear_num_key_heads = {k_heads} of {path}: vLLM's Gated DeltaNet holds "
+                "linear_num_key_heads / tp key heads a rank, each with its value heads (num_k_heads // tp_size), "
+                "none replicated"
+            )
+        _split(v_heads, tp, f"linear_num_value_heads of {path}")
+        for name, (k, v, h) in layout.items():
+            whole = k * key + v * value + h * v_heads
+            self.styles[f"{path}.{name}"] = ("colwise", _Rows(whole, whole // tp))
+        self.styles[f"{path}.conv1d"] = ("colwise", _Rows(conv[0], conv[0] // tp))
+        self.styles[f"{path}.out_proj"] = ("rowwise", f"linear_num_value_heads x linear_value_head_dim of {path}")
+        self.mixers[path] = f"linear_num_value_heads of {path}"
+        batch = states["conv_states"][0]
+        self.states_of[path] = {
+            "conv_states": (batch, conv[0] // tp, conv[2]),
+            "recurrent_states": (batch, v_heads // tp, dk, dv),
+        }
 
     def _param(
         self, path: str, module: Module, p: Param, shape: tuple[int, ...], given: tuple[str, Any] | None
@@ -410,6 +621,12 @@ class _Rules:
         tp = self.tp
         if given is not None:
             style, arg = given
+            if isinstance(arg, _Rows):  # rows its mixer's rule worked out (checked there: a Linear, Conv1d or norm)
+                if shape[0] != arg.whole:
+                    raise ValueError(
+                        f"{path}.{p.name} has {shape[0]:,} rows, not its mixer's {arg.whole:,}: not derived"
+                    )
+                return style, (arg.rank, *shape[1:])
             if (
                 module.type not in ("Linear", "Conv1d")
                 and style != "replicated"
@@ -424,7 +641,7 @@ class _Rules:
                     raise ValueError(f"{path}.{p.name} has {shape[0]:,} rows, not KV heads × their width: not derived")
                 return style, (arg[1], *shape[1:])
             if style == "colwise":
-                if path.endswith(".gate_up_proj"):  # MergedColumnParallelLinear: gate and up each split
+                if path.endswith(_GATE_UP):  # MergedColumnParallelLinear: gate and up each split
                     _split(shape[0] // 2, tp, f"{key} (half the rows of {path}.{p.name})")
                 return style, (_split(shape[0], tp, f"{key} (the rows of {path}.{p.name})"), *shape[1:])
             if p.name == "bias":  # rowwise: the bias whole on every rank
@@ -433,8 +650,8 @@ class _Rules:
         part = module.part
         if part in ("norms", "routers") or (part == "shared experts" and not module.children):
             return "replicated", shape
-        if path in self.mamba:  # A_log (E, N) and D (E,): vLLM's intermediate_size // tp_size rows
-            return "colwise", (_split(shape[0], tp, f"{_MAMBA_WIDTH} ({path}.{p.name})"), *shape[1:])
+        if path in self.mixers:  # Mamba's A_log (E, N), D (E,); Mamba-2's and Gated DeltaNet's one a head
+            return "colwise", (_split(shape[0], tp, f"{self.mixers[path]} ({path}.{p.name})"), *shape[1:])
         if part == "attention" and p.name == "sinks":  # one per head: vLLM's num_attention_heads // tp_size
             return "colwise", (_split(shape[0], tp, f"num_attention_heads ({path}.sinks)"),)
         if part == "head" and module.type == "Linear" and p.name == "bias" and self.vocab is not None:
@@ -481,6 +698,13 @@ class _Rules:
         rank = list(shape)
         rank[dim] = size // tp
         return ("experts_rowwise" if p.name.startswith("down_proj") else "experts_colwise"), tuple(rank)
+
+
+def _weight(module: Module) -> Param:
+    for p in module.params:
+        if p.name == "weight":
+            return p
+    raise ValueError(f"{module.type} {module.name} has no weight: no tensor-parallel share derived")
 
 
 def _rank_state(state: State, kv: tuple[int, int] | None, path: str) -> State:
@@ -557,9 +781,8 @@ def plan(model: Module, tp: int = 1, pp: int = 1, *, ep: bool = False) -> Plan:
         for name, p, style, rank in rules.module(path, module):
             placed.append((layer, RankTensor(name, tuple(p.shape), rank, style), module.part))
         for state in module.cache:
-            if path in rules.mamba:  # its channels (batch, E, K) and (batch, E, N), split as its weights
-                shape = state.shape
-                states.append((layer, replace(state, shape=(shape[0], shape[1] // tp, *shape[2:]))))
+            if path in rules.states_of:  # a recurrent mixer's states, split as its weights
+                states.append((layer, replace(state, shape=rules.states_of[path][state.name])))
                 continue
             kv = rules.heads_of.get(path)
             states.append((layer, _rank_state(state, kv, path)))

@@ -16,14 +16,17 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import live_record
 import pytest
 
+from derive import explain
 from derive.analysis import parallel
 from derive.analysis.cost import cost
 from derive.blocks import config_model
-from derive.tree import Module, Param, State
+from derive.families.family import release, tiny
+from derive.tree import Module, Param, State, named_modules
 
 WORKER = Path(__file__).resolve().parents[1] / "support" / "tp_worker.py"
 
@@ -307,8 +310,10 @@ def test_refusals_name_the_key() -> None:
         cost(tree, pp=0)
     with pytest.raises(TypeError, match="tp must be an int"):
         cost(tree, tp=2.0)
-    with pytest.raises(ValueError, match="no tensor-parallel rule .*Mamba2Mixer"):
-        cost(config_model("mamba2").build({"num_hidden_layers": 1}), tp=2)
+    with pytest.raises(
+        ValueError, match="no tensor-parallel rule for OlmoHybridGatedDeltaNet .*not yet other recurrent"
+    ):
+        cost(config_model("olmo_hybrid").build({}), tp=2)  # vLLM's own OLMo Gated DeltaNet: no rule yet
     with pytest.raises(ValueError, match="quantization_config"):
         cost(tree, tp=2, quantization_config={"quant_method": "fp8", "weight_block_size": [128, 128]})
     import derive.torch as dt
@@ -389,7 +394,8 @@ def test_what_has_no_rule_is_refused() -> None:
                                               part="MLP")),
         "the cache 'indexer_keys'": _model(_attention().replace(cache=(State("indexer_keys", ("batch", "tokens", 4)),))),
         r"Mixer \(layers.0.mixer\) and its cache": _model(Module("mixer", "Mixer", cache=(State("h", ("batch", 4)),))),
-        "not yet Mamba-2": _model(Module("mixer", "Mixer", (Param("A", (4,)),))),
+        "Mamba and Mamba-2 mixers, Qwen's Gated DeltaNet.*not yet other recurrent": _model(
+            Module("mixer", "Mixer", (Param("A", (4,)),))),
         "the experts Experts": _model(Module("experts", "Experts", (Param("w1", (2, 4, 4)),), part="routed experts")),
         "the experts GptOssExperts": _model(Module("experts", "GptOssExperts", (Param("w1", (2, 4, 4)),),
                                                    part="routed experts")),
@@ -451,3 +457,216 @@ def test_mamba_mixers_split_their_channels() -> None:
     with pytest.raises(ValueError, match="derive splits nn.Linear"):
         parallel.plan(_model(_attention().replace(children=(conv.replace(name="q_proj"), *_attention().children[1:]))),
                       tp=2)  # fmt: skip
+
+
+# --- Mamba-2 mixers, Gated DeltaNet and DeepSeek-V3.2's indexer, as vLLM 0.33.0 holds them -------------------------
+# (derive.analysis.parallel's table cites the lines; each expected shape below is worked from those formulas.)
+
+
+def _mamba2(groups: int) -> Module:
+    """Mamba-2, two layers: D = 32, I = 2·32 = 64, H = 8 heads of P = 8, G groups, N = 16, K = 4."""
+    return config_model("mamba2").build({"hidden_size": 32, "num_heads": 8, "head_dim": 8, "expand": 2,
+                                         "n_groups": groups, "state_size": 16, "conv_kernel": 4, "vocab_size": 64,
+                                         "num_hidden_layers": 2})  # fmt: skip
+
+
+def _mixer_shapes(share: parallel.Plan, prefix: str) -> dict[str, tuple[int, ...]]:
+    return {t.name.removeprefix(prefix): t.rank_shape for t in share.stages[0].tensors if t.name.startswith(prefix)}
+
+
+@pytest.mark.parametrize(("groups", "tp"), [(4, 2), (8, 4), (8, 8), (1, 2), (1, 4), (1, 8)])
+def test_mamba2_mixers_split_heads_and_groups(groups: int, tp: int) -> None:
+    """vLLM's MambaMixer2: H / tp heads; B and C's G groups / tp when tp divides them, else the one group
+    replicated on every rank (G' = G + extra_groups_for_head_shards(G, tp) = tp), conv_dim' = I + 2G'N."""
+    D, I, H, P, N, K = 32, 64, 8, 8, 16, 4
+    extra = 0 if groups % tp == 0 else tp - groups  # MambaStateShapeCalculator.extra_groups_for_head_shards
+    g = groups + extra
+    conv_dim = I + 2 * g * N
+    share = parallel.plan(_mamba2(groups), tp=tp)
+    shapes = _mixer_shapes(share, "backbone.layers.0.mixer.")
+    assert shapes == {
+        "dt_bias": (H // tp,), "A_log": (H // tp,), "D": (H // tp,),
+        "conv1d.weight": (conv_dim // tp, 1, K), "conv1d.bias": (conv_dim // tp,),
+        "in_proj.weight": ((I + conv_dim + H) // tp, D),
+        "norm.weight": (I // tp,),  # Mixer2RMSNormGated: per_rank_hidden_size = intermediate // tp
+        "out_proj.weight": (D, I // tp),
+    }  # fmt: skip
+    styles = {t.name: t.style for t in share.stages[0].tensors}
+    assert styles["backbone.layers.0.mixer.in_proj.weight"] == ("colwise" if extra == 0 else "groups_colwise")
+    assert {s.shape for s in share.stages[0].states} == {("batch", conv_dim // tp, K), ("batch", H // tp, P, N)}
+    c = cost(_mamba2(groups), seq_len=7, batch=3, tp=tp)
+    per_layer = 3 * (conv_dim // tp * K * 4 + H // tp * P * N * 4)  # float32 (the default dtype): conv and SSM states
+    assert c.rank_state_bytes == c.rank_cache_bytes == 2 * per_layer and c.rank_kv_bytes_per_token == 0
+    whole = cost(_mamba2(groups), seq_len=7, batch=3)
+    if extra:  # each rank keeps its copy of the replicated group: more than the model on tp devices, not "fixed"
+        assert c.rank_state_bytes * tp > whole.state_bytes and c.rank_weights_bytes * tp > whole.weights_bytes
+    else:
+        assert c.rank_state_bytes * tp == whole.state_bytes
+
+
+def test_mamba2_refusals_name_the_key() -> None:
+    """A tp that does not divide the heads is refused naming each family's key; groups tp does not divide, more
+    than one, are refused (vLLM 0.33.0 asserts n_groups % tp_size == 0 or n_groups == 1)."""
+    with pytest.raises(ValueError, match="tp=4 does not divide n_groups = 2 .*n_groups == 1"):
+        parallel.plan(_mamba2(2), tp=4)
+    with pytest.raises(ValueError, match="tp=16 does not divide num_heads, the heads of backbone.layers.0.mixer = 8"):
+        parallel.plan(_mamba2(1), tp=16)
+    zamba2 = {"vocab_size": 64, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
+              "mamba_d_state": 8, "n_mamba_heads": 4, "mamba_ngroups": 1,
+              "layers_block_type": ["mamba", "hybrid"]}  # fmt: skip
+    falcon_h1 = {"vocab_size": 64, "hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 2,
+                 "num_attention_heads": 2, "num_key_value_heads": 1, "mamba_d_ssm": 32, "mamba_n_heads": 4,
+                 "mamba_d_head": 8, "mamba_n_groups": 1, "mamba_d_state": 8, "mamba_d_conv": 3}  # fmt: skip
+    keys = {"bamba": ("mamba_n_heads", tiny("bamba")[0]), "granitemoehybrid": ("mamba_n_heads", tiny("granitemoehybrid")[0]),
+            "nemotron_h": ("mamba_num_heads", tiny("nemotron_h")[0]), "falcon_h1": ("mamba_n_heads", falcon_h1),
+            "zamba2": ("n_mamba_heads", zamba2)}  # fmt: skip
+    for model_type, (key, config) in keys.items():
+        tree = config_model(model_type).build(dict(config))  # 4 heads
+        with pytest.raises(ValueError, match=f"tp=8 does not divide {key}, the heads of"):
+            parallel.plan(tree, tp=8)
+    falcon = {t.name: t.rank_shape for t in parallel.plan(config_model("falcon_h1").build(dict(falcon_h1)), tp=2)
+              .stages[0].tensors if ".layers.0.mamba." in t.name}  # fmt: skip
+    conv_dim = 32 + 2 * 2 * 8  # I = mamba_d_ssm = 32, its one group replicated on 2 ranks (G' = 2), N = 8
+    assert falcon == {  # no gated norm (mamba_rms_norm false); mup_vector a buffer, not a tensor of the share
+        "model.layers.0.mamba.dt_bias": (2,), "model.layers.0.mamba.A_log": (2,), "model.layers.0.mamba.D": (2,),
+        "model.layers.0.mamba.conv1d.weight": (conv_dim // 2, 1, 3), "model.layers.0.mamba.conv1d.bias": (conv_dim // 2,),
+        "model.layers.0.mamba.in_proj.weight": ((32 + conv_dim + 4) // 2, 16),
+        "model.layers.0.mamba.out_proj.weight": (16, 32 // 2),
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="no tensor-parallel rule for Linear .model.layers.1.linear"):
+        parallel.plan(config_model("zamba2").build(dict(zamba2)), tp=2)  # its mixers split, its shared block not yet
+    mixer = next(m for path, m in named_modules(_mamba2(1)) if path.endswith("layers.0.mixer"))
+    cases = {
+        "its tensors are not Mamba-2's": mixer.replace(params=mixer.params[:2]),
+        "its sizes are not Mamba-2's": mixer.replace(params=(*mixer.params[:2], Param("D", (64,)))),  # D per channel
+        "sizes are not Mamba-2's": mixer.replace(children=tuple(
+            c.replace(params=(Param("weight", (100, 32)),)) if c.name == "in_proj" else c for c in mixer.children)),
+    }  # fmt: skip
+    for message, tree in cases.items():
+        with pytest.raises(ValueError, match=message):
+            parallel.plan(_model(tree), tp=2)
+
+
+def test_released_mamba2_hybrids_per_device() -> None:
+    """Nemotron-H-8B (G = 8 groups: divided), Granite-4.0-H-Small (G = 1: replicated, its shared MLP as vLLM's
+    GraniteMoeSharedMLP), Bamba-9B at tp 2, 4, 8."""
+    nemotron = release("nvidia/Nemotron-H-8B-Base-8K").config  # I = 128·64 = 8192, G = 8, N = 128, H = 128
+    granite = release("ibm-granite/granite-4.0-h-small").config  # I = 2·4096 = 8192, G = 1, N = 128, H = 128
+    tree, small = explain(nemotron).module, explain(granite).module
+    for tp in (2, 4, 8):
+        shapes = {t.name: t.rank_shape for t in parallel.plan(tree, tp=tp).stages[0].tensors}
+        conv_dim = 8192 + 2 * 8 * 128  # tp divides the 8 groups
+        assert shapes["model.layers.0.mixer.in_proj.weight"] == ((8192 + conv_dim + 128) // tp, 4096)
+        assert shapes["model.layers.0.mixer.conv1d.weight"] == (conv_dim // tp, 1, 4)
+        assert shapes["model.layers.0.mixer.A_log"] == (128 // tp,)
+        assert shapes["model.layers.1.mixer.up_proj.weight"] == (21504 // tp, 4096)
+        granite_shapes = {t.name: t.rank_shape for t in parallel.plan(small, tp=tp).stages[0].tensors}
+        conv_dim = 8192 + 2 * tp * 128  # the one group replicated on the tp ranks: G' = tp
+        assert granite_shapes["model.layers.0.mamba.in_proj.weight"] == ((8192 + conv_dim + 128) // tp, 4096)
+        assert granite_shapes["model.layers.0.mamba.conv1d.bias"] == (conv_dim // tp,)
+        assert granite_shapes["model.layers.0.mamba.norm.weight"] == (8192 // tp,)
+        assert granite_shapes["model.layers.0.shared_mlp.input_linear.weight"] == (2 * 1536 // tp, 4096)
+        assert granite_shapes["model.layers.0.shared_mlp.output_linear.weight"] == (4096, 1536 // tp)
+        assert granite_shapes["model.layers.0.block_sparse_moe.experts.gate_up_proj"] == (72, 2 * 768 // tp, 4096)
+    assert {t.name: t.rank_shape for t in parallel.plan(small, tp=2).stages[0].tensors}[
+        "model.layers.0.mamba.in_proj.weight"] == (8512, 4096)  # (8192 + 8704 + 128) / 2  # fmt: skip
+    mamba_layers = nemotron["hybrid_override_pattern"].count("M")  # 24 Mamba-2 layers, 4 attention
+    attention = nemotron["hybrid_override_pattern"].count("*")
+    c = cost(tree, seq_len=1000, batch=2, dtype="bfloat16", tp=4)  # conv states 2 bytes, the SSM state float32
+    state = mamba_layers * 2 * ((8192 + 2 * 8 * 128) // 4 * 4 * 2 + 128 // 4 * 64 * 128 * 4)
+    kv = attention * 2 * 1000 * 2 * (8 // 4) * 128 * 2  # keys and values, 2 KV heads a device, bf16
+    assert (mamba_layers, attention) == (24, 4)
+    assert c.rank_state_bytes == state and c.rank_kv_bytes == kv and c.rank_cache_bytes == state + kv
+    bamba = explain(release("ibm-ai-platform/Bamba-9B-v1").config).module  # G = 1
+    shapes = {t.name: t.rank_shape for t in parallel.plan(bamba, tp=8).stages[0].tensors}
+    assert shapes["model.layers.0.mamba.conv1d.weight"] == ((8192 + 2 * 8 * 128) // 8, 1, 4)
+
+
+def _deltanet(model_type: str, **config: Any) -> Module:
+    """A Gated DeltaNet hybrid: D = 16, H_k = 4 key heads of d_k = 4, H_v = 8 value heads of d_v = 6, K = 3."""
+    base = {"vocab_size": 64, "hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 4,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "linear_conv_kernel_dim": 3,
+            "linear_key_head_dim": 4, "linear_value_head_dim": 6, "linear_num_key_heads": 4,
+            "linear_num_value_heads": 8}  # fmt: skip
+    if model_type == "qwen3_next":
+        base |= {"moe_intermediate_size": 8, "shared_expert_intermediate_size": 8, "num_experts": 4,
+                 "num_experts_per_tok": 2}  # fmt: skip
+    return config_model(model_type).build({**base, **config})
+
+
+@pytest.mark.parametrize("model_type", ["qwen3_next", "qwen3_5_text"])
+@pytest.mark.parametrize("tp", [2, 4])
+def test_gated_deltanet_splits_its_key_heads(model_type: str, tp: int) -> None:
+    """vLLM's QwenGatedDeltaNetAttention: H_k / tp key heads a rank, each with its H_v / H_k value heads, in every
+    projection (K = H_k·d_k, V = H_v·d_v), the conv1d (2K + V channels) and the states; the gated norm whole."""
+    D, Hk, dk, Hv, dv, conv_k = 16, 4, 4, 8, 6, 3
+    K, V = Hk * dk, Hv * dv
+    share = parallel.plan(_deltanet(model_type), tp=tp)
+    shapes = _mixer_shapes(share, "model.layers.0.linear_attn.")
+    projections = (
+        {"in_proj_qkvz.weight": ((2 * K + 2 * V) // tp, D), "in_proj_ba.weight": (2 * Hv // tp, D)}
+        if model_type == "qwen3_next"
+        else {"in_proj_qkv.weight": ((2 * K + V) // tp, D), "in_proj_z.weight": (V // tp, D),
+              "in_proj_b.weight": (Hv // tp, D), "in_proj_a.weight": (Hv // tp, D)}
+    )  # fmt: skip
+    assert shapes == {
+        "dt_bias": (Hv // tp,), "A_log": (Hv // tp,), "conv1d.weight": ((2 * K + V) // tp, 1, conv_k),
+        "norm.weight": (dv,), "out_proj.weight": (D, V // tp), **projections,
+    }  # fmt: skip
+    states = {s.shape for s in share.stages[0].states if s.name in ("conv_states", "recurrent_states")}
+    assert states == {("batch", (2 * K + V) // tp, conv_k), ("batch", Hv // tp, dk, dv)}
+    c = cost(_deltanet(model_type), seq_len=5, batch=2, tp=tp)  # 3 linear-attention layers, the 4th full attention
+    assert c.rank_state_bytes == 3 * 2 * ((2 * K + V) // tp * conv_k * 4 + Hv // tp * dk * dv * 4)
+    assert c.rank_kv_bytes == 2 * 5 * 2 * max(2 // tp, 1) * 8 * 4  # 2 KV heads: 1 a rank, replicated at tp 4
+
+
+def test_gated_deltanet_refuses_key_heads_tp_does_not_divide() -> None:
+    """Each rank views its rows as num_k_heads // tp_size key-head groups: a tp that does not divide
+    linear_num_key_heads is refused by name (none replicated); Qwen3-Next-80B-A3B at tp 2, 4, 8 and refused at 32."""
+    with pytest.raises(ValueError, match="tp=8 does not divide linear_num_key_heads = 4 of model.layers.0.linear_attn"):
+        parallel.plan(_deltanet("qwen3_next", num_attention_heads=8), tp=8)
+    with pytest.raises(ValueError, match="linear_num_value_heads"):
+        parallel.plan(_deltanet("qwen3_5_text", linear_num_key_heads=2, linear_num_value_heads=3), tp=2)
+    mixer = next(m for path, m in named_modules(_deltanet("qwen3_next")) if path.endswith("layers.0.linear_attn"))
+    with pytest.raises(ValueError, match="its tensors are not Gated DeltaNet's"):
+        parallel.plan(_model(mixer.replace(params=mixer.params[:1])), tp=2)
+    with pytest.raises(ValueError, match="its sizes are not Gated DeltaNet's"):
+        parallel.plan(
+            _model(mixer.replace(cache=(mixer.cache[0], State("recurrent_states", ("batch", 8, 4, 7))))), tp=2
+        )
+    with pytest.raises(ValueError, match="rows, not its mixer's"):
+        parallel.plan(_model(mixer.replace(children=tuple(c.replace(params=(Param("weight", (9, 16)),))
+                                                          if c.name == "in_proj_ba" else c for c in mixer.children))),
+                      tp=2)  # fmt: skip
+    tree = explain(release("Qwen/Qwen3-Next-80B-A3B-Instruct").config).module  # H_k 16, H_v 32, d_k = d_v = 128
+    for tp in (2, 4, 8):
+        shapes = {t.name: t.rank_shape for t in parallel.plan(tree, tp=tp).stages[0].tensors}
+        assert shapes["model.layers.0.linear_attn.in_proj_qkvz.weight"] == ((2 * 2048 + 2 * 4096) // tp, 2048)
+        assert shapes["model.layers.0.linear_attn.in_proj_ba.weight"] == (64 // tp, 2048)
+        assert shapes["model.layers.0.linear_attn.conv1d.weight"] == ((2 * 2048 + 4096) // tp, 1, 4)
+        assert shapes["model.layers.0.linear_attn.out_proj.weight"] == (2048, 4096 // tp)
+    c = cost(tree, seq_len=1, batch=1, dtype="bfloat16", tp=4)  # 36 linear-attention layers: conv bf16, state float32
+    assert c.rank_state_bytes == 36 * ((2 * 2048 + 4096) // 4 * 4 * 2 + 32 // 4 * 128 * 128 * 4)
+    with pytest.raises(ValueError, match="tp=32 does not divide linear_num_key_heads = 16"):
+        parallel.plan(tree, tp=32)
+
+
+def test_the_indexer_is_whole_on_every_device() -> None:
+    """DeepSeek-V3.2's indexer (vLLM's Indexer): wq_b ReplicatedLinear, wk and weights_proj one
+    MergedColumnParallelLinear with disable_tp, k_norm whole; its key cache one head, whole on every rank."""
+    config = tiny("deepseek_v32")[0]  # 4 heads; indexer: 2 heads of 8, q_lora_rank 10, hidden 32; 3 layers
+    tree = config_model("deepseek_v32").build(dict(config))
+    for tp in (2, 4):
+        share = parallel.plan(tree, tp=tp)
+        shapes = _mixer_shapes(share, "model.layers.1.self_attn.indexer.")
+        assert shapes == {"wq_b.weight": (2 * 8, 10), "wk.weight": (8, 32), "weights_proj.weight": (2, 32),
+                          "k_norm.weight": (8,), "k_norm.bias": (8,)}  # fmt: skip
+        assert {t.style for t in share.stages[0].tensors if ".indexer." in t.name} == {"replicated"}
+        assert _mixer_shapes(share, "model.layers.1.self_attn.")["q_b_proj.weight"] == (4 * (6 + 4) // tp, 10)
+        c, whole = cost(tree, seq_len=9, batch=2, tp=tp), cost(tree, seq_len=9, batch=2)
+        indexer = 3 * 2 * 9 * 8 * 4  # 3 layers' keys of 8, float32
+        assert c.rank_cache_bytes == whole.cache_bytes == 3 * 2 * 9 * (12 + 4) * 4 + indexer
+    attention = next(m for path, m in named_modules(tree) if path.endswith("layers.1.self_attn"))
+    broken = tuple(c.replace(cache=()) if c.name == "indexer" else c for c in attention.children)
+    with pytest.raises(ValueError, match="its tensors are not the indexer's"):
+        parallel.plan(_model(attention.replace(children=broken)), tp=2)
