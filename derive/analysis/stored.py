@@ -21,12 +21,16 @@ checkpoint names them, from the config's ``quantization_config``:
     ``weight`` int8 of the same shape, ``SCB`` float32 ``(out,)`` (one scale per row) and
     ``weight_format`` uint8 ``()``.
 ``gptq`` (GPTQModel's packing; ``bits``, ``group_size``, ``desc_act``, ``sym``)
-    ``qweight`` int32 ``(in · bits / 32, out)``, ``qzeros`` int32 ``(groups, out · bits / 32)``,
-    ``scales`` float16 ``(groups, out)``, ``g_idx`` int32 ``(in,)``, groups = ceil(in / group_size)
-    (``group_size`` -1: one group), the bias float16.
+    ``qweight`` int32 ``(ceil(in · bits / 32), out)``, ``qzeros`` int32 ``(groups, ceil(out · bits /
+    32))``, ``scales`` float16 ``(groups, out)``, ``g_idx`` int32 ``(in,)``, groups = ceil(in /
+    group_size) (``group_size`` -1: one group), the bias float16 (GPTQModel 7.7.0
+    ``gptqmodel/nn_modules/qlinear/__init__.py`` lines 922–958, ``_register_gptq_buffers``).
 ``awq`` (the GEMM layout: transposed against GPTQ's)
-    ``qweight`` int32 ``(in, out · bits / 32)``, ``qzeros`` int32 ``(groups, out · bits / 32)``,
-    ``scales`` float16 ``(groups, out)``, the bias float16.
+    ``qweight`` int32 ``(in, ceil(out · bits / 32))``, ``qzeros`` int32 ``(groups, ceil(out · bits /
+    32))``, ``scales`` float16 ``(groups, out)``, groups = in // group_size, the bias float16 (the
+    buffers transformers' ``replace_with_awq_linear`` asks for with ``register_buffers=True``: GPTQModel
+    7.7.0 ``AWQuantLinear.__init__``, ``gptqmodel/nn_modules/qlinear/__init__.py`` lines 1769–1790); a
+    ``group_size`` that does not divide a linear's input features is refused.
 ``fp8`` (fine-grained FP8, as DeepSeek-V3 ships)
     ``weight`` float8_e4m3fn of the same shape with ``weight_scale_inv`` float32
     ``(ceil(out / b_n), ceil(in / b_k))`` for ``weight_block_size`` [b_n, b_k] (``()`` without
@@ -71,7 +75,9 @@ Without a ``quantization_config`` every parameter is stored in ``dtype``. The mo
 Verification: ``tests/analysis/test_stored.py`` holds each method against the quantizer's own
 build — transformers' quantizer replacing the modules of a meta-device model, or a checkpoint it
 wrote (its safetensors header) — tensor by tensor: fine-grained FP8 (transformers 5.23.0),
-bitsandbytes 0.50.2, GPTQ and AWQ (gptqmodel 7.7.0, optimum 2.3.0), compressed-tensors 0.20.0.
+bitsandbytes 0.50.2, compressed-tensors 0.20.0; GPTQ and AWQ against gptqmodel 7.7.0 and optimum
+2.3.0 where they install (gptqmodel 7.7.0 requires torch >= 2.14.1: not in this project's test
+environment, pinned to torch 2.13.0, where those cases skip and the buffers above are cited instead).
 MXFP4's quantizer needs kernels from the Hub: its layout is held against transformers' own
 dequantizer instead (derive's blocks and scales dequantize to the gpt-oss experts' shapes).
 """
@@ -404,8 +410,8 @@ def _gptq(model: Module, qc: Mapping[str, Any], dtype: str) -> tuple[Rule, str |
         groups = _cdiv(in_f, group)
         w = _join(path, "weight")
         return [
-            StoredTensor(_join(path, "qweight"), "int32", (in_f * bits // 32, out_f), w),
-            StoredTensor(_join(path, "qzeros"), "int32", (groups, out_f * bits // 32), w),
+            StoredTensor(_join(path, "qweight"), "int32", (_cdiv(in_f * bits, 32), out_f), w),
+            StoredTensor(_join(path, "qzeros"), "int32", (groups, _cdiv(out_f * bits, 32)), w),
             StoredTensor(_join(path, "scales"), "float16", (groups, out_f), w),
             StoredTensor(_join(path, "g_idx"), "int32", (in_f,), w),
         ]
@@ -443,12 +449,17 @@ def _awq(model: Module, qc: Mapping[str, Any], dtype: str) -> tuple[Rule, str | 
         if param.name != "weight":
             return None
         group = _group(qc, "awq", in_f, path)
-        groups = _cdiv(in_f, group)
+        if in_f % group:
+            raise ValueError(
+                f"quantization_config.group_size {group} does not divide {path}'s {in_f:,} input features: "
+                "AWQ's linear keeps in_features // group_size groups of scales and zeros (GPTQModel's "
+                "AWQuantLinear), which leaves features without a scale: not derived"
+            )
+        groups = in_f // group
         w = _join(path, "weight")
-        pack = 32 // bits
         return [
-            StoredTensor(_join(path, "qweight"), "int32", (in_f, out_f // pack), w),
-            StoredTensor(_join(path, "qzeros"), "int32", (groups, out_f // pack), w),
+            StoredTensor(_join(path, "qweight"), "int32", (in_f, _cdiv(out_f * bits, 32)), w),
+            StoredTensor(_join(path, "qzeros"), "int32", (groups, _cdiv(out_f * bits, 32)), w),
             StoredTensor(_join(path, "scales"), "float16", (groups, out_f), w),
         ]
 

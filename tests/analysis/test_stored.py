@@ -312,3 +312,37 @@ def test_stored_tensors_hold_every_parameter_once(case, model_type, config, quan
     stored = {t.name.rsplit(".", 1)[0] for t in priced.stored_tensors} | {t.name for t in priced.stored_tensors}
     for name, _ in hf_live.tensors(hf_live.build(model_type, copy.deepcopy(config))):
         assert name in stored or name.rsplit(".", 1)[0] in stored, (case, name)
+
+
+#: A llama whose widths are no multiple of 32 (hidden 80, intermediate 200): GPTQ's and AWQ's packing rounds up.
+ODD = {"vocab_size": 64, "hidden_size": 80, "intermediate_size": 200, "num_hidden_layers": 1,
+       "num_attention_heads": 2, "num_key_value_heads": 1}  # fmt: skip
+
+
+def _packed(config: dict) -> dict:
+    c = cost({"model_type": "llama", **ODD, "quantization_config": config}, 1, 1)
+    return {t.name: (t.dtype, t.shape) for t in c.stored_tensors if ".mlp.down_proj." in t.name}
+
+
+def test_gptq_and_awq_round_their_packing_up_as_gptqmodel_registers_it() -> None:
+    """down_proj is Linear(200, 80): in 200, out 80. GPTQModel 7.7.0 (gptqmodel/nn_modules/qlinear/__init__.py,
+    ``_register_gptq_buffers``, lines 922-958): qweight (ceil(in·bits / 32), out), qzeros (ceil(in / group),
+    ceil(out·bits / 32)), scales (ceil(in / group), out) float16, g_idx (in,); ``AWQuantLinear.__init__`` (lines 1769-1790,
+    the buffers transformers' replace_with_awq_linear asks for): qweight (in, ceil(out·bits / 32)), qzeros and
+    scales (in // group rows). gptqmodel does not install on torch 2.13.0 (the quantizers' build test skips)."""
+    gptq = _packed({"quant_method": "gptq", "bits": 3, "group_size": 64, "desc_act": False, "sym": True})
+    name = "model.layers.0.mlp.down_proj."
+    assert gptq == {
+        name + "qweight": ("int32", (19, 80)),  # ceil(200 * 3 / 32) = ceil(18.75)
+        name + "qzeros": ("int32", (4, 8)),  # ceil(200 / 64) = 4 groups; ceil(80 * 3 / 32) = ceil(7.5)
+        name + "scales": ("float16", (4, 80)),
+        name + "g_idx": ("int32", (200,)),
+    }
+    awq = _packed({"quant_method": "awq", "bits": 4, "group_size": 40, "zero_point": True, "version": "gemm"})
+    assert awq == {
+        name + "qweight": ("int32", (200, 10)),  # ceil(80 * 4 / 32)
+        name + "qzeros": ("int32", (5, 10)),  # 200 // 40 groups
+        name + "scales": ("float16", (5, 80)),
+    }
+    with pytest.raises(ValueError, match=r"group_size 64 does not divide model\.layers\.0\.self_attn\.q_proj's 80"):
+        _packed({"quant_method": "awq", "bits": 4, "group_size": 64, "zero_point": True, "version": "gemm"})
