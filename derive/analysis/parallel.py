@@ -92,6 +92,38 @@ DeepSeek-V3.2's indexer     ``Indexer`` (``vllm/model_executor/models/deepseek_v
                             its key cache one head on every rank (``DeepseekV32IndexerCache``: ``num_kv_heads=1,
                             max_tp_shards=1``, 658-666). vLLM keeps it in fp8 with a float32 scale per 128
                             entries (731-732): a format, not a share; derive counts it as transformers holds it
+LFM2's short convolutions  ``ShortConv`` (``vllm/model_executor/layers/mamba/short_conv.py``, vLLM 0.33.0; built by
+(LFM2, LFM2-MoE)            ``models/lfm2.py`` 354-362 with ``config.conv_dim``, ``models/lfm2_moe.py`` 343-351 with
+                            ``hidden_size``): D / tp channels — ``conv`` a ``ColumnParallelLinear`` of D outputs
+                            (57-62, its weight (D / tp, 1, L)), ``in_proj`` a ``MergedColumnParallelLinear`` of
+                            three D outputs, B, C and x (69-75: 3D / tp rows), ``out_proj`` ``RowParallelLinear``
+                            (76-82: D / tp columns, the bias whole); the conv state D / tp channels
+                            (``short_conv_state_shape``: ``divide(intermediate_size, tp_world_size)``,
+                            ``mamba_utils.py`` 249-258; kept in transformers' layout, L wide: vLLM keeps L - 1).
+                            transformers has no plan for them. LFM3 (no vLLM model in 0.33.0) is refused
+LFM2's attention and MLP    ``Lfm2Attention``, ``Lfm2MoeAttention``: ``q_proj``, ``k_proj``, ``v_proj`` loaded into
+                            one ``QKVParallelLinear`` (``models/lfm2.py`` 142-150, the mapping 404-413), ``out_proj``
+                            ``RowParallelLinear`` (151-157), ``q_layernorm``, ``k_layernorm`` a head's width whole
+                            (173-174; ``lfm2_moe.py`` 212-243 the same): split as ``q_proj`` ... ``o_proj`` above.
+                            ``Lfm2MLP``, ``Lfm2MoeMLP``: ``w1``, ``w3`` loaded into ``w13``, a
+                            ``MergedColumnParallelLinear`` (F / tp rows each), ``w2`` ``RowParallelLinear``
+                            (``lfm2.py`` 80-93, ``lfm2_moe.py`` 73-86); LFM2-MoE's experts as routed experts
+                            above, its router ``GateLinear`` a ``ReplicatedLinear``
+                            (``fused_moe/router/gate_linear.py`` 22), and a tp above ``num_experts`` refused
+                            (``Lfm2MoeSparseMoeBlock``, ``lfm2_moe.py`` 110-114)
+Zamba2's shared block       ``models/zamba2.py`` (vLLM 0.33.0): the shared attention (``Zamba2Attention``,
+                            ``QKVParallelLinear`` of H heads, as many KV, 165-172; ``o_proj`` ``RowParallelLinear``,
+                            173-179; H / tp heads, 149-150) and MLP (``Zamba2MLP``: ``gate_up_proj``
+                            ``MergedColumnParallelLinear``, ``down_proj`` ``RowParallelLinear``, 334-348) split as
+                            above, their norms whole (455-457); each LoRA adapter (``Zamba2LoRA``, 79-104; one an
+                            entry of ``linear_{q,k,v}_adapter_list``, 208-243, ``gate_up_proj_adapter_list``,
+                            359-371): A (transformers' ``0``) a ``ColumnParallelLinear`` of ``adapter_rank`` / tp
+                            rows (``gather_output=True``), B (``1``) a ``ColumnParallelLinear`` (the MLP's a
+                            ``MergedColumnParallelLinear`` of 2 · F) of rows / tp; the hybrid layer's ``linear``
+                            a ``ReplicatedLinear``, whole (635-641). Each hybrid layer's KV cache H / tp heads
+                            (its own ``Attention`` in ``dpa_list``, 187-205). The shared tensors counted once, on
+                            the first hybrid layer; pipeline stages refused (``Zamba2ForCausalLM`` has no
+                            ``SupportsPP``, 833; ``vllm/config/model.py`` 1569-1576)
 router, shared-expert gate  replicated (``ReplicatedLinear``)
 norms                       replicated
 ``embed_tokens``            ``VocabParallelEmbedding``: the vocabulary padded to a multiple of 64
@@ -124,17 +156,18 @@ Refused (ValueError, naming the config key or the module): a size tp does not di
 (``num_attention_heads``, ``num_key_value_heads``, ``intermediate_size``, the experts' width, the
 padded ``vocab_size``, a Mamba-2 mixer's heads — ``num_heads``, ``mamba_n_heads`` (Bamba, Falcon-H1,
 Granite-4.0-H), ``mamba_num_heads`` (Nemotron-H), ``n_mamba_heads`` (Zamba2) — or its groups when more
-than one, ``linear_num_key_heads``); a module derive has no rule for (GPT-2's fused ``c_attn``, other
-recurrent and linear-attention mixers — RWKV, xLSTM, KDA, lightning attention, short convolutions,
-OLMo-hybrid's Gated DeltaNet —, Zamba2's shared blocks, Nemotron-3's latent experts, vision towers...:
-never guessed), symbolic sizes, more stages than layers.
+than one, ``linear_num_key_heads``, a short convolution's channels ``hidden_size``, Zamba2's ``adapter_rank``,
+LFM2-MoE's ``num_experts`` below tp); a module derive has no rule for (GPT-2's fused ``c_attn``, other
+recurrent and linear-attention mixers — RWKV, xLSTM, Kimi-Linear's KDA, MiniMax's lightning attention,
+LFM3's short convolutions, OLMo-hybrid's Gated DeltaNet —, Nemotron-3's latent experts, vision towers...:
+never guessed, each named as what it is), symbolic sizes, more stages than layers, pipeline stages of Zamba2.
 
 Verification: ``tests/analysis/test_parallel.py`` holds each rank's tensors against transformers'
 own tensor parallelism run on CPU (``torch.distributed`` with gloo, 2 and 4 processes,
 ``PreTrainedModel.maybe_distribute_model`` — what ``from_pretrained(..., tp_plan="auto")`` calls —
 each rank's ``DTensor.to_local()`` shapes and its cache after a forward) where the rules agree, and
 checks vLLM's own rules (vocabulary padding, KV-head replication, stages, the Mamba-2 and Gated DeltaNet
-mixers, the indexer) by hand-computed cases from the cited lines.
+mixers, the indexer, LFM2's short convolutions, Zamba2's shared block) by hand-computed cases from the cited lines.
 
 >>> from derive.families.llama import llama
 >>> p = plan(llama({"num_hidden_layers": 2, "num_key_value_heads": 8}), tp=16)
@@ -336,11 +369,24 @@ def _heads(module: Module, path: str, tp: int) -> tuple[int, int, int, int]:
 #: What derive splits (said when it refuses a module).
 _SPLIT = (
     "derive splits attention (latent attention and DeepSeek-V3.2's indexer too), MLPs, routed experts, Mamba and "
-    "Mamba-2 mixers, Qwen's Gated DeltaNet, embeddings, the head and norms as vLLM does; not yet other recurrent, "
-    "linear-attention or convolution mixers (RWKV, xLSTM, KDA, lightning attention, short convolutions, "
-    "OLMo-hybrid's Gated DeltaNet...), or vision towers"
+    "Mamba-2 mixers, Qwen's Gated DeltaNet, LFM2's short convolutions, Zamba2's shared block, embeddings, the head and "
+    "norms as vLLM does; not yet other recurrent, linear-attention or convolution mixers (RWKV, xLSTM, KDA, lightning "
+    "attention, LFM3's short convolutions, OLMo-hybrid's Gated DeltaNet...), or vision towers"
 )
 _ATTENTION = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm", "qkv_proj"}
+#: Attention whose children transformers names otherwise, by its class: its names for o_proj, q_norm, k_norm (vLLM's
+#: Lfm2Attention and Lfm2MoeAttention: ``out_proj`` a RowParallelLinear, ``q_layernorm``, ``k_layernorm`` RMSNorm of a
+#: head's width, ``models/lfm2.py`` 151-157, 173-174; ``models/lfm2_moe.py`` 221-227, 242-243).
+_LFM2_NAMES = {"out_proj": "o_proj", "q_layernorm": "q_norm", "k_layernorm": "k_norm"}
+_RENAMED = {"Lfm2Attention": _LFM2_NAMES, "Lfm2MoeAttention": _LFM2_NAMES}
+#: Zamba2's shared attention's LoRA adapters (vLLM's Zamba2LoRA on q, k and v, ``models/zamba2.py`` 208-243).
+_ZAMBA2_ADAPTERS = ("linear_q_adapter_list", "linear_k_adapter_list", "linear_v_adapter_list")
+#: LFM2's short convolutions (vLLM's ShortConv, ``vllm/model_executor/layers/mamba/short_conv.py``).
+_SHORT_CONV = ("Lfm2ShortConv", "Lfm2MoeShortConv")
+#: MLPs of w1 (gate), w3 (up) and w2 (down): vLLM's Lfm2MLP and Lfm2MoeMlp (``w13`` a MergedColumnParallelLinear of the
+#: two, ``w2`` a RowParallelLinear: ``models/lfm2.py`` 80-93, ``models/lfm2_moe.py`` 73-86).
+_W13 = {"Lfm2MLP": {"w1": "colwise", "w3": "colwise", "w2": "rowwise"},
+        "Lfm2MoeMLP": {"w1": "colwise", "w3": "colwise", "w2": "rowwise"}}  # fmt: skip
 #: Latent attention's tensors (vLLM's DeepseekV2MLAAttention, ``vllm/model_executor/models/deepseek_v2.py``).
 _LATENT = {"q_a_proj": "replicated", "q_a_layernorm": "replicated", "q_b_proj": "colwise", "q_proj": "colwise",
            "kv_a_proj_with_mqa": "replicated", "kv_a_layernorm": "replicated", "kv_b_proj": "colwise",
@@ -397,6 +443,7 @@ class _Rules:
         self.heads_of: dict[str, tuple[int, int]] = {}  # an attention's path -> (KV, KV on a rank)
         self.mixers: dict[str, str] = {}  # a recurrent mixer's path -> what its own tensors' rows are (split by tp)
         self.states_of: dict[str, dict[str, tuple[Any, ...]]] = {}  # a mixer's path -> its states' shapes on a rank
+        self.no_pp: str | None = None  # why vLLM serves the model in one pipeline stage only
 
     def module(self, path: str, module: Module) -> Iterator[tuple[str, Param, str, tuple[int, ...]]]:
         """Each own counted tensor of ``module``: (name, param, style, shape on a rank)."""
@@ -404,7 +451,7 @@ class _Rules:
         if not module.counted:
             raise ValueError(f"{module.type} {path} is not counted: no tensor-parallel share derived")
         given = self.styles.pop(path, None)
-        if module.part == "attention":
+        if module.part == "attention" and given is None:
             self._attention(path, module)
         elif module.part in ("MLP", "shared experts") and module.children:
             self._mlp(path, module)
@@ -414,6 +461,12 @@ class _Rules:
             self._mamba2(path, module)
         elif module.type in _GATED_DELTANET:
             self._gated_deltanet(path, module)
+        elif module.type in _SHORT_CONV:
+            self._short_conv(path, module)
+        elif module.type == "Zamba2HybridLayer":
+            self._hybrid(path, module)
+        elif module.type == "Lfm2MoeSparseMoeBlock":
+            self._lfm2_moe(path, module)
         if given is None and module.cache and module.part != "attention" and path not in self.states_of:
             raise ValueError(f"no tensor-parallel rule for {module.type} ({path}) and its cache: {_SPLIT}")
         for p in own:
@@ -458,16 +511,21 @@ class _Rules:
         self.states_of[path] = {s.name: s.shape for s in module.cache}
 
     def _attention(self, path: str, module: Module) -> None:
-        names = {c.name for c in module.children}
+        rename = _RENAMED.get(module.type, {})
+        adapters = {
+            c.name: c for c in module.children if module.type == "Zamba2Attention" and c.name in _ZAMBA2_ADAPTERS
+        }
+        names = {rename.get(c.name, c.name) for c in module.children if c.name not in adapters}
         latent = names - {"indexer"}  # DeepSeek-V3.2's indexer beside the latent attention
         if latent <= set(_LATENT) and {"kv_a_proj_with_mqa", "kv_b_proj", "o_proj"} <= latent:
             return self._latent(path, module)
         split = {"q_proj", "k_proj", "v_proj", "o_proj"} <= names and "qkv_proj" not in names
         fused = {"qkv_proj", "o_proj"} <= names and not names & {"q_proj", "k_proj", "v_proj"}
         if not names <= _ATTENTION or not (split or fused):
+            what = f"attention of {', '.join(sorted(names))}" if names else "a bare module counted as attention"
             raise ValueError(
-                f"no tensor-parallel rule for {module.type} ({path}): derive splits attention of q_proj, k_proj, "
-                "v_proj, o_proj (and q_norm, k_norm) as vLLM does"
+                f"no tensor-parallel rule for {module.type} ({path}), {what}: derive splits attention of q_proj, "
+                "k_proj, v_proj, o_proj (and q_norm, k_norm) as vLLM does"
             )
         per_rank, kv_rank, replicas, d = _heads(module, path, self.tp)
         kv = module.config["num_kv_heads"]
@@ -475,21 +533,122 @@ class _Rules:
             raise ValueError(f"the attention layers differ in KV heads ({path}): no tensor-parallel share derived")
         self.kv = (kv, kv_rank, replicas)
         self.heads_of[path] = (kv, kv_rank)
+        for name, adapter in adapters.items():  # Zamba2LoRA(attention_hidden_size, adapter_rank, attention_hidden_size)
+            self._lora(f"{path}.{name}", adapter, f"num_attention_heads x attention_head_dim of {path}", 1)
         for child in module.children:
-            style = "replicated" if child.name in ("q_norm", "k_norm") else "colwise"
+            if child.name in adapters:
+                continue
+            role = rename.get(child.name, child.name)
+            style = "replicated" if role in ("q_norm", "k_norm") else "colwise"
             arg: Any = None
-            if child.name == "qkv_proj":  # Phi-3's fused q, k, v: QKVParallelLinear's three segments
+            if role == "qkv_proj":  # Phi-3's fused q, k, v: QKVParallelLinear's three segments
                 heads = module.config["num_heads"]
                 style, arg = "kv_colwise", ((heads + 2 * kv) * d, (per_rank + 2 * kv_rank) * d)
-            elif child.name in ("k_proj", "v_proj"):
-                width = d if child.name == "k_proj" else module.config.get("value_dim", d)
+            elif role in ("k_proj", "v_proj"):
+                width = d if role == "k_proj" else module.config.get("value_dim", d)
                 style, arg = "kv_colwise", (kv * width, kv_rank * width)
-            elif child.name == "o_proj":
+            elif role == "o_proj":
                 style = "rowwise"
             self.styles[f"{path}.{child.name}"] = (style, arg)
 
+    def _lora(self, path: str, module: Module, width: str, halves: int) -> None:
+        """Zamba2's LoRA adapters as vLLM's Zamba2LoRA holds them (``models/zamba2.py`` 79-104): each entry's A
+        (transformers' ``0``) a ColumnParallelLinear of adapter_rank / tp rows (gathered after), its B (``1``) a
+        ColumnParallelLinear (the MLP's a MergedColumnParallelLinear of the gate's and the up's halves) of rows / tp."""
+        tp = self.tp
+        for entry in module.children:
+            kids = {c.name: c for c in entry.children}
+            if (
+                module.type != "ModuleList"
+                or entry.type != "Sequential"
+                or set(kids) != {"0", "1"}
+                or any(c.type != "Linear" or [p.name for p in c.params] != ["weight"] for c in kids.values())
+            ):
+                raise ValueError(
+                    f"no tensor-parallel rule for {entry.type} ({path}.{entry.name}): not a LoRA adapter of Zamba2's "
+                    "(a Linear A then a Linear B, no bias)"
+                )
+            rank = _ints(_weight(kids["0"]).shape)[0]
+            rows = _ints(_weight(kids["1"]).shape)[0]
+            at = f"{path}.{entry.name}"
+            _split(rank, tp, f"adapter_rank (the rows of {at}.0, Zamba2LoRA's A)")
+            _split(rows // halves, tp, f"{width} (the rows of {at}.1, Zamba2LoRA's B)")
+            self.styles[f"{at}.0"] = ("colwise", _Rows(rank, rank // tp))
+            self.styles[f"{at}.1"] = ("colwise", _Rows(rows, rows // tp))
+
+    def _hybrid(self, path: str, module: Module) -> None:
+        """Zamba2's hybrid layer: its ``linear`` (D -> D, after the shared block) a ReplicatedLinear, whole on every
+        rank (``models/zamba2.py`` 635-641); vLLM serves Zamba2 without pipeline stages (no SupportsPP, 833)."""
+        linear = next((c for c in module.children if c.name == "linear"), None)
+        if (
+            linear is None
+            or linear.type != "Linear"
+            or linear.children
+            or any(p.name != "weight" for p in linear.params)
+        ):
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its linear is not Zamba2's")
+        self.styles[f"{path}.linear"] = ("replicated", None)
+        self.no_pp = (
+            "vLLM serves Zamba2 in one pipeline stage: Zamba2ForCausalLM does not implement SupportsPP "
+            "(models/zamba2.py 833; vllm/config/model.py 1569-1576 refuses pipeline_parallel_size > 1)"
+        )
+
+    def _lfm2_moe(self, path: str, module: Module) -> None:
+        """vLLM's Lfm2MoeSparseMoeBlock refuses a tp above the experts (``models/lfm2_moe.py`` 110-114)."""
+        experts = next((c for c in module.children if c.part == "routed experts"), None)
+        sizes = [] if experts is None else [_ints(p.shape)[0] for p in experts.params if p.name == "gate_up_proj"]
+        if len(sizes) != 1:
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its experts are not LFM2-MoE's")
+        if self.tp > sizes[0]:
+            raise ValueError(
+                f"tp={self.tp} is more than num_experts = {sizes[0]} of {path}: vLLM's Lfm2MoeSparseMoeBlock refuses "
+                "a tensor-parallel size greater than the number of experts"
+            )
+
+    def _short_conv(self, path: str, module: Module) -> None:
+        """LFM2's short convolution as vLLM's ShortConv splits it: its D channels / tp in ``conv``, each of the B, C, x
+        thirds of ``in_proj`` and the columns of ``out_proj``; its conv state likewise."""
+        kids = {c.name: c for c in module.children}
+        states = {s.name: s.shape for s in module.cache}
+        if (
+            {n: c.type for n, c in kids.items()} != {"conv": "Conv1d", "in_proj": "Linear", "out_proj": "Linear"}
+            or any(p.counted for p in module.params)
+            or set(states) != {"conv_states"}
+        ):
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its tensors are not ShortConv's")
+        conv = _ints(_weight(kids["conv"]).shape)
+        dim = conv[0]
+        if (
+            conv[1] != 1
+            or _ints(_weight(kids["in_proj"]).shape) != (3 * dim, dim)
+            or _ints(_weight(kids["out_proj"]).shape) != (dim, dim)
+            or tuple(states["conv_states"][1:]) != (dim, conv[2])
+        ):
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its sizes are not ShortConv's")
+        tp = self.tp
+        key = f"hidden_size, the channels of {path} (vLLM's ShortConv dim)"
+        _split(dim, tp, key)
+        self.styles[f"{path}.conv"] = ("colwise", _Rows(dim, dim // tp))
+        self.styles[f"{path}.in_proj"] = ("colwise", _Rows(3 * dim, 3 * dim // tp))
+        self.styles[f"{path}.out_proj"] = ("rowwise", key)
+        self.states_of[path] = {"conv_states": (states["conv_states"][0], dim // tp, conv[2])}
+
     def _mlp(self, path: str, module: Module) -> None:
         names = [c.name for c in module.children if c.params]
+        if module.type in _W13:
+            if set(names) != set(_W13[module.type]) or len(names) != len(module.children):
+                raise ValueError(
+                    f"no tensor-parallel rule for {module.type} ({path}): derive splits its MLP of w1, w3, w2 as vLLM does"
+                )
+            for name in names:
+                self.styles[f"{path}.{name}"] = (_W13[module.type][name], "intermediate_size")
+            return
+        if module.type == "Zamba2MLP":  # Zamba2MLP: gate_up_proj, down_proj and a LoRA adapter of gate_up_proj's
+            adapters = [c for c in module.children if c.name == "gate_up_proj_adapter_list"]
+            for adapter in adapters:  # Zamba2LoRA(hidden_size, adapter_rank, 2 * [intermediate_size]), 359-371
+                self._lora(f"{path}.{adapter.name}", adapter, "intermediate_size", 2)
+            if [c.name for c in module.children if not c.params] != [a.name for a in adapters]:
+                raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): not Zamba2's MLP")
         if not names or any(n not in _MLP for n in names) or not {"down_proj", "c_proj", "output_linear"} & set(names):
             raise ValueError(
                 f"no tensor-parallel rule for {module.type} ({path}): derive splits an MLP of gate_proj, up_proj, "
@@ -789,6 +948,8 @@ def plan(model: Module, tp: int = 1, pp: int = 1, *, ep: bool = False) -> Plan:
         for p in module.params:
             if p.tied_to is not None and not p.buffer:
                 tied.add(p.tied_to)
+    if pp > 1 and rules.no_pp is not None:
+        raise ValueError(f"pp={pp}: {rules.no_pp}")
     layers = 1 + max((i for i, _, _ in placed if i is not None), default=-1)
     if pp > 1 and pp > layers:
         raise ValueError(f"pp={pp} is more than the {layers} decoder layers (num_hidden_layers)")

@@ -26,7 +26,7 @@ from derive.analysis import parallel
 from derive.analysis.cost import cost
 from derive.blocks import config_model
 from derive.families.family import release, tiny
-from derive.tree import Module, Param, State, named_modules
+from derive.tree import Module, Param, State, count, named_modules
 
 WORKER = Path(__file__).resolve().parents[1] / "support" / "tp_worker.py"
 
@@ -388,6 +388,9 @@ def test_what_has_no_rule_is_refused() -> None:
         "heads are not known as ints": _model(_attention(num_heads="H")),
         "differ in KV heads": _model(_attention(2), _attention(1)),
         "derive splits attention of q_proj": _model(_attention(children=("c_attn", "c_proj"))),
+        r"Attention \(layers.0.self_attn\), attention of c_attn, c_proj:": _model(_attention(children=("c_attn", "c_proj"))),
+        r"Linear \(layers.0.linear\), a bare module counted as attention": _model(
+            Module("linear", "Linear", (Param("weight", (4, 4)),), part="attention")),
         "derive splits nn.Linear": _model(_attention().replace(children=(
             Module("q_proj", "Conv1D", (Param("weight", (8, 4)),)), *_attention().children[1:]))),
         "derive splits an MLP": _model(Module("mlp", "MLP", children=(Module("c_fc", "Linear", (Param("w", (4, 4)),)),),
@@ -533,8 +536,7 @@ def test_mamba2_refusals_name_the_key() -> None:
         "model.layers.0.mamba.in_proj.weight": ((32 + conv_dim + 4) // 2, 16),
         "model.layers.0.mamba.out_proj.weight": (16, 32 // 2),
     }  # fmt: skip
-    with pytest.raises(ValueError, match="no tensor-parallel rule for Linear .model.layers.1.linear"):
-        parallel.plan(config_model("zamba2").build(dict(zamba2)), tp=2)  # its mixers split, its shared block not yet
+    assert parallel.plan(config_model("zamba2").build(dict(zamba2)), tp=2).stages[0].parameters > 0  # and its block
     mixer = next(m for path, m in named_modules(_mamba2(1)) if path.endswith("layers.0.mixer"))
     cases = {
         "its tensors are not Mamba-2's": mixer.replace(params=mixer.params[:2]),
@@ -670,3 +672,151 @@ def test_the_indexer_is_whole_on_every_device() -> None:
     broken = tuple(c.replace(cache=()) if c.name == "indexer" else c for c in attention.children)
     with pytest.raises(ValueError, match="its tensors are not the indexer's"):
         parallel.plan(_model(attention.replace(children=broken)), tp=2)
+
+
+def _lfm2(model_type: str = "lfm2", **config: Any) -> Module:
+    """LFM2: D = 64, a conv layer (L = 3, biases) then an attention layer (4 heads of 16, 2 KV heads), F = 96."""
+    base = {"vocab_size": 1536, "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "conv_L_cache": 3, "conv_bias": True,
+            "block_auto_adjust_ff_dim": False, "layer_types": ["conv", "full_attention"]}  # fmt: skip
+    if model_type == "lfm2_moe":  # layer 0 dense (F = 96), layer 1 4 experts of 32
+        base |= {"num_dense_layers": 1, "moe_intermediate_size": 32, "num_experts": 4, "num_experts_per_tok": 2}
+    return config_model(model_type).build({**base, **config})
+
+
+@pytest.mark.parametrize("model_type", ["lfm2", "lfm2_moe"])
+@pytest.mark.parametrize("tp", [2, 4])
+def test_lfm2_short_convolutions_split_their_channels(model_type: str, tp: int) -> None:
+    """vLLM's ShortConv: conv a ColumnParallelLinear of D outputs, in_proj a MergedColumnParallelLinear of three D,
+    out_proj a RowParallelLinear; the conv state D / tp channels. Lfm2Attention's q, k, v one QKVParallelLinear,
+    out_proj row-parallel, q_layernorm and k_layernorm whole; Lfm2MLP's w1, w3 (w13) and w2 split by F."""
+    D, L, F, H, KV, d = 64, 3, 96, 4, 2, 16
+    kv = max(KV // tp, 1)  # one KV head a rank at tp 4, replicated on 2
+    share = parallel.plan(_lfm2(model_type), tp=tp)
+    shapes = {t.name: t.rank_shape for t in share.stages[0].tensors}
+    conv = _mixer_shapes(share, "model.layers.0.conv.")
+    assert conv == {"conv.weight": (D // tp, 1, L), "conv.bias": (D // tp,), "in_proj.weight": (3 * D // tp, D),
+                    "in_proj.bias": (3 * D // tp,), "out_proj.weight": (D, D // tp), "out_proj.bias": (D,)}  # fmt: skip
+    attention = _mixer_shapes(share, "model.layers.1.self_attn.")
+    assert attention == {"q_proj.weight": (H // tp * d, D), "k_proj.weight": (kv * d, D), "v_proj.weight": (kv * d, D),
+                         "out_proj.weight": (D, H * d // tp), "q_layernorm.weight": (d,), "k_layernorm.weight": (d,)}  # fmt: skip
+    assert _mixer_shapes(share, "model.layers.0.feed_forward.") == {
+        "w1.weight": (F // tp, D), "w3.weight": (F // tp, D), "w2.weight": (D, F // tp)}  # fmt: skip
+    assert shapes["model.embed_tokens.weight"] == (1536 // tp, D)
+    if model_type == "lfm2_moe":  # FusedMoE inside each expert; the router (GateLinear) whole
+        assert shapes["model.layers.1.feed_forward.experts.gate_up_proj"] == (4, 2 * 32 // tp, D)
+        assert shapes["model.layers.1.feed_forward.experts.down_proj"] == (4, D, 32 // tp)
+        assert shapes["model.layers.1.feed_forward.gate.weight"] == (4, D)
+    assert {s.shape for s in share.stages[0].states if s.name == "conv_states"} == {("batch", D // tp, L)}
+    c = cost(_lfm2(model_type), seq_len=7, batch=3, tp=tp)  # float32: the conv state, keys and values
+    assert c.rank_state_bytes == 3 * D // tp * L * 4
+    assert c.rank_kv_bytes == 2 * 3 * 7 * kv * d * 4 and c.rank_cache_bytes == c.rank_state_bytes + c.rank_kv_bytes
+    whole = cost(_lfm2(model_type), seq_len=7, batch=3)
+    assert c.rank_state_bytes * tp == whole.state_bytes
+
+
+def test_lfm2_refusals_name_the_key() -> None:
+    """A tp that does not divide the short convolution's channels is refused naming hidden_size; LFM2-MoE refuses a
+    tp above num_experts (Lfm2MoeSparseMoeBlock); LFM3 (no vLLM model) and a changed ShortConv are refused by name."""
+    with pytest.raises(ValueError, match=r"tp=3 does not divide hidden_size, the channels of model.layers.0.conv"):
+        parallel.plan(_lfm2(), tp=3)  # 1536 = 3 · 512: the vocabulary divides
+    with pytest.raises(ValueError, match="tp=8 is more than num_experts = 4 of model.layers.1.feed_forward"):
+        parallel.plan(_lfm2("lfm2_moe", hidden_size=128, num_attention_heads=8), tp=8)
+    assert parallel.plan(_lfm2("lfm2_moe", hidden_size=128, num_attention_heads=8, num_experts=8), tp=8).tp == 8
+    with pytest.raises(ValueError, match="no tensor-parallel rule for Lfm3ShortConv"):
+        parallel.plan(explain({"model_type": "lfm3"}).module, tp=2)
+    mixer = next(m for path, m in named_modules(_lfm2()) if path.endswith("layers.0.conv"))
+    with pytest.raises(ValueError, match="its tensors are not ShortConv's"):
+        parallel.plan(_model(mixer.replace(children=mixer.children[1:])), tp=2)
+    with pytest.raises(ValueError, match="its sizes are not ShortConv's"):
+        parallel.plan(_model(mixer.replace(cache=(State("conv_states", ("batch", 32, 3)),))), tp=2)
+    mlp = next(m for path, m in named_modules(_lfm2()) if path.endswith("layers.0.feed_forward"))
+    with pytest.raises(ValueError, match="its MLP of w1, w3, w2"):
+        parallel.plan(_model(mlp.replace(children=mlp.children[:2])), tp=2)
+
+
+def test_released_lfm2_per_device() -> None:
+    """LFM2-1.2B (D = 2048, 10 conv layers of L = 3, 6 attention layers of 32 heads of 64 and 8 KV heads, F = 8192
+    as Lfm2MLP adjusts 12288: int(2 · 12288 / 3) = 8192, a multiple of 256) at tp 2, 4, 8, counted by hand."""
+    release_ = release("LiquidAI/LFM2-1.2B")
+    tree = explain(release_.config).module
+    D, F, V, conv_layers, attention_layers = 2048, 8192, 65536, 10, 6
+    for tp in (1, 2, 4, 8):
+        share = parallel.plan(tree, tp=tp)
+        shapes = {t.name: t.rank_shape for t in share.stages[0].tensors}
+        assert shapes["model.layers.0.conv.in_proj.weight"] == (3 * D // tp, D)
+        assert shapes["model.layers.2.self_attn.k_proj.weight"] == (8 // tp * 64, D)
+        mlp = 3 * F * D // tp
+        conv = D * 3 // tp + 3 * D * D // tp + D * D // tp
+        attention = D * D // tp + 2 * (8 * 64) * D // tp + D * D // tp + 2 * 64
+        norms = 2 * D
+        total = conv_layers * (conv + mlp + norms) + attention_layers * (attention + mlp + norms) + V * D // tp + D
+        assert share.stages[0].parameters == total  # the head tied to the embedding
+        if tp == 1:
+            assert total == int(release_.published.replace(",", ""))  # 1,170,340,608 (the model card)
+        if tp == 1:
+            continue
+        c = cost(tree, seq_len=1000, batch=2, dtype="bfloat16", tp=tp)  # the conv states, keys and values 2 bytes
+        assert c.rank_state_bytes == conv_layers * 2 * D // tp * 3 * 2
+        assert c.rank_kv_bytes == attention_layers * 2 * 2 * 1000 * (8 // tp) * 64 * 2
+
+
+def _zamba2(**config: Any) -> Module:
+    """Zamba2: D = 64, hybrid layers 0, 1, 3 sharing one block (num_mem_blocks 1) of 4 heads of 32 (2D = 128 wide),
+    F = 128, LoRA adapters of rank 8 on q, k, v and the MLP; the mixers H = 4 heads of 32, one group, N = 16."""
+    base = {"vocab_size": 1024, "hidden_size": 64, "num_hidden_layers": 4,
+            "layers_block_type": ["hybrid", "hybrid", "mamba", "hybrid"], "num_attention_heads": 4,
+            "attention_head_dim": 32, "n_mamba_heads": 4, "mamba_headdim": 32, "mamba_d_state": 16,
+            "mamba_ngroups": 1, "intermediate_size": 128, "adapter_rank": 8, "num_mem_blocks": 1,
+            "use_shared_attention_adapter": True, "use_shared_mlp_adapter": True}  # fmt: skip
+    return config_model("zamba2").build({**base, **config})
+
+
+@pytest.mark.parametrize("tp", [2, 4])
+def test_zamba2_shared_block_splits_as_vllm(tp: int) -> None:
+    """vLLM's zamba2.py: the shared attention's heads / tp (QKVParallelLinear, o_proj RowParallelLinear), its MLP's F
+    / tp, each Zamba2LoRA's A adapter_rank / tp rows and B its rows / tp, the hybrid layer's linear whole
+    (ReplicatedLinear); the shared tensors held once, each hybrid layer's KV cache H / tp heads."""
+    D, A, H, d, F, R, hybrid = 64, 128, 4, 32, 128, 8, 3
+    tree = _zamba2()
+    share = parallel.plan(tree, tp=tp)
+    block = _mixer_shapes(share, "model.layers.0.shared_transformer.")
+    expected = {
+        "self_attn.q_proj.weight": (A // tp, A), "self_attn.k_proj.weight": (A // tp, A),
+        "self_attn.v_proj.weight": (A // tp, A), "self_attn.o_proj.weight": (D, A // tp),
+        "feed_forward.gate_up_proj.weight": (2 * F // tp, D), "feed_forward.down_proj.weight": (D, F // tp),
+        "input_layernorm.weight": (2 * D,), "pre_ff_layernorm.weight": (D,),
+    }  # fmt: skip
+    for i in range(hybrid):  # one adapter per hybrid layer (block_idx % num_mem_blocks == 0)
+        for name in ("q", "k", "v"):
+            expected[f"self_attn.linear_{name}_adapter_list.{i}.0.weight"] = (R // tp, A)
+            expected[f"self_attn.linear_{name}_adapter_list.{i}.1.weight"] = (A // tp, R)
+        expected[f"feed_forward.gate_up_proj_adapter_list.{i}.0.weight"] = (R // tp, D)
+        expected[f"feed_forward.gate_up_proj_adapter_list.{i}.1.weight"] = (2 * F // tp, R)
+    assert block == expected
+    assert _mixer_shapes(share, "model.layers.1.shared_transformer.") == {}  # tied to layer 0's: held once
+    shapes = {t.name: t.rank_shape for t in share.stages[0].tensors}
+    assert shapes["model.layers.1.linear.weight"] == (D, D)
+    c = cost(tree, seq_len=7, batch=3, tp=tp)  # float32
+    assert c.rank_kv_bytes == hybrid * 2 * 3 * 7 * (H // tp) * d * 4
+    conv_dim = 128 + 2 * tp * 16  # the mixers' one group replicated: G' = tp
+    assert c.rank_state_bytes == 4 * 3 * (conv_dim // tp * 4 * 4 + 4 // tp * 32 * 16 * 4)
+    assert parallel.plan(tree).stages[0].parameters == count(tree)  # the shared block counted once at tp 1
+
+
+def test_zamba2_refusals_name_the_key() -> None:
+    """adapter_rank tp does not divide, num_attention_heads, pipeline stages (no SupportsPP), a changed adapter."""
+    with pytest.raises(ValueError, match=r"tp=4 does not divide adapter_rank \(the rows of model.layers.0"):
+        parallel.plan(_zamba2(adapter_rank=6), tp=4)
+    with pytest.raises(ValueError, match="tp=8 does not divide num_attention_heads"):
+        parallel.plan(_zamba2(n_mamba_heads=8, mamba_headdim=16), tp=8)
+    with pytest.raises(ValueError, match="pp=2: vLLM serves Zamba2 in one pipeline stage.*SupportsPP"):
+        parallel.plan(_zamba2(), pp=2)
+    block = next(m for path, m in named_modules(_zamba2()) if path.endswith("layers.0.shared_transformer.feed_forward"))
+    adapters = next(c for c in block.children if c.name == "gate_up_proj_adapter_list")
+    broken = adapters.replace(children=(adapters.children[0].replace(children=adapters.children[0].children[:1]),))
+    with pytest.raises(ValueError, match="not a LoRA adapter of Zamba2's"):
+        parallel.plan(_model(block.replace(children=(*block.children[:2], broken))), tp=2)
+    hybrid = next(m for path, m in named_modules(_zamba2()) if path.endswith("layers.1"))
+    with pytest.raises(ValueError, match="its linear is not Zamba2's"):
+        parallel.plan(_model(hybrid.replace(children=tuple(c for c in hybrid.children if c.name != "linear"))), tp=2)
