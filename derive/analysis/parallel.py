@@ -92,6 +92,25 @@ DeepSeek-V3.2's indexer     ``Indexer`` (``vllm/model_executor/models/deepseek_v
                             its key cache one head on every rank (``DeepseekV32IndexerCache``: ``num_kv_heads=1,
                             max_tp_shards=1``, 658-666). vLLM keeps it in fp8 with a float32 scale per 128
                             entries (731-732): a format, not a share; derive counts it as transformers holds it
+Kimi-Linear's KDA          ``KimiGatedDeltaNetAttention`` (``vllm/model_executor/layers/mamba/gdn/``
+                            ``kimi_gdn_linear_attn.py``, vLLM 0.33.0; Kimi-Linear's decoder layer builds it without
+                            a full-rank gate: ``vllm/models/kimi_k3/nvidia/model.py`` 715-734): H / tp heads of d
+                            (P = H·d; ``assert self.num_heads % self.tp_size == 0``, 189) — ``q_proj``, ``k_proj``,
+                            ``v_proj``, ``b_proj`` and ``f_a_proj`` loaded into one merged projection
+                            (``in_proj_qkvgfab``, 212-226; the mapping ``model.py`` 1256-1263): P / tp rows each,
+                            ``b_proj`` H / tp, ``f_a_proj`` (d) whole on every rank (``replicated_shard_id=4``:
+                            its rows reserved tp times and loaded from rank 0, 95-113); ``f_b_proj``, ``g_b_proj``
+                            ``ColumnParallelLinear`` P / tp rows (230-236, 297-303); ``g_a_proj``
+                            ``ReplicatedLinear`` (290-296); ``dt_bias`` P / tp (237-241), ``A_log`` H / tp (265-268;
+                            kept in transformers' (1, 1, H, 1)); ``conv1d`` a ``ColumnParallelLinear`` of 3P
+                            outputs, each of q, k, v split (245-263: 3P / tp channels); ``o_norm`` (d) whole
+                            (304), ``o_proj`` ``RowParallelLinear`` (305-311). States (``kda_state_shape``,
+                            ``mamba_utils.py`` 296-318): conv 3P / tp channels (K wide in transformers' layout;
+                            vLLM keeps K - 1), recurrent (H / tp, d, d). vLLM holds ``conv1d`` and ``dt_bias`` in
+                            float32 (a format: derive counts them at the model's dtype). Its MLA layers
+                            (``vllm/models/kimi_k3/nvidia/mla.py`` 262-303) as latent attention below, its MLPs
+                            split (``KimiMLP`` replicates them only under sequence parallelism, which needs data
+                            parallelism or DeepGEMM's MegaMoE: ``model.py`` 708-713). transformers has no plan
 LFM2's short convolutions  ``ShortConv`` (``vllm/model_executor/layers/mamba/short_conv.py``, vLLM 0.33.0; built by
 (LFM2, LFM2-MoE)            ``models/lfm2.py`` 354-362 with ``config.conv_dim``, ``models/lfm2_moe.py`` 343-351 with
                             ``hidden_size``): D / tp channels — ``conv`` a ``ColumnParallelLinear`` of D outputs
@@ -157,17 +176,19 @@ Refused (ValueError, naming the config key or the module): a size tp does not di
 padded ``vocab_size``, a Mamba-2 mixer's heads — ``num_heads``, ``mamba_n_heads`` (Bamba, Falcon-H1,
 Granite-4.0-H), ``mamba_num_heads`` (Nemotron-H), ``n_mamba_heads`` (Zamba2) — or its groups when more
 than one, ``linear_num_key_heads``, a short convolution's channels ``hidden_size``, Zamba2's ``adapter_rank``,
-LFM2-MoE's ``num_experts`` below tp); a module derive has no rule for (GPT-2's fused ``c_attn``, other
-recurrent and linear-attention mixers — RWKV, xLSTM, Kimi-Linear's KDA, MiniMax's lightning attention,
-LFM3's short convolutions, OLMo-hybrid's Gated DeltaNet —, Nemotron-3's latent experts, vision towers...:
-never guessed, each named as what it is), symbolic sizes, more stages than layers, pipeline stages of Zamba2.
+LFM2-MoE's ``num_experts`` below tp, Kimi-Linear's ``linear_num_heads``); a module derive has no rule for
+(GPT-2's fused ``c_attn``, other recurrent and linear-attention mixers — RWKV, xLSTM, Bailing-hybrid's KDA,
+MiniMax's lightning attention (vLLM 0.33.0 no longer serves MiniMax-Text-01 or MiniMax-M1), LFM3's short
+convolutions, OLMo-hybrid's Gated DeltaNet —, Nemotron-3's latent experts, vision towers...: never guessed, each
+named as what it is), symbolic sizes, more stages than layers, pipeline stages of Zamba2.
 
 Verification: ``tests/analysis/test_parallel.py`` holds each rank's tensors against transformers'
 own tensor parallelism run on CPU (``torch.distributed`` with gloo, 2 and 4 processes,
 ``PreTrainedModel.maybe_distribute_model`` — what ``from_pretrained(..., tp_plan="auto")`` calls —
 each rank's ``DTensor.to_local()`` shapes and its cache after a forward) where the rules agree, and
 checks vLLM's own rules (vocabulary padding, KV-head replication, stages, the Mamba-2 and Gated DeltaNet
-mixers, the indexer, LFM2's short convolutions, Zamba2's shared block) by hand-computed cases from the cited lines.
+mixers, KDA, the indexer, LFM2's short convolutions, Zamba2's shared block) by hand-computed cases from the cited
+lines.
 
 >>> from derive.families.llama import llama
 >>> p = plan(llama({"num_hidden_layers": 2, "num_key_value_heads": 8}), tp=16)
@@ -369,9 +390,10 @@ def _heads(module: Module, path: str, tp: int) -> tuple[int, int, int, int]:
 #: What derive splits (said when it refuses a module).
 _SPLIT = (
     "derive splits attention (latent attention and DeepSeek-V3.2's indexer too), MLPs, routed experts, Mamba and "
-    "Mamba-2 mixers, Qwen's Gated DeltaNet, LFM2's short convolutions, Zamba2's shared block, embeddings, the head and "
-    "norms as vLLM does; not yet other recurrent, linear-attention or convolution mixers (RWKV, xLSTM, KDA, lightning "
-    "attention, LFM3's short convolutions, OLMo-hybrid's Gated DeltaNet...), or vision towers"
+    "Mamba-2 mixers, Qwen's Gated DeltaNet, Kimi-Linear's KDA, LFM2's short convolutions, Zamba2's shared block, "
+    "embeddings, the head and norms as vLLM does; not yet other recurrent, linear-attention or convolution mixers (RWKV, "
+    "xLSTM, Bailing-hybrid's KDA, lightning attention, LFM3's short convolutions, OLMo-hybrid's Gated DeltaNet...), "
+    "or vision towers"
 )
 _ATTENTION = {"q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm", "qkv_proj"}
 #: Attention whose children transformers names otherwise, by its class: its names for o_proj, q_norm, k_norm (vLLM's
@@ -381,6 +403,12 @@ _LFM2_NAMES = {"out_proj": "o_proj", "q_layernorm": "q_norm", "k_layernorm": "k_
 _RENAMED = {"Lfm2Attention": _LFM2_NAMES, "Lfm2MoeAttention": _LFM2_NAMES}
 #: Zamba2's shared attention's LoRA adapters (vLLM's Zamba2LoRA on q, k and v, ``models/zamba2.py`` 208-243).
 _ZAMBA2_ADAPTERS = ("linear_q_adapter_list", "linear_k_adapter_list", "linear_v_adapter_list")
+#: Kimi-Linear's KDA (vLLM's KimiGatedDeltaNetAttention, ``layers/mamba/gdn/kimi_gdn_linear_attn.py``): each child's
+#: style and its rows in H·d (P) and H, or None (whole).
+_KdaRows = dict[str, tuple[int, int] | str | None]
+_KDA: _KdaRows = {"q_proj": (1, 0), "k_proj": (1, 0), "v_proj": (1, 0), "b_proj": (0, 1), "conv1d": (3, 0),
+                  "g_a_proj": None, "g_b_proj": (1, 0), "o_norm": None, "o_proj": "rowwise"}  # fmt: skip
+_KDA_GATE: _KdaRows = {"f_a_proj": None, "f_b_proj": (1, 0)}
 #: LFM2's short convolutions (vLLM's ShortConv, ``vllm/model_executor/layers/mamba/short_conv.py``).
 _SHORT_CONV = ("Lfm2ShortConv", "Lfm2MoeShortConv")
 #: MLPs of w1 (gate), w3 (up) and w2 (down): vLLM's Lfm2MLP and Lfm2MoeMlp (``w13`` a MergedColumnParallelLinear of the
@@ -444,6 +472,7 @@ class _Rules:
         self.mixers: dict[str, str] = {}  # a recurrent mixer's path -> what its own tensors' rows are (split by tp)
         self.states_of: dict[str, dict[str, tuple[Any, ...]]] = {}  # a mixer's path -> its states' shapes on a rank
         self.no_pp: str | None = None  # why vLLM serves the model in one pipeline stage only
+        self.own_of: dict[str, dict[str, tuple[int, ...]]] = {}  # a module's path -> its own tensors' shapes on a rank
 
     def module(self, path: str, module: Module) -> Iterator[tuple[str, Param, str, tuple[int, ...]]]:
         """Each own counted tensor of ``module``: (name, param, style, shape on a rank)."""
@@ -461,6 +490,14 @@ class _Rules:
             self._mamba2(path, module)
         elif module.type in _GATED_DELTANET:
             self._gated_deltanet(path, module)
+        elif module.type == "KimiLinearDeltaAttention":
+            self._kda(path, module)
+        elif module.type == "MiniMaxLightningAttention":
+            raise ValueError(
+                f"no tensor-parallel rule for {module.type} ({path}), MiniMax's lightning attention: vLLM 0.33.0 no "
+                "longer serves MiniMax-Text-01 or MiniMax-M1 (_PREVIOUSLY_SUPPORTED_MODELS, "
+                "vllm/model_executor/models/registry.py 861-863: last served by vLLM 0.23.0)"
+            )
         elif module.type in _SHORT_CONV:
             self._short_conv(path, module)
         elif module.type == "Zamba2HybridLayer":
@@ -604,6 +641,54 @@ class _Rules:
                 f"tp={self.tp} is more than num_experts = {sizes[0]} of {path}: vLLM's Lfm2MoeSparseMoeBlock refuses "
                 "a tensor-parallel size greater than the number of experts"
             )
+
+    def _kda(self, path: str, module: Module) -> None:
+        """Kimi-Linear's KDA as vLLM's KimiGatedDeltaNetAttention splits it: H / tp heads a rank in q, k, v, b and the
+        gates' B projections, the conv (3·H·d channels) and the states; f_a_proj, g_a_proj and the norm whole."""
+        kids = {c.name: c for c in module.children}
+        gate = kids.get("forget_gate")
+        gate_kids = {} if gate is None else {c.name: c for c in gate.children}
+        states = {s.name: s.shape for s in module.cache}
+        gate_own = {} if gate is None else {p.name: _ints(p.shape) for p in gate.params if p.counted}
+        if (
+            set(kids) != {*_KDA, "forget_gate"}
+            or any(kids[n].type != "Linear" for n in _KDA if n not in ("conv1d", "o_norm"))
+            or kids["conv1d"].type != "Conv1d"
+            or kids["o_norm"].part != "norms"
+            or set(gate_kids) != set(_KDA_GATE)
+            or any(c.type != "Linear" for c in gate_kids.values())
+            or set(gate_own) != {"dt_bias", "A_log"}
+            or any(p.counted for p in module.params)
+            or set(states) != {"conv_states", "recurrent_states"}
+        ):
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its tensors are not KDA's")
+        heads, d, d_v = _ints(tuple(states["recurrent_states"][1:]))
+        width = heads * d
+        conv = _ints(_weight(kids["conv1d"]).shape)
+        if (
+            d_v != d
+            or conv[:2] != (3 * width, 1)
+            or tuple(states["conv_states"][1:]) != (3 * width, conv[2])
+            or gate_own["dt_bias"] != (width,)
+            or gate_own["A_log"] != (1, 1, heads, 1)
+            or _ints(_weight(kids["o_proj"]).shape)[1] != width
+        ):
+            raise ValueError(f"no tensor-parallel rule for {module.type} ({path}): its sizes are not KDA's")
+        tp = self.tp
+        key = f"linear_num_heads (linear_attn_config's num_heads), the KDA heads of {path}"
+        _split(heads, tp, key)
+        for name, rows in (*_KDA.items(), *((f"forget_gate.{n}", r) for n, r in _KDA_GATE.items())):
+            if isinstance(rows, tuple):
+                whole = rows[0] * width + rows[1] * heads
+                self.styles[f"{path}.{name}"] = ("colwise", _Rows(whole, whole // tp))
+            else:
+                self.styles[f"{path}.{name}"] = ("replicated", None) if rows is None else ("rowwise", key)
+        self.own_of[f"{path}.forget_gate"] = {"dt_bias": (width // tp,), "A_log": (1, 1, heads // tp, 1)}
+        batch = states["conv_states"][0]
+        self.states_of[path] = {
+            "conv_states": (batch, 3 * width // tp, conv[2]),
+            "recurrent_states": (batch, heads // tp, d, d),
+        }
 
     def _short_conv(self, path: str, module: Module) -> None:
         """LFM2's short convolution as vLLM's ShortConv splits it: its D channels / tp in ``conv``, each of the B, C, x
@@ -807,6 +892,8 @@ class _Rules:
                 return style, shape
             return style, (shape[0], _split(shape[1], tp, f"{key} (the columns of {path}.{p.name})"))
         part = module.part
+        if path in self.own_of:  # shapes its module's rule worked out (KDA's forget gate)
+            return "colwise", self.own_of[path][p.name]
         if part in ("norms", "routers") or (part == "shared experts" and not module.children):
             return "replicated", shape
         if path in self.mixers:  # Mamba's A_log (E, N), D (E,); Mamba-2's and Gated DeltaNet's one a head

@@ -820,3 +820,54 @@ def test_zamba2_refusals_name_the_key() -> None:
     hybrid = next(m for path, m in named_modules(_zamba2()) if path.endswith("layers.1"))
     with pytest.raises(ValueError, match="its linear is not Zamba2's"):
         parallel.plan(_model(hybrid.replace(children=tuple(c for c in hybrid.children if c.name != "linear"))), tp=2)
+
+
+def _kimi(**config: Any) -> Module:
+    """Kimi-Linear: D = 32, a KDA layer (H = 4 heads of d = 4, K = 3) then an MLA layer (4 heads), both MLPs dense."""
+    base = {"vocab_size": 64, "pad_token_id": 0, "hidden_size": 32, "intermediate_size": 16, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "kv_lora_rank": 8, "qk_rope_head_dim": 4, "qk_nope_head_dim": 4,
+            "v_head_dim": 4, "linear_head_dim": 4, "linear_num_heads": 4, "linear_conv_kernel_dim": 3,
+            "first_k_dense_replace": 2, "layer_types": ["linear_attention", "full_attention"]}  # fmt: skip
+    return config_model("kimi_linear").build({**base, **config})
+
+
+@pytest.mark.parametrize("tp", [2, 4])
+def test_kda_splits_its_heads(tp: int) -> None:
+    """vLLM's KimiGatedDeltaNetAttention: q, k, v, b and the gates' B projections H / tp heads (P = H·d), f_a_proj
+    (its replicated shard), g_a_proj and o_norm whole, conv1d 3P / tp, dt_bias P / tp, A_log H / tp; the states
+    (kda_state_shape) 3P / tp conv channels and (H / tp, d, d)."""
+    D, H, d, K = 32, 4, 4, 3
+    P = H * d
+    share = parallel.plan(_kimi(), tp=tp)
+    assert _mixer_shapes(share, "model.layers.0.self_attn.") == {
+        "q_proj.weight": (P // tp, D), "k_proj.weight": (P // tp, D), "v_proj.weight": (P // tp, D),
+        "b_proj.weight": (H // tp, D), "conv1d.weight": (3 * P // tp, 1, K),
+        "forget_gate.dt_bias": (P // tp,), "forget_gate.A_log": (1, 1, H // tp, 1),
+        "forget_gate.f_a_proj.weight": (d, D), "forget_gate.f_b_proj.weight": (P // tp, d),
+        "g_a_proj.weight": (d, D), "g_b_proj.weight": (P // tp, d), "o_norm.weight": (d,),
+        "o_proj.weight": (D, P // tp),
+    }  # fmt: skip
+    latent = _mixer_shapes(share, "model.layers.1.self_attn.")
+    assert latent["kv_b_proj.weight"] == (H * (4 + 4) // tp, 8) and latent["kv_a_proj_with_mqa.weight"] == (8 + 4, D)
+    states = {s.shape for s in share.stages[0].states if s.name in ("conv_states", "recurrent_states")}
+    assert states == {("batch", 3 * P // tp, K), ("batch", H // tp, d, d)}
+    c = cost(_kimi(), seq_len=5, batch=3, tp=tp)  # float32 (the default dtype); the latent cache whole
+    assert c.rank_state_bytes == 3 * (3 * P // tp * K * 4 + H // tp * d * d * 4)
+    assert c.rank_kv_bytes == 3 * 5 * (8 + 4) * 4
+
+
+def test_kda_and_lightning_refusals_name_them() -> None:
+    """A tp that does not divide the KDA heads is refused naming linear_num_heads; a changed KDA layer by name;
+    MiniMax's lightning attention as what it is (vLLM 0.33.0 no longer serves MiniMax-Text-01 or -M1)."""
+    with pytest.raises(ValueError, match=r"tp=2 does not divide linear_num_heads \(linear_attn_config's num_heads\)"):
+        parallel.plan(_kimi(linear_num_heads=3), tp=2)
+    mixer = next(m for path, m in named_modules(_kimi()) if path.endswith("layers.0.self_attn"))
+    with pytest.raises(ValueError, match="its tensors are not KDA's"):
+        parallel.plan(_model(mixer.replace(children=mixer.children[1:])), tp=2)
+    with pytest.raises(ValueError, match="its sizes are not KDA's"):
+        parallel.plan(_model(mixer.replace(cache=(mixer.cache[0], State("recurrent_states", ("batch", 4, 4, 5))))),
+                      tp=2)  # fmt: skip
+    with pytest.raises(ValueError, match="MiniMaxLightningAttention .*no longer serves MiniMax-Text-01"):
+        parallel.plan(explain({"model_type": "minimax"}).module, tp=2)
+    with pytest.raises(ValueError, match="no tensor-parallel rule for .*Bailing-hybrid's KDA"):
+        parallel.plan(explain({"model_type": "bailing_hybrid"}).module, tp=2)
