@@ -92,7 +92,7 @@ def kind(module: Module) -> str:
     -------
     str
     """
-    kept = [s for s in module.cache if not _served.counter(s)]
+    kept = [s for s in module.cache if not s.counter]
     grown = [s for s in kept if s.per_token]
     if any(s.stride is not None for s in grown):  # a compressor's entries (DeepSeek-V4's CSA and HCA)
         return "compressed attention"
@@ -240,7 +240,7 @@ def check_blocks(model: Module, kv_dtype: str | None, state_dtype: str | None) -
         (:func:`derive.analysis.served.check_width`, naming the state).
     """
     for module, s, _, path in held(model):
-        if _served.counter(s) or not s.shape:
+        if s.counter or not s.shape:
             continue
         fmt = kv_dtype if s.per_token else state_dtype
         _served.check_width(fmt, s.shape[-1], f"{path or module.type} {s.name}")

@@ -954,7 +954,7 @@ def _weight(module: Module) -> Param:
 
 
 def _rank_state(state: State, kv: tuple[int, int] | None, path: str) -> State:
-    if (state.dtype or "").startswith("int") or kv is None:
+    if state.counter or kv is None:  # a window's position counter: whole on every rank
         return state
     shape = state.shape
     if state.name not in ("keys", "values") or len(shape) != 4 or shape[1] != kv[0]:

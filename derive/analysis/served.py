@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..tree import State
 
-__all__ = ["FORMATS", "BLOCKS", "ALIASES", "served_format", "entry_bytes", "check_width", "counter", "Served"]
+__all__ = ["FORMATS", "BLOCKS", "ALIASES", "served_format", "entry_bytes", "check_width", "Served"]
 
 #: Bytes per value of the element formats a cache can be served in (torch's element sizes).
 FORMATS = {
@@ -181,21 +181,6 @@ def check_width(fmt: str | None, width: Any, what: str) -> None:
         )
 
 
-def counter(state: State) -> bool:
-    """Whether a cache state is an integer counter (a sliding window's position: its dtype an int one),
-    which no served format changes.
-
-    Parameters
-    ----------
-    state : derive.tree.State
-
-    Returns
-    -------
-    bool
-    """
-    return (state.dtype or "").startswith("int")
-
-
 @dataclass(frozen=True)
 class Served:
     """The formats a cache's tensors are kept in: as transformers holds them, or as a serving engine is
@@ -230,7 +215,7 @@ class Served:
             with the tokens and ``state_dtype`` for another, where asked; else the state's own dtype, else
             the model's.
         """
-        if counter(state):
+        if state.counter:
             return state.dtype or "int64"
         if state.per_token:
             return self.kv_dtype or state.dtype or self.dtype

@@ -157,6 +157,13 @@ class State:
         """Whether it grows with the sequence (has a ``"tokens"`` axis)."""
         return "tokens" in self.shape
 
+    @property
+    def counter(self) -> bool:
+        """Whether it is an integer counter (its dtype an int one: a sliding window's position, xLSTM's
+        ``seqlen_offset``): no served format changes it, no tensor-parallel rule splits it, and it
+        says nothing of the part that keeps it."""
+        return (self.dtype or "").startswith("int")
+
     def elements(self, batch: Dim, tokens: Dim) -> Dim:
         """Entries held after ``tokens`` tokens of ``batch`` sequences (int for ints, else SymPy).
 

@@ -142,7 +142,7 @@ def _kept(module: Module) -> str:
     """The part of a module that declares none, by what it keeps while generating: a module keeping
     tokens (keys and values) is attention, one keeping a state of fixed size a recurrent mixer; a
     counter (an integer, xLSTM's ``seqlen_offset``) says neither."""
-    kept = [state for state in module.cache if not (state.dtype or "").startswith("int")]  # not a counter
+    kept = [state for state in module.cache if not state.counter]
     if not kept:
         return ""
     return "attention" if any(state.per_token for state in kept) else "recurrent mixers"
