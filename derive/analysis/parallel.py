@@ -198,6 +198,7 @@ lines.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -413,8 +414,8 @@ _KDA_GATE: _KdaRows = {"f_a_proj": None, "f_b_proj": (1, 0)}
 _SHORT_CONV = ("Lfm2ShortConv", "Lfm2MoeShortConv")
 #: MLPs of w1 (gate), w3 (up) and w2 (down): vLLM's Lfm2MLP and Lfm2MoeMlp (``w13`` a MergedColumnParallelLinear of the
 #: two, ``w2`` a RowParallelLinear: ``models/lfm2.py`` 80-93, ``models/lfm2_moe.py`` 73-86).
-_W13 = {"Lfm2MLP": {"w1": "colwise", "w3": "colwise", "w2": "rowwise"},
-        "Lfm2MoeMLP": {"w1": "colwise", "w3": "colwise", "w2": "rowwise"}}  # fmt: skip
+_W13_MLPS = ("Lfm2MLP", "Lfm2MoeMLP")
+_W13 = {"w1": "colwise", "w3": "colwise", "w2": "rowwise"}
 #: Latent attention's tensors (vLLM's DeepseekV2MLAAttention, ``vllm/model_executor/models/deepseek_v2.py``).
 _LATENT = {"q_a_proj": "replicated", "q_a_layernorm": "replicated", "q_b_proj": "colwise", "q_proj": "colwise",
            "kv_a_proj_with_mqa": "replicated", "kv_a_layernorm": "replicated", "kv_b_proj": "colwise",
@@ -435,16 +436,26 @@ _MAMBA2 = {
     "NemotronHMamba2Mixer": ("mamba_num_heads", "n_groups"),
     "Zamba2MambaMixer": ("n_mamba_heads", "mamba_ngroups"),
 }
-#: Gated DeltaNet as vLLM's QwenGatedDeltaNetAttention holds it (Qwen3-Next's fused in_proj_qkvz and in_proj_ba;
-#: Qwen3.5's four projections, loaded into the same two): each projection's rows, in key heads (H_k·d_k = K),
-#: value heads (H_v·d_v = V) and H_v.
-_GATED_DELTANET = {
-    "Qwen3NextGatedDeltaNet": {"in_proj_qkvz": (2, 2, 0), "in_proj_ba": (0, 0, 2)},
-    "Qwen3_5GatedDeltaNet": {"in_proj_qkv": (2, 1, 0), "in_proj_z": (0, 1, 0), "in_proj_b": (0, 0, 1),
-                             "in_proj_a": (0, 0, 1)},
-    "Qwen3_5MoeGatedDeltaNet": {"in_proj_qkv": (2, 1, 0), "in_proj_z": (0, 1, 0), "in_proj_b": (0, 0, 1),
-                                "in_proj_a": (0, 0, 1)},
-}  # fmt: skip
+#: Gated DeltaNet as vLLM's QwenGatedDeltaNetAttention holds it, by the block's spelling (its class is
+#: :data:`derive.blocks.gated_deltanet.SPELLINGS`): each projection's rows, in key heads (H_k·d_k = K), value heads
+#: (H_v·d_v = V) and H_v — Qwen3-Next's fused in_proj_qkvz and in_proj_ba; Qwen3.5's four projections, loaded into
+#: the same two.
+_QWEN3_5_ROWS = {"in_proj_qkv": (2, 1, 0), "in_proj_z": (0, 1, 0), "in_proj_b": (0, 0, 1), "in_proj_a": (0, 0, 1)}
+_GATED_DELTANET_ROWS = {
+    "qwen3_next": {"in_proj_qkvz": (2, 2, 0), "in_proj_ba": (0, 0, 2)},
+    "qwen3_5": _QWEN3_5_ROWS,
+    "qwen3_5_moe": _QWEN3_5_ROWS,
+}
+
+
+@functools.cache
+def _gated_deltanet() -> dict[str, dict[str, tuple[int, int, int]]]:
+    """:data:`_GATED_DELTANET_ROWS` by the mixer's class (the block imported when a plan first asks)."""
+    from ..blocks.gated_deltanet import SPELLINGS
+
+    return {SPELLINGS[spelling][0]: rows for spelling, rows in _GATED_DELTANET_ROWS.items()}
+
+
 _MLP = {"gate_proj": "colwise", "up_proj": "colwise", "gate_up_proj": "colwise", "down_proj": "rowwise",
         "c_fc": "colwise", "c_proj": "rowwise", "input_linear": "colwise", "output_linear": "rowwise"}  # fmt: skip
 #: The fused gate and up projections (vLLM's MergedColumnParallelLinear of two: each half split).
@@ -488,7 +499,7 @@ class _Rules:
             self._mamba(path, module)
         elif module.type in _MAMBA2:
             self._mamba2(path, module)
-        elif module.type in _GATED_DELTANET:
+        elif module.type in _gated_deltanet():
             self._gated_deltanet(path, module)
         elif module.type == "KimiLinearDeltaAttention":
             self._kda(path, module)
@@ -720,13 +731,13 @@ class _Rules:
 
     def _mlp(self, path: str, module: Module) -> None:
         names = [c.name for c in module.children if c.params]
-        if module.type in _W13:
-            if set(names) != set(_W13[module.type]) or len(names) != len(module.children):
+        if module.type in _W13_MLPS:
+            if set(names) != set(_W13) or len(names) != len(module.children):
                 raise ValueError(
                     f"no tensor-parallel rule for {module.type} ({path}): derive splits its MLP of w1, w3, w2 as vLLM does"
                 )
             for name in names:
-                self.styles[f"{path}.{name}"] = (_W13[module.type][name], "intermediate_size")
+                self.styles[f"{path}.{name}"] = (_W13[name], "intermediate_size")
             return
         if module.type == "Zamba2MLP":  # Zamba2MLP: gate_up_proj, down_proj and a LoRA adapter of gate_up_proj's
             adapters = [c for c in module.children if c.name == "gate_up_proj_adapter_list"]
@@ -810,7 +821,7 @@ class _Rules:
     def _gated_deltanet(self, path: str, module: Module) -> None:
         """Gated DeltaNet as vLLM's QwenGatedDeltaNetAttention splits it: H_k / tp key heads a rank, each with its
         H_v / H_k value heads, in every projection, the convolution and the states; the gated norm (d_v) whole."""
-        layout = _GATED_DELTANET[module.type]
+        layout = _gated_deltanet()[module.type]
         kids = {c.name: c for c in module.children}
         own = {p.name: _ints(p.shape) for p in module.params if p.counted}
         states = {s.name: s.shape for s in module.cache}
