@@ -10,15 +10,19 @@ derive
     ``derive.cost(config, T, 1, ...)``: the weights in bf16 (``dtype="bfloat16"``, no ``quantization_config``) and
     as released (the config's ``quantization_config`` and dtype), the cache of one sequence at 32K and 128K tokens
     (bf16 keys and values, states as transformers holds them), and the largest context of one sequence whose
-    weights as released + cache fit 24, 48 and 80 GiB (``memory=``; ``"any"`` where the cache stops growing and
-    fits, 0 where the weights alone do not).
+    weights as released + cache fit 24, 48 and 80 GB (10^9 bytes a GB, ``memory="24GB"`` as ``derive --memory
+    24GB`` reads it) and 24, 48 and 80 GiB (2^30 bytes: about what a card sold as 24, 48 or 80 GB holds)
+    (``"any"`` where the cache stops growing and fits, 0 where the weights alone do not).
 transformers 5.23.0 (the truth)
     ``AutoModelForCausalLM.from_config`` on the meta device: every parameter once (tied tensors once) × 2 bytes;
     as released, where the release is quantized and transformers' quantizer runs here (fine-grained FP8), the
     quantizer replacing the modules of that meta build (``preprocess_model``, as ``from_pretrained`` does) and the
     bytes of every tensor its ``state_dict`` holds (buffers and tied names left out), as
     ``tests/support/quant_worker.py`` builds it. The cache: the meta-device model run with ``use_cache=True`` on
-    ``--cache-tokens`` tokens (``tests/support/cache_live.py``), its cache tensors' bytes summed.
+    ``--cache-tokens`` tokens (``tests/support/cache_live.py``), its cache tensors' bytes summed. Each largest
+    context T derive gives is checked by that run: the weights as released + the cache at T fit the budget's
+    bytes (written here, :data:`BUDGETS`, not parsed by derive), at T + 1 they do not (where T is 0: the
+    weights + the cache of one token are over it).
 hf-mem 0.5.6 and accelerate 1.15.0
     installed in their own environment, ``.venv-peers`` (made here with pip from the package registry; never a
     dependency of derive), run by ``benchmarks/peers_worker.py`` with only their Hub access answered locally (its
@@ -53,6 +57,8 @@ from derive.analysis.cost import cost  # noqa: E402
 
 PEERS = ROOT / ".venv-peers"
 #: What .venv-peers holds (torch and transformers as derive's tests pin them, so the peers build the same models).
+#: torch==2.13.0 is the CPU build this kind of machine keeps on its disk (pip's find-links), as scripts/bootstrap's
+#: side environments get it; elsewhere the registry's 2.13.0 is a multi-GB CUDA build.
 PEER_PINS = ["torch==2.13.0", "transformers==5.23.0", "accelerate==1.15.0", "hf-mem==0.5.6"]
 WORKER = ROOT / "benchmarks" / "peers_worker.py"
 DATA = ROOT / "derive" / "families" / "data"
@@ -75,9 +81,15 @@ SLOW_META = {
 }
 #: Context lengths of the cache columns (tokens).
 CONTEXTS = (32768, 131072)
-#: Budgets of the largest-context columns, GiB (2**30 bytes).
-BUDGETS_GIB = (24, 48, 80)
+GB = 10**9
 GIB = 2**30
+#: Budgets of the largest-context columns as derive is given them (``memory=``, as ``--memory`` reads it) and their
+#: bytes, spelled here (not derive's parsing): the issue's 24/48/80 GB (10^9 bytes) and 24/48/80 GiB (2^30), about
+#: what a card sold as 24/48/80 GB holds.
+BUDGETS = {
+    **{f"{n}GB": n * GB for n in (24, 48, 80)},
+    **{f"{n}GiB": n * GIB for n in (24, 48, 80)},
+}
 DTYPE = "bfloat16"
 _SAFETENSORS = {"float32": "F32", "bfloat16": "BF16", "float16": "F16", "int64": "I64", "int32": "I32",
                 "int8": "I8", "uint8": "U8", "float8_e4m3fn": "F8_E4M3", "float8_e5m2": "F8_E5M2"}  # fmt: skip
@@ -98,10 +110,10 @@ def derived(config: dict[str, Any]) -> dict[str, Any]:
     """derive's answers for one release (see the module's docstring)."""
     plain = {k: v for k, v in config.items() if k != "quantization_config"}
     released = cost(config, 1, 1)
-    longest: list[Any] = []
-    for gib in BUDGETS_GIB:
-        fit = cost(config, 1, 1, memory=gib * GIB)
-        longest.append("any" if fit.fits_any_length else fit.max_seq_len)
+    longest: dict[str, Any] = {}
+    for budget in BUDGETS:
+        fit = cost(config, 1, 1, memory=budget)
+        longest[budget] = "any" if fit.fits_any_length else fit.max_seq_len
     return {
         "parameters": int(derive.explain(config).total),
         "weights_bf16": int(cost(plain, 1, 1, DTYPE).weights_bytes),
@@ -111,7 +123,7 @@ def derived(config: dict[str, Any]) -> dict[str, Any]:
         "cache": {str(t): int(cost(config, t, 1, DTYPE).cache_bytes) for t in CONTEXTS},
         "kv_bytes_per_token": int(cost(config, 1, 1, DTYPE).kv_bytes_per_token),
         "state_bytes": int(cost(config, 1, 1, DTYPE).state_bytes),
-        "largest_context": dict(zip([f"{g}GiB" for g in BUDGETS_GIB], longest)),
+        "largest_context": longest,
     }
 
 
@@ -195,7 +207,7 @@ def truth(
             if not isinstance(tokens, int):
                 out["largest_context_check"][budget] = f"not run: derive says {tokens!r}"
                 continue
-            limit = int(budget.removesuffix("GiB")) * GIB
+            limit = BUDGETS[budget]
             at = out["weights_as_released"] + sum(cache_live.cache_bytes(model, 1, max(tokens, 1)).values())
             past = out["weights_as_released"] + sum(cache_live.cache_bytes(model, 1, tokens + 1).values())
             holds = (at <= limit < past) if tokens else (at > limit)
@@ -335,7 +347,7 @@ def main() -> None:
         "peers": answers[0]["versions"] if answers else None,
         "peers_s": round(peers_s, 1),
         "contexts": list(CONTEXTS),
-        "budgets_gib": list(BUDGETS_GIB),
+        "budgets": BUDGETS,
         "dtype": DTYPE,
         "rows": rows,
         "table": table(rows),
@@ -348,24 +360,45 @@ def _gib(b: Any) -> str:
     return "—" if not isinstance(b, (int, float)) else f"{b / GIB:,.2f}"
 
 
+def _tokens(v: Any) -> str:
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+def _checked(checks: dict[str, Any]) -> str:
+    """How many of the row's largest contexts the meta run held at T and T + 1 (and why the others were not run)."""
+    if not checks:
+        return "none: no build as released"
+    run = [c for c in checks.values() if isinstance(c, dict)]
+    said = f"{sum(c['holds'] for c in run)} of {len(run)} hold"
+    skipped = sorted({c for c in checks.values() if isinstance(c, str)})
+    return said + "".join(f"; {len(checks) - len(run)} {why}" for why in skipped)
+
+
 def table(rows: list[dict[str, Any]]) -> str:
-    """The note's table (markdown): GiB, each peer's figure beside derive's and the truth's."""
-    head = ("| model | weights bf16: truth / derive / accelerate | as released: truth / derive / hf-mem / accelerate "
-            "| cache 32K: truth / derive / hf-mem | cache 128K: truth / derive / hf-mem | largest context 24 / 48 / 80 GiB |\n"
-            "|---|---|---|---|---|---|")  # fmt: skip
+    """The note's table (markdown): bytes in GiB, each peer's figure beside derive's and the truth's; the largest
+    context of one sequence in 24/48/80 GB (10^9 bytes) and in 24/48/80 GiB (2^30), and how many of those the meta
+    run held at T and T + 1."""
+    units = {unit: [b for b in BUDGETS if b.endswith(unit)] for unit in ("GB", "GiB")}
+    head = ("| model | weights bf16, GiB: truth / derive / accelerate "
+            "| as released, GiB: truth / derive / hf-mem / accelerate "
+            "| cache 32K, GiB: truth / derive / hf-mem | cache 128K, GiB: truth / derive / hf-mem "
+            + "".join(f"| largest context {' / '.join(b.removesuffix(u) for b in bs)} {u} " for u, bs in units.items())
+            + "| transformers at T and T + 1 |\n"
+            "|---|---|---|---|---|" + "---|" * len(units) + "---|")  # fmt: skip
     lines = [head]
     for r in rows:
         c = r["compared"]
         w, q, k32, k128 = c["weights_bf16"], c["weights_as_released"], c["cache_32768"], c["cache_131072"]
-        longest = " / ".join(
-            f"{v:,}" if isinstance(v, int) else str(v) for v in r["derive"]["largest_context"].values()
+        longest = "".join(
+            f"| {' / '.join(_tokens(r['derive']['largest_context'][b]) for b in bs)} " for bs in units.values()
         )
         lines.append(
             f"| {r['name']} ({r['derive']['as_released']}) "
             f"| {_gib(w['truth'])} / {_gib(w['derive'])} / {_gib(w['accelerate'])} "
             f"| {_gib(q['truth'])} / {_gib(q['derive'])} / {_gib(q['hf_mem'])} / {_gib(q['accelerate'])} "
             f"| {_gib(k32['truth'])} / {_gib(k32['derive'])} / {_gib(k32['hf_mem'])} "
-            f"| {_gib(k128['truth'])} / {_gib(k128['derive'])} / {_gib(k128['hf_mem'])} | {longest} |"
+            f"| {_gib(k128['truth'])} / {_gib(k128['derive'])} / {_gib(k128['hf_mem'])} "
+            f"{longest}| {_checked(r['transformers']['largest_context_check'])} |"
         )
     return "\n".join(lines)
 
