@@ -499,7 +499,7 @@ def family_context(family: Family) -> dict:
 
 #: The context lengths of the memory page's "will it fit" table (tokens).
 FIT_CONTEXTS = (8192, 32768, 131072)
-#: Its budgets, GiB: a card sold as 24, 48 or 80 GB holds 24, 48 or 80 GiB (an RTX 4090's 24,564 MiB, an A100's 81,920).
+#: Its budgets, GiB: a card sold as 24, 48 or 80 GB holds about 24, 48 or 80 GiB (an RTX 4090's 24,564 MiB, an A100's 81,920).
 BUDGETS = (24, 48, 80)
 
 
@@ -573,7 +573,7 @@ def memory_svg(rows: list[dict]) -> str:
             ax.plot(CONTEXTS, total, marker=marker, color=colour, label=row["name"])
         for gib in BUDGETS:  # the budgets of the "will it fit" table, dashed, labelled at the left
             ax.axhline(gib, color="#000000", linestyle="--", linewidth=0.8, alpha=0.6)  # currentColor, below
-            ax.annotate(f"{gib} GB card", (CONTEXTS[0], gib), xytext=(2, -11), textcoords="offset points", fontsize=9)
+            ax.annotate(f"{gib} GiB", (CONTEXTS[0], gib), xytext=(2, -11), textcoords="offset points", fontsize=9)
         ax.set_xscale("log", base=2)
         ax.set_xticks(CONTEXTS, [f"{t // 1024}K" if t < 2**20 else f"{t // 2**20}M" for t in CONTEXTS])
         ax.minorticks_off()
@@ -593,7 +593,7 @@ def memory_svg(rows: list[dict]) -> str:
     svg = out.getvalue()
     svg = svg[svg.index("<svg") :].replace("#000000", "currentColor").replace("#ffffff", "none")
     label = (
-        "The weights and the cache of one sequence, against its length, with 24, 48 and 80 GB budget lines, for "
+        "The weights and the cache of one sequence, against its length, with budget lines at 24, 48 and 80 GiB, for "
         + ", ".join(r["name"] for r in rows)
     )
     # an SVG element with no fill of its own (matplotlib's glyphs) is filled black: currentColor instead

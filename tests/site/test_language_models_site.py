@@ -13,6 +13,7 @@ costs no memory). Nothing expected here is read off derive.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import cache_live
 import hf_live
@@ -201,6 +202,16 @@ def test_memory_page_fit_table() -> None:
                 assert _live_need(key, t) <= budget < _live_need(key, t + 1), (key, gib, t)
                 checked += 1
     assert checked >= 3  # Llama-2-7B in each budget; the MoE and hybrid models need more than 80 GiB in bf16
+
+
+def test_memory_page_names_the_budgets_unit_it_computed() -> None:
+    """The fit table's budgets are GiB (``lm.longest`` gives derive ``gib * 2**30`` bytes), and its headers say so:
+    "24 GB" there would read as 24 * 10**9 bytes, as ``--memory 24GB`` does (the page once said GB)."""
+    root = Path(__file__).resolve().parents[2]
+    template = (root / "templates" / "language-models-memory.md.j2").read_text(encoding="utf-8")
+    headers = [line for line in template.splitlines() if "longest context in" in line]
+    assert headers and all("GiB |" in line and " GB |" not in line for line in headers)
+    assert "80 GB budgets" not in template and "80 GiB dashed" in template  # the plot's caption
 
 
 def test_a_shipped_release_has_one_published_size() -> None:
