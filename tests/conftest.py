@@ -167,20 +167,47 @@ def rendered_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return json.loads(_once_a_run(tmp_path_factory, "rendered-pages.json", render).read_text(encoding="utf-8"))
 
 
+#: The tests this session deselected (``-m``, ``-k``, ``--deselect``): a run that deselects any writes no record.
+_DESELECTED: list[str] = []
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    """Remember the deselected tests (the record is written only from a run that left none out)."""
+    _DESELECTED.extend(item.nodeid for item in items)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Stop the subprocess workers; with ``DERIVE_UPDATE_RECORD=1`` and no failure, write the live
-    cases of this run into the record."""
+    cases of this run into the record.
+
+    The record's counts are a run's: each class (and each memory kind) it writes is rewritten with the cases this
+    run compared. So it is written only from one process (not a pytest-xdist worker: ``scripts/test`` runs one
+    when ``DERIVE_UPDATE_RECORD=1``) that deselected no test; such a run that would write and cannot fails,
+    saying why. Which tests to run is the caller's: every test that feeds a class or kind it writes (the
+    command is in ``tests/site/test_verification_record.py``'s docstring)."""
     workers = getattr(sys.modules.get("frameworks_live_extra"), "_WORKERS", {})
     for process in workers.values():
         process.stdin.close()
         process.wait(timeout=60)
         process.stdout.close()
     workers.clear()
-    if os.environ.get("DERIVE_UPDATE_RECORD") != "1" or exitstatus != 0:
+    if os.environ.get("DERIVE_UPDATE_RECORD") != "1" or exitstatus != 0 or "PYTEST_XDIST_WORKER" in os.environ:
         return
-    from live_record import CASES
+    from live_record import CASES, MEMORY
 
-    if CASES:
-        from docs_src import record
+    refused = ""
+    if session.config.pluginmanager.hasplugin("dsession"):
+        refused = "the tests ran in pytest-xdist workers (run them in one process: -n 0)"
+    elif _DESELECTED and (CASES or MEMORY):
+        refused = f"{len(_DESELECTED)} tests were deselected (-m, -k or --deselect), e.g. {_DESELECTED[0]}"
+    if refused:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = f"DERIVE_UPDATE_RECORD=1: docs_src/verification.json not written: {refused}"
+        if reporter is not None:
+            reporter.write_line(message, red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        return
+    from docs_src import record
 
-        record.write_cases(CASES)
+    if CASES or MEMORY:
+        record.write_run(CASES, MEMORY)

@@ -560,6 +560,7 @@ def comparison_context() -> dict:
         "frameworks": list(fx.FRAMEWORKS.values()),
         "verified": record.rows(),
         "verified_blocks": record.block_rows(),
+        "verified_memory": record.memory_rows(),
     }
 
 

@@ -72,6 +72,7 @@ def test_largest_context_exact_across_the_window(built, model_type, kv) -> None:
     full_token = cost(config, 1, 1, "bfloat16", kv_dtype=kv).cache_kinds["full attention"]["kv_bytes_per_token"]
     assert _held(model, 1, 10, fmt) - _held(model, 1, 9, fmt) == full_token
     live_record.checked("transformers", ARCH[model_type])
+    live_record.checked_memory("fits", "sliding-window")
 
 
 def _fp8_tensors(model_type: str, config: dict, quantization: dict) -> dict:
@@ -103,3 +104,4 @@ def test_largest_context_with_fp8_weights_as_stored(built) -> None:
         c = cost(config, tokens, 1, "bfloat16", memory=budget)
         assert c.max_seq_len == tokens and stored + _held(model, 1, tokens + 1, None) > budget
     live_record.checked("transformers", "Gemma3ForCausalLM")
+    live_record.checked_memory("fits", "fp8-weights", against=real["quantizer"], versions=real["versions"])

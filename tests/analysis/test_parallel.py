@@ -71,6 +71,7 @@ def test_each_rank_holds_transformers_shards(ranks: dict, model_type: str, world
     tensor parallelism holds them."""
     _compare(ranks[(world, False)], model_type, list(CONFIGS).index(model_type), world, False)
     live_record.checked("transformers", ARCH[model_type])
+    live_record.checked_memory("share", f"tp{world}")
 
 
 @pytest.mark.slow
@@ -80,6 +81,7 @@ def test_expert_parallel_ranks_hold_transformers_experts(ranks: dict, model_type
     them (its base_model_ep_plan: grouped_gemm), the attention still tensor parallel."""
     _compare(ranks[(2, True)], model_type, MOE.index(model_type), 2, True)
     live_record.checked("transformers", ARCH[model_type])
+    live_record.checked_memory("share", "ep2")
 
 
 def _compare(ranks: dict, model_type: str, index: int, world: int, ep: bool) -> None:

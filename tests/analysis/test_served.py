@@ -19,6 +19,7 @@ import served_live
 from derive.analysis import served
 from derive.analysis.cost import cost
 from derive.analysis.fit import parse_size
+from docs_src import record
 
 #: Tiny configs (head widths of 32, so that ggml's blocks of 32 apply).
 LLAMA = {"vocab_size": 40, "hidden_size": 64, "intermediate_size": 24, "num_hidden_layers": 2,
@@ -66,8 +67,11 @@ def test_served_bytes_are_element_counts_times_the_format(built, model_type, dty
     model = built[(model_type, dtype)]
     kv_fmt = served.served_format(kv)
     state_fmt = served.served_format(state, "state_dtype")
+    held = [record.served_method("kv", kv_fmt)]
     for batch, tokens in ((1, 5), (3, 9)):
         found = served_live.forward(model, batch, tokens)
+        if any(served_live.kind(where, tensor) == "state" for where, tensor in found):
+            held.append(record.served_method("state", state_fmt))
         c = cost(config, tokens, batch, dtype, kv_dtype=kv, state_dtype=state)
         assert c.kv_bytes == served_live.priced(found, "kv", kv_fmt)
         assert c.state_bytes == served_live.priced(found, "state", state_fmt)
@@ -75,6 +79,7 @@ def test_served_bytes_are_element_counts_times_the_format(built, model_type, dty
         kinds = c.cache_kinds.values()
         assert sum(k["kv_bytes"] for k in kinds) == c.kv_bytes and sum(k["state_bytes"] for k in kinds) == c.state_bytes
     live_record.checked("transformers", ARCH[model_type])
+    live_record.checked_memory("served", *dict.fromkeys(held))
 
 
 def test_the_block_sizes_are_ggmls() -> None:
@@ -141,6 +146,7 @@ def test_largest_context_exact_at_t_and_t_plus_one(built, model_type, kv) -> Non
         c = cost(config, tokens, 1, "bfloat16", kv_dtype=kv, memory=budget)
         assert c.max_batch == 3 and weights + held(4, tokens) > budget
     live_record.checked("transformers", ARCH[model_type])
+    live_record.checked_memory("fits", "context-and-batch")
 
 
 def test_a_capped_cache_fits_any_length(built) -> None:
@@ -158,6 +164,7 @@ def test_a_capped_cache_fits_any_length(built) -> None:
     c = cost(config, 50, 1, "bfloat16", memory=weights + capped + state - 1)
     assert c.fits_any_length is False and c.max_seq_len == 2
     live_record.checked("transformers", "MistralForCausalLM")
+    live_record.checked_memory("fits", "any-length")
 
 
 def test_weights_alone_too_large_is_an_answer() -> None:

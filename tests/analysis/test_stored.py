@@ -149,6 +149,15 @@ def test_stored_tensors_match_the_quantizers_build(case, model_type, config, qua
         assert ours == header
     assert priced.weights_bytes == sum(t.nbytes for t in priced.stored_tensors)
     live_record.checked("transformers", ARCH[model_type])
+    live_record.checked_memory("stored", _method(quantization), against=real["quantizer"], versions=real["versions"])
+
+
+def _method(quantization: dict) -> str:
+    """The record's method of a case (docs_src.record.MEMORY["stored"]): bitsandbytes by its bits."""
+    method = quantization["quant_method"]
+    if method == "bitsandbytes":
+        return "bnb-4bit" if quantization.get("load_in_4bit") else "bnb-8bit"
+    return method
 
 
 def test_fp8_release_shape_deepseek_style() -> None:
@@ -297,6 +306,7 @@ def test_mxfp4_blocks_dequantize_to_gpt_oss_experts() -> None:
             assert tuple(made.shape) == tuple(live[f"{experts}.{proj}"].shape)
             assert f"{experts}.{proj}" not in tensors
         assert tensors[f"model.layers.{layer}.self_attn.q_proj.weight"].dtype == "bfloat16"
+    live_record.checked_memory("stored", "mxfp4", against=convert_moe_packed_tensors.__name__)
 
 
 @pytest.mark.parametrize(("case", "model_type", "config", "quantization", "mode"), CASES, ids=[c[0] for c in CASES])

@@ -2,8 +2,9 @@
 
 ``python quant_worker.py JSON`` prints a JSON object (a JSON list of asks, on stdin with ``-``: a JSON list of
 answers, each run in turn in this one process, an ask that fails answered ``{"error": traceback}``): ``{"tensors": {name: [dtype, shape]}, "buffers": [...]``
-(the buffers and the tied names, which hold no tensor of their own), ``"versions": {...}}`` — or ``{"missing": "package"}`` when the quantizer's package is not installed in this
-Python. The JSON asks:
+(the buffers and the tied names, which hold no tensor of their own), ``"quantizer"`` (the class of transformers'
+quantizer that made them), ``"versions": {...}}`` (transformers', torch's and the quantizer's package's) — or
+``{"missing": "package"}`` when the quantizer's package is not installed in this Python. The JSON asks:
 
 ``model_type``, ``config``
     A tiny transformers model (``AutoConfig.for_model``).
@@ -52,7 +53,7 @@ def _versions(method: str) -> dict[str, str]:
     out = {"transformers": transformers.__version__, "torch": torch.__version__}
     for package in _PACKAGES.get(method, []):
         importlib.import_module(package)
-        out[package] = importlib.metadata.version(package.replace("_", "-"))
+        out[package.replace("_", "-")] = importlib.metadata.version(package.replace("_", "-"))  # the distribution
     return out
 
 
@@ -73,7 +74,7 @@ def _meta(ask: dict[str, Any]) -> dict[str, Any]:
         quantizer.validate_environment(device_map="cpu", dtype=dtype)  # sets its kernel choice
     quantizer.preprocess_model(model, dtype=dtype, checkpoint_files=None, device_map="cpu")
     tensors = {k: [str(v.dtype).removeprefix("torch."), list(v.shape)] for k, v in model.state_dict().items()}
-    return {"tensors": tensors, "buffers": buffers}
+    return {"tensors": tensors, "buffers": buffers, "quantizer": type(quantizer).__name__}
 
 
 def _checkpoint(ask: dict[str, Any]) -> dict[str, Any]:
@@ -94,6 +95,7 @@ def _checkpoint(ask: dict[str, Any]) -> dict[str, Any]:
             plain, quantization_config=q, device_map="cpu", dtype=dtype
         )
         tensors = {k: [str(v.dtype).removeprefix("torch."), list(v.shape)] for k, v in loaded.state_dict().items()}
+        quantizer = type(loaded.hf_quantizer).__name__
         loaded.save_pretrained(packed)
         header, offsets = {}, {}
         with safe_open(f"{packed}/model.safetensors", "pt") as f:
@@ -104,7 +106,7 @@ def _checkpoint(ask: dict[str, Any]) -> dict[str, Any]:
                     state = unpack_tensor_to_dict(f.get_tensor(key))
                     if "nested_offset" in state:
                         offsets[key] = json.dumps(state["nested_offset"])
-    return {"tensors": tensors, "header": header, "buffers": buffers, "offsets": offsets}
+    return {"tensors": tensors, "header": header, "buffers": buffers, "offsets": offsets, "quantizer": quantizer}
 
 
 def answer(ask: dict) -> dict:
