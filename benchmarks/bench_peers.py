@@ -8,7 +8,8 @@ For each release (a ``config.json`` derive stores with its source, ``derive/fami
 
 derive
     ``derive.cost(config, T, 1, ...)``: the weights in bf16 (``dtype="bfloat16"``, no ``quantization_config``) and
-    as released (the config's ``quantization_config`` and dtype), the cache of one sequence at 32K and 128K tokens
+    as released (the config's ``quantization_config`` and dtype; bfloat16, :data:`UNNAMED_DTYPE`, where the config
+    names none and derive would refuse to guess it), the cache of one sequence at 32K and 128K tokens
     (bf16 keys and values, states as transformers holds them), and the largest context of one sequence whose
     weights as released + cache fit 24, 48 and 80 GB (10^9 bytes a GB, ``memory="24GB"`` as ``derive --memory
     24GB`` reads it) and 24, 48 and 80 GiB (2^30 bytes: about what a card sold as 24, 48 or 80 GB holds)
@@ -53,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 import derive  # noqa: E402
-from derive.analysis.cost import cost  # noqa: E402
+from derive.analysis.cost import config_dtype, cost  # noqa: E402
 
 PEERS = ROOT / ".venv-peers"
 #: What .venv-peers holds (torch and transformers as derive's tests pin them, so the peers build the same models).
@@ -106,13 +107,20 @@ def release(name: str) -> tuple[str, dict[str, Any], str]:
     raise KeyError(name)
 
 
+#: The dtype given to derive "as released" where the config names none (openai/gpt-oss-120b): derive refuses to
+#: guess it (``derive.analysis.cost.NO_DTYPE``: the checkpoint decides). gpt-oss keeps every tensor but the MXFP4
+#: experts in bfloat16, and its model card's checkpoint of 60.8 GiB is what derive gives in it (65,248,815,744 B).
+UNNAMED_DTYPE = "bfloat16"
+
+
 def derived(config: dict[str, Any]) -> dict[str, Any]:
     """derive's answers for one release (see the module's docstring)."""
     plain = {k: v for k, v in config.items() if k != "quantization_config"}
-    released = cost(config, 1, 1)
+    given = None if config_dtype(config) else UNNAMED_DTYPE
+    released = cost(config, 1, 1, given)
     longest: dict[str, Any] = {}
     for budget in BUDGETS:
-        fit = cost(config, 1, 1, memory=budget)
+        fit = cost(config, 1, 1, given, memory=budget)
         longest[budget] = "any" if fit.fits_any_length else fit.max_seq_len
     return {
         "parameters": int(derive.explain(config).total),
@@ -124,6 +132,7 @@ def derived(config: dict[str, Any]) -> dict[str, Any]:
         "kv_bytes_per_token": int(cost(config, 1, 1, DTYPE).kv_bytes_per_token),
         "state_bytes": int(cost(config, 1, 1, DTYPE).state_bytes),
         "largest_context": longest,
+        **({"dtype_given": given} if given else {}),
     }
 
 

@@ -178,7 +178,9 @@ def cost(
         T tokens (time steps) and N sequences; absent: the symbols T and N (closed forms).
     dtype : str, optional
         The dtype of the weights and of the states that follow the model's dtype; default the config's
-        ``torch_dtype``, else float32.
+        ``torch_dtype``, else float32 (as ``from_config`` builds it) — for a config that names no dtype, the
+        weights as stored and a ``memory`` budget's answer are refused without it (the checkpoint's dtype decides
+        them: :data:`derive.analysis.cost.NO_DTYPE`).
     kv_dtype, state_dtype : str, optional
         Keys and values, and recurrent states, as served (``"fp8"``, ``"q8_0"``, ``"bfloat16"`` ...).
     quantization_config : mapping, optional
@@ -196,7 +198,8 @@ def cost(
     ------
     TypeError, ValueError
         An object derive cannot price, a size that is not a positive int, an unknown format or
-        ``quant_method`` (named), a budget that is not a size.
+        ``quant_method`` (named), a budget that is not a size; a ``quantization_config`` or ``memory`` without
+        ``dtype`` for a config that names no dtype.
     """
     from .analysis import cost as _cost
 
@@ -209,7 +212,8 @@ def cost(
         quantization_config = (
             quantization_config if quantization_config is not None else config.get("quantization_config")
         )
-        dtype = dtype if dtype is not None else _cost.config_dtype(config)
+    else:
+        config = None
     return _cost.cost(
         stack,
         _cost.SYMBOLIC_T if seq_len is None else seq_len,
@@ -220,6 +224,7 @@ def cost(
         quantization_config=quantization_config,
         memory=memory,
         reserve=reserve,
+        config=config,
     )
 
 

@@ -539,15 +539,27 @@ def config_dtype(config: Mapping[str, Any]) -> str | None:
     ValueError
         A dtype derive does not price (named with the key).
     """
-    for key in ("dtype", "torch_dtype"):
-        value = config.get(key)
-        if value is None or value == "auto":
-            continue
-        name = str(value).removeprefix("torch.")
-        if name not in DTYPE_BYTES:
-            raise ValueError(f"config key {key!r}: {str(value)[:40]!r} is not one of {sorted(DTYPE_BYTES)}")
-        return name
+    text = config.get("text_config")
+    for where, part in (("", config), ("text_config.", text if isinstance(text, Mapping) else {})):
+        for key in ("dtype", "torch_dtype"):
+            value = part.get(key)
+            if value is None or value == "auto":
+                continue
+            name = str(value).removeprefix("torch.")
+            if name not in DTYPE_BYTES:
+                raise ValueError(f"config key {where + key!r}: {str(value)[:40]!r} is not one of {sorted(DTYPE_BYTES)}")
+            return name
     return None
+
+
+#: Why the weights as stored and a budget's answer are refused for a config that names no dtype (:func:`cost`).
+NO_DTYPE = (
+    "the config names no dtype (no 'dtype' or 'torch_dtype', nor in its text_config): its weights as stored and what "
+    "fits a budget follow the dtype its checkpoint stores, which transformers' from_pretrained reads from the "
+    "checkpoint's tensors (dtype='auto': modeling_utils.py _get_dtype) and vLLM from its safetensors header "
+    "(model_arch_config_convertor.py get_torch_dtype, 201-239); derive has only the config, and float32 (what "
+    "from_config builds) would be a guess: give dtype (--dtype), e.g. bfloat16"
+)
 
 
 def cost(
@@ -564,6 +576,7 @@ def cost(
     tp: int = 1,
     pp: int = 1,
     ep: bool = False,
+    config: Mapping[str, Any] | None = None,
 ) -> Cost:
     """What ``batch`` sequences of ``seq_len`` tokens cost a stack or a model (see :class:`Cost`).
 
@@ -580,7 +593,9 @@ def cost(
     batch : int or sympy.Expr, default N
         Sequences (default: the symbol N).
     dtype : {"float32", "float16", "bfloat16", "float64", "int8"}, optional
-        The model's dtype; default the config's ``torch_dtype`` (or ``dtype``), else float32.
+        The model's dtype; default the config's ``torch_dtype`` (or ``dtype``), else float32 (torch's default, as
+        a live module or ``from_config`` builds it) — but for a config that names none, the weights as stored
+        (a ``quantization_config``) and a ``memory`` budget's answer are refused without it (:data:`NO_DTYPE`).
     kv_dtype : str, optional
         Keys and values as served (:data:`derive.analysis.served.SERVED`: float16, bfloat16,
         float32, fp8 e4m3/e5m2, int8, ggml's q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl); default as
@@ -602,6 +617,9 @@ def cost(
     ep : bool, default False
         With ``tp``: routed experts whole, ceil(E / tp) on the most loaded device (vLLM's
         ``--enable-expert-parallel``), instead of each expert split ``tp`` ways (vLLM's default).
+    config : mapping, optional
+        The config a tree or report was built from (``config.json``'s dict), whose dtype is then read as a
+        config mapping's is.
 
     Returns
     -------
@@ -618,7 +636,8 @@ def cost(
         that is not a size, or a ``reserve`` above it; a budget with symbolic sizes; a cell with an
         element-wise function of unknown cost; ``tp`` or ``pp`` < 1, a size ``tp`` does not divide (named
         with its config key), a module without a tensor-parallel rule, ``tp``/``pp`` with a stack or a
-        ``quantization_config``.
+        ``quantization_config``; a ``quantization_config`` or a ``memory`` budget without ``dtype`` for a config
+        that names no dtype (:data:`NO_DTYPE`).
 
     Examples
     --------
@@ -644,6 +663,10 @@ def cost(
                 f"a module tree, a report or a config mapping, got {type(stack).__name__}"
             )
     check_cache_known(tree)  # a measured model whose cache could not be read: never counted short
+    if config is not None:
+        own_dtype = config_dtype(config)
+    from_config = config is not None or isinstance(stack, Mapping)
+    assumed = from_config and dtype is None and own_dtype is None
     dtype = dtype if dtype is not None else own_dtype or "float32"
     return _priced(
         tree,
@@ -659,6 +682,7 @@ def cost(
         tp,
         pp,
         ep,
+        assumed,
     )
 
 
@@ -676,6 +700,7 @@ def _priced(
     tp: Any = 1,
     pp: Any = 1,
     ep: Any = False,
+    assumed: bool = False,
 ) -> Cost:
     seq_len = _check_length("seq_len", seq_len)
     batch = _check_length("batch", batch)
@@ -710,6 +735,8 @@ def _priced(
             or type(made.cache_bytes if _figures.ints(seq_len, batch) else 0) is not int
         ):
             raise ValueError("memory: a budget needs int sizes (the model's and seq_len or batch)")
+    if assumed and (budget is not None or quantization_config is not None):
+        raise ValueError(NO_DTYPE)
     return made
 
 

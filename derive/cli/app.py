@@ -223,17 +223,12 @@ def _config_data(given: Input) -> tuple[dict[str, Any], Any] | None:
 def _cost(obj: Any, args: Any, config: tuple[dict[str, Any], Any] | None) -> dict[str, Any]:
     """``derive.cost`` with the command line's options, as a dict (the JSON's ``"cost"``): a config's
     ``quantization_config`` and its ``torch_dtype`` (the default of ``--dtype``) read from ``config``."""
-    dtype = args.dtype
-    quantization = None
+    quantization = config[1] if config is not None else None
     try:
-        if config is not None:
-            quantization = config[1]
-            if dtype is None:
-                dtype = cost_module.config_dtype(config[0])
         return cost_module.cost(
-            obj, args.seq_len, args.batch, dtype, kv_dtype=args.kv_dtype, state_dtype=args.state_dtype,
+            obj, args.seq_len, args.batch, args.dtype, kv_dtype=args.kv_dtype, state_dtype=args.state_dtype,
             quantization_config=quantization, memory=args.memory, reserve=args.reserve, tp=args.tp, pp=args.pp,
-            ep=args.ep,
+            ep=args.ep, config=config[0] if config is not None else None,
         ).as_dict()  # fmt: skip
     except (TypeError, ValueError) as error:
         raise InputError(str(error)) from None

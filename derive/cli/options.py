@@ -184,8 +184,9 @@ def parser() -> argparse.ArgumentParser:
         "--dtype",
         default=None,
         choices=sorted(cost_module.DTYPE_BYTES),
-        help="element type of the weights for --cost (default: the config's torch_dtype, else float32); a "
-        "config's quantization_config gives the weights as stored",
+        help="element type of the weights for --cost (default: the config's torch_dtype, else float32, as "
+        "from_config builds it); a config's quantization_config gives the weights as stored; a config that names "
+        "no dtype needs it for the weights as stored and --memory (its checkpoint's dtype decides them)",
     )
     served = p.add_argument_group("served cache and memory budget (imply --cost)")
     served.add_argument(

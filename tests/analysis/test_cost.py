@@ -263,3 +263,33 @@ def test_one_cost_for_a_stack_and_a_model():
         "num_key_value_heads": 1}).total  # fmt: skip
     assert stack.kv_bytes == 0 and stack.state_bytes == stack.cache_bytes
     assert set(stack.cache_kinds) == {"LSTM"} and stack.cache_kinds["LSTM"]["state_bytes"] == stack.state_bytes
+
+
+def test_a_config_that_names_no_dtype_is_not_priced_as_stored_or_fitted_by_a_guess() -> None:
+    """A config without ``torch_dtype``/``dtype`` (gpt-oss's, as OpenAI publishes it): what its checkpoint stores
+    decides the weights as stored and what fits (transformers' ``from_pretrained(dtype="auto")`` reads the
+    checkpoint's tensors; vLLM its safetensors header), so derive refuses those without ``dtype`` rather than
+    take float32, ``from_config``'s default — which put gpt-oss-120b at 64.8 GiB. Given bfloat16 (gpt-oss keeps
+    every tensor but the MXFP4 experts in bf16), it is the model card's 60.8 GiB checkpoint: the experts'
+    36 · 128 · (2880 · 5760 + 2880 · 2880) = 114,661,785,600 weights at 4 bits plus one uint8 scale per 32
+    (60,914,073,600 B), everything else, 2,167,371,072 parameters, in bf16 (4,334,742,144 B)."""
+    import derive
+    from derive.analysis.cost import NO_DTYPE
+    from derive.families.family import release
+
+    config = release("openai/gpt-oss-120b").config
+    assert "torch_dtype" not in config and "dtype" not in config
+    for asked in ({"memory": "80GB"}, {}):  # the budget, and the weights as stored of its quantization_config
+        with pytest.raises(ValueError, match="the config names no dtype") as refused:
+            derive.cost(config, 1, 1, **asked)
+        assert str(refused.value) == NO_DTYPE
+    stored = derive.cost(config, 1, 1, "bfloat16").weights_bytes
+    assert stored == 60_914_073_600 + 2 * (116_829_156_672 - 114_661_785_600) == 65_248_815_744
+    assert round(stored / 2**30, 1) == 60.8
+    plain = {k: v for k, v in config.items() if k != "quantization_config"}
+    flops = derive.cost(plain, 1, 1)  # no budget, nothing stored: FLOPs and a float32 build, as from_config's
+    assert flops.dtype == "float32" and flops.weights_bytes == 4 * 116_829_156_672
+    with pytest.raises(ValueError, match="the config names no dtype"):
+        derive.cost(plain, 1, 1, memory="80GB")
+    named = derive.cost({**config, "torch_dtype": "bfloat16"}, 1, 1, memory="80GB")  # a config that names it
+    assert named.weights_bytes == stored and named.max_seq_len > 131072

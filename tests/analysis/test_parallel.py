@@ -350,8 +350,8 @@ def test_the_cli_says_each_devices_share(tmp_path: Path, capsys: pytest.CaptureF
     assert main([*run[:1], "--tp", "2", "--memory", "100MB"]) == 0
     assert "stage 0: fits" not in (text := capsys.readouterr().out) and "the weights alone exceed the budget" in text
     mamba = tmp_path / "mamba.json"
-    mamba.write_text(json.dumps({"model_type": "mamba", "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 128}),
-                     encoding="utf-8")  # fmt: skip
+    mamba.write_text(json.dumps({"model_type": "mamba", "num_hidden_layers": 2, "hidden_size": 64, "vocab_size": 128,
+                                 "torch_dtype": "float32"}), encoding="utf-8")  # fmt: skip
     assert main([str(mamba), "--tp", "2", "--memory", "1GB"]) == 0
     text = capsys.readouterr().out
     assert "as vLLM shards it: vocabulary padded to 128)" in text and "any length fits" in text

@@ -330,7 +330,7 @@ ODD = {"vocab_size": 64, "hidden_size": 80, "intermediate_size": 200, "num_hidde
 
 
 def _packed(config: dict) -> dict:
-    c = cost({"model_type": "llama", **ODD, "quantization_config": config}, 1, 1)
+    c = cost({"model_type": "llama", **ODD, "quantization_config": config}, 1, 1, "float16")
     return {t.name: (t.dtype, t.shape) for t in c.stored_tensors if ".mlp.down_proj." in t.name}
 
 
