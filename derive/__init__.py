@@ -12,6 +12,17 @@ directions (:mod:`derive.engine.wirings`).
 >>> dt.LSTM(I, H, L).count
 8*H**2*L - 4*H**2 + 4*H*I + 8*H*L
 
+``.count`` is the count on every object that has one — a stack (:mod:`derive.torch`), a module
+tree (:class:`derive.tree.Module`), a Keras layer given its input as Keras layers take it
+(:mod:`derive.keras`), a report (:func:`explain`; ``total`` is the report's and the JSON's name for
+it): an ``int`` when every size is an int, else a SymPy closed form.
+
+>>> import derive.keras as dk
+>>> dk.Bidirectional(dk.LSTM(128), input_dim=28).count
+160768
+>>> explain("nn.LSTM(32, 128, 2, bidirectional=True)").count
+561152
+
 :func:`compare` subtracts two configurations and names the tensors that differ
 (:mod:`derive.analysis.difference`): PyTorch's deep bidirectional LSTM minus two
 independent stacks is the extra input columns of every layer above the first.
@@ -111,8 +122,9 @@ def explain(obj: Any, framework: str | None = None, input_dim: Any = None, parti
     Returns
     -------
     Report
-        ``total`` (parameters, an int when every size is), ``tensors``, ``module`` (the tree),
-        ``partial``, ``active`` (a language model's parameters per token).
+        ``count`` (parameters, an int when every size is: the spelling every object of derive
+        shares), ``total`` (the same value, the report's and the JSON's name for it), ``tensors``,
+        ``module`` (the tree), ``partial``, ``active`` (a language model's parameters per token).
 
     Raises
     ------

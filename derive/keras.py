@@ -4,6 +4,8 @@ The short path users type (``import derive.keras as dk``) of :mod:`derive.framew
 names it gives (every other name of that package too, on first use).
 
 >>> import derive.keras as dk
+>>> dk.Bidirectional(dk.LSTM(128), input_dim=28).count   # Keras: 160,768 on 28 features
+160768
 >>> dk.count(dk.Bidirectional(dk.LSTM(128)), 28)
 160768
 """

@@ -108,7 +108,12 @@ def _as_count(value: Any) -> sympy.Expr:
     if not isinstance(value, (int, sympy.Basic)):
         value = getattr(value, "count", value)
     if isinstance(value, bool) or not isinstance(value, (int, sympy.Expr)):
-        hint = " (for a derive.keras layer return derive.keras.count(layer, input_dim))" if callable(value) else ""
+        hint = (
+            " (a derive.keras layer not given its input: give it input_dim=..., or return "
+            "derive.keras.count(layer, input_dim))"
+            if callable(value)
+            else ""
+        )
         raise TypeError(
             f"count must be an int, a SymPy expression or an object with .count, got {type(value).__name__}{hint}"
         )

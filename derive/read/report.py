@@ -31,6 +31,9 @@ def _is_language_model(module: Module) -> bool:
 class Report:
     """A model explained: its layers, total, and what could not be known.
 
+    :attr:`count` is the model's count, as on every object of derive; :attr:`total` is the same value
+    under the report's (and the JSON's) name, beside :attr:`active`.
+
     Attributes
     ----------
     framework : str
@@ -201,8 +204,22 @@ class Report:
         return self.rows
 
     @property
+    def count(self) -> Any:
+        """The model's parameters: the spelling of the count shared by every object of derive
+        (``derive.torch.LSTM(...).count``, ``derive.keras.LSTM(..., input_dim=...).count``); the same
+        value as :attr:`total`, its name in the report and the JSON (beside ``active``).
+
+        Returns
+        -------
+        int or sympy.Expr
+            An ``int`` when every size is an int, else a closed form; a lower bound when :attr:`partial`.
+        """
+        return self.total
+
+    @property
     def total(self) -> Any:
-        """Sum of the known layers' parameters (an int, or a closed form with symbolic sizes)."""
+        """Sum of the known layers' parameters (an int, or a closed form with symbolic sizes): the
+        report's and the JSON's name for :attr:`count`."""
         if self.module is not None:
             return count(self.module)
         known = [row.params for row in self.rows if row.params is not None]

@@ -468,6 +468,13 @@ def torch_example(case: Case) -> Example:
     return Example(case.torch_cls, (case.input_size, case.hidden_size, *layers), kwargs)
 
 
+def _keras_count(example: Example, input_size: int) -> int:
+    """The count of a Keras example's layers (derive.keras) on ``input_size`` features."""
+    import derive.frameworks.keras as dk
+
+    return dk.count(example.build(), input_size)
+
+
 def comparison_rows(case: Case) -> list[dict]:
     """Every framework's count for ``case``: symbolic (one layer and direction, and L layers), the
     worked number, differences to PyTorch and their cause."""
@@ -500,7 +507,7 @@ def comparison_rows(case: Case) -> list[dict]:
                 "one": sympy.expand(one_layer / D),
                 "bias": bias,
                 "closed": closed,
-                "number": example.build().count(case.input_size),
+                "number": _keras_count(example, case.input_size),
                 "example": example,
             }
         )

@@ -64,7 +64,7 @@ TORCH_PAIRS = (
 
 
 def _count(example: Example):
-    return example.build().count(example.input_shape[-1])
+    return dk.count(example.build(), example.input_shape[-1])
 
 
 def _tensors(example: Example):
@@ -95,7 +95,7 @@ def _collected(expr) -> str:
 
 def _layer_section(title: str, layer, input_dim, torch=None, note: str = "") -> dict:
     cell = layer.cell(input_dim)
-    count = layer.count(input_dim)
+    count = dk.count(layer, input_dim)
     section = {
         "title": title,
         "call": repr(layer),
@@ -125,8 +125,8 @@ def _layer_section(title: str, layer, input_dim, torch=None, note: str = "") -> 
 
 def _conv_general() -> str:
     """The ConvLSTM count with K kernel taps, derived from ``ConvLSTM1D(F, K)``; only K = k_1 k_2 ... enters."""
-    general = dk.ConvLSTM1D(F, K).count(C)
-    two_d = dk.ConvLSTM2D(F, (k_1, k_2)).count(C)
+    general = dk.ConvLSTM1D(F, K, input_dim=C).count
+    two_d = dk.ConvLSTM2D(F, (k_1, k_2), input_dim=C).count
     assert sympy.expand(two_d.subs(k_1, K / k_2) - general) == 0
     return _collected(general)
 
@@ -201,7 +201,7 @@ def seed_001() -> dict:
         return out
 
     uni, bi = _tensors(UNI), _tensors(BI)
-    sym_uni, sym_bi = dk.LSTM(2 * H).tensors(I), dk.Bidirectional(dk.LSTM(H)).tensors(I)
+    sym_uni, sym_bi = dk.LSTM(2 * H, input_dim=I).tensors(), dk.Bidirectional(dk.LSTM(H), input_dim=I).tensors()
     n_uni, n_bi = _count(UNI), _count(BI)
     sym_by_uni, sym_by_bi = by_name(sym_uni), by_name(sym_bi)
     return {
@@ -211,20 +211,26 @@ def seed_001() -> dict:
         "bi_by_name": {k: int(v) for k, v in by_name(bi).items()},
         "difference": n_uni - n_bi,
         "calls": (UNI.call, BI.call),
-        "sym_uni": sympy.expand(dk.LSTM(2 * H).count(I)),
-        "sym_bi": sympy.expand(dk.Bidirectional(dk.LSTM(H)).count(I)),
-        "sym_uni_factored": sympy.factor(dk.LSTM(2 * H).count(I)),
-        "sym_bi_factored": sympy.factor(dk.Bidirectional(dk.LSTM(H)).count(I)),
-        "sym_difference": sympy.factor(dk.LSTM(2 * H).count(I) - dk.Bidirectional(dk.LSTM(H)).count(I)),
+        "sym_uni": sympy.expand(dk.LSTM(2 * H, input_dim=I).count),
+        "sym_bi": sympy.expand(dk.Bidirectional(dk.LSTM(H), input_dim=I).count),
+        "sym_uni_factored": sympy.factor(dk.LSTM(2 * H, input_dim=I).count),
+        "sym_bi_factored": sympy.factor(dk.Bidirectional(dk.LSTM(H), input_dim=I).count),
+        "sym_difference": sympy.factor(
+            dk.LSTM(2 * H, input_dim=I).count - dk.Bidirectional(dk.LSTM(H), input_dim=I).count
+        ),
         "names": [
             {"name": name, "uni": sympy.factor(sym_by_uni[name]), "bi": sympy.factor(sym_by_bi[name])}
             for name in sym_by_uni
         ],
         "ratio": sympy.Rational(n_bi, n_uni),
-        "ratio_formula": sympy.factor(dk.Bidirectional(dk.LSTM(H)).count(I)) / sympy.factor(dk.LSTM(2 * H).count(I)),
-        "lstm_formula": sympy.expand(dk.LSTM(H).count(I)),
+        "ratio_formula": sympy.factor(dk.Bidirectional(dk.LSTM(H), input_dim=I).count)
+        / sympy.factor(dk.LSTM(2 * H, input_dim=I).count),
+        "lstm_formula": sympy.expand(dk.LSTM(H, input_dim=I).count),
         "ratio_limit": sympy.limit(
-            sympy.factor(dk.Bidirectional(dk.LSTM(H)).count(I)) / sympy.factor(dk.LSTM(2 * H).count(I)), H, sympy.oo
+            sympy.factor(dk.Bidirectional(dk.LSTM(H), input_dim=I).count)
+            / sympy.factor(dk.LSTM(2 * H, input_dim=I).count),
+            H,
+            sympy.oo,
         ),
         "recurrent": {
             "uni_shape": shape_latex(_named(sym_uni, "recurrent_kernel")[0].shape),
@@ -248,10 +254,10 @@ def merge_modes() -> list[dict]:
             row["width"] = "two outputs, " + ", ".join(f"${sympy.latex(w)}$" for w in row["width"])
             row["count"] = None
         else:
-            second = dk.LSTM(H_2).count(row["width"])
-            assert sympy.expand(first.count(I) + second - dk.count([first, dk.LSTM(H_2)], I)) == 0
+            second = dk.LSTM(H_2, input_dim=row["width"]).count
+            assert sympy.expand(dk.count(first, I) + second - dk.count([first, dk.LSTM(H_2)], I)) == 0
             row["width"] = f"${sympy.latex(row['width'])}$"
-            row["count"] = f"{sympy.latex(sympy.factor(first.count(I)))} + {sympy.latex(sympy.factor(second))}"
+            row["count"] = f"{sympy.latex(sympy.factor(dk.count(first, I)))} + {sympy.latex(sympy.factor(second))}"
         out.append(row)
     return out
 
@@ -259,9 +265,11 @@ def merge_modes() -> list[dict]:
 def keras_context() -> dict:
     """Template variables of ``frameworks/keras.md``."""
     asym = dk.Bidirectional(
-        dk.LSTM(H, return_sequences=True), backward_layer=dk.GRU(H_b, return_sequences=True, go_backwards=True)
+        dk.LSTM(H, return_sequences=True),
+        backward_layer=dk.GRU(H_b, return_sequences=True, go_backwards=True),
+        input_dim=I,
     )
-    assert sympy.expand(asym.forward_layer.count(I) + asym.backward_layer.count(I) - asym.count(I)) == 0
+    assert sympy.expand(dk.count(asym.forward_layer, I) + dk.count(asym.backward_layer, I) - asym.count) == 0
     return {
         "convention": dk.KERAS,
         "sections": cell_sections(),
@@ -269,9 +277,9 @@ def keras_context() -> dict:
         "merge": merge_modes(),
         "asym_width": sympy.latex(asym.output_dim(I)),
         "asym_count": " + ".join(
-            sympy.latex(sympy.factor(layer.count(I))) for layer in (asym.forward_layer, asym.backward_layer)
+            sympy.latex(sympy.factor(dk.count(layer, I))) for layer in (asym.forward_layer, asym.backward_layer)
         ),
-        "bi_formula": sympy.latex(sympy.factor(dk.Bidirectional(dk.LSTM(H)).count(I))),
+        "bi_formula": sympy.latex(sympy.factor(dk.Bidirectional(dk.LSTM(H), input_dim=I).count)),
         "examples": [
             {
                 "call": e.call,

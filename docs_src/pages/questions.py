@@ -138,7 +138,7 @@ def seed_001() -> dict:
         )
 
     numeric, symbolic = compare(*stacks(features, 128)), compare(*stacks(I, H))
-    both_256 = dk.Bidirectional(dk.LSTM(256)).count(features)
+    both_256 = dk.Bidirectional(dk.LSTM(256), input_dim=features).count
     return {
         "seed": seed,
         "keras_calls": [e.call for e in SEED_001[:2]],

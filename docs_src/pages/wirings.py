@@ -135,14 +135,16 @@ def keras_extra() -> dict:
     adapter (the same as the engine's stack), and a backward layer with other units."""
     e = EXAMPLE_SIZES
     asymmetric = dk.Bidirectional(
-        dk.LSTM(H_f, return_sequences=True), backward_layer=dk.LSTM(H_b, return_sequences=True, go_backwards=True)
+        dk.LSTM(H_f, return_sequences=True),
+        backward_layer=dk.LSTM(H_b, return_sequences=True, go_backwards=True),
+        input_dim=I,
     )
     return {
         "adapter_count": int(dk.count(keras_stack(), e["input_size"])),
-        "asym_count": sympy.latex(sympy.factor(asymmetric.count(I))),
+        "asym_count": sympy.latex(sympy.factor(asymmetric.count)),
         "asym_width": sympy.latex(asymmetric.output_dim(I)),
         "asym_sum": sympy.latex(
-            sympy.factor(asymmetric.forward_layer.count(I)) + sympy.factor(asymmetric.backward_layer.count(I)),
+            sympy.factor(dk.count(asymmetric.forward_layer, I)) + sympy.factor(dk.count(asymmetric.backward_layer, I)),
             order="none",
         ),
     }

@@ -107,14 +107,14 @@ def test_a_checkpoint_with_numeric_shapes_imports_no_sympy() -> None:
 
 
 def test_keras_code_and_a_keras_layer_with_int_sizes_import_no_sympy() -> None:
-    """Keras code read with ``ast`` and ``derive.keras.LSTM(128).count(28)``: counted in ints, the totals
+    """Keras code read with ``ast`` and ``derive.keras.LSTM(128, input_dim=28).count``: counted in ints, the totals
     Keras 3 builds (keras.Sequential, count_params: tests/frameworks), no SymPy imported."""
     keras = pytest.importorskip("keras")
     code = (
         "import derive\nimport derive.keras as dk\n"
         "value = (derive.explain('model = keras.Sequential([keras.Input((10, 28)), keras.layers.Bidirectional("
         "keras.layers.LSTM(128, return_sequences=True)), keras.layers.GRU(4), keras.layers.Dense(3)])').total, "
-        "dk.LSTM(128).count(28), dk.CuDNNGRU(16).count(8))"
+        "dk.LSTM(128, input_dim=28).count, dk.CuDNNGRU(16, input_shape=(5, 8)).count, dk.count(dk.GRU(4), 3))"
     )
     seen = _probe(code)
     model = keras.Sequential([keras.Input((10, 28)), keras.layers.Bidirectional(keras.layers.LSTM(128, return_sequences=True)),

@@ -187,4 +187,4 @@ def test_the_short_paths_users_type_do_not_warn() -> None:
         import derive.keras as dk
         import derive.torch as dt
 
-    assert dt.LSTM(10, 20).count == 2560 and dk.LSTM(20).count(10) == 2480
+    assert dt.LSTM(10, 20).count == 2560 and dk.LSTM(20, input_dim=10).count == 2480

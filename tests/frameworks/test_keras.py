@@ -78,7 +78,7 @@ def ours(specs, input_dim):
     """derive.keras count and weights of the same specs."""
     if isinstance(specs, Example) and specs.cls == "Sequential":
         model = specs.build()
-        return model.count(input_dim), model.tensors(input_dim)
+        return dk.count(model, input_dim), model.tensors(input_dim)
     objs = [s.build() for s in specs] if isinstance(specs, list) else specs.build()
     return dk.count(objs, input_dim), dk.tensors(objs, input_dim)
 
@@ -279,7 +279,7 @@ def test_conv_lstm(spec, channels):
 def test_conv_lstm_formula_matches_keras():
     """4F(K(C + F) + 1) with K = prod(kernel_size): the symbolic count, evaluated, equals Keras'."""
     C, F, k1, k2, k3 = size_symbols("C F k_1 k_2 k_3")
-    formula = dk.ConvLSTM3D(F, (k1, k2, k3)).count(C)
+    formula = dk.ConvLSTM3D(F, (k1, k2, k3), input_dim=C).count
     for f, ks, c in ((3, (2, 1, 3), 2), (1, (1, 1, 1), 1), (4, (3, 3, 2), 5)):
         n, _ = live(K("ConvLSTM3D", f, ks), (2, *(k + 1 for k in ks), c))
         assert formula.subs({F: f, C: c, k1: ks[0], k2: ks[1], k3: ks[2]}) == n
@@ -331,7 +331,7 @@ def test_sequential_stack(specs):
     model = K("Sequential", tuple(specs), name="model")
     n, ws = live(model, shape)
     ours_ = model.build()
-    assert ours_.count(shape[-1]) == n == dk.count([s.build() for s in specs], shape[-1])
+    assert dk.count(ours_, shape[-1]) == n == dk.count([s.build() for s in specs], shape[-1])
     assert weights(ours_.tensors(shape[-1])) == weights(ws)
     assert all(w.path.startswith("model/") for w in ws)
 

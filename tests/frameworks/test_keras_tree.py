@@ -208,16 +208,18 @@ def test_batch_renormalisation_weights():
 
 def test_module_is_the_weights_view():
     """``tensors`` is a view of ``module``: same paths and shapes, the cell parameters kept."""
-    for layer in (
-        dk.Bidirectional(dk.LSTM(3)),
-        dk.RNN([dk.LSTMCell(2), dk.GRUCell(3)]),
-        dk.CuDNNGRU(4),
-        dk.ConvLSTM2D(2, 3),
-        dk.LSTMCell(3),
+    for make in (
+        lambda **k: dk.Bidirectional(dk.LSTM(3), **k),
+        lambda **k: dk.RNN([dk.LSTMCell(2), dk.GRUCell(3)], **k),
+        lambda **k: dk.CuDNNGRU(4, **k),
+        lambda **k: dk.ConvLSTM2D(2, 3, **k),
+        lambda **k: dk.LSTMCell(3, **k),
     ):
+        layer, given = make(), make(input_dim=5)
         module = layer.module(5)
         assert [(w.path, w.shape) for w in layer.tensors(5)] == [(n, p.shape) for n, p in named_parameters(module)]
-        assert layer.count(5) == count(module)
+        assert [(w.path, w.shape) for w in given.tensors()] == [(n, p.shape) for n, p in named_parameters(module)]
+        assert given.count == count(module) and type(given.count) is int
         assert module.sep == "/"
     bias = dk.CuDNNLSTM(2).tensors(3)[-1]
     assert bias.shape == (16,) and str(bias.parameters[0].symbol) == "b_{ii}" and len(bias.parameters) == 8

@@ -420,4 +420,4 @@ def test_a_concrete_count_is_an_int_that_json_takes():
         "count": torch_count(module),
         "layer_1": sum(p.numel() for n, p in module.named_parameters() if "_l1" in n),
     }
-    assert type(dk.LSTM(20).count(10)) is int and type(dk.count([dk.GRU(4)], 3)) is int
+    assert type(dk.LSTM(20, input_dim=10).count) is int and type(dk.count([dk.GRU(4)], 3)) is int

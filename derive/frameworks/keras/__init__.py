@@ -2,9 +2,18 @@
 
 The classes take the arguments of their ``keras.layers`` namesakes, in the same order and with
 the same defaults, so a constructor call can be pasted: ``Bidirectional(LSTM(128))``. A Keras
-layer does not know its input width until it is built, and neither do these: every method that
-needs it takes ``input_dim``, the last dimension of the layer's input (features per time step for
-``SimpleRNN``/``LSTM``/``GRU``, channels for ``ConvLSTM1D/2D/3D``).
+layer does not know its weights until it knows its input, and neither do these; they learn it as
+Keras layers do, from ``input_dim`` (the features the weights read: per time step for
+``SimpleRNN``/``LSTM``/``GRU``, channels for ``ConvLSTM1D/2D/3D``, as Keras 2 reads it),
+``input_shape`` (without the batch axis) or ``batch_input_shape`` (Keras 2's, with it). Then
+``.count`` is the count, as on every object of derive (``derive.torch.LSTM(...).count``,
+``derive.explain(...).count``): an ``int`` when every size is an int, else a SymPy closed form.
+Without the input, ``.count`` is no number (:class:`~derive.frameworks.keras.base.NoInput`:
+comparing, adding or converting it raises TypeError saying how to give the input, as Keras'
+``count_params()`` raises on a layer not yet built); :func:`count` counts a layer, or a list of
+layers, on an input. ``layer.count(input_dim)``, the old spelling, still works, with a
+DeprecationWarning. ``module``, ``tensors`` and ``output_dim`` take ``input_dim``, optional once the
+layer was given its input.
 
 ``units``, ``filters``, the entries of ``kernel_size`` and ``input_dim`` may be ints or SymPy
 expressions (see :mod:`derive.engine.symbols`). Arguments that do not change the weights
@@ -14,12 +23,14 @@ are accepted under their Keras names and otherwise ignored, except that ``return
 ``return_state``, ``go_backwards`` and ``stateful`` are checked where Keras checks them
 (:class:`Bidirectional`, layers feeding each other). An unknown keyword raises ``TypeError``.
 
->>> count(Bidirectional(LSTM(128)), 28)
+>>> Bidirectional(LSTM(128), input_dim=28).count
 160768
+>>> LSTM(256, input_shape=(28, 28)).count
+291840
 >>> count(LSTM(256), 28)
 291840
 >>> from derive import H, I
->>> LSTM(H).count(I)
+>>> LSTM(H, input_dim=I).count
 4*H**2 + 4*H*I + 4*H
 
 Convention (:data:`KERAS`), checked against ``keras/src/layers/rnn/simple_rnn.py``, ``lstm.py``,
@@ -29,7 +40,7 @@ input weights transposed, gate blocks side by side; ``recurrent_kernel`` (H, G·
 (2, 3H): input bias and recurrent bias stacked. Gate order: LSTM i, f, c, o (PyTorch's
 i, f, g, o); GRU z, r, h (PyTorch: r, z, n).
 
-Every layer's weights are a :class:`derive.tree.Module` (``layer.module(input_dim)``) named as
+Every layer's weights are a :class:`derive.tree.Module` (``layer.module()``) named as
 Keras names them (``sep="/"``); :func:`tensors` lists them as :class:`Weight` s. The layers that
 surround recurrent ones in whole models (``Dense``, ``Embedding``, ``Conv1D``, the norms, ...)
 are built on :mod:`derive.layers` and have ``build(input_shape) -> (Module, output_shape)``;
@@ -44,6 +55,7 @@ other layers :mod:`.layer`, :mod:`.core`, :mod:`.convolutional`, :mod:`.normaliz
 
 from __future__ import annotations
 
+from .base import NoInput as NoInput
 from .base import Weight
 from .cells import GRUCell, LSTMCell, SimpleRNNCell
 from .constructors import KERAS_INPUT_KWARGS as KERAS_INPUT_KWARGS

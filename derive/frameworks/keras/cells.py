@@ -3,7 +3,7 @@
 Each is used in :class:`derive.keras.RNN` (or a :class:`derive.keras.StackedRNNCells`); its
 weights are its layer's, under the cell's own name.
 
->>> [w.path for w in LSTMCell(5).tensors(4)]
+>>> [w.path for w in LSTMCell(5, input_dim=4).tensors()]
 ['lstm_cell/kernel', 'lstm_cell/recurrent_kernel', 'lstm_cell/bias']
 """
 
@@ -17,46 +17,70 @@ from ...cells import Cell, make_cell
 from ...engine import validate
 from ...engine.symbols import Size, plain
 from ...tree import Module, count
-from .base import CELL_KWARGS, Weight, cell_module, layer_name, unexpected_keywords, weights
+from .base import (
+    CELL_KWARGS,
+    InputCounted,
+    Weight,
+    cell_module,
+    given_input,
+    layer_name,
+    unexpected_keywords,
+    weights,
+)
 from .conventions import KERAS
 
 __all__ = ["CellBase", "KerasCell", "SimpleRNNCell", "LSTMCell", "GRUCell"]
 
 
-class CellBase(ABC):
-    """What :class:`RNN` needs of a cell: its weights and its output width."""
+class CellBase(InputCounted, ABC):
+    """What :class:`RNN` needs of a cell: its weights and its output width.
+
+    :attr:`count` (:class:`.base.InputCounted`) is the cell's count once it was given its input
+    (``input_dim=``, ``input_shape=(features,)``, ``batch_input_shape=(batch, features)``).
+    """
 
     name: str
     auto_name: bool
     default_name = ""
+    INPUT_HINT = "input_dim=<features per time step>"
 
     @abstractmethod
-    def module(self, input_dim: Size, prefix: str = "") -> Module:
+    def _module(self, input_dim: Size, prefix: str = "") -> Module:
+        """The cell's weights on ``input_dim`` features (checked by :meth:`module`, not here)."""
+
+    def module(self, input_dim: Size | None = None, prefix: str = "") -> Module:
         """The cell's weights as a module named ``<prefix><name>``, for inputs ``input_dim`` wide.
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
-            Features per time step.
+        input_dim : int or sympy.Expr, optional
+            Features per time step; default the input the cell was given.
         prefix : str
             Prepended to the module's name.
 
         Returns
         -------
         derive.tree.Module
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer, other than the input the cell was given, or
+            missing when it was given none.
         """
+        return self._module(self.input_of(input_dim), prefix)
 
     @abstractmethod
     def state_widths(self) -> list[Size]:
         """The widths of the cell's states (``cell.state_size``)."""
 
-    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
+    def tensors(self, input_dim: Size | None = None, prefix: str = "") -> list[Weight]:
         """The cell's weights, paths under ``<prefix><name>/``, for inputs ``input_dim`` wide.
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
-            Features per time step.
+        input_dim : int or sympy.Expr, optional
+            Features per time step; default the input the cell was given.
         prefix : str
             Prepended to every path (the ``RNN``'s name and ``/``).
 
@@ -67,36 +91,27 @@ class CellBase(ABC):
         Raises
         ------
         TypeError, ValueError
-            ``input_dim`` not a positive integer.
+            As :meth:`module`.
         """
         return weights(self.module(input_dim), prefix)
 
     @abstractmethod
-    def output_dim(self, input_dim: Size) -> Size:
+    def output_dim(self, input_dim: Size | None = None) -> Size:
         """Features the cell outputs per time step (``cell.output_size``).
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
-            Features per time step read by the cell.
+        input_dim : int or sympy.Expr, optional
+            Features per time step read by the cell (the output's width does not depend on it).
 
         Returns
         -------
         int or sympy.Expr
         """
 
-    def count(self, input_dim: Size) -> int | sympy.Expr:
-        """Number of parameters of the cell for inputs ``input_dim`` wide.
-
-        Parameters
-        ----------
-        input_dim : int or sympy.Expr
-
-        Returns
-        -------
-        int or sympy.Expr
-            An ``int`` when every size is an int, else a closed form.
-        """
+    def _count_on(self, input_dim: Size | None) -> int | sympy.Expr:
+        """The cell's count on ``input_dim`` features (None: the given input): an ``int`` when every
+        size is an int, else a closed form."""
         return plain(count(self.module(input_dim)))
 
 
@@ -113,6 +128,7 @@ class KerasCell(CellBase):
         self.use_bias = validate.flag("use_bias", use_bias)
         self.auto_name = kwargs.get("name") is None
         self.name = layer_name(kwargs.get("name"), self.default_name)
+        self.input_given = given_input(type(self).__name__, kwargs)
 
     def cell(self, input_dim: Size, *, numeric: bool = False) -> Cell:
         """The cell's update equations, with Keras' bias policy, for inputs ``input_dim`` wide.
@@ -132,8 +148,9 @@ class KerasCell(CellBase):
         extra = {"reset_after": self.reset_after} if self.mode == "GRU" else {}
         return make_cell(self.mode, validate.size("input_dim", input_dim), self.units, bias, numeric=numeric, **extra)
 
-    def module(self, input_dim: Size, prefix: str = "") -> Module:
-        """``kernel``, ``recurrent_kernel``, ``bias``, as the layer's, in a module named ``<prefix><name>``.
+    def _module(self, input_dim: Size, prefix: str = "") -> Module:
+        """``kernel``, ``recurrent_kernel``, ``bias``, as the layer's, in a module named ``<prefix><name>``
+        (:meth:`module`, which checks ``input_dim`` against the given input, calls it).
 
         Parameters
         ----------
@@ -164,12 +181,12 @@ class KerasCell(CellBase):
         """
         return [self.units] * self.states
 
-    def output_dim(self, input_dim: Size) -> Size:
+    def output_dim(self, input_dim: Size | None = None) -> Size:
         """``units``, whatever ``input_dim``.
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
+        input_dim : int or sympy.Expr, optional
 
         Returns
         -------
@@ -179,7 +196,7 @@ class KerasCell(CellBase):
 
     def __repr__(self) -> str:
         extra = ("" if self.use_bias else ", use_bias=False") + ("" if self.reset_after else ", reset_after=False")
-        return f"{type(self).__name__}({self.units}{extra})"
+        return f"{type(self).__name__}({self.units}{extra}{self._input_repr()})"
 
 
 class SimpleRNNCell(KerasCell):
@@ -196,7 +213,9 @@ class SimpleRNNCell(KerasCell):
     activation, kernel_initializer, ..., seed
         Keras' arguments, accepted and ignored.
     **kwargs
-        Keras' layer arguments (``name``, ``dtype``, ``trainable``, ``autocast``, ...).
+        Keras' layer arguments (``name``, ``dtype``, ``trainable``, ``autocast``, ...) and the input,
+        as Keras layers take it (``input_dim``, ``input_shape=(features,)``,
+        ``batch_input_shape=(batch, features)``): with it, ``.count`` is the cell's count.
 
     Raises
     ------
@@ -207,7 +226,7 @@ class SimpleRNNCell(KerasCell):
 
     Examples
     --------
-    >>> SimpleRNNCell(5).count(4)  # = count(RNN(SimpleRNNCell(5)), 4)
+    >>> SimpleRNNCell(5, input_dim=4).count  # = RNN(SimpleRNNCell(5), input_dim=4).count
     50
     """
 
@@ -259,7 +278,7 @@ class LSTMCell(KerasCell):
 
     Examples
     --------
-    >>> LSTMCell(5).count(4)  # = count(RNN(LSTMCell(5)), 4) = count(LSTM(5), 4)
+    >>> LSTMCell(5, input_dim=4).count  # = RNN(LSTMCell(5), input_dim=4).count = LSTM(5, input_dim=4).count
     200
     """
 
@@ -316,7 +335,7 @@ class GRUCell(KerasCell):
 
     Examples
     --------
-    >>> GRUCell(5).count(4), GRUCell(5, reset_after=False).count(4)
+    >>> GRUCell(5, input_dim=4).count, GRUCell(5, reset_after=False, input_dim=4).count
     (165, 150)
     """
 

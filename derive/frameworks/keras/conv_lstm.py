@@ -1,7 +1,11 @@
 """Keras 3's ``ConvLSTM1D``, ``ConvLSTM2D``, ``ConvLSTM3D``: the ConvLSTM cell over 1 to 3 spatial axes.
 
->>> [(w.path, w.shape) for w in ConvLSTM2D(4, 3).tensors(2)][:1]
+>>> [(w.path, w.shape) for w in ConvLSTM2D(4, 3, input_dim=2).tensors()][:1]
 [('conv_lstm2d/conv_lstm_cell/kernel', (3, 3, 2, 16))]
+>>> ConvLSTM2D(4, 3, input_shape=(10, 32, 32, 2)).count   # 4 * 4 * (9 * (2 + 4) + 1)
+880
+>>> ConvLSTM2D(4, 3, data_format="channels_first", input_shape=(10, 2, 32, 32)).count
+880
 """
 
 from __future__ import annotations
@@ -51,7 +55,9 @@ class ConvLSTM(RecurrentLayer):
     go_backwards, stateful : bool, default False
         Accepted; no shape depends on them.
     **kwargs
-        Keras' layer arguments (see :class:`SimpleRNN`) and ``unroll``.
+        Keras' layer arguments (see :class:`SimpleRNN`: the input's channels read from
+        ``input_dim``, or from the channels axis of ``input_shape`` / ``batch_input_shape``, the
+        last or, with ``data_format="channels_first"``, the one after the time axis) and ``unroll``.
 
     Raises
     ------
@@ -65,6 +71,7 @@ class ConvLSTM(RecurrentLayer):
     """
 
     mode, cell_name, cell_type, states = "CONVLSTM", "conv_lstm_cell", "ConvLSTMCell", 2
+    INPUT_HINT = "input_dim=<channels>, or input_shape=(steps, *spatial, channels)"
 
     def __init__(
         self,
@@ -97,6 +104,12 @@ class ConvLSTM(RecurrentLayer):
         stateful: bool = False,
         **kwargs: Any,
     ) -> None:
+        if data_format not in (None, "channels_last", "channels_first"):
+            raise ValueError(
+                "The `data_format` argument must be one of 'channels_first', 'channels_last', "
+                f"or None. Received: data_format={data_format!r}"
+            )
+        self.data_format = data_format or "channels_last"  # before _setup: where the given input's channels are
         self._setup(
             "filters",
             filters,
@@ -123,12 +136,6 @@ class ConvLSTM(RecurrentLayer):
         self.padding = validate.choice(
             "padding", padding.lower() if isinstance(padding, str) else padding, ("valid", "same")
         )
-        if data_format not in (None, "channels_last", "channels_first"):
-            raise ValueError(
-                "The `data_format` argument must be one of 'channels_first', 'channels_last', "
-                f"or None. Received: data_format={data_format!r}"
-            )
-        self.data_format = data_format or "channels_last"
         self.strides, self.dilation_rate = strides, dilation_rate
 
     def spatial_output(self, spatial: tuple) -> tuple:
@@ -159,7 +166,8 @@ class ConvLSTM(RecurrentLayer):
 
     def __repr__(self) -> str:
         kernel = self.kernel_size if len(set(self.kernel_size)) > 1 else self.kernel_size[0]
-        return f"{type(self).__name__}({self.units}, {kernel}{'' if self.use_bias else ', use_bias=False'})"
+        bias = "" if self.use_bias else ", use_bias=False"
+        return f"{type(self).__name__}({self.units}, {kernel}{bias}{self._input_repr()})"
 
 
 class ConvLSTM1D(ConvLSTM):

@@ -2,7 +2,7 @@
 
 Sources: ``keras/src/layers/core/input_layer.py``, ``dense.py``, ``embedding.py`` (Keras 3.15).
 
->>> Dense(1).count(64)
+>>> Dense(1, input_dim=64).count
 65
 >>> module, shape = Embedding(10000, 128).build((100,))
 >>> [(p.name, p.shape) for p in module.params], shape

@@ -3,7 +3,7 @@
 Layout :data:`derive.frameworks.keras.conventions.CUDNN`, the one :mod:`derive.frameworks.tf_keras`
 registers too.
 
->>> [(w.path, w.shape) for w in CuDNNLSTM(5).tensors(4)]
+>>> [(w.path, w.shape) for w in CuDNNLSTM(5, input_dim=4).tensors()]
 [('cu_dnnlstm/kernel', (4, 20)), ('cu_dnnlstm/recurrent_kernel', (5, 20)), ('cu_dnnlstm/bias', (40,))]
 """
 
@@ -45,8 +45,9 @@ class CuDNN(RecurrentLayer):
     go_backwards, stateful : bool, default False
         Accepted; no shape depends on them.
     **kwargs
-        Keras' layer arguments (``name``, ``dtype``, ``trainable``, ``autocast``, ``input_dim``,
-        ``input_shape``, ``zero_output_for_mask``).
+        Keras' layer arguments (``name``, ``dtype``, ``trainable``, ``autocast``,
+        ``zero_output_for_mask``) and the input (``input_dim``, ``input_shape``,
+        ``batch_input_shape``: see :class:`derive.keras.SimpleRNN`).
 
     Raises
     ------
@@ -80,8 +81,9 @@ class CuDNN(RecurrentLayer):
     def _cell(self, input_dim: Size, numeric: bool = False) -> Cell:
         return make_cell(self.mode, input_dim, self.units, "two", reset_after=True, numeric=numeric)
 
-    def module(self, input_dim: Size, prefix: str = "") -> Module:
-        """``kernel``, ``recurrent_kernel``, ``bias`` in a module named ``<prefix><name>`` (no cell scope).
+    def _module(self, input_dim: Size, prefix: str = "") -> Module:
+        """``kernel``, ``recurrent_kernel``, ``bias`` in a module named ``<prefix><name>`` (no cell scope;
+        :meth:`module`, which checks ``input_dim`` against the given input, calls it).
 
         Parameters
         ----------
@@ -137,7 +139,7 @@ class CuDNNLSTM(CuDNN):
     Examples
     --------
     >>> from derive.keras import LSTM
-    >>> CuDNNLSTM(5).count(4) - LSTM(5).count(4)
+    >>> CuDNNLSTM(5, input_dim=4).count - LSTM(5, input_dim=4).count
     20
     """
 
@@ -167,7 +169,7 @@ class CuDNNLSTM(CuDNN):
         self._setup("units", units, True, return_sequences, return_state, go_backwards, stateful, kwargs)
 
     def __repr__(self) -> str:
-        return f"CuDNNLSTM({self.units})"
+        return f"CuDNNLSTM({self.units}{self._input_repr()})"
 
 
 class CuDNNGRU(CuDNN):
@@ -201,7 +203,7 @@ class CuDNNGRU(CuDNN):
     Examples
     --------
     >>> from derive.keras import GRU
-    >>> CuDNNGRU(5).count(4) == GRU(5).count(4) == 165
+    >>> CuDNNGRU(5, input_dim=4).count == GRU(5, input_dim=4).count == 165
     True
     """
 
@@ -209,4 +211,4 @@ class CuDNNGRU(CuDNN):
     lettered = True
 
     def __repr__(self) -> str:
-        return f"CuDNNGRU({self.units})"
+        return f"CuDNNGRU({self.units}{self._input_repr()})"

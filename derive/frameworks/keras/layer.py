@@ -4,9 +4,15 @@ A Keras layer knows its weights only once it sees its input, so each layer here 
 ``build(input_shape) -> (Module, output_shape)``: its weights as a :class:`derive.tree.Module`
 named as Keras names them (with the lazy closed form and the output shape as Keras shows it), and
 the output shape for the next layer. Shapes exclude the batch axis, unknown dimensions are None
-and a leading ``...`` means "any leading dimensions". ``count(input_dim)`` is the short form for
-a layer that reads the last axis. ``count_params()`` counts non-trainable weights too
-(BatchNormalization's moving statistics), and so does ``count``.
+and a leading ``...`` means "any leading dimensions". A layer learns its input as Keras layers do,
+from its own ``input_shape=`` (``batch_input_shape=``, the batch axis first) or ``input_dim=`` (the
+last axis); then ``.count`` is its ``count_params()``, as it is for a layer whose weights do not
+depend on its input (``Embedding``, the layers without weights). ``count_params()`` counts
+non-trainable weights too (BatchNormalization's moving statistics), and so does ``.count``.
+
+>>> from derive.keras import Dense, Embedding
+>>> Dense(10, input_shape=(256,)).count, Dense(10, input_dim=256).count, Embedding(1000, 64).count
+(2570, 2570, 64000)
 
 The closed form is the layer remade with each int size argument (``SIZES``) replaced by its letter
 and the input's last axis by ``I``, built only when asked (:class:`derive.tree.Formula`).
@@ -17,8 +23,19 @@ from __future__ import annotations
 from typing import Any
 
 from ...engine import validate
+from ...engine.symbols import plain
 from ...tree import Formula, Letter, Module, count
-from .base import KERAS_COMMON, KerasFormula, Weight, check_kwargs, keras_shape, the_count, weights
+from .base import (
+    KERAS_COMMON,
+    InputCounted,
+    KerasFormula,
+    Weight,
+    check_kwargs,
+    given_input,
+    keras_shape,
+    the_count,
+    weights,
+)
 
 __all__ = ["KerasLayer", "last_axis", "Shape"]
 
@@ -56,12 +73,17 @@ def _remade(cls: type[KerasLayer], arguments: tuple[tuple[str, Any], ...], shape
     return cls(**dict(arguments))._build(shape)[0]
 
 
-class KerasLayer:
+class KerasLayer(InputCounted):
     """A Keras layer without recurrence (``name`` defaults to the snake-case class name).
 
     Subclasses set ``SIZES`` (constructor argument -> letter of the closed form), keep their
-    arguments (:meth:`_keep`) and write :meth:`_build`.
+    arguments (:meth:`_keep`) and write :meth:`_build`. :attr:`count`
+    (:class:`.base.InputCounted`) is the layer's ``count_params()`` once it was given its input
+    (``input_shape=``, ``batch_input_shape=``, ``input_dim=``), or when its weights do not depend
+    on it.
     """
+
+    INPUT_HINT = "input_shape=<the input's shape without the batch axis>, or input_dim=<its last axis>"
 
     default_name = ""
     ALLOWED: frozenset[str] = frozenset()
@@ -80,6 +102,7 @@ class KerasLayer:
         check_kwargs(type(self).__name__, kwargs, KERAS_COMMON | self.ALLOWED)
         self.name = kwargs.get("name") or self.default_name
         self.kwargs = kwargs
+        self.input_given = given_input(type(self).__name__, kwargs, known=False)
 
     def _empty(self) -> Module:
         return Module(self.name, type(self).__name__, sep="/")
@@ -142,47 +165,70 @@ class KerasLayer:
             _remade, (type(self), tuple(sorted({**arguments, **extra}.items())), shape), values=tuple(values.items())
         )
 
-    def module(self, input_dim: Any, prefix: str = "") -> Module:
-        """The weights for an input whose last dimension is ``input_dim``.
+    def module(self, input_dim: Any = None, prefix: str = "") -> Module:
+        """The weights for an input whose last dimension is ``input_dim`` (default: the input given).
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
+        input_dim : int or sympy.Expr, optional
+            The input's last dimension; default the input the layer was given (built on its whole
+            shape when ``input_shape`` or ``batch_input_shape`` gave it).
         prefix : str
             Prepended to the module's name (a parent's path and ``/``).
 
         Returns
         -------
         derive.tree.Module
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``input_dim`` not a positive integer, other than the given input's last axis, or missing
+            when the layer was given no input; an input shape that does not fit the layer.
         """
-        module, _ = self._build((Ellipsis, input_dim))
+        features = self.input_of(input_dim)
+        given = self.input_given
+        shape = given.shape if input_dim is None and given is not None and given.shape is not None else None
+        module, _ = self._build(shape if shape is not None else (Ellipsis, features))
         return module.replace(name=prefix + module.name)
 
-    def count(self, input_dim: Any) -> Any:
-        """``count_params()`` on an input whose last dimension is ``input_dim``.
+    def _count_on(self, input_dim: Any) -> Any:
+        """``count_params()`` on an input whose last dimension is ``input_dim`` (None: the given input)."""
+        return plain(count(self.module(input_dim)))
 
-        Parameters
-        ----------
-        input_dim : int or sympy.Expr
+    def _count_without_input(self) -> Any:
+        """The count when it does not depend on the input: the layer built on ``(..., I)`` for a symbol
+        I (SymPy imported) gives a count without it; None when it does depend on it, or the layer needs
+        more of the input's shape."""
+        from ..._sympy import symbol
 
-        Returns
-        -------
-        int or sympy.Expr
-        """
-        return count(self.module(input_dim))
+        probe = symbol("input_dim_probe", integer=True)
+        try:
+            value = count(self._build((Ellipsis, probe))[0])
+        except (TypeError, ValueError):
+            return None
+        if type(value) is not int and probe in getattr(value, "free_symbols", {probe}):
+            return None
+        return plain(value)
 
-    def tensors(self, input_dim: Any, prefix: str = "") -> list[Weight]:
+    def tensors(self, input_dim: Any = None, prefix: str = "") -> list[Weight]:
         """Every weight with its Keras path and shape, for an input whose last dimension is ``input_dim``.
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
+        input_dim : int or sympy.Expr, optional
+            Default the input the layer was given.
         prefix : str
             Prepended to every path.
 
         Returns
         -------
         list of Weight
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`module`.
         """
         return weights(self.module(input_dim), prefix)
 
@@ -203,4 +249,5 @@ class KerasLayer:
 
     def __repr__(self) -> str:
         parts = [f"{k}={v!r}" for k, v in getattr(self, "_arguments", {}).items() if k != "kwargs"]
-        return f"{type(self).__name__}({', '.join(parts)})"
+        given = getattr(self, "input_given", None)
+        return f"{type(self).__name__}({', '.join(parts + ([given.text] if given is not None else []))})"

@@ -309,7 +309,7 @@ class Normalization(KerasLayer):
         self._keep({})
         self._common(kwargs)
         self.axis = () if axis is None else (tuple(axis) if isinstance(axis, (list, tuple)) else (axis,))
-        self.given = mean is not None
+        self.stats_given = mean is not None
 
     def _build(self, input_shape: Any) -> tuple[Module, Any]:
         """The non-trainable weights; output: the input's shape.
@@ -339,7 +339,7 @@ class Normalization(KerasLayer):
         shape = tuple(full[a] for a in kept)
         params = (
             ()
-            if self.given
+            if self.stats_given
             else tuple(Param(n, s, trainable=False) for n, s in (("mean", shape), ("variance", shape), ("count", ())))
         )
         return Module(self.name, "Normalization", params, sep="/"), input_shape

@@ -1,8 +1,13 @@
 """Keras 3's recurrent layers ``SimpleRNN``, ``LSTM``, ``GRU`` (``keras.layers``), on the module tree.
 
->>> [w.path for w in LSTM(4).tensors(3)]
+Each learns its input as a Keras layer does (``input_dim=``, ``input_shape=``, ``batch_input_shape=``);
+then ``.count`` is its ``count_params()``:
+
+>>> LSTM(128, input_dim=28).count, LSTM(128, input_shape=(10, 28)).count
+(80384, 80384)
+>>> [w.path for w in LSTM(4, input_dim=3).tensors()]
 ['lstm/lstm_cell/kernel', 'lstm/lstm_cell/recurrent_kernel', 'lstm/lstm_cell/bias']
->>> GRU(5).count(4), GRU(5, reset_after=False).count(4)
+>>> GRU(5, input_dim=4).count, GRU(5, reset_after=False, input_dim=4).count
 (165, 150)
 """
 
@@ -56,6 +61,7 @@ class RecurrentLayer(Recurrent):
         self.go_backwards = go_backwards
         self.stateful = stateful
         self.name = layer_name(kwargs.get("name"), self.default_name)
+        self._take_input(kwargs)
 
     @property
     def input_rank(self) -> int:
@@ -88,8 +94,9 @@ class RecurrentLayer(Recurrent):
     def _cell(self, input_dim: Size, numeric: bool = False) -> Cell:
         """The layer's cell for inputs ``input_dim`` wide."""
 
-    def module(self, input_dim: Size, prefix: str = "") -> Module:
-        """The layer's weights (``kernel``, ``recurrent_kernel``, ``bias``) under ``<name>/<cell>/``.
+    def _module(self, input_dim: Size, prefix: str = "") -> Module:
+        """The layer's weights (``kernel``, ``recurrent_kernel``, ``bias``) under ``<name>/<cell>/``
+        (:meth:`module`, which checks ``input_dim`` against the given input, calls it).
 
         Parameters
         ----------
@@ -152,12 +159,12 @@ class RecurrentLayer(Recurrent):
         made.units = self.units.symbol()
         return made
 
-    def output_dim(self, input_dim: Size) -> Size:
+    def output_dim(self, input_dim: Size | None = None) -> Size:
         """Last dimension of the output: ``units`` (``filters``), whatever ``input_dim``.
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
+        input_dim : int or sympy.Expr, optional
             Last dimension of the input (unused: the output width is the layer's own).
 
         Returns
@@ -167,7 +174,7 @@ class RecurrentLayer(Recurrent):
         return self.units
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.units}{'' if self.use_bias else ', use_bias=False'})"
+        return f"{type(self).__name__}({self.units}{'' if self.use_bias else ', use_bias=False'}{self._input_repr()})"
 
 
 class SimpleRNN(RecurrentLayer):
@@ -185,15 +192,25 @@ class SimpleRNN(RecurrentLayer):
     activation, kernel_initializer, ..., seed
         Keras' arguments, accepted and ignored.
     **kwargs
-        Keras' layer arguments (``name``, ``dtype``, ``trainable``, ``autocast``, ``input_dim``,
-        ``input_shape``, ``zero_output_for_mask``); ``name`` names the weights' paths.
+        Keras' layer arguments (``name``, ``dtype``, ``trainable``, ``autocast``,
+        ``zero_output_for_mask``); ``name`` names the weights' paths. The input, as Keras layers
+        take it: ``input_dim`` (the features per time step, as Keras 2 reads it), ``input_shape``
+        (steps, features) or ``batch_input_shape`` (batch, steps, features) (:func:`.base.given_input`);
+        with it, ``.count`` is the layer's count. ``batch_size`` and ``input_length`` (Keras 2) are
+        accepted and ignored.
 
     Raises
     ------
     TypeError
         ``units`` not an integer (a bool included), ``use_bias`` not a bool, an unknown keyword.
     ValueError
-        ``units`` <= 0; ``name`` containing ``/``.
+        ``units`` <= 0; ``name`` containing ``/``; input keywords that disagree, an input shape of
+        the wrong rank.
+
+    Examples
+    --------
+    >>> SimpleRNN(7, input_dim=3).count   # 7 * (3 + 7 + 1)
+    77
     """
 
     mode, cell_name, cell_type, default_name = "RNN_TANH", "simple_rnn_cell", "SimpleRNNCell", "simple_rnn"
@@ -378,7 +395,8 @@ class GRU(RecurrentLayer):
         return make_cell(self.mode, input_dim, self.units, bias, reset_after=self.reset_after, numeric=numeric)
 
     def __repr__(self) -> str:
-        return super().__repr__()[:-1] + ("" if self.reset_after else ", reset_after=False") + ")"
+        reset = "" if self.reset_after else ", reset_after=False"
+        return f"{type(self).__name__}({self.units}{'' if self.use_bias else ', use_bias=False'}{reset}{self._input_repr()})"
 
 
 def _token_flops(layer: RecurrentLayer, input_dim: Size) -> Size:

@@ -1,8 +1,10 @@
 """The base of the recurrent layers and wrappers: weights for an input width, output shapes once built.
 
-A Keras recurrent layer knows its weights only once it is built on an input: :meth:`Recurrent.module`
-takes the input's last dimension, :meth:`Recurrent.build` the whole input shape (and checks its
-rank as Keras does), giving the output shape(s) and the lazy closed form in ``I`` and ``H``.
+A Keras recurrent layer knows its weights only once it knows its input. It learns it as Keras layers
+do, from its own ``input_dim``, ``input_shape`` or ``batch_input_shape`` (:func:`.base.given_input`):
+then :attr:`Recurrent.count` is its count. :meth:`Recurrent.module` takes the input's features (or
+reads the given ones), :meth:`Recurrent.build` the whole input shape (and checks its rank as Keras
+does), giving the output shape(s) and the lazy closed form in ``I`` and ``H``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 from ..._sympy import sympy
 from ...engine.symbols import Size, plain
 from ...tree import Formula, Letter, Module, count
-from .base import KerasFormula, Weight, keras_shape, weights
+from .base import InputCounted, KerasFormula, Weight, given_input, keras_shape, weights
 
 __all__ = ["Recurrent"]
 
@@ -21,11 +23,17 @@ __all__ = ["Recurrent"]
 def _module_of(layer: Recurrent, features: Size) -> Module:
     """The layer's weights on ``features`` (a closed form's recipe: a layer with letters as its
     ``units``, :meth:`Recurrent.letters`, is remade with their symbols)."""
-    return layer.with_symbols().module(features)
+    return layer.with_symbols()._module(features)
 
 
-class Recurrent(ABC):
-    """A recurrent layer or wrapper: its weights for an input width, its output, its shapes once built."""
+class Recurrent(InputCounted, ABC):
+    """A recurrent layer or wrapper: its weights for an input width, its output, its shapes once built.
+
+    :attr:`count` (:class:`.base.InputCounted`) is the layer's ``count_params()`` once it was given its
+    input (``input_dim=``, ``input_shape=``, ``batch_input_shape=``).
+    """
+
+    INPUT_HINT = "input_dim=<features per time step>, or input_shape=(steps, features)"
 
     name: str
     return_sequences: bool
@@ -46,13 +54,17 @@ class Recurrent(ABC):
         """ndim of the output."""
 
     @abstractmethod
-    def module(self, input_dim: Size, prefix: str = "") -> Module:
+    def _module(self, input_dim: Size, prefix: str = "") -> Module:
+        """The weights on ``input_dim`` features (checked by :meth:`module`, not here)."""
+
+    def module(self, input_dim: Size | None = None, prefix: str = "") -> Module:
         """The layer's weights as a module tree, named as Keras names them (``sep="/"``).
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
-            Last dimension of the input: features per time step (channels for ConvLSTM).
+        input_dim : int or sympy.Expr, optional
+            Last dimension of the input: features per time step (channels for ConvLSTM); default the
+            input the layer was given.
         prefix : str
             Prepended to the module's name (a parent's path and ``/``).
 
@@ -63,17 +75,36 @@ class Recurrent(ABC):
         Raises
         ------
         TypeError, ValueError
-            ``input_dim`` not a positive integer.
+            ``input_dim`` not a positive integer, other than the input the layer was given, or
+            missing when the layer was given none.
         """
+        return self._module(self.input_of(input_dim), prefix)
+
+    def _take_input(self, kwargs: dict[str, Any]) -> None:
+        """Keep the input the constructor's keywords give (:func:`.base.given_input`), its rank checked."""
+        given = given_input(type(self).__name__, kwargs, self.features)
+        if given is not None and given.shape is not None:
+            self._check_rank(given.shape)
+        self.input_given = given
+
+    def _check_rank(self, input_shape: tuple) -> None:
+        """Keras' refusal of an input of the wrong rank (no batch axis in ``input_shape``)."""
+        rank = self.input_rank - 1
+        if len(input_shape) != rank:
+            raise ValueError(
+                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
+                f"ndim={rank + 1}, found ndim={len(input_shape) + 1}. Full shape received: "
+                f"{(None, *input_shape)}"
+            )
 
     @abstractmethod
-    def output_dim(self, input_dim: Size) -> Size | list[Size]:
+    def output_dim(self, input_dim: Size | None = None) -> Size | list[Size]:
         """Last dimension of the output: what the next layer reads.
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
-            Last dimension of the input.
+        input_dim : int or sympy.Expr, optional
+            Last dimension of the input (the output's width does not depend on it).
         """
 
     @abstractmethod
@@ -89,13 +120,13 @@ class Recurrent(ABC):
         """The layer with the letters :meth:`letters` put in made SymPy symbols (itself when none)."""
         return self
 
-    def tensors(self, input_dim: Size, prefix: str = "") -> list[Weight]:
+    def tensors(self, input_dim: Size | None = None, prefix: str = "") -> list[Weight]:
         """Every weight, with its Keras path and shape, for an input whose last dimension is ``input_dim``.
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
-            Features per time step (channels for ConvLSTM).
+        input_dim : int or sympy.Expr, optional
+            Features per time step (channels for ConvLSTM); default the input the layer was given.
         prefix : str
             Prepended to every path (a wrapper's or a model's name and ``/``).
 
@@ -107,23 +138,13 @@ class Recurrent(ABC):
         Raises
         ------
         TypeError, ValueError
-            ``input_dim`` not a positive integer.
+            As :meth:`module`.
         """
         return weights(self.module(input_dim), prefix)
 
-    def count(self, input_dim: Size) -> int | sympy.Expr:
-        """Number of parameters (``layer.count_params()``).
-
-        Parameters
-        ----------
-        input_dim : int or sympy.Expr
-            Last dimension of the input: features per time step (channels for ConvLSTM).
-
-        Returns
-        -------
-        int or sympy.Expr
-            An ``int`` when every size is an int, else a closed form.
-        """
+    def _count_on(self, input_dim: Size | None) -> int | sympy.Expr:
+        """``count_params()`` on ``input_dim`` features (None: the given input): an ``int`` when every
+        size is an int, else a closed form."""
         return plain(count(self.module(input_dim)))
 
     def features(self, input_shape: tuple) -> Any:
@@ -176,21 +197,15 @@ class Recurrent(ABC):
         ValueError
             Wrong rank (Keras' "expected ndim=3, found ndim=2"), unknown features.
         """
-        rank = self.input_rank - 1
         if input_shape and input_shape[0] is Ellipsis:
             features = input_shape[-1]
         else:
-            if len(input_shape) != rank:
-                raise ValueError(
-                    f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
-                    f"ndim={rank + 1}, found ndim={len(input_shape) + 1}. Full shape received: "
-                    f"{(None, *input_shape)}"
-                )
+            self._check_rank(input_shape)
             features = self.features(input_shape)
         if features is None:
             raise ValueError(f"{self.name}: the feature (channel) dimension of its input is unknown (None)")
         out = self._output(input_shape, features)
-        module = self.module(features)
+        module = self._module(features)  # as Keras' layer.build(shape): the shape built on, whatever was given
         return module.replace(formula=self.recipe(features), output_shape=keras_shape(out)), out
 
     def recipe(self, features: Size) -> Formula:

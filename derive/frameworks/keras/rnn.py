@@ -1,7 +1,7 @@
 """Keras 3's ``RNN(cell)`` and ``StackedRNNCells(cells)``: a recurrent layer around cells.
 
 >>> from derive.keras import GRUCell, LSTMCell
->>> RNN([LSTMCell(5), GRUCell(6), LSTMCell(2)]).count(4)
+>>> RNN([LSTMCell(5), GRUCell(6), LSTMCell(2)], input_dim=4).count
 506
 """
 
@@ -15,7 +15,7 @@ from ...cells import Cell
 from ...engine import validate
 from ...engine.symbols import Size
 from ...tree import Module
-from .base import CELL_KWARGS, layer_name, unexpected_keywords
+from .base import CELL_KWARGS, given_input, layer_name, unexpected_keywords
 from .cells import CellBase, KerasCell
 from .recurrent import RecurrentLayer
 
@@ -57,7 +57,7 @@ class StackedRNNCells(CellBase):
     Examples
     --------
     >>> from derive.keras import LSTMCell
-    >>> [w.path for w in RNN(StackedRNNCells([LSTMCell(5), LSTMCell(6)])).tensors(4)][::3]
+    >>> [w.path for w in RNN(StackedRNNCells([LSTMCell(5), LSTMCell(6)]), input_dim=4).tensors()][::3]
     ['rnn/stacked_rnn_cells/lstm_cell/kernel', 'rnn/stacked_rnn_cells/lstm_cell_1/kernel']
     """
 
@@ -80,9 +80,11 @@ class StackedRNNCells(CellBase):
             self.cells.append(cell)
         self.auto_name = kwargs.get("name") is None
         self.name = layer_name(kwargs.get("name"), self.default_name)
+        self.input_given = given_input("StackedRNNCells", kwargs)
 
-    def module(self, input_dim: Size, prefix: str = "") -> Module:
-        """Every cell's weights in order, cell k built for the output width of cell k - 1.
+    def _module(self, input_dim: Size, prefix: str = "") -> Module:
+        """Every cell's weights in order, cell k built for the output width of cell k - 1 (the cells'
+        own input keywords are not read, as Keras does not read them).
 
         Parameters
         ----------
@@ -99,7 +101,7 @@ class StackedRNNCells(CellBase):
         children = []
         width = validate.size("input_dim", input_dim)
         for cell in self.cells:
-            children.append(cell.module(width))
+            children.append(cell._module(width))
             width = cell.output_dim(width)
         return Module(prefix + self.name, "StackedRNNCells", children=tuple(children), sep="/")
 
@@ -112,12 +114,12 @@ class StackedRNNCells(CellBase):
         """
         return [w for cell in self.cells for w in cell.state_widths()]
 
-    def output_dim(self, input_dim: Size) -> Size:
+    def output_dim(self, input_dim: Size | None = None) -> Size:
         """The last cell's output width (``StackedRNNCells.output_size``).
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
+        input_dim : int or sympy.Expr, optional
 
         Returns
         -------
@@ -129,7 +131,7 @@ class StackedRNNCells(CellBase):
         return width
 
     def __repr__(self) -> str:
-        return f"StackedRNNCells([{', '.join(repr(c) for c in self.cells)}])"
+        return f"StackedRNNCells([{', '.join(repr(c) for c in self.cells)}]{self._input_repr()})"
 
 
 class RNN(RecurrentLayer):
@@ -149,7 +151,10 @@ class RNN(RecurrentLayer):
     unroll, zero_output_for_mask : bool
         Accepted and ignored.
     **kwargs
-        Keras' layer arguments (``name``, default ``"rnn"``, ``dtype``, ...).
+        Keras' layer arguments (``name``, default ``"rnn"``, ``dtype``, ...) and the input, as
+        Keras layers take it (``input_dim``, ``input_shape=(steps, features)``,
+        ``batch_input_shape``): with it, ``.count`` is the layer's count. The cells' own input
+        keywords are not read (Keras reads the RNN's).
 
     Raises
     ------
@@ -161,9 +166,9 @@ class RNN(RecurrentLayer):
     Examples
     --------
     >>> from derive.keras import LSTM, Bidirectional, GRUCell, LSTMCell, count
-    >>> count(RNN([LSTMCell(5), GRUCell(6), LSTMCell(2)]), 4)
+    >>> RNN([LSTMCell(5), GRUCell(6), LSTMCell(2)], input_dim=4).count
     506
-    >>> count(Bidirectional(RNN(LSTMCell(128))), 28) == count(Bidirectional(LSTM(128)), 28)
+    >>> Bidirectional(RNN(LSTMCell(128)), input_dim=28).count == Bidirectional(LSTM(128), input_dim=28).count
     True
     """
 
@@ -194,14 +199,16 @@ class RNN(RecurrentLayer):
         assert isinstance(last, KerasCell)
         self.units = last.units  # the stack's output width
         self.use_bias = True
+        self._take_input(kwargs)
 
     def _cell(self, input_dim: Size, numeric: bool = False) -> Cell:
         if not isinstance(self.cell_object, KerasCell):
             raise ValueError("RNN over StackedRNNCells has one cell per level: see .cell_object.cells")
         return self.cell_object.cell(input_dim, numeric=numeric)
 
-    def module(self, input_dim: Size, prefix: str = "") -> Module:
-        """The cell's weights under ``<prefix><name>/`` (see :class:`StackedRNNCells` for a stack).
+    def _module(self, input_dim: Size, prefix: str = "") -> Module:
+        """The cell's weights under ``<prefix><name>/`` (see :class:`StackedRNNCells` for a stack;
+        :meth:`module`, which checks ``input_dim`` against the given input, calls it).
 
         Parameters
         ----------
@@ -219,7 +226,7 @@ class RNN(RecurrentLayer):
         TypeError, ValueError
             ``input_dim`` not a positive integer.
         """
-        inner = self.cell_object.module(validate.size("input_dim", input_dim))
+        inner = self.cell_object._module(validate.size("input_dim", input_dim))
         return Module(prefix + self.name, "RNN", children=(inner,), sep="/", row=True)
 
     def state_widths(self) -> list[Size]:
@@ -231,12 +238,12 @@ class RNN(RecurrentLayer):
         """
         return self.cell_object.state_widths()
 
-    def output_dim(self, input_dim: Size) -> Size:
+    def output_dim(self, input_dim: Size | None = None) -> Size:
         """The cell's output width (the last cell's ``units`` for a stack).
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
+        input_dim : int or sympy.Expr, optional
 
         Returns
         -------
@@ -245,4 +252,4 @@ class RNN(RecurrentLayer):
         return self.cell_object.output_dim(input_dim)
 
     def __repr__(self) -> str:
-        return f"RNN({self.cell_object!r})"
+        return f"RNN({self.cell_object!r}{self._input_repr()})"

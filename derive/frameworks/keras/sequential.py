@@ -1,9 +1,15 @@
 """Layers applied in sequence: :class:`Sequential`, :func:`count` and :func:`tensors`.
 
+The first layer's input is the model's, as Keras' ``Sequential`` reads it (``input_dim=``,
+``input_shape=``, ``batch_input_shape=`` on the first layer); a later layer's is not read (Keras
+builds it on what the layer before outputs).
+
 >>> from derive.keras import LSTM, Bidirectional
+>>> Sequential([LSTM(64, input_dim=28, return_sequences=True), LSTM(32)]).count
+36224
 >>> count([Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)], 28)
 68224
->>> [w.path for w in Sequential([LSTM(8)], name="model").tensors(3)][0]
+>>> [w.path for w in Sequential([LSTM(8, input_dim=3)], name="model").tensors()][0]
 'model/lstm/lstm_cell/kernel'
 """
 
@@ -13,11 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..._sympy import sympy
-from ...engine import validate
 from ...engine.symbols import Size, plain
 from ...tree import Module
 from ...tree import count as _count
-from .base import Weight, layer_name, weights
+from .base import InputCounted, Weight, layer_name, weights
 from .recurrent_base import Recurrent
 from .wrappers import Bidirectional
 
@@ -56,15 +61,24 @@ def _check_feeds(previous: Recurrent, layer: Recurrent) -> None:
         )
 
 
-def sequence(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size, name: str = "") -> Module:
+def _check_stack(stack: list[Recurrent]) -> None:
+    """Raise ValueError where a layer cannot feed the next one (:func:`_check_feeds`)."""
+    for k in range(1, len(stack)):
+        _check_feeds(stack[k - 1], stack[k])  # a list (merge_mode=None) feeds nothing: refused here
+
+
+def sequence(
+    layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size | None = None, name: str = ""
+) -> Module:
     """The module of one layer, or of layers applied in sequence, each built on the output of the one before.
 
     Parameters
     ----------
     layers : layer, list of layers, or Sequential
         Layers of this module.
-    input_dim : int or sympy.Expr
-        Last dimension of the first layer's input: features per time step (channels for ConvLSTM).
+    input_dim : int or sympy.Expr, optional
+        Last dimension of the first layer's input: features per time step (channels for ConvLSTM);
+        default the input the first layer was given (``input_dim=``, ``input_shape=``, ...).
     name : str
         The module's name: ``""`` (a group that adds nothing to the paths) or a model's name.
 
@@ -76,33 +90,37 @@ def sequence(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Si
     Raises
     ------
     TypeError
-        ``layers`` is not a layer, a list of layers or a Sequential; ``input_dim`` not an integer.
+        ``layers`` is not a layer, a list of layers or a Sequential; ``input_dim`` not an integer,
+        or not given when the first layer was given no input.
     ValueError
-        ``input_dim`` <= 0; a layer that cannot feed the next one: ``Bidirectional`` with
-        ``merge_mode=None`` or a layer with ``return_state=True`` (they return lists), or an
-        output rank the next layer does not accept (``return_sequences=False`` before a
-        recurrent layer, a ConvLSTM before an LSTM, ...), as Keras refuses them.
+        ``input_dim`` <= 0 or other than the first layer's given input; a layer that cannot feed
+        the next one: ``Bidirectional`` with ``merge_mode=None`` or a layer with
+        ``return_state=True`` (they return lists), or an output rank the next layer does not accept
+        (``return_sequences=False`` before a recurrent layer, a ConvLSTM before an LSTM, ...), as
+        Keras refuses them.
     """
     stack = _layers(layers)
-    width: Any = validate.size("input_dim", input_dim)
+    _check_stack(stack)
+    width: Any = stack[0].input_of(input_dim)
     children = []
-    for k, layer in enumerate(stack):
-        if k:
-            _check_feeds(stack[k - 1], layer)  # a list (merge_mode=None) feeds nothing: refused here
-        children.append(layer.module(width))
+    for layer in stack:
+        children.append(layer._module(width))  # a later layer's own input is not read, as in Keras
         width = layer.output_dim(width)
     return Module(name, "Sequential", children=tuple(children), sep="/")
 
 
-def tensors(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size, prefix: str = "") -> list[Weight]:
+def tensors(
+    layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size | None = None, prefix: str = ""
+) -> list[Weight]:
     """Every weight of one layer, or of layers applied in sequence, with its Keras path and shape.
 
     Parameters
     ----------
     layers : layer, list of layers, or Sequential
         Layers of this module; each reads the output of the one before.
-    input_dim : int or sympy.Expr
-        Last dimension of the first layer's input: features per time step (channels for ConvLSTM).
+    input_dim : int or sympy.Expr, optional
+        Last dimension of the first layer's input: features per time step (channels for ConvLSTM);
+        default the input the first layer was given.
     prefix : str
         Prepended to every path (a ``Sequential`` passes its name and ``/``).
 
@@ -119,14 +137,18 @@ def tensors(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Siz
     return weights(sequence(layers, input_dim), prefix)
 
 
-def count(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size) -> int | sympy.Expr:
+def count(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size | None = None) -> int | sympy.Expr:
     """Number of parameters of one layer, or of layers applied in sequence.
+
+    ``derive.keras.count(layer, input_dim)`` counts a layer on an input; a layer given its input
+    (``LSTM(128, input_dim=28)``) has its count as ``.count``, the spelling of every derive object.
 
     Parameters
     ----------
     layers : layer, list of layers, or Sequential
-    input_dim : int or sympy.Expr
-        Last dimension of the first layer's input (features; channels for ConvLSTM).
+    input_dim : int or sympy.Expr, optional
+        Last dimension of the first layer's input (features; channels for ConvLSTM); default the
+        input the first layer was given.
 
     Returns
     -------
@@ -143,15 +165,19 @@ def count(layers: Recurrent | Sequence[Recurrent] | Sequential, input_dim: Size)
     >>> from derive.keras import LSTM, Bidirectional
     >>> count([Bidirectional(LSTM(64, return_sequences=True)), LSTM(32)], 28)
     68224
+    >>> count(LSTM(128), 28) == LSTM(128, input_dim=28).count == 80384
+    True
     """
     return plain(_count(sequence(layers, input_dim)))
 
 
-class Sequential:
+class Sequential(InputCounted):
     """``keras.Sequential(layers=None, trainable=True, name=None)`` of the recurrent layers of :mod:`derive.keras`.
 
-    The input (``keras.Input``) is not a layer here: :meth:`count` and :meth:`tensors` take its
-    last dimension. Weight paths are prefixed with the model's name, as Keras does.
+    The input (``keras.Input``) is not a layer here: the model's input is its first layer's, given as
+    Keras' ``Sequential`` reads it (``LSTM(64, input_dim=28)``, ``input_shape=(steps, 28)``), and
+    then :attr:`count` is ``model.count_params()``; :meth:`module` and :meth:`tensors` take its last
+    dimension otherwise. Weight paths are prefixed with the model's name, as Keras does.
 
     Parameters
     ----------
@@ -165,7 +191,15 @@ class Sequential:
     ------
     TypeError
         ``layers`` not a non-empty list of layers of this module.
+
+    Examples
+    --------
+    >>> from derive.keras import LSTM
+    >>> Sequential([LSTM(64, input_dim=28, return_sequences=True), LSTM(32)]).count
+    36224
     """
+
+    INPUT_HINT = "on its first layer: input_dim=<features per time step>, or input_shape=(steps, features)"
 
     def __init__(
         self,
@@ -176,27 +210,65 @@ class Sequential:
         self.layers = _layers(list(layers or []))
         self.name = layer_name(name, "sequential")
 
-    def module(self, input_dim: Size) -> Module:
+    @property
+    def input_given(self) -> Any:  # type: ignore[override]
+        """The model's input: its first layer's (:attr:`derive.frameworks.keras.base.InputCounted.input_given`)."""
+        return self.layers[0].input_given
+
+    def input_of(self, input_dim: Any) -> Any:
+        """The features the first layer reads: ``input_dim``, else its given input's.
+
+        Parameters
+        ----------
+        input_dim : int, sympy.Expr or None
+
+        Returns
+        -------
+        int or sympy.Expr
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`derive.frameworks.keras.base.InputCounted.input_of` of the first layer.
+        """
+        return self.layers[0].input_of(input_dim)
+
+    def _spelled(self, input_dim: Any) -> str:
+        first = self.layers[0]._spelled(input_dim)
+        return f"Sequential([{', '.join([first] + [repr(x) for x in self.layers[1:]])}])"
+
+    def _input_hint(self) -> str:
+        return f"{self._spelled('...')} ({self.INPUT_HINT})"
+
+    def _count_on(self, input_dim: Size | None) -> int | sympy.Expr:
+        return count(self.layers, input_dim)
+
+    def module(self, input_dim: Size | None = None) -> Module:
         """The model's module, named as the model: its layers' modules its children.
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
-            Last dimension of the model's input.
+        input_dim : int or sympy.Expr, optional
+            Last dimension of the model's input; default the first layer's given input.
 
         Returns
         -------
         derive.tree.Module
+
+        Raises
+        ------
+        TypeError, ValueError
+            See :func:`sequence`.
         """
         return sequence(self.layers, input_dim, self.name)
 
-    def tensors(self, input_dim: Size) -> list[Weight]:
+    def tensors(self, input_dim: Size | None = None) -> list[Weight]:
         """Every weight, paths prefixed with the model's name (``model.weights``); see :func:`tensors`.
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
-            Last dimension of the model's input.
+        input_dim : int or sympy.Expr, optional
+            Last dimension of the model's input; default the first layer's given input.
 
         Returns
         -------
@@ -204,34 +276,26 @@ class Sequential:
         """
         return weights(self.module(input_dim))
 
-    def count(self, input_dim: Size) -> int | sympy.Expr:
-        """``model.count_params()``; see :func:`count`.
-
-        Parameters
-        ----------
-        input_dim : int or sympy.Expr
-            Last dimension of the model's input.
-
-        Returns
-        -------
-        sympy.Expr
-        """
-        return count(self.layers, input_dim)
-
-    def output_dim(self, input_dim: Size) -> Size | list[Size]:
+    def output_dim(self, input_dim: Size | None = None) -> Size | list[Size]:
         """Last dimension of the model's output.
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
-            Last dimension of the model's input.
+        input_dim : int or sympy.Expr, optional
+            Last dimension of the model's input (checked; the output's width does not depend on it).
 
         Returns
         -------
         int, sympy.Expr or list
+
+        Raises
+        ------
+        ValueError
+            A layer that cannot feed the next one (see :func:`sequence`); ``input_dim`` other than
+            the first layer's given input.
         """
-        sequence(self.layers, input_dim)  # checks that every layer can feed the next
-        width: Any = input_dim
+        _check_stack(self.layers)
+        width: Any = None if input_dim is None else self.input_of(input_dim)
         for layer in self.layers:
             width = layer.output_dim(width)
         return width

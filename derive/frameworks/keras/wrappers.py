@@ -6,9 +6,9 @@ are the wrapped layers' modules, named as Keras names their weights:
 
 >>> from derive.keras import LSTM, Dense
 >>> from derive.tree import named_parameters
->>> [w.path for w in Bidirectional(LSTM(128)).tensors(28)][::3]
+>>> [w.path for w in Bidirectional(LSTM(128), input_dim=28).tensors()][::3]
 ['bidirectional/forward_lstm/lstm_cell/kernel', 'bidirectional/backward_lstm/lstm_cell/kernel']
->>> Bidirectional(LSTM(128)).count(28)
+>>> Bidirectional(LSTM(128), input_dim=28).count   # Keras: Bidirectional(LSTM(128)) on 28 features
 160768
 >>> module, shape = TimeDistributed(Dense(4)).build((60, 256))
 >>> [name for name, _ in named_parameters(module)], shape
@@ -24,7 +24,7 @@ from ..._sympy import sympy
 from ...engine.symbols import Size, as_expr
 from ...engine.wirings import merged_width
 from ...tree import Formula, Module
-from .base import LAYER_KWARGS, layer_name, unexpected_keywords
+from .base import LAYER_KWARGS, layer_name, same_size, unexpected_keywords
 from .conventions import MERGE_MODES
 from .layer import KerasLayer
 from .recurrent import RecurrentLayer
@@ -69,7 +69,10 @@ class Bidirectional(Recurrent):
         Must have the opposite ``go_backwards`` and the same ``return_sequences``,
         ``return_state`` and ``stateful`` as ``layer``; its ``units`` may differ (``concat``, None).
     **kwargs
-        Keras' layer arguments (``name``, default ``"bidirectional"``, ``dtype``, ...).
+        Keras' layer arguments (``name``, default ``"bidirectional"``, ``dtype``, ...) and the
+        input, as Keras layers take it (``input_dim``, ``input_shape=(steps, features)``,
+        ``batch_input_shape``): with it, ``.count`` is the wrapper's count. Without them the
+        wrapped layer's input is read, as Keras 2 read it (Keras 3 reads only the wrapper's).
 
     Raises
     ------
@@ -78,7 +81,8 @@ class Bidirectional(Recurrent):
         ValueError); unknown ``merge_mode``; ``merge_mode`` sum/mul/ave with unequal units;
         the two layers' ``go_backwards`` equal, or ``return_sequences``/``return_state``/
         ``stateful`` different (as Keras); a ConvLSTM with ``data_format="channels_first"`` and
-        ``merge_mode="concat"`` (Keras concatenates the last axis, a spatial one; not modelled).
+        ``merge_mode="concat"`` (Keras concatenates the last axis, a spatial one; not modelled);
+        input keywords that disagree (the wrapper's own, or the wrapper's and the wrapped layer's).
     TypeError
         An unknown keyword.
     """
@@ -144,6 +148,19 @@ class Bidirectional(Recurrent):
         self.stateful = forward.stateful
         self.backward_given = backward_layer is not None
         self.data_format = forward.data_format
+        self._take_input(kwargs)
+        self.own_input = self.input_given
+        owners: list[tuple[str, Recurrent]] = [("Bidirectional's", self)]
+        owners += [
+            (f"the wrapped {type(layer).__name__}'s", layer),
+            (f"the backward {type(backward).__name__}'s", backward),
+        ]
+        known = [(f"{who} {x.input_given.text}", x.input_given) for who, x in owners if x.input_given is not None]
+        for text, given in known[1:]:
+            if not same_size(given.features, known[0][1].features):
+                raise ValueError(f"Bidirectional: {known[0][0]} and {text} disagree: give one")
+        if known:
+            self.input_given = known[0][1]  # the wrapper's, else the wrapped layer's, as Keras 2 read it
 
     @property
     def input_rank(self) -> int:
@@ -155,8 +172,9 @@ class Bidirectional(Recurrent):
         """ndim of the (merged) output: the wrapped layer's."""
         return self.forward_layer.output_rank
 
-    def module(self, input_dim: Size, prefix: str = "") -> Module:
-        """The forward layer's weights, then the backward layer's, under ``<prefix><name>/``.
+    def _module(self, input_dim: Size, prefix: str = "") -> Module:
+        """The forward layer's weights, then the backward layer's, under ``<prefix><name>/``
+        (:meth:`module`, which checks ``input_dim`` against the given input, calls it).
 
         Parameters
         ----------
@@ -175,7 +193,7 @@ class Bidirectional(Recurrent):
         TypeError, ValueError
             ``input_dim`` not a positive integer.
         """
-        children = (self.forward_layer.module(input_dim), self.backward_layer.module(input_dim))
+        children = (self.forward_layer._module(input_dim), self.backward_layer._module(input_dim))
         return Module(
             prefix + self.name,
             "Bidirectional",
@@ -230,13 +248,13 @@ class Bidirectional(Recurrent):
         made.forward_layer, made.backward_layer = forward, backward  # type: ignore[assignment]
         return made
 
-    def output_dim(self, input_dim: Size) -> Size | list[Size]:
+    def output_dim(self, input_dim: Size | None = None) -> Size | list[Size]:
         """Last dimension of the merged output (see the class docstring).
 
         Parameters
         ----------
-        input_dim : int or sympy.Expr
-            Last dimension of the input.
+        input_dim : int or sympy.Expr, optional
+            Last dimension of the input (the output's width does not depend on it).
 
         Returns
         -------
@@ -252,6 +270,8 @@ class Bidirectional(Recurrent):
         parts = [repr(self.forward_layer)]
         if self.merge_mode != "concat":
             parts.append(f"merge_mode={self.merge_mode!r}")
+        if self.own_input is not None:
+            parts.append(self.own_input.text)
         return f"Bidirectional({', '.join(parts)})"
 
 
