@@ -225,13 +225,17 @@ def _cost(obj: Any, args: Any, config: tuple[dict[str, Any], Any] | None) -> dic
     ``quantization_config`` and its ``torch_dtype`` (the default of ``--dtype``) read from ``config``."""
     quantization = config[1] if config is not None else None
     try:
-        return cost_module.cost(
+        priced = cost_module.cost(
             obj, args.seq_len, args.batch, args.dtype, kv_dtype=args.kv_dtype, state_dtype=args.state_dtype,
             quantization_config=quantization, memory=args.memory, reserve=args.reserve, tp=args.tp, pp=args.pp,
             ep=args.ep, config=config[0] if config is not None else None,
         ).as_dict()  # fmt: skip
     except (TypeError, ValueError) as error:
         raise InputError(str(error)) from None
+    positions = (config[0].get("text_config") or config[0]).get("max_position_embeddings") if config else None
+    if type(positions) is int and priced.get("memory") is not None:
+        priced["max_position_embeddings"] = positions  # the positions the model was made for, beside what fits
+    return priced
 
 
 def _model_cost(args: Any, report: Any, quantized: Any = None) -> dict[str, Any]:

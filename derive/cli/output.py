@@ -452,7 +452,15 @@ def served_lines(cost_info: dict[str, Any]) -> list[str]:
         elif cost_info.get("fits_any_length"):
             lines.append(f"  largest context at batch {cost_info['batch']}: any length (the cache stops growing)")
         elif cost_info.get("max_seq_len") is not None:
-            lines.append(f"  largest context at batch {cost_info['batch']}: {n(cost_info['max_seq_len'])} tokens")
+            positions = cost_info.get("max_position_embeddings")
+            beyond = (
+                f" (more than the config's max_position_embeddings, {n(positions)}: the positions the model is made for)"
+                if positions is not None and cost_info["max_seq_len"] > positions
+                else ""
+            )
+            lines.append(
+                f"  largest context at batch {cost_info['batch']}: {n(cost_info['max_seq_len'])} tokens{beyond}"
+            )
         if cost_info.get("max_batch") is not None:
             lines.append(f"  largest batch at T={cost_info['seq_len']}: {n(cost_info['max_batch'])} sequences")
         lines.append(f"  counted: {cost_info['counted']}; not counted: {cost_info['not_counted']}")

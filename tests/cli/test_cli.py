@@ -290,3 +290,21 @@ def test_parse_never_evaluates():
     assert call.name == "LSTM" and call.args[1:] == [128, 2] and call.kwargs == {"bidirectional": True}
     with pytest.raises(InputError):
         parse("nn.LSTM(().__class__.__base__.__subclasses__(), 1)")
+
+
+def test_memory_for_a_config_that_names_no_dtype(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """gpt-oss-120b's config.json names no dtype: --memory is refused without --dtype, saying why (derive does not
+    take float32 for the checkpoint's own dtype); with it, the answer, and the config's max_position_embeddings
+    beside a context longer than it."""
+    from derive.cli import main
+    from derive.families.family import release
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(release("openai/gpt-oss-120b").config), encoding="utf-8")
+    assert main([str(path), "--memory", "80GB"]) == 2
+    assert "the config names no dtype" in capsys.readouterr().err
+    assert main([str(path), "--memory", "80GB", "--dtype", "bfloat16", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["cost"]
+    assert data["max_position_embeddings"] == 131072 < data["max_seq_len"]
+    assert main([str(path), "--memory", "80GB", "--dtype", "bfloat16"]) == 0
+    assert "more than the config's max_position_embeddings, 131,072" in capsys.readouterr().out
